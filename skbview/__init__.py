@@ -1,0 +1,1 @@
+"""skbview: presentation helpers for the skbmodel dashboard (static figure export, ...)."""
