@@ -1,0 +1,210 @@
+"""Helpers for browser tests and latency benchmarks (importable; not tests).
+
+Playwright always drives the system Chromium (/usr/bin/chromium); never run
+`playwright install`.
+
+    from tests.browser_util import streamlit_server, launch_chromium, wait_for_app, plotly_y
+    with streamlit_server("benchmarks/bare_app.py") as url, sync_playwright() as p:
+        browser = launch_chromium(p)
+        page = browser.new_page()
+        page.goto(url)
+        wait_for_app(page)
+        print(plotly_y(page, 0))
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Iterator, Mapping
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+HEALTH_TIMEOUT_S = 60.0
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that is free right now."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _health_ok(port: int) -> bool:
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2) as r:
+            return r.status == 200 and r.read().strip() == b"ok"
+    except (urllib.error.URLError, OSError, ConnectionError):
+        return False
+
+
+def _stop_group(proc: subprocess.Popen, timeout: float = 10.0) -> None:
+    if proc.poll() is not None:
+        return
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(proc.pid, sig)  # the server was started in its own session/group
+        except ProcessLookupError:
+            return
+        try:
+            proc.wait(timeout=timeout)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+@contextlib.contextmanager
+def streamlit_server(
+    script_path: str | os.PathLike,
+    port: int | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = HEALTH_TIMEOUT_S,
+) -> Iterator[str]:
+    """Run `streamlit run script_path` from the repo root; yield its base URL.
+
+    Waits until /_stcore/health answers "ok" (RuntimeError after `timeout` s,
+    with the server's log), and terminates the whole process group on exit.
+    """
+    port = port or free_port()
+    script = Path(script_path)
+    if not script.is_absolute():
+        script = REPO_ROOT / script
+    cmd = [
+        sys.executable, "-m", "streamlit", "run", str(script),
+        "--server.headless=true",
+        "--server.address=127.0.0.1",
+        f"--server.port={port}",
+        "--browser.gatherUsageStats=false",
+    ]
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    log = tempfile.TemporaryFile(mode="w+b")
+    proc = subprocess.Popen(
+        cmd,
+        cwd=REPO_ROOT,
+        env=full_env,
+        stdin=subprocess.DEVNULL,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + timeout
+        while not _health_ok(port):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                output = log.read().decode(errors="replace")[-4000:]
+                state = f"exited with {proc.returncode}" if proc.poll() is not None else "timed out"
+                raise RuntimeError(
+                    f"streamlit server for {script} {state} before /_stcore/health said ok "
+                    f"(port {port}). Output:\n{output}"
+                )
+            time.sleep(0.1)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        _stop_group(proc)
+        log.close()
+
+
+def launch_chromium(playwright, **kwargs):
+    """Launch headless system Chromium through Playwright (never a downloaded browser)."""
+    return playwright.chromium.launch(
+        executable_path=CHROMIUM, args=list(CHROMIUM_ARGS), headless=True, **kwargs
+    )
+
+
+# True once the app view exists, nothing is running and no element is stale.
+_APP_IDLE_JS = """() => {
+    const app = document.querySelector('[data-testid="stAppViewContainer"], [data-testid="stApp"]');
+    if (!app) return false;
+    // ScriptRunState: initial | running | rerunRequested | stopRequested | notRunning | compilationError
+    const stApp = document.querySelector('[data-testid="stApp"]');
+    const state = stApp && stApp.getAttribute('data-test-script-state');
+    if (state && state !== 'notRunning' && state !== 'compilationError') return false;
+    const status = document.querySelector('[data-testid="stStatusWidget"]');
+    if (status && /running|stop/i.test(status.innerText || '')) return false;
+    if (document.querySelector('[data-stale="true"]')) return false;
+    const block = document.querySelector('[data-testid="stMainBlockContainer"], [data-testid="stVerticalBlock"]');
+    return !!block && block.children.length > 0;
+}"""
+
+
+def wait_for_app(page, timeout: float = 60.0, settle_ms: int = 150) -> None:
+    """Wait until Streamlit has finished running the script and rendered the app view.
+
+    Requires the "idle" state to hold twice, `settle_ms` apart, so that a rerun that
+    starts right after a widget change is not mistaken for the finished state.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        remaining_ms = max(1.0, (deadline - time.monotonic()) * 1000)
+        page.wait_for_function(_APP_IDLE_JS, timeout=remaining_ms)
+        page.wait_for_timeout(settle_ms)
+        if page.evaluate(_APP_IDLE_JS):
+            return
+        if time.monotonic() > deadline:
+            raise TimeoutError("Streamlit app did not become idle")
+
+
+_PLOTLY_Y_JS = """([chartIndex, traceIndex]) => {
+    const gd = document.querySelectorAll('.js-plotly-plot')[chartIndex];
+    if (!gd || !gd._fullData || !gd._fullData[traceIndex]) return null;
+    return Array.from(gd._fullData[traceIndex].y || []);
+}"""
+
+
+def plotly_y(page, chart_index: int = 0, trace_index: int = 0) -> list | None:
+    """`gd._fullData[trace_index].y` of the chart_index-th `.js-plotly-plot`, as a list
+    (None if the chart or trace is not rendered)."""
+    return page.evaluate(_PLOTLY_Y_JS, [chart_index, trace_index])
+
+
+def slider_selector(key: str) -> str:
+    """CSS selector of the focusable thumb of the st.slider with `key`.
+
+    In Streamlit 1.67 the thumb is a visually hidden `input[type=range]` (implicit ARIA
+    role "slider", no role attribute); older versions used a `[role="slider"]` div.
+    """
+    return f'.st-key-{key} input[type="range"], .st-key-{key} [role="slider"]'
+
+
+def slider_value(page, key: str) -> float:
+    """Current value of the st.slider with `key` (from the thumb's value/aria-valuenow)."""
+    return float(page.evaluate(
+        """(sel) => { const el = document.querySelector(sel);
+                      return el.value !== undefined && el.value !== '' ? el.value
+                             : el.getAttribute('aria-valuenow'); }""",
+        slider_selector(key),
+    ))
+
+
+def focus_slider(page, key: str) -> None:
+    """Give keyboard focus to the slider thumb so ArrowLeft/ArrowRight move it."""
+    page.locator(slider_selector(key)).first.focus()
+
+
+def wait_for_plotly(page, chart_index: int = 0, timeout: float = 30.0) -> None:
+    """Wait until the chart_index-th Plotly chart has data."""
+    page.wait_for_function(
+        """(i) => { const gd = document.querySelectorAll('.js-plotly-plot')[i];
+                    return !!(gd && gd._fullData && gd._fullData.length); }""",
+        arg=chart_index,
+        timeout=timeout * 1000,
+    )
