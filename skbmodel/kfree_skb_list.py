@@ -1,0 +1,49 @@
+"""kfree_skb_list on the qdisc drop path (seed 000: pktgen ``queue_xmit`` mode into fq_codel).
+
+pktgen injects skbs at the qdisc layer as fast as one CPU can; Ethernet flow control lets only
+``wire_kpps`` reach the wire, fq_codel drops the rest in batches of ``drop_batch`` from the
+fattest flow and frees each batch with ``kfree_skb_list``.  Per injected packet:
+
+``T = base + d * F``,  with drop fraction ``d = 1 - W * T`` (W = wire rate)  =>
+``T = (base + F) / (1 + W * F)``  (``d`` clipped to [0, 1])
+
+``F`` is the free cost of one dropped skb head (:func:`skbmodel.slub.free_remote_list_cycles`):
+one at a time (``KFREE_SKB_BULK_SIZE = 1``) or through the stack array of
+``KFREE_SKB_BULK_SIZE`` entries and ``kmem_cache_free_bulk``.  ``base`` (pktgen skb alloc, qdisc
+enqueue, fq_codel, freeing the data buffer) is the scenario's one fitted constant.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import slub, units
+
+
+def free_per_drop_cycles(kfl_bulk, drop_batch, clone_fraction, c):
+    """Free cost of one dropped skb [cycles] (see module docstring); ``c``: profile constants."""
+    return slub.free_remote_list_cycles(
+        drop_batch, kfl_bulk, clone_fraction,
+        fast_pair_cycles=c["slub_fast_pair_cycles"], bulk_obj_pair_cycles=c["slub_bulk_obj_pair_cycles"],
+        free_share=c["slub_free_share"], free_slow_extra_cycles=c["slub_free_slow_extra_cycles"],
+        slab_bytes=c["slub_slab_bytes"], object_bytes=c["slub_object_bytes"],
+        slab_locality=c["slab_locality"])
+
+
+def per_packet(kfl_bulk, drop_batch, clone_fraction, ghz, c):
+    """Per injected packet: ``(ns, drop_fraction, breakdown_cycles)``.
+
+    ``ns``: time per injected packet [ns]; ``breakdown_cycles``: ``{"rest of path": base,
+    "skb free": d * F}`` whose sum is ``ns * ghz``.
+    """
+    free_c = free_per_drop_cycles(kfl_bulk, drop_batch, clone_fraction, c)
+    base_ns = units.cycles_to_ns(c["kfl_base_cycles"], ghz)
+    f_ns = units.cycles_to_ns(free_c, ghz)
+    w_per_ns = c["kfl_wire_kpps"] * 1e3 / units.NS_PER_S
+    t_ns = (base_ns + f_ns) / (1.0 + w_per_ns * f_ns)
+    d = 1.0 - w_per_ns * t_ns
+    # wire faster than injection: nothing is dropped
+    d = np.clip(d, 0.0, 1.0)
+    t_ns = base_ns + d * f_ns
+    breakdown = {"rest of path": units.ns_to_cycles(base_ns, ghz) * np.ones_like(t_ns),
+                 "skb free": d * free_c}
+    return t_ns, d, breakdown

@@ -1,0 +1,41 @@
+"""Is a predicted difference measurable above benchmark noise?
+
+Seed 002 (row veth-n1): "anything below 2 ns is extremely hard [to measure] due to OS noise"; the
+predicted 1.66 ns memset vs __GFP_ZERO delta was judged noise after Lorenzo's runs scattered by
+about 2 ns around it.  We read the floor as the standard deviation of one run's ns/packet
+(``noise_ns``), and size an A/B benchmark with the usual two-sample normal approximation:
+
+``runs per variant = ceil(2 * ((z_{1-alpha/2} + z_{power}) * noise_ns / delta_ns)^2)``
+
+(alpha = 0.05 two-sided, power = 0.8: z = 1.960 + 0.842).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+Z_ALPHA_HALF = 1.959963984540054   # two-sided 5 %
+Z_POWER = 0.8416212335729143       # 80 % power
+MAX_RUNS = 1_000_000
+
+
+def measurable(delta_ns, noise_ns):
+    """True where ``|delta_ns| >= noise_ns``: the seed's rule of thumb for one A/B comparison."""
+    return np.abs(np.asarray(delta_ns, dtype=float)) >= np.asarray(noise_ns, dtype=float)
+
+
+def runs_needed(delta_ns, noise_ns, z_alpha_half=Z_ALPHA_HALF, z_power=Z_POWER):
+    """Benchmark runs per variant to detect ``delta_ns`` given per-run noise ``noise_ns`` [runs].
+
+    Capped at ``MAX_RUNS`` (a zero difference can never be seen).
+    """
+    d = np.abs(np.asarray(delta_ns, dtype=float))
+    sigma = np.asarray(noise_ns, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        n = np.ceil(2.0 * ((z_alpha_half + z_power) * sigma / d) ** 2)
+    return np.clip(np.nan_to_num(n, nan=MAX_RUNS, posinf=MAX_RUNS), 1, MAX_RUNS)
+
+
+def delta_ns_from_mpps(mpps_a, mpps_b):
+    """Per-packet time difference [ns] between two rates: ``1e3/b - 1e3/a``."""
+    from . import units
+    return units.mpps_to_ns(mpps_b) - units.mpps_to_ns(mpps_a)
