@@ -1,0 +1,48 @@
+"""Vectorised vs scalar evaluation of the full model, measured in one run."""
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from . import model, state
+from .profile import load_profile
+
+
+def random_states(n: int, rng: np.random.Generator) -> dict:
+    """``n`` random states over every slider's range (as arrays)."""
+    P = state.PARAMS
+    out = {}
+    for key in state.MODEL_KEYS:
+        p = P[key]
+        if key == "cpu":
+            continue
+        if p.kind == "choice":
+            out[key] = rng.choice(np.array(p.choices), size=n)
+        elif p.kind == "int":
+            out[key] = rng.integers(int(p.lo), int(p.hi) + 1, size=n)
+        else:
+            out[key] = rng.uniform(p.lo, p.hi, size=n)
+    return out
+
+
+def run_bench(n_vector: int = 1_000_000, n_scalar: int = 2_000, seed: int = 1) -> dict:
+    rng = np.random.default_rng(seed)
+    prof = load_profile(state.defaults()["cpu"])
+    params = random_states(n_vector, rng)
+    model.evaluate({k: v[:10] for k, v in params.items()}, prof)  # warm-up
+    t0 = time.perf_counter()
+    out = model.evaluate(params, prof)
+    tv = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    scalar = [model.evaluate({k: v[i].item() for k, v in params.items()}, prof) for i in range(n_scalar)]
+    ts = time.perf_counter() - t0
+    keys = list(out)
+    vec = np.array([[out[k][i] for k in keys] for i in range(n_scalar)])
+    sca = np.array([[float(s[k]) for k in keys] for s in scalar])
+    finite = np.isfinite(vec) & np.isfinite(sca)
+    rel = np.abs(vec - sca)[finite] / np.maximum(np.abs(sca[finite]), 1e-12)
+    return dict(vector_states=n_vector, vector_s=tv, vector_states_per_s=n_vector / tv,
+                scalar_states=n_scalar, scalar_s=ts, scalar_states_per_s=n_scalar / ts,
+                ratio=(n_vector / tv) / (n_scalar / ts), outputs=len(keys),
+                max_rel_diff=float(rel.max()) if rel.size else 0.0)
