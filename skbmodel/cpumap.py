@@ -44,7 +44,7 @@ def src_cycles(recycle_ratio, c):
     page = page_pool.alloc_side_cycles(recycle_ratio, pp_ring_cycles=c["pp_ring_cycles"],
                                        page_slow_cycles=c["page_slow_cycles"],
                                        page_alloc_share=c["page_alloc_share"])
-    return {"page alloc/recycle": page, "rest of path": c["cpumap_src_base_cycles"] + 0.0 * page}
+    return {"page alloc/recycle": page, "rest of path": c["cpumap_src_base_cycles"]}
 
 
 def dst_cycles(recycle_ratio, is_cross, c):
@@ -58,21 +58,18 @@ def dst_cycles(recycle_ratio, is_cross, c):
                                         page_alloc_share=c["page_alloc_share"],
                                         xcpu_line_cycles=c["xcpu_line_cycles"])
     xfer = c["cpumap_xfer_lines"] * c["xcpu_line_cycles"] * numa
-    ones = np.ones_like(page)
-    return {"skb alloc": alloc * ones, "zeroing": zero * ones, "page alloc/recycle": page,
-            "cross-CPU transfer": xfer * ones, "rest of path": c["cpumap_dst_stack_cycles"] * ones,
-            "skb free": free * ones}
+    return {"skb alloc": alloc, "zeroing": zero, "page alloc/recycle": page,
+            "cross-CPU transfer": xfer, "rest of path": c["cpumap_dst_stack_cycles"], "skb free": free}
 
 
 def xdp_pass_cycles(is_gfp_zero, zero_bytes, c):
     """One CPU doing RX, XDP_PASS and the stack, pages recycled directly [cycles]."""
     alloc, free = _skb_costs(NAPI_SKB_CACHE_BULK, c)
     zero = zeroing.zero_skb_cycles(is_gfp_zero, zero_bytes, c["slub_object_bytes"], **c)
-    ones = np.ones_like(zero, dtype=float)
-    return {"skb alloc": alloc * ones, "zeroing": zero * ones, "page alloc/recycle": c["pp_fast_cycles"] * ones,
+    return {"skb alloc": alloc, "zeroing": zero, "page alloc/recycle": c["pp_fast_cycles"],
             "rest of path": (c["cpumap_src_base_cycles"] - c["cpumap_redirect_cycles"]
-                             + c["cpumap_dst_stack_cycles"]) * ones,
-            "skb free": free * ones}
+                             + c["cpumap_dst_stack_cycles"]),
+            "skb free": free}
 
 
 def rates_mpps(src_ns, dst_ns, offered_mpps):

@@ -30,7 +30,7 @@ def free_per_drop_cycles(kfl_bulk, drop_batch, clone_fraction, c):
 
 
 def per_packet(kfl_bulk, drop_batch, clone_fraction, ghz, c):
-    """Per injected packet: ``(ns, drop_fraction, breakdown_cycles)``.
+    """Per injected packet: ``(ns, drop_fraction, breakdown_cycles, free_cycles_per_drop)``.
 
     ``ns``: time per injected packet [ns]; ``breakdown_cycles``: ``{"rest of path": base,
     "skb free": d * F}`` whose sum is ``ns * ghz``.
@@ -44,6 +44,5 @@ def per_packet(kfl_bulk, drop_batch, clone_fraction, ghz, c):
     # wire faster than injection: nothing is dropped
     d = np.clip(d, 0.0, 1.0)
     t_ns = base_ns + d * f_ns
-    breakdown = {"rest of path": units.ns_to_cycles(base_ns, ghz) * np.ones_like(t_ns),
-                 "skb free": d * free_c}
-    return t_ns, d, breakdown
+    breakdown = {"rest of path": c["kfl_base_cycles"], "skb free": d * free_c}
+    return t_ns, d, breakdown, free_c

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import budget, cpumap, kfree_skb_list, napi_cache, noise, slub, units, veth, zeroing
+from . import budget, cpumap, kfree_skb_list, napi_cache, noise, page_pool, slub, units, veth, zeroing
 from .profile import Profile, load_profile
 
 OUTPUT_UNITS: dict[str, str] = {
@@ -47,27 +47,37 @@ def _profile_of(params: Mapping, profile: Profile | None) -> Profile:
     return load_profile(str(np.asarray(cpu).flat[0]) if cpu is not None else "e5-1650v4")
 
 
-def _inputs(params: Mapping, prof: Profile):
-    g = lambda k, d: _arr(params.get(k, d))  # noqa: E731
+_DEFAULTS = dict(bulk=16, zero="gfp_zero", zero_bytes=184, xdp_batch=16, kfl_bulk=16, drop_batch=64,
+                 clone_frac=0.0, pp_recycle=1.0, numa="same", defer_cache=1, link_gbps=10.0, frame_bytes=64,
+                 path="veth")
+
+
+def _raw(params: Mapping, prof: Profile) -> dict:
+    """The model inputs as arrays, unconverted (defaults filled in)."""
+    raw = {k: _arr(params.get(k, d)) for k, d in _DEFAULTS.items()}
     ghz = params.get("ghz")
-    ghz = _arr(prof.ghz if ghz is None else ghz).astype(float)
-    return dict(
-        ghz=ghz,
-        bulk=g("bulk", 16).astype(float),
-        is_gfp=(g("zero", "gfp_zero") == "gfp_zero"),
-        zero_bytes=g("zero_bytes", 184).astype(float),
-        xdp_batch=g("xdp_batch", 16).astype(float),
-        kfl_bulk=g("kfl_bulk", 16).astype(float),
-        drop_batch=g("drop_batch", 64).astype(float),
-        clone_frac=g("clone_frac", 0.0).astype(float),
-        pp_recycle=g("pp_recycle", 1.0).astype(float),
-        is_cross=(g("numa", "same") == "cross"),
-        defer_cache=g("defer_cache", 1).astype(float) > 0.5,
-        link_gbps=g("link_gbps", 10.0).astype(float),
-        frame_bytes=g("frame_bytes", 64).astype(float),
-        noise_ns=g("noise_ns", prof.value("noise_floor_ns")).astype(float),
-        path=g("path", "veth"),
-    )
+    raw["ghz"] = _arr(prof.ghz if ghz is None else ghz)
+    noise_ns = params.get("noise_ns")
+    raw["noise_ns"] = _arr(prof.value("noise_floor_ns") if noise_ns is None else noise_ns)
+    return raw
+
+
+def _inputs(params: Mapping, prof: Profile | None = None):
+    """Typed model inputs: floats, and booleans for the categorical keys."""
+    raw = params if prof is None else _raw(params, prof)
+    f = lambda k: np.asarray(raw[k], dtype=float)  # noqa: E731  (no copy when already float)
+    x = {k: f(k) for k in ("ghz", "bulk", "zero_bytes", "xdp_batch", "kfl_bulk", "drop_batch", "clone_frac",
+                          "pp_recycle", "link_gbps", "frame_bytes", "noise_ns")}
+    x["is_gfp"] = _is(raw["zero"], "gfp_zero")
+    x["is_cross"] = _is(raw["numa"], "cross")
+    dc = raw["defer_cache"]
+    x["defer_cache"] = dc if dc.dtype == bool else np.asarray(dc, dtype=float) > 0.5
+    x["path"] = raw["path"]
+    return x
+
+
+def _is(a, value):
+    return a if a.dtype == bool else (a == value)
 
 
 def _slub_kw(c):
@@ -76,7 +86,11 @@ def _slub_kw(c):
                 object_bytes=c["slub_object_bytes"], l1d_bytes=c["l1d_bytes"], l1_miss_cycles=c["l1_miss_cycles"])
 
 
-def evaluate(params: Mapping, profile: Profile | None = None, constants: Mapping | None = None) -> dict:
+CHUNK_STATES = 32_768  # evaluate large grids in cache-sized blocks
+
+
+def evaluate(params: Mapping, profile: Profile | None = None, constants: Mapping | None = None,
+             out: dict | None = None) -> dict:
     """Evaluate every output for ``params`` (scalars or broadcastable arrays).
 
     Parameters
@@ -85,18 +99,55 @@ def evaluate(params: Mapping, profile: Profile | None = None, constants: Mapping
         Categorical keys (``zero``, ``numa``, ``path``) take string arrays.
     profile : CPU profile; default: the one named by ``params["cpu"]``.
     constants : optional ``{name: value}`` overriding profile constants (used by the fit).
+    out : optional ``{output name: float ndarray}`` of the broadcast shape to write into (reuse
+        buffers across sweeps instead of allocating fresh memory).
 
     Returns
     -------
-    dict ``{output name: ndarray}``; units in :data:`OUTPUT_UNITS`.
+    dict ``{output name: ndarray}`` of the broadcast shape of the inputs; units in
+    :data:`OUTPUT_UNITS`.  Grids larger than :data:`CHUNK_STATES` are evaluated block by block
+    (each block vectorised) so that the temporaries stay in cache.
     """
     prof = _profile_of(params, profile)
     c = prof.values()
     if constants:
         c.update(constants)
-    x = _inputs(params, prof)
+    raw = _raw(params, prof)
+    shape = np.broadcast_shapes(*[np.shape(v) for v in raw.values()])
+    size = int(np.prod(shape))
+    if size <= CHUNK_STATES and out is None:
+        return {k: np.broadcast_to(v, shape) for k, v in _evaluate_inputs(_inputs(raw), c).items()}
+    flat = {k: (np.broadcast_to(v, shape).reshape(-1) if v.ndim else v) for k, v in raw.items()}
+    if out is None:
+        out = {k: np.empty(shape) for k in OUTPUT_UNITS}
+    flat_out = {k: v.reshape(-1) for k, v in out.items()}
+    for lo in range(0, size, CHUNK_STATES):
+        chunk = {k: (v[lo:lo + CHUNK_STATES] if v.ndim else v) for k, v in flat.items()}
+        for k, v in _evaluate_inputs(_inputs(chunk), c).items():
+            flat_out[k][lo:lo + CHUNK_STATES] = v
+    return out
+
+
+def _scenarios(x, c):
+    """Each path's breakdown [cycles] computed once: ``{path: {component: cycles}}`` plus extras."""
+    r = np.clip(x["pp_recycle"], 0.0, 1.0)
+    t_kfl, d_kfl, kfl_parts, f_kfl = kfree_skb_list.per_packet(x["kfl_bulk"], x["drop_batch"], x["clone_frac"],
+                                                               x["ghz"], c)
+    return dict(
+        veth=veth.per_packet_cycles(x["xdp_batch"], x["is_gfp"], x["zero_bytes"], c),
+        cpumap=cpumap.dst_cycles(r, x["is_cross"], c),
+        cpumap_src=cpumap.src_cycles(r, c),
+        xdp_pass=cpumap.xdp_pass_cycles(x["is_gfp"], x["zero_bytes"], c),
+        kfree_skb_list=kfl_parts,
+        _kfl=(t_kfl, d_kfl, f_kfl),
+    )
+
+
+def _evaluate_inputs(x, c) -> dict:
     ghz = x["ghz"]
     out: dict[str, np.ndarray] = {}
+    sc = _scenarios(x, c)
+    inv_ghz = 1.0 / ghz
 
     # SLUB microbenchmark (slab_bulk_test01)
     kw = _slub_kw(c)
@@ -108,14 +159,14 @@ def evaluate(params: Mapping, profile: Profile | None = None, constants: Mapping
     out["slub.loop_ns"] = units.cycles_to_ns(loop, ghz)
     out["slub.bulk_ns"] = units.cycles_to_ns(bulk, ghz)
     out["slub.bulk_gain_cycles"] = loop - bulk
-    out["slub.objects_per_slab"] = slub.objects_per_slab(c["slub_slab_bytes"], c["slub_object_bytes"]) + 0.0 * loop
+    out["slub.objects_per_slab"] = slub.objects_per_slab(c["slub_slab_bytes"], c["slub_object_bytes"])
 
     # zeroing (time_bench_memset)
     zkw = {k: c[k] for k in ("stos_setup_cycles", "stos_line_cycles", "stos_drain_line_cycles",
                              "store_buffer_bytes", "cacheline_bytes")}
     ekw = {k: c[k] for k in ("erms_setup_cycles", "erms_line_cycles", "cacheline_bytes")}
     memset_c = zeroing.rep_stos_cycles(x["zero_bytes"], **zkw)
-    gfp_c = zeroing.erms_cycles(c["slub_object_bytes"], **ekw) + 0.0 * memset_c
+    gfp_c = zeroing.erms_cycles(c["slub_object_bytes"], **ekw)
     out["zero.memset_cycles"] = memset_c
     out["zero.erms_cycles"] = zeroing.erms_cycles(x["zero_bytes"], **ekw)
     out["zero.gfp_zero_cycles"] = gfp_c
@@ -125,91 +176,91 @@ def evaluate(params: Mapping, profile: Profile | None = None, constants: Mapping
 
     # page_pool (bench_page_pool_simple)
     r = np.clip(x["pp_recycle"], 0.0, 1.0)
-    out["page_pool.fast_cycles"] = c["pp_fast_cycles"] + 0.0 * r
-    out["page_pool.ring_cycles"] = c["pp_ring_cycles"] + 0.0 * r
-    out["page_pool.slow_cycles"] = c["page_slow_cycles"] + 0.0 * r
-    out["page_pool.mix_cycles"] = r * c["pp_ring_cycles"] + (1 - r) * c["page_slow_cycles"]
+    out["page_pool.fast_cycles"] = c["pp_fast_cycles"]
+    out["page_pool.ring_cycles"] = c["pp_ring_cycles"]
+    out["page_pool.slow_cycles"] = c["page_slow_cycles"]
+    out["page_pool.mix_cycles"] = page_pool.recycle_mix_cycles(r, pp_ring_cycles=c["pp_ring_cycles"],
+                                                               page_slow_cycles=c["page_slow_cycles"])
 
     # kfree_skb_list on the qdisc drop path
-    t_kfl, d_kfl, _ = kfree_skb_list.per_packet(x["kfl_bulk"], x["drop_batch"], x["clone_frac"], ghz, c)
-    t_kfl1, _, _ = kfree_skb_list.per_packet(1.0, x["drop_batch"], x["clone_frac"], ghz, c)
+    t_kfl, d_kfl, f_kfl = sc["_kfl"]
+    t_kfl1 = kfree_skb_list.per_packet(1.0, 1.0, 0.0, ghz, c)[0]  # one at a time: batch does not matter
     out["kfree_skb_list.mpps"] = units.ns_to_mpps(t_kfl)
     out["kfree_skb_list.ns_per_packet"] = t_kfl
     out["kfree_skb_list.drop_fraction"] = d_kfl
-    out["kfree_skb_list.free_cycles_per_drop"] = kfree_skb_list.free_per_drop_cycles(
-        x["kfl_bulk"], x["drop_batch"], x["clone_frac"], c)
+    out["kfree_skb_list.free_cycles_per_drop"] = f_kfl
     out["kfree_skb_list.saving_ns"] = t_kfl1 - t_kfl
 
-    # veth XDP_PASS with bulk-allocated skbs
-    v = veth.per_packet_cycles(x["xdp_batch"], x["is_gfp"], x["zero_bytes"], c)
-    v_ns = units.cycles_to_ns(sum(v.values()), ghz)
-    v_other = veth.per_packet_cycles(x["xdp_batch"], ~x["is_gfp"], x["zero_bytes"], c)
-    v_other_ns = units.cycles_to_ns(sum(v_other.values()), ghz)
+    # veth XDP_PASS with bulk-allocated skbs; the other zeroing method differs only in "zeroing"
+    v = sc["veth"]
+    v_ns = units.cycles_to_ns(_total(v), ghz)
     out["veth.mpps"] = units.ns_to_mpps(v_ns)
     out["veth.ns_per_packet"] = v_ns
-    memset_ns = np.where(x["is_gfp"], v_other_ns, v_ns)
-    gfp_ns = np.where(x["is_gfp"], v_ns, v_other_ns)
-    out["veth.zero_delta_ns"] = memset_ns - gfp_ns
+    out["veth.zero_delta_ns"] = units.cycles_to_ns(memset_c - gfp_c, ghz)
     out["veth.zero_delta_runs"] = noise.runs_needed(out["veth.zero_delta_ns"], x["noise_ns"])
 
     # cpumap redirect and plain XDP_PASS
-    src = cpumap.src_cycles(r, c)
-    dst = cpumap.dst_cycles(r, x["is_cross"], c)
-    src_ns = units.cycles_to_ns(sum(src.values()), ghz)
-    dst_ns = units.cycles_to_ns(sum(dst.values()), ghz)
+    src_ns = units.cycles_to_ns(_total(sc["cpumap_src"]), ghz)
+    dst_ns = units.cycles_to_ns(_total(sc["cpumap"]), ghz)
     s_mpps, d_mpps, drop = cpumap.rates_mpps(src_ns, dst_ns, c["offered_mpps"])
     out["cpumap.src_mpps"], out["cpumap.dst_mpps"], out["cpumap.drop_mpps"] = s_mpps, d_mpps, drop
     out["cpumap.src_ns"], out["cpumap.dst_ns"] = src_ns, dst_ns
-    xp = cpumap.xdp_pass_cycles(x["is_gfp"], x["zero_bytes"], c)
-    xp_ns = units.cycles_to_ns(sum(xp.values()), ghz)
+    xp_ns = units.cycles_to_ns(_total(sc["xdp_pass"]), ghz)
     out["xdp_pass.mpps"] = np.minimum(c["offered_mpps"], units.ns_to_mpps(xp_ns))
     out["xdp_pass.ns_per_packet"] = xp_ns
 
     # same-CPU defer free into the NAPI cache
     nc = napi_cache.per_request_cycles(x["defer_cache"], c)
-    out["napi_defer.krps"] = units.ns_to_krps(units.cycles_to_ns(sum(nc.values()), ghz))
+    out["napi_defer.krps"] = units.ns_to_krps(units.cycles_to_ns(_total(nc), ghz))
 
     # budget and noise
     out["budget.line_rate_mpps"] = budget.line_rate_mpps(x["link_gbps"], x["frame_bytes"])
     out["budget.ns_per_packet"] = budget.ns_per_packet(x["link_gbps"], x["frame_bytes"])
-    path_ns = units.cycles_to_ns(sum(path_breakdown(params, prof, c, x).values()), ghz)
+    path_ns = units.cycles_to_ns(_total(_select_path(sc, x["path"])), ghz)
     out["path.ns_per_packet"] = path_ns
     out["path.mpps"] = units.ns_to_mpps(path_ns)
     out["path.budget_pct"] = budget.budget_used_pct(path_ns, x["link_gbps"], x["frame_bytes"])
-    out["noise.floor_ns"] = x["noise_ns"] + 0.0 * path_ns
-
-    shape = np.broadcast_shapes(*[np.shape(v) for v in out.values()])
-    return {k: np.broadcast_to(np.asarray(v, dtype=float), shape) for k, v in out.items()}
+    out["noise.floor_ns"] = x["noise_ns"]
+    return {k: np.asarray(v, dtype=float) for k, v in out.items()}
 
 
-def path_breakdown(params: Mapping, profile: Profile | None = None, constants: Mapping | None = None,
-                   _inputs_cache=None) -> dict[str, np.ndarray]:
+def _total(parts: dict) -> np.ndarray:
+    vals = list(parts.values())
+    total = np.asarray(vals[0], dtype=float)
+    for v in vals[1:]:
+        total = total + v
+    return total
+
+
+PATH_NAMES = ("veth", "cpumap", "xdp_pass", "kfree_skb_list")
+
+
+def _select_path(sc, path) -> dict[str, np.ndarray]:
+    path = np.asarray(path)
+    if path.ndim == 0:
+        chosen = sc[str(path)]
+        return {comp: np.asarray(chosen.get(comp, 0.0), dtype=float) for comp in COMPONENTS}
+    masks = [path == p for p in PATH_NAMES]
+    return {comp: np.select(masks, [np.asarray(sc[p].get(comp, 0.0), dtype=float) for p in PATH_NAMES], 0.0)
+            for comp in COMPONENTS}
+
+
+def path_breakdown(params: Mapping, profile: Profile | None = None,
+                   constants: Mapping | None = None) -> dict[str, np.ndarray]:
     """Per-packet cost of the chosen ``path`` as named components [cycles], in :data:`COMPONENTS` order.
 
     Paths: ``veth`` (veth XDP_PASS CPU), ``cpumap`` (the destination CPU, the bottleneck),
     ``xdp_pass`` (one CPU), ``kfree_skb_list`` (per injected packet on the pktgen CPU).
+    The components sum to ``path.ns_per_packet * ghz``.
     """
     prof = _profile_of(params, profile)
-    c = constants if (constants is not None and _inputs_cache is not None) else {**prof.values(), **(constants or {})}
-    x = _inputs_cache if _inputs_cache is not None else _inputs(params, prof)
-    r = np.clip(x["pp_recycle"], 0.0, 1.0)
-    parts = {
-        "veth": veth.per_packet_cycles(x["xdp_batch"], x["is_gfp"], x["zero_bytes"], c),
-        "cpumap": cpumap.dst_cycles(r, x["is_cross"], c),
-        "xdp_pass": cpumap.xdp_pass_cycles(x["is_gfp"], x["zero_bytes"], c),
-        "kfree_skb_list": kfree_skb_list.per_packet(x["kfl_bulk"], x["drop_batch"], x["clone_frac"], x["ghz"], c)[2],
-    }
-    path = x["path"]
-    out = {}
-    for comp in COMPONENTS:
-        vals = [np.asarray(parts[p].get(comp, 0.0), dtype=float) for p in parts]
-        sel = [path == p for p in parts]
-        out[comp] = np.select(sel, vals, default=0.0) if np.ndim(path) or True else None
-    return out
+    c = {**prof.values(), **(constants or {})}
+    x = _inputs(params, prof)
+    return _select_path(_scenarios(x, c), x["path"])
 
 
 def breakdown_ns(params: Mapping, profile: Profile | None = None) -> dict[str, np.ndarray]:
     """:func:`path_breakdown` converted to ns with the scenario's clock."""
     prof = _profile_of(params, profile)
-    ghz = params.get("ghz") or prof.ghz
+    ghz = _inputs(params, prof)["ghz"]
     return {k: units.cycles_to_ns(v, ghz) for k, v in path_breakdown(params, prof).items()}
