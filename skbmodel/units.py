@@ -36,14 +36,16 @@ def ns_to_mpps(ns_per_packet):
     """
     ns = np.asarray(ns_per_packet, dtype=float)
     with np.errstate(divide="ignore"):
-        return np.where(ns > 0, 1e3 / np.where(ns > 0, ns, 1.0), np.inf)
+        mpps = 1e3 / ns
+    return np.where(ns > 0, mpps, np.inf) if np.any(ns <= 0) else mpps
 
 
 def mpps_to_ns(mpps):
     """Time per packet [ns] at a rate of ``mpps`` [Mpps]: ``ns = 1e3 / mpps``."""
     m = np.asarray(mpps, dtype=float)
     with np.errstate(divide="ignore"):
-        return np.where(m > 0, 1e3 / np.where(m > 0, m, 1.0), np.inf)
+        ns = 1e3 / m
+    return np.where(m > 0, ns, np.inf) if np.any(m <= 0) else ns
 
 
 def cycles_to_mpps(cycles, ghz):
