@@ -89,9 +89,10 @@ class Param:
 
 
 def _fmt(x) -> str:
+    """Shortest text that parses back to exactly ``x`` (``repr``; ``%g`` kept only 6 digits)."""
     if isinstance(x, float) and x.is_integer():
         return str(int(x))
-    return f"{x:g}" if isinstance(x, float) else str(x)
+    return repr(float(x)) if isinstance(x, float) else str(x)
 
 
 def _show(raw: str) -> str:

@@ -28,6 +28,11 @@ class RowSpec:
     tol: float
     note: str = ""
 
+    @property
+    def microbenchmark(self) -> bool:
+        """A time_bench microbenchmark row (precise to a cycle) rather than a system throughput."""
+        return self.output.startswith(("slub.", "zero.", "page_pool."))
+
 
 def _r(id, prof, output, tol_kind, tol, note="", **state):
     return RowSpec(id, prof, output, state, tol_kind, tol, note)
