@@ -1,0 +1,205 @@
+"""Properties of the model over the slider ranges (both shipped profiles)."""
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from skbmodel import cpumap, model, noise, profile, slub, state, units
+from skbmodel.bench import random_states
+
+PROFILES = profile.available_profiles()
+
+
+@pytest.fixture(scope="module", params=PROFILES)
+def prof(request):
+    return profile.load_profile(request.param)
+
+
+def grid(prof, **kw):
+    params = state.scenario(state.defaults(prof.id))
+    params.update(kw)
+    return model.evaluate(params, prof)
+
+
+def test_all_outputs_finite_over_random_states(prof):
+    out = model.evaluate(random_states(50_000, np.random.default_rng(7)), prof)
+    for k, v in out.items():
+        assert v.shape == (50_000,), k
+        assert np.all(np.isfinite(v)), k
+    for k in ("slub.loop_cycles", "slub.bulk_cycles", "veth.mpps", "cpumap.src_mpps", "cpumap.dst_mpps",
+              "xdp_pass.mpps", "kfree_skb_list.mpps", "napi_defer.krps", "budget.line_rate_mpps", "path.ns_per_packet"):
+        assert np.all(out[k] > 0), k
+    assert np.all(out["cpumap.drop_mpps"] >= 0)
+    assert np.all((out["kfree_skb_list.drop_fraction"] >= 0) & (out["kfree_skb_list.drop_fraction"] <= 1))
+
+
+def test_bulk_never_costs_more_than_one_at_a_time(prof):
+    o = grid(prof, bulk=np.arange(1, 257))
+    assert np.all(o["slub.bulk_cycles"] <= o["slub.loop_cycles"] + 1e-9)
+    # a bulk of one costs one alloc+free
+    assert o["slub.bulk_cycles"][0] == pytest.approx(o["slub.loop_cycles"][0])
+
+
+def test_per_cpu_slab_boundary_steps_cost_up(prof):
+    s = int(slub.objects_per_slab(prof.value("slub_slab_bytes"), prof.value("slub_object_bytes")))
+    o = grid(prof, bulk=np.array([s - 1, s]))
+    assert o["slub.loop_cycles"][1] > o["slub.loop_cycles"][0] + 10
+    assert o["slub.bulk_cycles"][1] > o["slub.bulk_cycles"][0] + 5
+    # below the slab size the bulk cost only falls with bulk size (call amortised)
+    below = grid(prof, bulk=np.arange(1, s))["slub.bulk_cycles"]
+    assert np.all(np.diff(below) <= 1e-12)
+
+
+def test_drops_are_excess_of_source_over_destination(prof):
+    o = grid(prof, pp_recycle=np.linspace(0, 1, 21)[:, None], numa=np.array(["same", "cross"]))
+    assert o["cpumap.drop_mpps"].shape == (21, 2)
+    np.testing.assert_allclose(o["cpumap.drop_mpps"], np.maximum(0, o["cpumap.src_mpps"] - o["cpumap.dst_mpps"]))
+    src, dst, drop = cpumap.rates_mpps(np.array([100.0, 300.0]), np.array([300.0, 100.0]), 27.0)
+    np.testing.assert_allclose(drop, [10 - 10 / 3, 0.0])
+
+
+def test_monotone_in_recycle_ratio(prof):
+    r = np.linspace(0, 1, 51)
+    o = grid(prof, pp_recycle=r)
+    assert np.all(np.diff(o["cpumap.src_mpps"]) >= -1e-12)
+    assert np.all(np.diff(o["cpumap.dst_mpps"]) >= -1e-12)
+    assert np.all(np.diff(o["page_pool.mix_cycles"]) <= 1e-12)
+
+
+def test_cross_numa_is_never_faster(prof):
+    o = grid(prof, numa=np.array(["same", "cross"]), pp_recycle=np.array([[0.0], [0.5], [1.0]]))
+    assert np.all(o["cpumap.dst_mpps"][:, 1] <= o["cpumap.dst_mpps"][:, 0])
+
+
+def test_kfree_skb_list_bulk_helps_and_clones_undo_it(prof):
+    o = grid(prof, kfl_bulk=np.array([1, 2, 4, 8, 16, 32, 64]))
+    assert np.all(np.diff(o["kfree_skb_list.mpps"]) >= -1e-12)
+    c = grid(prof, clone_frac=np.linspace(0, 1, 11))
+    assert np.all(np.diff(c["kfree_skb_list.mpps"]) <= 1e-12)
+    one = grid(prof, kfl_bulk=1)
+    assert c["kfree_skb_list.mpps"][-1] == pytest.approx(one["kfree_skb_list.mpps"])
+
+
+def test_breakdown_conserves_the_total(prof):
+    for path in state.PATHS:
+        params = state.scenario(state.defaults(prof.id))
+        params.update(path=path, pp_recycle=0.3, kfl_bulk=8)
+        parts = model.path_breakdown(params, prof)
+        assert set(parts) == set(model.COMPONENTS)
+        total_ns = units.cycles_to_ns(sum(np.asarray(v) for v in parts.values()), prof.ghz)
+        assert float(total_ns) == pytest.approx(float(model.evaluate(params, prof)["path.ns_per_packet"]), rel=1e-12)
+        assert all(float(v) >= 0 for v in parts.values())
+
+
+def test_broadcasting_shapes(prof):
+    o = grid(prof, bulk=np.arange(1, 9)[:, None], xdp_batch=np.array([1, 8, 16]))
+    for k, v in o.items():
+        assert v.shape == (8, 3), k
+    # a big grid goes through the chunked path and equals the unchunked one
+    b = np.arange(1, 257)
+    x = np.arange(1, 65)[:, None] * np.ones(256)
+    big = grid(prof, bulk=b[None, :] * np.ones((64, 1)), xdp_batch=x)
+    small = grid(prof, bulk=b, xdp_batch=7)
+    np.testing.assert_allclose(big["slub.bulk_cycles"][6], small["slub.bulk_cycles"])
+    np.testing.assert_allclose(big["veth.mpps"][6], small["veth.mpps"])
+
+
+def test_vectorised_equals_scalar_loop(prof):
+    params = random_states(200, np.random.default_rng(3))
+    vec = model.evaluate(params, prof)
+    for i in range(0, 200, 37):
+        one = model.evaluate({k: v[i].item() for k, v in params.items()}, prof)
+        for k in vec:
+            assert float(one[k]) == pytest.approx(vec[k][i], rel=1e-12, abs=1e-12), k
+
+
+def test_unit_round_trips():
+    x = np.array([0.5, 1.0, 67.2, 1234.5])
+    np.testing.assert_allclose(units.ns_to_cycles(units.cycles_to_ns(x, 3.6), 3.6), x)
+    np.testing.assert_allclose(units.mpps_to_ns(units.ns_to_mpps(x)), x)
+    np.testing.assert_allclose(units.krps_to_ns(units.ns_to_krps(x)), x)
+    assert units.convert(2396594, "pps", "Mpps") == pytest.approx(2.396594)
+    assert units.convert(256, "Kpps", "Mpps") == pytest.approx(0.256)
+    with pytest.raises(ValueError):
+        units.convert(1, "ns", "Mpps")
+    assert units.cycles_to_ns(109, 3.6) == pytest.approx(30.28, abs=0.01)
+
+
+def test_noise_rules():
+    assert not noise.measurable(1.66, 2.0)
+    assert noise.measurable(14.0, 2.0)
+    assert noise.runs_needed(1.66, 2.0) > 10
+    assert noise.runs_needed(14.0, 2.0) == 1
+    assert noise.runs_needed(0.0, 2.0) == noise.MAX_RUNS
+    assert np.all(np.diff(noise.runs_needed(np.array([0.5, 1, 2, 4, 8]), 2.0)) <= 0)
+
+
+def test_every_constant_has_a_source_and_kind():
+    for pid in PROFILES:
+        p = profile.load_profile(pid)
+        assert set(profile.REQUIRED_CONSTANTS) <= set(p.constants)
+        for c in p.constants.values():
+            assert c.kind in profile.KINDS and len(c.source) > 10, (pid, c.name)
+            if c.kind == "fitted":
+                assert c.bounds and c.bounds[0] <= c.value <= c.bounds[1], (pid, c.name)
+                assert "row" in c.source or "seed" in c.source, (pid, c.name)
+
+
+def test_profile_toml_round_trip():
+    p = profile.load_profile("e5-1650v4")
+    q = profile.parse_profile(p.to_toml(), "round-trip")
+    assert q == p
+    with pytest.raises(profile.ProfileError, match="format_version"):
+        profile.parse_profile("format_version = 9\nid='x'\nname='y'\n", "bad")
+    with pytest.raises(profile.ProfileError, match="missing constants"):
+        profile.parse_profile("format_version = 1\nid='x'\nname='y'\n", "bad")
+
+
+def test_calibrate_reproduces_the_shipped_profiles(tmp_path):
+    from skbmodel import calibration
+    profs, report = calibration.calibrate(tmp_path)
+    assert max(abs(after) for _, _, after in report) <= 1.0
+    for pid in PROFILES:
+        shipped = profile.load_profile(pid)
+        for n in shipped.fitted_names():
+            assert profs[pid].value(n) == pytest.approx(shipped.value(n), rel=2e-3, abs=1e-3), (pid, n)
+    # the written files parse again
+    assert (tmp_path / "e5-1650v4.toml").read_text().startswith("# skbmodel CPU profile")
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "skbmodel", *args], capture_output=True, text=True)
+
+
+def test_cli_eval_json_contract():
+    res = run_cli("eval", "bulk=32&zero=memset&xdp_batch=8", "--json")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["state"]["bulk"] == 32 and doc["state"]["zero"] == "memset"
+    for k in ("slub.loop_cycles", "slub.bulk_cycles", "zero.memset_cycles", "zero.gfp_zero_cycles",
+              "page_pool.fast_cycles", "page_pool.ring_cycles", "page_pool.slow_cycles", "kfree_skb_list.mpps",
+              "veth.mpps", "cpumap.src_mpps", "cpumap.dst_mpps", "cpumap.drop_mpps", "xdp_pass.mpps",
+              "napi_defer.krps", "budget.line_rate_mpps", "budget.ns_per_packet"):
+        assert k in doc["outputs"] and k in doc["units"]
+    o = model.evaluate({**state.scenario(state.defaults()), "bulk": 32, "zero": "memset", "xdp_batch": 8})
+    assert doc["outputs"]["veth.mpps"] == pytest.approx(float(o["veth.mpps"]), rel=1e-12)
+
+
+@pytest.mark.parametrize("query,key", [("bulk=0", "bulk"), ("bulk=abc", "bulk"), ("nope=1", "nope"),
+                                       ("zero=rep", "zero"), ("ghz=inf", "ghz"), ("bulk=1&bulk=2", "bulk"),
+                                       ("cpu=pentium", "cpu"), ("v=7", "v")])
+def test_cli_bad_input_one_line_exit_2(query, key):
+    res = run_cli("eval", query)
+    assert res.returncode == 2
+    assert "Traceback" not in res.stderr
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and key in lines[0]
+
+
+def test_cli_bench_prints_figures():
+    res = run_cli("bench", "--states", "100000", "--scalar", "200", "--json")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["vector_states"] == 100000 and doc["ratio"] > 1 and doc["max_rel_diff"] < 1e-9
