@@ -1,0 +1,281 @@
+"""Property tests of the share-link codec (skbmodel.state): round trip, never-raise, named warnings."""
+from __future__ import annotations
+
+import math
+from urllib.parse import parse_qsl, quote, urlencode
+
+import pytest
+from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import strategies as st
+
+from skbmodel import state as S
+
+SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+# ---------------------------------------------------------------- strategies
+def _value(p: S.Param):
+    if p.kind == "choice":
+        return st.sampled_from(p.choices)
+    if p.kind == "int":
+        return st.integers(int(p.lo), int(p.hi))
+    return st.floats(p.lo, p.hi, allow_nan=False, allow_infinity=False)
+
+
+@st.composite
+def valid_states(draw):
+    """Any valid state: every key of S.PARAMS (A, B with ``b_`` prefix, page) typed and in range."""
+    return {k: draw(_value(p)) for k, p in S.PARAMS.items()}
+
+
+def _in_range(p: S.Param, v) -> bool:
+    if p.kind == "choice":
+        return v in p.choices
+    if p.kind == "int":
+        return type(v) is int and p.lo <= v <= p.hi
+    return type(v) is float and math.isfinite(v) and p.lo <= v <= p.hi
+
+
+def _assert_valid_state(s: dict):
+    assert set(s) == set(S.PARAMS), set(s) ^ set(S.PARAMS)
+    for k, p in S.PARAMS.items():
+        assert _in_range(p, s[k]), (k, s[k])
+
+
+def _bad_value(p: S.Param):
+    """A raw value that decode must reject or clamp (and warn about)."""
+    garbage = st.sampled_from(["", "abc", "nan", "inf", "-inf", "1e999", "0x10", "[1]", "None", "'; DROP",
+                               "\x00", "é", "x" * 300])
+    if p.kind == "choice":
+        return garbage.filter(lambda s: s.strip() not in p.choices) | st.text(max_size=20).filter(
+            lambda s: s.strip() not in p.choices)
+    out_of_range = st.one_of(
+        st.floats(max_value=p.lo, exclude_max=True, allow_nan=False, allow_infinity=False,
+                  min_value=-1e12).map(repr),
+        st.floats(min_value=p.hi, exclude_min=True, allow_nan=False, allow_infinity=False,
+                  max_value=1e12).map(repr),
+    )
+    extra = [garbage, out_of_range]
+    if p.kind == "int" and p.hi - p.lo >= 1:
+        extra.append(st.integers(int(p.lo), int(p.hi) - 1).map(lambda i: f"{i}.5"))
+    return st.one_of(*extra)
+
+
+# ---------------------------------------------------------------- round trip
+@SETTINGS
+@given(valid_states())
+@example({**S.defaults(), "clone_frac": 0.15000000000000002, "ghz": 3.1234567, "b_link_gbps": 123.456789})
+def test_round_trip_any_valid_state(s):
+    q = S.encode(s)
+    back, warnings = S.decode(q)
+    assert warnings == []
+    assert back == s
+    assert S.decode_strict(q) == s
+    # the link is a deterministic function of the state
+    assert S.encode(back) == q
+
+
+@SETTINGS
+@given(valid_states())
+def test_encode_carries_every_parameter_and_version_first(s):
+    pairs = parse_qsl(S.encode(s), keep_blank_values=True)
+    assert pairs[0] == ("v", str(S.FORMAT_VERSION))
+    keys = [k for k, _ in pairs]
+    assert keys[1:] == list(S.PARAMS)
+    assert len(keys) == len(set(keys))
+
+
+@SETTINGS
+@given(valid_states())
+def test_round_trip_through_streamlit_style_mapping(s):
+    """st.query_params gives {key: str}; the mapping-of-lists form (get_all) must decode the same."""
+    pairs = parse_qsl(S.encode(s))
+    assert S.decode({k: v for k, v in pairs}) == (s, [])
+    assert S.decode({k: [v] for k, v in pairs}) == (s, [])
+
+
+@SETTINGS
+@given(valid_states(), st.sampled_from([k for k in S.PARAMS if k not in ("ghz", "b_ghz")]))
+def test_partial_links_keep_given_keys_and_default_the_rest(s, key):
+    back, warnings = S.decode(urlencode({key: S._fmt(s[key])}))
+    assert warnings == []
+    assert back[key] == s[key]
+    d = S.defaults()
+    for k in S.PARAMS:
+        if k != key and k not in ("ghz", "b_ghz"):
+            assert back[k] == d[k], k
+
+
+def test_defaults_round_trip_and_ghz_follows_cpu():
+    d = S.defaults()
+    assert S.decode(S.encode(d)) == (d, [])
+    assert S.decode("") == (d, [])
+    for cpu in S.PARAMS["cpu"].choices:
+        s, w = S.decode(f"cpu={cpu}&b_cpu={cpu}")
+        assert w == []
+        ghz = S._profile.load_profile(cpu).ghz
+        assert s["ghz"] == ghz and s["b_ghz"] == ghz
+        # an explicit clock wins over the profile's, in either order
+        s2, w2 = S.decode(f"ghz=2.5&cpu={cpu}")
+        assert w2 == [] and s2["ghz"] == 2.5 and s2["cpu"] == cpu
+        assert S.decode_strict(f"ghz=2.5&cpu={cpu}")["ghz"] == 2.5
+
+
+def test_b_scenario_independent_of_a():
+    s, w = S.decode("bulk=64&b_bulk=4&b_zero=memset&page=compare")
+    assert w == []
+    assert (s["bulk"], s["b_bulk"], s["b_zero"], s["zero"], s["page"]) == (64, 4, "memset", "gfp_zero", "compare")
+    assert S.scenario(s, "a")["bulk"] == 64 and S.scenario(s, "b")["bulk"] == 4
+    assert S.scenario(s, "b")["zero"] == "memset"
+
+
+# ---------------------------------------------------------------- never raises
+_text = st.text(alphabet=st.characters(codec="utf-8"), max_size=400)
+_query_like = st.lists(
+    st.tuples(st.sampled_from(list(S.PARAMS) + ["v", "b_", "B_BULK", "page ", " bulk", "x", ""]) | st.text(max_size=12),
+              st.text(max_size=24)),
+    max_size=30,
+).map(lambda kv: "&".join(f"{quote(k)}={quote(v)}" for k, v in kv))
+
+
+@SETTINGS
+@given(st.one_of(_text, _query_like, st.binary(max_size=200).map(lambda b: b.decode("latin-1")),
+                 st.sampled_from(["?", "&&&", "=", "==", "%", "%zz", "%00", "a=%ff%fe", "bulk=1&bulk=2",
+                                  "?" * 20_000, "bulk=" + "9" * 20_000, "v=2", "v=", ";;;", "\n\r\t",
+                                  "page=../../etc/passwd", "__import__('os')=1", "cpu=__init__"])))
+def test_any_query_string_decodes_without_exception(q):
+    s, warnings = S.decode(q)
+    _assert_valid_state(s)
+    assert all(isinstance(w, str) and w for w in warnings)
+    # whatever came in, the decoded state is valid: re-encoding it gives a clean link
+    assert S.decode(S.encode(s)) == (s, [])
+
+
+@SETTINGS
+@given(st.dictionaries(st.text(max_size=10) | st.sampled_from(list(S.PARAMS)),
+                       st.text(max_size=20) | st.lists(st.text(max_size=8), max_size=3) | st.integers()
+                       | st.floats() | st.none(),
+                       max_size=20))
+def test_any_mapping_decodes_without_exception(m):
+    s, warnings = S.decode(m)
+    _assert_valid_state(s)
+
+
+@pytest.mark.parametrize("q", [None, 0, 1.5, b"bulk=3", object(), ["bulk=3"], ("a", "b")])
+def test_non_string_inputs_do_not_raise(q):
+    s, _ = S.decode(q)
+    _assert_valid_state(s)
+
+
+# ---------------------------------------------------------------- warnings name each bad key
+@st.composite
+def state_with_bad_parts(draw):
+    s = draw(valid_states())
+    bad_keys = draw(st.lists(st.sampled_from(list(S.PARAMS)), min_size=1, max_size=5, unique=True))
+    bad = {k: draw(_bad_value(S.PARAMS[k])) for k in bad_keys}
+    unknown = draw(st.lists(st.from_regex(r"[a-z_]{1,12}", fullmatch=True).filter(
+        lambda k: k not in S.PARAMS and k != "v"), max_size=3, unique=True))
+    return s, bad, unknown
+
+
+def _named(key: str, warnings: list[str]) -> bool:
+    return any(w.startswith(key + ":") or w.startswith(repr(key) + ":") for w in warnings)
+
+
+@SETTINGS
+@given(state_with_bad_parts())
+def test_every_bad_or_unknown_key_is_named_and_good_keys_survive(case):
+    s, bad, unknown = case
+    pairs = [(k, S._fmt(v)) for k, v in s.items() if k not in bad]
+    pairs += list(bad.items()) + [(k, "1") for k in unknown]
+    got, warnings = S.decode(urlencode(pairs))
+    _assert_valid_state(got)
+    for k in list(bad) + unknown:
+        assert _named(k, warnings), (k, warnings)
+    assert len(warnings) == len(bad) + len(unknown), warnings
+    for k, v in s.items():
+        if k not in bad and not (k in ("ghz", "b_ghz") and k.replace("ghz", "cpu") in bad):
+            assert got[k] == v, k
+    for k, raw in bad.items():
+        p = S.PARAMS[k]
+        if p.kind == "choice":
+            assert got[k] == S.defaults()[k] or got[k] == s.get(k)
+        else:
+            assert p.lo <= got[k] <= p.hi
+
+
+@SETTINGS
+@given(state_with_bad_parts())
+def test_decode_strict_error_names_a_bad_key(case):
+    s, bad, unknown = case
+    pairs = [(k, S._fmt(v)) for k, v in s.items() if k not in bad] + list(bad.items()) + [(k, "1") for k in unknown]
+    with pytest.raises(S.StateError) as ei:
+        S.decode_strict(urlencode(pairs))
+    err = ei.value
+    assert err.key in set(bad) | set(unknown)
+    assert str(err).startswith(err.key + ":")
+    assert "\n" not in str(err)
+
+
+@pytest.mark.parametrize("q,key,clamped_to", [
+    ("bulk=0", "bulk", 1), ("bulk=100000", "bulk", 256), ("clone_frac=-1", "clone_frac", 0.0),
+    ("b_frame_bytes=10", "b_frame_bytes", 64), ("ghz=99", "ghz", 6.0), ("bulk=16.5", "bulk", 16),
+])
+def test_clamped_values_are_named(q, key, clamped_to):
+    s, w = S.decode(q)
+    assert s[key] == clamped_to
+    assert len(w) == 1 and w[0].startswith(key + ":"), w
+
+
+def test_repeated_key_first_wins_and_is_named():
+    s, w = S.decode("bulk=8&bulk=32")
+    assert s["bulk"] == 8
+    assert len(w) == 1 and "bulk" in w[0] and "repeated" in w[0]
+    with pytest.raises(S.StateError) as ei:
+        S.decode_strict("bulk=8&bulk=32")
+    assert ei.value.key == "bulk"
+
+
+def test_wrong_version_is_warned_and_strict_rejects():
+    s, w = S.decode("v=2&bulk=8")
+    assert s["bulk"] == 8 and len(w) == 1 and w[0].startswith("v:")
+    with pytest.raises(S.StateError) as ei:
+        S.decode_strict("v=2&bulk=8")
+    assert ei.value.key == "v"
+
+
+def test_too_long_query_gives_defaults_and_a_warning():
+    s, w = S.decode("bulk=8&" + "x" * (S.MAX_QUERY_CHARS + 1))
+    assert s == S.defaults() and len(w) == 1 and "query" in w[0]
+
+
+def test_no_eval_no_pickle_in_codec_source():
+    import ast
+    import inspect
+    tree = ast.parse(inspect.getsource(S))
+    names = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    names |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
+    imports = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))
+               for a in n.names} | {(n.module or "").split(".")[0] for n in ast.walk(tree)
+                                     if isinstance(n, ast.ImportFrom)}
+    assert not names & {"eval", "exec", "compile", "literal_eval", "__import__", "loads", "getattr"}
+    assert not imports & {"pickle", "marshal", "shelve", "ast", "json", "yaml"}
+
+
+@SETTINGS
+@given(valid_states(), st.data())
+def test_encode_of_partial_state_fills_like_a_partial_link(s, data):
+    """Regression: encode({'cpu': X}) used to give B the CPU X too, and encode({'b_cpu': X})
+    gave B the clock of A's CPU, while the same partial link decodes with B's own defaults."""
+    keys = data.draw(st.lists(st.sampled_from(list(S.PARAMS)), unique=True, max_size=6))
+    part = {k: s[k] for k in keys}
+    via_link, w = S.decode(urlencode({k: S._fmt(v) for k, v in part.items()}))
+    assert w == []
+    assert S.encode(part) == S.encode(via_link)
+
+
+@pytest.mark.parametrize("q", [" bulk=3", "bulk =3", "%20bulk%20=3"])
+def test_strict_and_lenient_agree_on_padded_keys(q):
+    """Regression: decode() stripped whitespace around keys, decode_strict() called them unknown."""
+    assert S.decode(q) == ({**S.defaults(), "bulk": 3}, [])
+    assert S.decode_strict(q)["bulk"] == 3
