@@ -213,7 +213,7 @@ def decode(query) -> tuple[dict, list[str]]:
 
 def decode_strict(query) -> dict:
     """Strict decode for scripts: raises :class:`StateError` on the first bad parameter."""
-    pairs = _pairs(query)
+    pairs = [(k.strip(), v) for k, v in _pairs(query)]
     seen = set()
     state = defaults()
     cpu_pairs = [(k, v) for k, v in pairs if k in ("cpu", B_PREFIX + "cpu")]
@@ -241,7 +241,13 @@ def decode_strict(query) -> dict:
 
 def encode(state: Mapping, keys=None) -> str:
     """Query string carrying every parameter (or ``keys``) of ``state``, ``v`` first."""
-    full = defaults(state.get("cpu"))
+    # Missing keys are filled exactly as decode() fills a partial link: each scenario's clock follows
+    # its own CPU (B does not inherit A's CPU).
+    full = defaults()
+    for cpu_key in ("cpu", B_PREFIX + "cpu"):
+        if state.get(cpu_key) is not None:
+            full[cpu_key] = state[cpu_key]
+            full[cpu_key.replace("cpu", "ghz")] = _profile.load_profile(state[cpu_key]).ghz
     full.update({k: v for k, v in state.items() if k in PARAMS})
     keys = list(PARAMS) if keys is None else list(keys)
     items = [("v", str(FORMAT_VERSION))] + [(k, _fmt(full[k])) for k in keys]
