@@ -1,0 +1,66 @@
+"""``python -m skbmodel export QUERY --page NAME|all --format png|svg|html --out DIR``.
+
+QUERY is a share link's query string (or the whole link); it is decoded strictly, so a typo is an
+error naming the parameter (exit 2) instead of a silently different report.  PNG is 2x scale.
+``--format html`` writes one self-contained interactive report for the selected page(s).
+Prints the path of every file written.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from skbmodel import state as S
+from skbmodel.cli import UsageError
+
+from . import exporter, report
+
+
+def _query_of(arg: str) -> str:
+    """Accept a bare query (``bulk=32&...``), ``?bulk=32`` or a full share link."""
+    arg = (arg or "").strip()
+    if "?" in arg:
+        arg = arg.split("?", 1)[1]
+    return arg.split("#", 1)[0]
+
+
+def run_export(args) -> int:
+    st = S.decode_strict(_query_of(args.query))  # StateError -> "error: <key>: ..." exit 2 (skbmodel.cli.main)
+    page = (args.page or "all").strip()
+    if page != "all" and page not in S.PAGES:
+        raise UsageError(f"--page: {page!r} is not all or one of {', '.join(S.PAGES)}")
+    pages = list(S.PAGES) if page == "all" else [page]
+    fmt = args.format
+    out = Path(args.out or "exports")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"--out: cannot create {str(out)!r}: {e.strerror}") from None
+    if not os.access(out, os.W_OK):
+        raise UsageError(f"--out: {str(out)!r} is not writable")
+
+    written: list[Path] = []
+    try:
+        if fmt == "html":
+            stem = report.report_file_name(st, "html")
+            if page != "all":
+                stem = stem.replace("skbmodel-report_", f"skbmodel-report_{page}_")
+            path = out / stem
+            path.write_text(report.build_html_report(st, pages_=pages), encoding="utf-8")
+            written.append(path)
+        else:
+            for pg, name, fig in report.all_figures(st, pages):
+                path = out / f"{report.file_stem(pg, name, st)}.{fmt}"
+                path.write_bytes(report.figure_png(fig) if fmt == "png" else report.figure_svg(fig))
+                written.append(path)
+                print(path, flush=True)
+            return 0
+    except exporter.ExportError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    finally:
+        exporter.shutdown()
+    for p in written:
+        print(p)
+    return 0

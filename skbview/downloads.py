@@ -1,0 +1,77 @@
+"""Streamlit download controls: per-chart PNG (2x) / SVG, and the whole-scenario report (HTML, PNG zip).
+
+Every export runs only when its button is clicked (``st.download_button(data=callable)``; Streamlit
+runs the callable on a separate thread, and :mod:`skbview.exporter` serialises the kaleido calls).
+Buttons use ``on_click="ignore"``: a download does not rerun the page.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import streamlit as st
+
+from . import report
+
+__all__ = ["download_buttons", "report_buttons", "camera_config"]
+
+camera_config = report.camera_config
+
+
+def _page(state: Mapping) -> str:
+    return str(state.get("page") or "overview")
+
+
+def download_buttons(fig, name: str, state: Mapping) -> None:
+    """PNG (2x) and SVG download buttons for one chart, side by side under it.
+
+    File names: ``<page>_<name>_<key params>_<scenario hash>.png|.svg`` (see :func:`report.file_stem`).
+    """
+    page = _page(state)
+    stem = report.file_stem(page, name, state)
+    c1, c2, _ = st.columns([1, 1, 4], gap="small")
+    with c1:
+        st.download_button(
+            "PNG (2×)", data=lambda: report.figure_png(fig), file_name=stem + ".png", mime="image/png",
+            key=f"dl_png_{page}_{name}", on_click="ignore", icon=":material/image:",
+            help=f"{stem}.png — rendered server-side at 2× scale",
+        )
+    with c2:
+        st.download_button(
+            "SVG", data=lambda: report.figure_svg(fig), file_name=stem + ".svg", mime="image/svg+xml",
+            key=f"dl_svg_{page}_{name}", on_click="ignore", icon=":material/draw:",
+            help=f"{stem}.svg — vector image for reports",
+        )
+
+
+def _base_url() -> str | None:
+    try:
+        url = st.context.url
+    except Exception:  # noqa: BLE001 - AppTest / older runtimes
+        url = None
+    if not url:
+        return None
+    # st.context.url is the current page's URL; the share link must point at the app's entry page,
+    # which restores the page from ?page=.
+    from urllib.parse import urlsplit, urlunsplit
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, "/", "", ""))
+
+
+def report_buttons(state: Mapping, warnings=()) -> None:
+    """"Download report" (one self-contained interactive HTML file) and "PNG zip" (every chart, 2x)."""
+    base = _base_url()
+    st.download_button(
+        "Download report (HTML)",
+        data=lambda: report.build_html_report(state, base_url=base, warnings=tuple(warnings)).encode("utf-8"),
+        file_name=report.report_file_name(state, "html"), mime="text/html", key="dl_report_html",
+        on_click="ignore", icon=":material/description:", width="stretch",
+        help="Every chart of every page for this scenario (interactive, works offline), the parameters, "
+             "the share link and the validation summary, in one file.",
+    )
+    st.download_button(
+        "Download all charts (PNG zip)",
+        data=lambda: report.build_png_zip(state),
+        file_name=report.report_file_name(state, "zip"), mime="application/zip", key="dl_report_zip",
+        on_click="ignore", icon=":material/folder_zip:", width="stretch",
+        help="One 2× PNG per chart of every page, named by page, chart and key parameters.",
+    )

@@ -1,0 +1,258 @@
+"""Exports of the dashboard's charts for reports: file names, PNG/SVG, a self-contained HTML report, a PNG zip.
+
+Every static image goes through :mod:`skbview.exporter` (the one warm, lock-serialised kaleido server);
+nothing here calls ``fig.to_image``.  The figures come from :func:`skbview.charts.figures_for_page`,
+which already gives each one a title, axis titles with units, a legend, a caption line (scenario
+parameters, model version, CPU profile) and an explicit template, so a downloaded image looks like the
+chart on screen.  This module imports no Streamlit: the CLI (``python -m skbmodel export``) uses it too.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import hashlib
+import html
+import io
+import re
+import zipfile
+from collections.abc import Mapping
+
+import skbmodel
+from skbmodel import state as S
+from skbmodel.profile import load_profile
+
+from . import exporter
+
+__all__ = [
+    "PAGE_TITLES", "KEY_PARAMS", "DEFAULT_BASE_URL", "file_stem", "export_size", "figure_png", "figure_svg",
+    "all_figures", "share_link", "camera_config", "build_html_report", "build_png_zip", "report_file_name",
+]
+
+PAGE_TITLES = {
+    "overview": "Overview", "slub": "SLUB bulk allocation", "zeroing": "Zeroing: memset vs __GFP_ZERO",
+    "veth": "veth XDP", "cpumap": "cpumap redirect", "kfree": "kfree_skb_list", "compare": "Compare A/B",
+    "validation": "Validation",
+}
+
+#: The parameters a file name carries for each page (the ones its charts vary with); the rest of
+#: the scenario is pinned by the short hash of the full share link at the end of the name.
+KEY_PARAMS: dict[str, tuple[str, ...]] = {
+    "overview": ("cpu", "path", "bulk", "zero"),
+    "slub": ("cpu", "bulk"),
+    "zeroing": ("cpu", "zero", "zero_bytes"),
+    "veth": ("cpu", "xdp_batch", "zero", "pp_recycle"),
+    "cpumap": ("cpu", "numa", "pp_recycle"),
+    "kfree": ("cpu", "kfl_bulk", "drop_batch", "clone_frac"),
+    "compare": ("cpu", "b_cpu"),  # + every parameter where A and B differ
+    "validation": (),
+}
+
+DEFAULT_BASE_URL = "http://localhost:8501/"
+DEFAULT_WIDTH = exporter.DEFAULT_WIDTH
+DEFAULT_HEIGHT = exporter.DEFAULT_HEIGHT
+PNG_SCALE = 2
+
+_SAFE = re.compile(r"[^A-Za-z0-9.+-]+")
+
+
+def _full(state: Mapping) -> dict:
+    """A complete, valid state (missing keys filled exactly as a partial share link would be)."""
+    full, _ = S.decode(S.encode(state))
+    return full
+
+
+def _slug(text: object) -> str:
+    return _SAFE.sub("-", str(text)).strip("-.") or "x"
+
+
+def state_hash(state: Mapping) -> str:
+    """6 hex digits of the scenario (every A and B parameter, not the page): different scenarios give
+    different file names; the same chart of the same scenario always gets the same name."""
+    keys = [k for k in S.PARAMS if k != "page"]
+    return hashlib.sha1(S.encode(_full(state), keys=keys).encode()).hexdigest()[:6]
+
+
+def _key_params(page: str, state: Mapping) -> list[str]:
+    keys = list(KEY_PARAMS.get(page, ("cpu",)))
+    if page == "compare":
+        keys = ["cpu"] + [S.B_PREFIX + "cpu"] if state["cpu"] != state[S.B_PREFIX + "cpu"] else ["cpu"]
+        keys += [k for k in S.MODEL_KEYS if k != "cpu" and state[k] != state[S.B_PREFIX + k]][:4]
+        keys += [S.B_PREFIX + k for k in keys if k in S.MODEL_KEYS and k != "cpu"]
+    return keys
+
+
+def file_stem(page: str, name: str, state: Mapping) -> str:
+    """``<page>_<chart name>_<key=value...>_<hash>`` using only ``[A-Za-z0-9.+_-]``.
+
+    e.g. ``slub_per_object_cpu-e5-1650v4_bulk-32_3fa9c1``.  The key parameters are readable; the hash
+    of the full share link keeps two scenarios that differ elsewhere from overwriting each other.
+    """
+    st = _full(state)
+    parts = [_slug(page), _slug(name)]
+    parts += [f"{_slug(k)}-{_slug(S._fmt(st[k]))}" for k in _key_params(page, st)]
+    parts.append(state_hash(st))
+    return "_".join(parts)
+
+
+def report_file_name(state: Mapping, ext: str = "html") -> str:
+    st = _full(state)
+    return f"skbmodel-report_cpu-{_slug(st['cpu'])}_{state_hash(st)}.{ext}"
+
+
+def export_size(fig) -> tuple[int, int]:
+    """CSS-pixel size a chart is exported at: its own layout width/height, else the exporter's default."""
+    w = fig.layout.width or DEFAULT_WIDTH
+    h = fig.layout.height or DEFAULT_HEIGHT
+    return int(w), int(h)
+
+
+def figure_png(fig, scale: float = PNG_SCALE) -> bytes:
+    """PNG of ``fig`` at its export size times ``scale`` (2x by default) via the warm exporter."""
+    w, h = export_size(fig)
+    return exporter.figure_to_png(fig, width=w, height=h, scale=scale)
+
+
+def figure_svg(fig) -> bytes:
+    w, h = export_size(fig)
+    return exporter.figure_to_svg(fig, width=w, height=h)
+
+
+def camera_config(page: str, name: str, state: Mapping) -> dict:
+    """Plotly ``config`` for ``st.plotly_chart``: camera button gives a 2x PNG with the export's file name."""
+    return {
+        "toImageButtonOptions": {"format": "png", "scale": PNG_SCALE, "filename": file_stem(page, name, state)},
+        "displaylogo": False,
+    }
+
+
+def _charts():
+    from . import charts  # imported late: the dashboard engineer's module
+    return charts
+
+
+def all_figures(state: Mapping, pages_=None) -> list[tuple[str, str, object]]:
+    """``[(page, chart name, figure), ...]`` for every chart of every page (or of ``pages_``)."""
+    st = _full(state)
+    out = []
+    for page in pages_ or S.PAGES:
+        for name, fig in _charts().figures_for_page(page, {**st, "page": page}):
+            out.append((page, name, fig))
+    return out
+
+
+def share_link(state: Mapping, base_url: str | None = None) -> str:
+    """Full share link: ``base_url`` (the dashboard's address) + ``?`` + every parameter and ``v=1``."""
+    base = (base_url or DEFAULT_BASE_URL).split("?", 1)[0]
+    return f"{base}?{S.encode(_full(state))}"
+
+
+def profile_version(cpu: str) -> str:
+    """``<id> (format v<n>, constants <hash>)``: the hash changes whenever a recalibration changes a value."""
+    prof = load_profile(cpu)
+    digest = hashlib.sha1(prof.to_toml().encode()).hexdigest()[:8]
+    return f"{prof.id} (format v{prof.format_version}, constants {digest})"
+
+
+# ------------------------------------------------------------------ zip of PNGs
+def build_png_zip(state: Mapping, pages_=None) -> bytes:
+    """A zip with one 2x PNG per chart of every page (names from :func:`file_stem`) and the share link."""
+    st = _full(state)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as zf:  # PNGs are compressed already
+        for page, name, fig in all_figures(st, pages_):
+            zf.writestr(file_stem(page, name, st) + ".png", figure_png(fig))
+        zf.writestr("share-link.txt", share_link(st) + "\n")
+    return buf.getvalue()
+
+
+# ------------------------------------------------------------------ HTML report
+_CSS = """
+body{font-family:"DejaVu Sans",Verdana,Arial,sans-serif;color:#222;max-width:1000px;margin:24px auto;padding:0 16px}
+h1{font-size:1.6em;margin-bottom:.2em} h2{font-size:1.3em;margin-top:1.6em;border-bottom:1px solid #ddd}
+h3{font-size:1.05em;margin:1.2em 0 .3em}
+table{border-collapse:collapse;font-size:.9em;margin:.5em 0} td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}
+th{background:#f4f4f4} td.num{text-align:right;font-variant-numeric:tabular-nums}
+tr.diff td{background:#fff4e0} tr.bad td{background:#fde2e2}
+.link{word-break:break-all;font-family:monospace;font-size:.85em;background:#f6f6f6;padding:6px;display:block}
+.meta{color:#555;font-size:.9em} .chart{margin:0 0 1.5em 0}
+"""
+
+
+def _e(x) -> str:
+    return html.escape(str(x), quote=True)
+
+
+def _param_table(st: dict) -> str:
+    rows = []
+    for p in S.MODEL_PARAMS:
+        a, b = st[p.key], st[S.B_PREFIX + p.key]
+        rng = ", ".join(p.choices) if p.kind == "choice" else f"{S._fmt(p.lo)} – {S._fmt(p.hi)}"
+        cls = ' class="diff"' if a != b else ""
+        rows.append(f"<tr{cls}><td><code>{_e(p.key)}</code></td><td>{_e(p.label)}</td>"
+                    f"<td class=num>{_e(S._fmt(a))}</td><td class=num>{_e(S._fmt(b))}</td>"
+                    f"<td>{_e(p.unit)}</td><td>{_e(rng)}</td></tr>")
+    return ("<table><tr><th>key</th><th>parameter</th><th>A</th><th>B (<code>b_</code>)</th><th>unit</th>"
+            "<th>allowed</th></tr>" + "".join(rows) + "</table>")
+
+
+def _validation_html() -> str:
+    from skbmodel import validation
+    rows = validation.validate()
+    n_ok = sum(r["ok"] for r in rows)
+    body = []
+    for r in rows:
+        cls = "" if r["ok"] else ' class="bad"'
+        body.append(f"<tr{cls}><td>{_e(r['id'])}</td><td>{_e(r['profile'])}</td><td>{_e(r['quantity'])}</td>"
+                    f"<td class=num>{r['measured']:.6g}</td><td class=num>{r['predicted']:.6g}</td>"
+                    f"<td>{_e(r['unit'])}</td><td class=num>{r['rel_error'] * 100:+.2f} %</td>"
+                    f"<td>{_e(r['tolerance'])}</td><td>{'yes' if r['ok'] else 'NO'}</td></tr>")
+    nc = "".join(f"<li><code>{_e(k)}</code>: {_e(v)}</li>" for k, v in validation.NOT_COVERED.items())
+    return (f"<p><b>{n_ok} of {len(rows)} covered seed rows within tolerance</b> "
+            f"(each row evaluated under its own conditions and CPU profile).</p>"
+            "<table><tr><th>row</th><th>profile</th><th>quantity</th><th>measured</th><th>predicted</th>"
+            "<th>unit</th><th>error</th><th>tolerance</th><th>ok</th></tr>" + "".join(body) + "</table>"
+            + (f"<p>Not covered:</p><ul>{nc}</ul>" if nc else ""))
+
+
+def build_html_report(state: Mapping, base_url: str | None = None, pages_=None, warnings=()) -> str:
+    """One self-contained HTML file: every chart of every page for this scenario (interactive; plotly.js
+    inlined once), the parameters (A and B), the share link, model/profile versions and the validation
+    summary.  Opens offline; no network access needed."""
+    import plotly.io as pio
+    from plotly.offline import get_plotlyjs
+
+    st = _full(state)
+    link = share_link(st, base_url)
+    figs = all_figures(st, pages_)
+    now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    out = [
+        "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>",
+        f"<title>skbmodel report — {_e(st['cpu'])} — {_e(state_hash(st))}</title>",
+        f"<style>{_CSS}</style>",
+        f"<script type=\"text/javascript\">{get_plotlyjs()}</script>",
+        "</head><body>",
+        "<h1>skbmodel report</h1>",
+        f"<p class=meta>skbmodel {_e(skbmodel.__version__)} · share-link format v{S.FORMAT_VERSION} · "
+        f"profile A {_e(profile_version(st['cpu']))} · profile B {_e(profile_version(st['b_cpu']))} · "
+        f"generated {now}</p>",
+        "<h2>Share link</h2>",
+        f"<p>Opens the dashboard with exactly this scenario:</p><a class=link id=share-link href=\"{_e(link)}\">"
+        f"{_e(link)}</a>",
+    ]
+    if warnings:
+        out.append("<p><b>Link warnings:</b></p><ul>" + "".join(f"<li>{_e(w)}</li>" for w in warnings) + "</ul>")
+    out += ["<h2>Parameters</h2>", _param_table(st), "<h2>Charts</h2>"]
+    out.append("<ul>" + "".join(f"<li><a href=\"#{_e(p)}-{_e(n)}\">{_e(PAGE_TITLES.get(p, p))}: {_e(n)}</a></li>"
+                                for p, n, _ in figs) + "</ul>")
+    last_page = None
+    for page, name, fig in figs:
+        if page != last_page:
+            out.append(f"<h3>{_e(PAGE_TITLES.get(page, page))}</h3>")
+            last_page = page
+        w, h = export_size(fig)
+        div = pio.to_html(fig, full_html=False, include_plotlyjs=False, div_id=f"{page}-{name}",
+                          default_width=f"{w}px", default_height=f"{h}px",
+                          config={"displaylogo": False, "toImageButtonOptions": {
+                              "format": "png", "scale": PNG_SCALE, "filename": file_stem(page, name, st)}})
+        out.append(f"<div class=chart data-page=\"{_e(page)}\" data-name=\"{_e(name)}\">{div}</div>")
+    out += ["<h2>Validation</h2>", _validation_html(), "</body></html>"]
+    return "\n".join(out)
