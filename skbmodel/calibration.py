@@ -119,6 +119,26 @@ def _depends(prof: Profile, specs, name: str) -> bool:
     return bool(np.any(np.abs(fun(np.array([v * 1.01 + 1e-6])) - fun(np.array([v]))) > 1e-9))
 
 
+def row_sensitivity(prof: Profile, specs, names) -> np.ndarray:
+    """Boolean matrix ``[row, name]``: whether row ``i`` changes when constant ``names[j]`` moves by 1 %.
+
+    Used to say which measurements a fitted constant was fitted from.
+    """
+    specs = list(specs)
+    names = list(names)
+    out = np.zeros((len(specs), len(names)), dtype=bool)
+    if not specs or not names:
+        return out
+    fun = _residual_fun(prof, specs, names)
+    x = np.array([prof.value(n) for n in names])
+    z = fun(x)
+    for j in range(len(names)):
+        xp = x.copy()
+        xp[j] = x[j] * 1.01 + 1e-6
+        out[:, j] = np.abs(fun(xp) - z) > 1e-9
+    return out
+
+
 def calibrate(out_dir: Path | str = PROFILE_DIR) -> tuple[dict[str, Profile], list]:
     """Refit the shipped profiles and write them to ``out_dir``; returns ``(profiles, report)``."""
     out_dir = Path(out_dir)

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import model, units
 from .observations import seed_observations
-from .profile import Profile, load_profile
+from .profile import Profile, available_profiles, load_profile
 
 E5 = "e5-1650v4"
 PLAT = "xeon-platinum-iavf"
@@ -27,6 +27,10 @@ class RowSpec:
     tol_kind: str              # "rel" | "abs_ns" | "exact"
     tol: float
     note: str = ""
+    #: a measurement given directly (user measurements, issue #5); ``None`` = the seed CSV row ``id``
+    measured: float | None = None
+    #: the unit of ``measured`` (required with it)
+    unit: str | None = None
 
     @property
     def microbenchmark(self) -> bool:
@@ -96,6 +100,23 @@ def _output_unit(spec: RowSpec) -> str:
     return UNIT_OF_OUTPUT.get(spec.output) or model.OUTPUT_UNITS[spec.output]
 
 
+def _measured(spec: RowSpec) -> tuple[float, str]:
+    """``(value, unit)`` a row is compared with: given directly, or the seed observation ``id``."""
+    if spec.measured is not None:
+        return float(spec.measured), str(spec.unit)
+    o = seed_observations()[spec.id]
+    return o.value, o.unit
+
+
+def _to_measured_unit(v, out_unit: str, unit: str, ghz):
+    """Convert a prediction to the measured unit; cycles and ns convert with the profile clock."""
+    if out_unit == "cycles" and unit == "ns":
+        return units.cycles_to_ns(v, ghz)
+    if out_unit == "ns" and unit == "cycles":
+        return units.ns_to_cycles(v, ghz)
+    return units.convert(v, out_unit, unit)
+
+
 def predict_rows(specs, profiles: dict[str, Profile] | None = None, constants: dict[str, dict] | None = None):
     """Predicted value of each row in the row's *measured* unit (array, one per spec)."""
     from . import state as st
@@ -110,7 +131,7 @@ def predict_rows(specs, profiles: dict[str, Profile] | None = None, constants: d
         cvals = {**prof.values(), **constants.get(pid, {})}
         # one vectorised evaluation for all rows of this profile
         keys = {k for i in idx for k in specs[i].state}
-        base = st.scenario(st.defaults(pid))
+        base = st.scenario(st.defaults(pid if pid in available_profiles() else None))
         base["ghz"] = cvals["ghz"]
         params = {}
         for k in set(base) | keys:
@@ -125,24 +146,22 @@ def predict_rows(specs, profiles: dict[str, Profile] | None = None, constants: d
                 v = params[s.output[6:]][j]
             else:
                 v = out[s.output][j]
-            obs = seed_observations()[s.id]
-            preds[i] = units.convert(v, _output_unit(s), obs.unit)
+            preds[i] = _to_measured_unit(v, _output_unit(s), _measured(s)[1], params["ghz"][j])
     return preds
 
 
 def residuals_normalised(specs, preds):
     """Residual / tolerance for each row (|x| <= 1 means within tolerance)."""
-    obs = seed_observations()
     out = np.empty(len(specs))
     for i, s in enumerate(specs):
-        m = obs[s.id].value
+        m, m_unit = _measured(s)
         p = preds[i]
         if s.tol_kind == "rel":
             out[i] = (p - m) / (abs(m) * s.tol)
         elif s.tol_kind == "abs_ns":
             # compare time per packet: 1e3/Mpps
-            mn = float(units.mpps_to_ns(units.convert(m, obs[s.id].unit, "Mpps")))
-            pn = float(units.mpps_to_ns(units.convert(p, obs[s.id].unit, "Mpps")))
+            mn = float(units.mpps_to_ns(units.convert(m, m_unit, "Mpps")))
+            pn = float(units.mpps_to_ns(units.convert(p, m_unit, "Mpps")))
             out[i] = (pn - mn) / s.tol
         elif s.tol_kind == "abs":
             out[i] = (p - m) / s.tol
