@@ -18,6 +18,7 @@ line 35``); :func:`load_profile_text` reads it back with the same checks.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import math
 import re
@@ -137,6 +138,12 @@ def decode_profile(text: str) -> Profile:
         check_value(name, value, base)
         changes[name] = value
     return build(base, changes, label, source="value from a share link (base {base}: {old})")
+
+
+@functools.lru_cache(maxsize=64)
+def decode_cached(text: str) -> Profile:
+    """:func:`decode_profile` with a small cache (the dashboard decodes the same link every rerun)."""
+    return decode_profile(text)
 
 
 def build(base: Profile, changes: dict[str, float], label: str = "", source: str | None = None,

@@ -43,6 +43,12 @@ def _arr(x):
 def _profile_of(params: Mapping, profile: Profile | None) -> Profile:
     if profile is not None:
         return profile
+    custom_text = params.get("prof", None)  # a custom profile (skbmodel.custom link text)
+    if custom_text is not None:
+        text = custom_text if isinstance(custom_text, str) else str(np.asarray(custom_text).flat[0])
+        if text:
+            from .custom import decode_cached
+            return decode_cached(text)
     cpu = params.get("cpu", None)
     return load_profile(str(np.asarray(cpu).flat[0]) if cpu is not None else "e5-1650v4")
 

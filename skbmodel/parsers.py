@@ -207,7 +207,7 @@ def map_time_bench(test: str, step: int | None) -> tuple[str | None, dict, str]:
 _TB = re.compile(
     r"^(?:Type:)?(?P<name>.*?)\s*Per elem:\s*(?P<rest>.*)$")
 _TB_VALUES = re.compile(
-    r"^(?P<cyc>\d+)\s+cycles\(tsc\)\s+(?P<ns>\d+\.\d+)\s+ns"
+    r"^(?P<cyc>\d+)\s+cycles\(tsc\)\s+(?P<ns>\d+(?:\.\d+)?)\s+ns"
     r"(?:\s*\(step:(?P<step>-?\d+)\))?(?:\s*-\s*\(measurement period.*)?\s*[.,;)]*$")
 _GENERIC = re.compile(
     r"(?P<cyc>\d+)\s*cycles(?:\(tsc\))?\s*-?\s*(?P<ns>\d+\.\d+)\s*(?P<unit>ns|us|µs|ms|s)\b")

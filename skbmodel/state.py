@@ -19,6 +19,7 @@ import math
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlencode
 
+from . import custom as _custom
 from . import profile as _profile
 
 FORMAT_VERSION = 1
@@ -130,6 +131,42 @@ PARAMS: dict[str, Param] = {p.key: p for p in MODEL_PARAMS + VIEW_PARAMS}
 PARAMS.update({B_PREFIX + p.key: dataclasses.replace(p, key=B_PREFIX + p.key) for p in MODEL_PARAMS})
 
 
+#: Optional keys (issue #5): a custom CPU profile in compact form (see :mod:`skbmodel.custom`),
+#: ``prof=1~<base>~name:value,...``.  Absent from :func:`defaults`; present in a decoded state only
+#: when the link carries one.  When valid it sets the scenario's ``cpu`` to the base profile and,
+#: unless the link gives ``ghz``, the clock to the custom profile's.
+PROFILE_KEYS = ("prof", B_PREFIX + "prof")
+
+
+def _apply_profile(state: dict, key: str, raw: str, given: set) -> str | None:
+    """Set ``state[key]`` (and cpu/ghz) from link text; returns a problem text or None."""
+    raw = raw.strip()
+    if not raw:
+        return None
+    try:
+        prof = _custom.decode_cached(raw)
+    except _custom.ProfileLinkError as e:
+        return str(e)
+    cpu_key, ghz_key = key.replace("prof", "cpu"), key.replace("prof", "ghz")
+    state[cpu_key] = prof.inherits
+    state[key] = raw
+    if ghz_key not in given:
+        state[ghz_key] = prof.ghz
+    return None
+
+
+def profile_for(state: Mapping, which: str = "a") -> _profile.Profile:
+    """The CPU profile of scenario ``"a"``/``"b"``: the custom profile (key ``prof``) or the shipped ``cpu``.
+
+    Raises :class:`skbmodel.custom.ProfileLinkError` for an invalid ``prof`` value.
+    """
+    pre = "" if which == "a" else B_PREFIX
+    raw = state.get(pre + "prof")
+    if raw:
+        return _custom.decode_cached(str(raw))
+    return _profile.load_profile(state.get(pre + "cpu") or _profile.DEFAULT_PROFILE)
+
+
 def defaults(cpu: str | None = None) -> dict:
     """Default state (A and B identical); ``ghz`` follows the CPU profile."""
     cpu = cpu or _profile.DEFAULT_PROFILE
@@ -190,8 +227,17 @@ def decode(query) -> tuple[dict, list[str]]:
                 state[cpu_key] = val
                 ghz_key = cpu_key.replace("cpu", "ghz")
                 state[ghz_key] = _profile.load_profile(val).ghz
+    for pk in PROFILE_KEYS:
+        if pk in seen:
+            cpu_key = pk.replace("prof", "cpu")
+            before = state[cpu_key]
+            problem = _apply_profile(state, pk, seen[pk], set(seen))
+            if problem:
+                warnings.append(f"{pk}: custom profile ignored ({problem}); using {state[cpu_key]}")
+            elif cpu_key in seen and state[cpu_key] != before:
+                warnings.append(f"{cpu_key}: {before} replaced by {state[cpu_key]}, the base of the custom profile")
     for k, raw in seen.items():
-        if k in ("cpu", B_PREFIX + "cpu"):
+        if k in ("cpu", B_PREFIX + "cpu") or k in PROFILE_KEYS:
             continue
         if k == "v":
             if raw.strip() != str(FORMAT_VERSION):
@@ -225,9 +271,19 @@ def decode_strict(query) -> dict:
             if v.strip() != str(FORMAT_VERSION):
                 raise StateError("v", f"link format {_show(v)} is not supported; expected {FORMAT_VERSION}")
             continue
+        if k in PROFILE_KEYS:
+            cpu_key = k.replace("prof", "cpu")
+            given = {kk for kk, _ in pairs}
+            before = state[cpu_key]
+            problem = _apply_profile(state, k, v, given)
+            if problem:
+                raise StateError(k, f"custom profile: {problem}")
+            if cpu_key in given and state[cpu_key] != before:
+                raise StateError(cpu_key, f"{before} differs from {state[cpu_key]}, the base of the custom profile")
+            continue
         p = PARAMS.get(k)
         if p is None:
-            raise StateError(k, "unknown parameter; allowed: " + ", ".join(["v"] + list(PARAMS)))
+            raise StateError(k, "unknown parameter; allowed: " + ", ".join(["v"] + list(PARAMS) + list(PROFILE_KEYS)))
         val, problem = p.parse(v)
         if val is None or (problem and "clamped" in problem):
             raise StateError(k, f"{_show(v)} is not allowed; expected {p.allowed()}")
@@ -249,12 +305,19 @@ def encode(state: Mapping, keys=None) -> str:
             full[cpu_key] = state[cpu_key]
             full[cpu_key.replace("cpu", "ghz")] = _profile.load_profile(state[cpu_key]).ghz
     full.update({k: v for k, v in state.items() if k in PARAMS})
-    keys = list(PARAMS) if keys is None else list(keys)
+    keys_given = None if keys is None else list(keys)
+    keys = list(PARAMS) if keys is None else [k for k in keys if k not in PROFILE_KEYS]
     items = [("v", str(FORMAT_VERSION))] + [(k, _fmt(full[k])) for k in keys]
-    return urlencode(items)
+    # an optional custom profile travels too (compact, see skbmodel.custom)
+    items += [(pk, str(state[pk]).strip()) for pk in PROFILE_KEYS
+              if state.get(pk) and (keys_given is None or pk in keys_given)]
+    return urlencode(items, safe=":,~")
 
 
 def scenario(state: Mapping, which: str = "a") -> dict:
     """The model parameters of scenario ``"a"`` or ``"b"`` as plain ``{key: value}``."""
     pre = "" if which == "a" else B_PREFIX
-    return {p.key: state[pre + p.key] for p in MODEL_PARAMS}
+    out = {p.key: state[pre + p.key] for p in MODEL_PARAMS}
+    if state.get(pre + "prof"):
+        out["prof"] = state[pre + "prof"]
+    return out

@@ -164,7 +164,7 @@ def _fit(measurements, base: Profile, free, label: str, res: FitResult) -> None:
     if not ms:
         res.errors.append("no usable measurement: map at least one to a model output (cycles, ns, pps/Mpps "
                           "or Krps value)")
-    if not free:
+    if ms and not free:
         res.errors.append("choose at least one constant to fit")
     unknown = [n for n in free if n not in base.constants]
     if unknown:
