@@ -1,0 +1,51 @@
+"""skbmodel dashboard: ``streamlit run dashboard.py``.
+
+Entry point only: page config, the once-per-process GC freeze, the shared sidebar (skbview.appstate),
+navigation (one thin page per slug of ``skbmodel.state.PAGES``) and the URL write-back.
+"""
+import gc
+
+import streamlit as st
+
+from skbview import appstate
+
+st.set_page_config(page_title="skbmodel — SKB memory lifecycle", page_icon="📦", layout="wide")
+
+
+@st.cache_resource
+def _freeze_gc() -> bool:
+    """Move everything imported so far (plotly, numpy, streamlit) out of the GC's reach, once.
+
+    Together with ``runner.postScriptGC = false`` (.streamlit/config.toml) this keeps the
+    per-rerun garbage collection from scanning the big import graph on every slider move.
+    """
+    gc.collect()
+    gc.freeze()
+    return True
+
+
+_freeze_gc()
+
+PAGES = {
+    "overview": st.Page("pages/overview.py", title="Overview", icon="📊", url_path="overview", default=True),
+    "slub": st.Page("pages/slub.py", title="SLUB bulk", icon="🧱", url_path="slub"),
+    "zeroing": st.Page("pages/zeroing.py", title="Zeroing", icon="0️⃣", url_path="zeroing"),
+    "veth": st.Page("pages/veth.py", title="veth XDP_BATCH", icon="🔁", url_path="veth"),
+    "cpumap": st.Page("pages/cpumap.py", title="page_pool + cpumap", icon="🔀", url_path="cpumap"),
+    "kfree": st.Page("pages/kfree.py", title="kfree_skb_list", icon="🗑️", url_path="kfree"),
+    "compare": st.Page("pages/compare.py", title="Compare A/B", icon="⚖️", url_path="compare"),
+    "validation": st.Page("pages/validation.py", title="Validation", icon="✅", url_path="validation"),
+}
+
+appstate.init()
+pg = st.navigation(list(PAGES.values()))
+slug = next((s for s, p in PAGES.items() if p.url_path == pg.url_path), "overview")
+wanted = appstate.link_page_to_open(slug)
+if wanted in PAGES:
+    appstate.set_page(wanted)
+    st.switch_page(PAGES[wanted])
+appstate.set_page(slug)
+appstate.show_link_warnings()
+pg.run()  # the page records its own slug (appstate.page_state) and draws
+appstate.render_sidebar()  # after the page: the share link carries the page's state; sidebar placement is unaffected
+appstate.commit_url()

@@ -1,0 +1,49 @@
+"""Compare A/B: scenario A (sidebar) vs scenario B (here), every output, deltas, measurability."""
+import pandas as pd
+import streamlit as st
+
+from skbmodel import state as sk_state
+from skbview import appstate, charts, tables, ui
+
+
+def _copy_a_to_b() -> None:
+    ss = st.session_state
+    for k in sk_state.MODEL_KEYS:
+        ss[sk_state.B_PREFIX + k] = ss[k]
+
+
+st.title("Compare scenarios A and B")
+st.caption("A is the sidebar; B is set here (e.g. before/after a patch). Presets set B to the thread's 'before' case.")
+with st.expander("Scenario B controls", expanded=True):
+    st.button("Copy A → B", key="copy_a_to_b", on_click=_copy_a_to_b)
+    cols = st.columns(4)
+    for i, k in enumerate(sk_state.MODEL_KEYS):
+        appstate.param_widget(sk_state.B_PREFIX + k, cols[i % 4])
+state = appstate.page_state("compare")
+rows = tables.compare_rows(state)
+path = next(r for r in rows if r["output"] == "path.ns_per_packet")
+ui.metrics([
+    ("Overview path A (ns/packet)", ui.fmt(path["A"], 4), None),
+    ("Overview path B (ns/packet)", ui.fmt(path["B"], 4), None),
+    ("Δ B − A (ns/packet)", "—" if path["delta_ns"] is None else f"{path['delta_ns']:+.2f}", None),
+    ("Verdict", path["verdict"], None if path["runs_needed"] is None else f"{path['runs_needed']} runs per variant"),
+])
+df = pd.DataFrame(rows)
+
+
+@st.fragment
+def _table(df: pd.DataFrame) -> None:
+    # view-only filter: reruns just this fragment, not the model or the charts
+    only = st.toggle("Only outputs that change", key="ab_only_changed", value=True)
+    view = df[df["delta"] != 0] if only else df
+    st.dataframe(view, hide_index=True, width="stretch", key="ab_table",
+                 column_config={"delta_ns": st.column_config.NumberColumn("Δ ns/packet", format="%+.3f"),
+                                "delta_mpps": st.column_config.NumberColumn("Δ Mpps", format="%+.4f"),
+                                "delta": st.column_config.NumberColumn("Δ (unit)", format="%+.4g"),
+                                "A": st.column_config.NumberColumn(format="%.5g"),
+                                "B": st.column_config.NumberColumn(format="%.5g"),
+                                "runs_needed": st.column_config.NumberColumn("runs needed", format="%d")})
+
+
+_table(df)
+ui.show_charts(charts.figures_for_page("compare", state), state)

@@ -1,0 +1,249 @@
+"""The one place that maps the scenario state to and from the URL and the Streamlit session.
+
+* First run of a session: ``st.query_params`` is decoded with :func:`skbmodel.state.decode`
+  (lenient; every ignored or clamped parameter is listed in one ``st.warning``).
+* The state lives in ``st.session_state`` under the widget keys (widget key == state key, so the
+  slider for ``bulk`` is ``.st-key-bulk`` in the DOM).  A copy in ``_skb_state`` keeps values of
+  widgets that are not on the current page (page-local controls, scenario B) across page switches.
+* :func:`commit_url` writes the FULL :func:`skbmodel.state.encode` (every parameter + ``v=1``) into
+  ``st.query_params`` after the widgets, on every run (also from fragments).
+* ``page`` follows the current ``st.navigation`` page (url_path == slug of ``state.PAGES``); a
+  link whose ``page`` differs from the opened page switches to it once.
+"""
+from __future__ import annotations
+
+from urllib.parse import parse_qsl
+
+import streamlit as st
+
+from skbmodel import profile as sk_profile
+from skbmodel import state as sk_state
+
+STORE = "_skb_state"
+WARNINGS = "_skb_warnings"
+LINK_PAGE = "_skb_link_page"
+MODEL_KEYS = sk_state.MODEL_KEYS
+B = sk_state.B_PREFIX
+WIDGET_KEYS = tuple(MODEL_KEYS) + tuple(B + k for k in MODEL_KEYS)
+
+#: One preset per seed thread: (label, help, A overrides, B overrides).  Each sets EVERY control:
+#: the profile's defaults first, then the thread's conditions.  B is the thread's "before" case.
+PRESETS: dict[str, dict] = {
+    "000": dict(label="000 kfree_skb_list bulk free",
+                help="pktgen queue_xmit into fq_codel, drop_batch 64, KFREE_SKB_BULK_SIZE 16 (B: no bulk free)",
+                a=dict(cpu="e5-1650v4", kfl_bulk=16, drop_batch=64, clone_frac=0.0, link_gbps=10.0, frame_bytes=64,
+                       path="kfree_skb_list"),
+                b=dict(kfl_bulk=1)),
+    "001": dict(label="001 NAPI defer cache",
+                help="same-CPU skb_attempt_defer_free into the NAPI cache (B: without)",
+                a=dict(cpu="e5-1650v4", defer_cache=1, path="xdp_pass"),
+                b=dict(defer_cache=0)),
+    "002": dict(label="002 veth bulk alloc / memset",
+                help="veth XDP_PASS, VETH_XDP_BATCH 16, memset of 184 B, 2 ns noise (B: __GFP_ZERO)",
+                a=dict(cpu="e5-1650v4", xdp_batch=16, zero="memset", zero_bytes=184, noise_ns=2.0, link_gbps=10.0,
+                       frame_bytes=64, path="veth"),
+                b=dict(zero="gfp_zero")),
+    "003": dict(label="003 cpumap page_pool recycling",
+                help="Xeon Platinum + iavf, cpumap to a core on the same node, skb page_pool recycling "
+                     "(B: no recycling)",
+                a=dict(cpu="xeon-platinum-iavf", pp_recycle=1.0, numa="same", zero="gfp_zero", frame_bytes=64,
+                       path="cpumap"),
+                b=dict(pp_recycle=0.0)),
+    "004": dict(label="004 slab_bulk_test01",
+                help="kmem_cache bulk alloc/free microbenchmark at bulk 16 (B: bulk 1)",
+                a=dict(cpu="e5-1650v4", bulk=16),
+                b=dict(bulk=1)),
+}
+
+
+def preset_state(preset_id: str) -> dict:
+    """The full state (A and B) a preset sets."""
+    pr = PRESETS[preset_id]
+    full = sk_state.defaults(pr["a"].get("cpu"))
+    full.update(pr["a"])
+    for k in MODEL_KEYS:
+        full[B + k] = full[k]
+    full.update({B + k: v for k, v in pr["b"].items()})
+    return full
+
+
+def _query_mapping() -> dict:
+    qp = st.query_params
+    return {k: qp.get_all(k) for k in qp.keys()}
+
+
+def init() -> None:
+    """Sync the session with the store; decode the URL on the session's first run.
+
+    Call at the top of every full run, before any widget is created.
+    """
+    ss = st.session_state
+    if STORE not in ss:
+        mapping = _query_mapping()
+        state, warnings = sk_state.decode(mapping)
+        ss[STORE] = state
+        ss[WARNINGS] = warnings
+        ss[LINK_PAGE] = state["page"] if "page" in mapping else None
+        ss["_skb_link_query"] = sk_state.encode({k: v for k, v in state.items() if k != "page"}, WIDGET_KEYS)
+    store = ss[STORE]
+    for k in WIDGET_KEYS:
+        if k in ss:
+            store[k] = ss[k]
+        # re-assigning keeps the value of a widget that is not rendered on this page
+        ss[k] = store[k]
+
+
+def get_state() -> dict:
+    """The current full state (every key of ``skbmodel.state.PARAMS``), from the session."""
+    ss = st.session_state
+    store = ss.get(STORE) or sk_state.defaults()
+    state = dict(store)
+    for k in WIDGET_KEYS:
+        if k in ss:
+            state[k] = ss[k]
+    ss[STORE] = state
+    return state
+
+
+def set_page(slug: str) -> None:
+    get_state()
+    st.session_state[STORE]["page"] = slug
+
+
+def page_state(slug: str) -> dict:
+    """Called first by each page: records the current page (``page`` in the URL) and returns the state."""
+    set_page(slug)
+    return get_state()
+
+
+def link_page_to_open(current_slug: str) -> str | None:
+    """The page a shared link asked for, once per session, if it differs from the opened page."""
+    ss = st.session_state
+    want = ss.pop(LINK_PAGE, None)
+    ss[LINK_PAGE] = None
+    if want and want != current_slug:
+        return want
+    return None
+
+
+def commit_url(state: dict | None = None) -> str:
+    """Write the full encoded state into ``st.query_params`` (only when it differs)."""
+    state = state or get_state()
+    query = sk_state.encode(state)
+    want = dict(parse_qsl(query, keep_blank_values=True))
+    qp = st.query_params
+    have = {k: qp.get_all(k) for k in qp.keys()}
+    if have != {k: [v] for k, v in want.items()}:
+        qp.from_dict(want)
+    return query
+
+
+def share_link(state: dict | None = None) -> str:
+    """Full share link: the page URL (``st.context.url``) + ``?`` + every parameter."""
+    state = state or get_state()
+    base = None
+    try:
+        base = st.context.url
+    except Exception:  # noqa: BLE001 - not available outside a browser session
+        base = None
+    base = base or "http://localhost:8501/"
+    base = base.split("?", 1)[0]
+    return base + "?" + sk_state.encode(state)
+
+
+def show_link_warnings() -> None:
+    """Warn about every ignored/clamped link parameter while the controls still show the link's state."""
+    ss = st.session_state
+    warnings = ss.get(WARNINGS) or []
+    if warnings and sk_state.encode(get_state(), WIDGET_KEYS) != ss.get("_skb_link_query"):
+        ss[WARNINGS] = []
+        warnings = []
+    if warnings:
+        st.warning("Some link parameters were ignored or adjusted:\n\n" + "\n".join(f"- {w}" for w in warnings),
+                   icon="⚠️")
+
+
+# ------------------------------------------------------------------ widgets
+def _cpu_changed(prefix: str = "") -> None:
+    """Picking a shipped CPU profile sets its clock and drops a custom profile (``prof``) from a link."""
+    ss = st.session_state
+    ss[prefix + "ghz"] = sk_profile.load_profile(ss[prefix + "cpu"]).ghz
+    if STORE in ss:
+        ss[STORE].pop(prefix + "prof", None)
+
+
+def _apply_preset(preset_id: str) -> None:
+    full = preset_state(preset_id)
+    ss = st.session_state
+    for k in WIDGET_KEYS:
+        ss[k] = full[k]
+    ss[STORE] = {**ss.get(STORE, {}), **{k: full[k] for k in WIDGET_KEYS}}
+    ss["_skb_preset"] = preset_id
+
+
+ZERO_LABELS = {"memset": "memset (rep stos)", "gfp_zero": "__GFP_ZERO"}
+NUMA_LABELS = {"same": "same NUMA node", "cross": "cross NUMA node"}
+PATH_LABELS = {"veth": "veth XDP_PASS", "cpumap": "cpumap (destination CPU)", "xdp_pass": "XDP_PASS on one CPU",
+               "kfree_skb_list": "kfree_skb_list drop path"}
+
+
+def _profile_label(pid: str) -> str:
+    try:
+        return f"{pid} — {sk_profile.load_profile(pid).name}"
+    except Exception:  # noqa: BLE001
+        return pid
+
+
+def param_widget(key: str, container=None) -> None:
+    """The widget of one model parameter (A, or B with the ``b_`` prefix); key == state key."""
+    c = container or st
+    p = sk_state.PARAMS[key]
+    base = key[len(B):] if key.startswith(B) else key
+    prefix = key[: len(key) - len(base)]
+    label = p.label
+    if base == "cpu":
+        c.selectbox(label, p.choices, key=key, format_func=_profile_label, on_change=_cpu_changed, args=(prefix,))
+    elif base == "zero":
+        c.radio("Zeroing method", p.choices, key=key, format_func=ZERO_LABELS.get, horizontal=True)
+    elif base == "numa":
+        c.radio(label, p.choices, key=key, format_func=NUMA_LABELS.get, horizontal=True)
+    elif base == "path":
+        c.radio(label, p.choices, key=key, format_func=PATH_LABELS.get, horizontal=True)
+    elif base == "defer_cache":
+        c.radio(label, (0, 1), key=key, format_func={0: "off", 1: "on"}.get, horizontal=True)
+    elif base == "link_gbps":
+        c.number_input(label, min_value=float(p.lo), max_value=float(p.hi), step=float(p.step), key=key,
+                       format="%g")
+    elif p.kind == "int":
+        c.slider(label, min_value=int(p.lo), max_value=int(p.hi), step=int(p.step or 1), key=key)
+    else:
+        c.slider(label, min_value=float(p.lo), max_value=float(p.hi), step=float(p.step), key=key)
+
+
+#: Sidebar controls shared by all pages, grouped.
+SIDEBAR_GROUPS = (
+    ("CPU", ("cpu", "ghz")),
+    ("SLUB and zeroing", ("bulk", "zero", "zero_bytes")),
+    ("veth", ("xdp_batch",)),
+    ("kfree_skb_list", ("kfl_bulk", "drop_batch", "clone_frac")),
+    ("page_pool and cpumap", ("pp_recycle", "numa", "defer_cache")),
+    ("Link and noise", ("link_gbps", "frame_bytes", "noise_ns")),
+)
+
+
+def render_sidebar() -> dict:
+    """Presets, every shared control and the share link, in the sidebar.  Returns the state."""
+    with st.sidebar:
+        with st.expander("Presets (one per seed thread)", expanded=False):
+            for pid, pr in PRESETS.items():
+                st.button(pr["label"], key=f"preset_{pid}", help=pr["help"], on_click=_apply_preset, args=(pid,),
+                          width="stretch")
+        for title, keys in SIDEBAR_GROUPS:
+            st.markdown(f"**{title}**")
+            for k in keys:
+                param_widget(k)
+        state = get_state()
+        st.markdown("**Share link** (every parameter, v=1)")
+        with st.container(key="share_link"):
+            st.code(share_link(state), language=None, wrap_lines=True)
+    return state

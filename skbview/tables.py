@@ -1,0 +1,52 @@
+"""Tables shown by the pages (plain lists of dicts; pages turn them into dataframes)."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from skbmodel import model, noise, state as sk_state, units
+
+
+def _eval(state: Mapping, which: str) -> dict:
+    p = sk_state.scenario(state, which)
+    return model.evaluate(p, sk_state.profile_for(state, which))
+
+
+def compare_rows(state: Mapping) -> list[dict]:
+    """Every model output for scenario A and B, the delta, its per-packet time and rate form, and
+    whether it is measurable against A's noise floor (``noise_ns``) and how many runs it needs.
+
+    * ns outputs: ``delta_ns = B - A``; ``delta_mpps = 1e3/B - 1e3/A``.
+    * Mpps outputs: ``delta_mpps = B - A``; ``delta_ns = 1e3/B - 1e3/A`` (time per packet).
+    * cycles outputs: ``delta_ns`` converts each side with its own clock.
+    * other units (objects, Krps, %, runs, fraction): no per-packet form.
+    """
+    a, b = _eval(state, "a"), _eval(state, "b")
+    ghz_a, ghz_b = float(state["ghz"]), float(state[sk_state.B_PREFIX + "ghz"])
+    nf = float(state["noise_ns"])
+    rows = []
+    for k, unit in model.OUTPUT_UNITS.items():
+        va, vb = float(np.asarray(a[k])), float(np.asarray(b[k]))
+        d_ns = d_mpps = None
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if unit == "ns" and k != "noise.floor_ns":
+                d_ns = vb - va
+                d_mpps = float(units.ns_to_mpps(vb) - units.ns_to_mpps(va)) if va > 0 and vb > 0 else None
+            elif unit == "Mpps":
+                d_mpps = vb - va
+                d_ns = float(units.mpps_to_ns(vb) - units.mpps_to_ns(va)) if va > 0 and vb > 0 else None
+            elif unit == "cycles":
+                d_ns = float(units.cycles_to_ns(vb, ghz_b) - units.cycles_to_ns(va, ghz_a))
+        if d_ns is not None and not np.isfinite(d_ns):
+            d_ns = None
+        verdict, runs = "—", None
+        if d_ns is not None:
+            if d_ns == 0:
+                verdict = "no change"
+            else:
+                runs = int(noise.runs_needed(d_ns, nf))
+                verdict = "measurable" if bool(noise.measurable(d_ns, nf)) else "below noise floor"
+        rows.append(dict(output=k, unit=unit, A=va, B=vb, delta=vb - va, delta_ns=d_ns, delta_mpps=d_mpps,
+                         verdict=verdict, runs_needed=runs))
+    return rows
