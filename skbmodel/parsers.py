@@ -288,7 +288,7 @@ def _parse_text(text: str, origin: str) -> ParseResult:
     if len(lines) > MAX_LINES:
         return ParseResult([], [ParseError(origin, 0, f"{len(lines)} lines; the limit is {MAX_LINES} lines")])
     first = next((ln for ln in lines if ln.strip()), "")
-    if first.strip().lower().startswith("id,") and "quantity" in first.lower():
+    if first.strip().lower().startswith("id,"):
         res = _parse_csv(text, origin)
     else:
         res = _parse_lines(lines, origin)
@@ -351,7 +351,7 @@ def _parse_lines(lines: list[str], origin: str) -> ParseResult:
             r = _BULK_ROW.match(s)
             if r and "cycles" in s:
                 n = int(r.group("n"))
-                rest = re.sub(r"\s*improved\s+-?\d+(?:\.\d+)?%\s*$", "", r.group("rest"))
+                rest = re.sub(r"\s*(?:-\s*)?improved\s+-?\d+(?:\.\d+)?%\s*$", "", r.group("rest"))
                 cells = [c.strip() for c in re.split(r"\s+-\s+", rest) if c.strip()]
                 if len(cells) != len(bulk_cols):
                     err(i, f"bulk table row has {len(cells)} columns; the header on line {bulk_line} has "
@@ -415,7 +415,7 @@ def _parse_lines(lines: list[str], origin: str) -> ParseResult:
         pm = re.search(r"(\d+)pps\s+(\d+)Mb/sec\s+\((\d+)bps\)\s+errors:\s*(\d+)", s)
         if pm:
             pps, mb, bps, errors = (float(g) for g in pm.groups())
-            label = s[: pm.start()].strip(" :-") or "pktgen"
+            label = s[: pm.start()].strip(" :-") or "result"
             if pkt and i - pkt["line"] <= 3:
                 want = pps * pkt["size"] * 8
                 if abs(bps - want) > max(1.0, 1e-6 * want):
