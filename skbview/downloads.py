@@ -44,17 +44,12 @@ def download_buttons(fig, name: str, state: Mapping) -> None:
 
 
 def _base_url() -> str | None:
+    """The page's URL without the query (as the sidebar's share link uses), None outside a browser session."""
     try:
         url = st.context.url
     except Exception:  # noqa: BLE001 - AppTest / older runtimes
         url = None
-    if not url:
-        return None
-    # st.context.url is the current page's URL; the share link must point at the app's entry page,
-    # which restores the page from ?page=.
-    from urllib.parse import urlsplit, urlunsplit
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, "/", "", ""))
+    return url.split("?", 1)[0] if url else None
 
 
 def report_buttons(state: Mapping, warnings=()) -> None:

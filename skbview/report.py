@@ -67,7 +67,7 @@ def _slug(text: object) -> str:
 def state_hash(state: Mapping) -> str:
     """6 hex digits of the scenario (every A and B parameter, not the page): different scenarios give
     different file names; the same chart of the same scenario always gets the same name."""
-    keys = [k for k in S.PARAMS if k != "page"]
+    keys = [k for k in S.PARAMS if k != "page"] + list(getattr(S, "PROFILE_KEYS", ()))
     return hashlib.sha1(S.encode(_full(state), keys=keys).encode()).hexdigest()[:6]
 
 
@@ -145,9 +145,18 @@ def share_link(state: Mapping, base_url: str | None = None) -> str:
     return f"{base}?{S.encode(_full(state))}"
 
 
-def profile_version(cpu: str) -> str:
+def _profile(state: Mapping, which: str = "a"):
+    if hasattr(S, "profile_for"):  # custom profiles (key prof / b_prof)
+        return S.profile_for(state, which)
+    return load_profile(state["cpu" if which == "a" else S.B_PREFIX + "cpu"])
+
+
+def profile_version(state_or_cpu, which: str = "a") -> str:
     """``<id> (format v<n>, constants <hash>)``: the hash changes whenever a recalibration changes a value."""
-    prof = load_profile(cpu)
+    if isinstance(state_or_cpu, str):
+        prof = load_profile(state_or_cpu)
+    else:
+        prof = _profile(state_or_cpu, which)
     digest = hashlib.sha1(prof.to_toml().encode()).hexdigest()[:8]
     return f"{prof.id} (format v{prof.format_version}, constants {digest})"
 
@@ -190,6 +199,12 @@ def _param_table(st: dict) -> str:
         rows.append(f"<tr{cls}><td><code>{_e(p.key)}</code></td><td>{_e(p.label)}</td>"
                     f"<td class=num>{_e(S._fmt(a))}</td><td class=num>{_e(S._fmt(b))}</td>"
                     f"<td>{_e(p.unit)}</td><td>{_e(rng)}</td></tr>")
+    for k in getattr(S, "PROFILE_KEYS", ())[:1]:
+        a, b = st.get(k) or "", st.get(S.B_PREFIX + k) or ""
+        if a or b:
+            cls = ' class="diff"' if a != b else ""
+            rows.insert(1, f"<tr{cls}><td><code>{_e(k)}</code></td><td>Custom CPU profile (link form)</td>"
+                           f"<td>{_e(a or '—')}</td><td>{_e(b or '—')}</td><td></td><td>see skbmodel.custom</td></tr>")
     return ("<table><tr><th>key</th><th>parameter</th><th>A</th><th>B (<code>b_</code>)</th><th>unit</th>"
             "<th>allowed</th></tr>" + "".join(rows) + "</table>")
 
@@ -232,7 +247,7 @@ def build_html_report(state: Mapping, base_url: str | None = None, pages_=None, 
         "</head><body>",
         "<h1>skbmodel report</h1>",
         f"<p class=meta>skbmodel {_e(skbmodel.__version__)} · share-link format v{S.FORMAT_VERSION} · "
-        f"profile A {_e(profile_version(st['cpu']))} · profile B {_e(profile_version(st['b_cpu']))} · "
+        f"profile A {_e(profile_version(st, 'a'))} · profile B {_e(profile_version(st, 'b'))} · "
         f"generated {now}</p>",
         "<h2>Share link</h2>",
         f"<p>Opens the dashboard with exactly this scenario:</p><a class=link id=share-link href=\"{_e(link)}\">"

@@ -36,8 +36,11 @@ def _in_range(p: S.Param, v) -> bool:
     return type(v) is float and math.isfinite(v) and p.lo <= v <= p.hi
 
 
+_OPTIONAL = set(getattr(S, "PROFILE_KEYS", ()))  # custom-profile keys: present only when a link carries one
+
+
 def _assert_valid_state(s: dict):
-    assert set(s) == set(S.PARAMS), set(s) ^ set(S.PARAMS)
+    assert set(S.PARAMS) <= set(s) <= set(S.PARAMS) | _OPTIONAL, set(s) ^ set(S.PARAMS)
     for k, p in S.PARAMS.items():
         assert _in_range(p, s[k]), (k, s[k])
 
@@ -279,3 +282,17 @@ def test_strict_and_lenient_agree_on_padded_keys(q):
     """Regression: decode() stripped whitespace around keys, decode_strict() called them unknown."""
     assert S.decode(q) == ({**S.defaults(), "bulk": 3}, [])
     assert S.decode_strict(q)["bulk"] == 3
+
+
+CUSTOM = "1~e5-1650v4~ghz:3.57,slub_fast_pair_cycles:121.5~my-lab"
+
+
+@pytest.mark.skipif(not _OPTIONAL, reason="no custom-profile keys in this codec")
+@SETTINGS
+@given(valid_states(), st.sampled_from([("prof",), ("b_prof",), ("prof", "b_prof")]))
+def test_round_trip_with_custom_profile(s, keys):
+    for k in keys:
+        s = {**s, k: CUSTOM, k.replace("prof", "cpu"): "e5-1650v4"}
+    q = S.encode(s)
+    assert S.decode(q) == (s, [])
+    assert S.decode_strict(q) == s

@@ -1,0 +1,187 @@
+"""Share links in a real browser (headless system Chromium + the real dashboard), issue #4.
+
+* A link with non-default values on a non-default page opens that page, the controls show the
+  link's values, and the chart's numbers equal ``python -m skbmodel eval`` for the same query.
+* A/B: the ``b_`` keys restore scenario B's controls on the compare page.
+* A link with garbage shows one warning naming every ignored/clamped parameter and a working page.
+* The URL follows every change and the sidebar's share link reproduces the view.
+"""
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from urllib.parse import urlsplit
+
+import pytest
+
+from skbmodel import state as S
+from tests.browser_util import (REPO_ROOT, focus_slider, launch_chromium, slider_value, streamlit_server,
+                                wait_for_app, wait_for_plotly)
+
+pytestmark = pytest.mark.browser
+
+QUERY = "v=1&page=kfree&bulk=32&kfl_bulk=8&drop_batch=128&clone_frac=0.25&zero=memset&b_bulk=4"
+ALERT = '[data-testid="stAlert"], [data-testid="stAlertContainer"]'
+
+
+@pytest.fixture(scope="module")
+def app():
+    from playwright.sync_api import sync_playwright
+
+    with streamlit_server("dashboard.py") as url, sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            yield url, browser
+        finally:
+            browser.close()
+
+
+def _open(app, query: str, path: str = "/"):
+    url, browser = app
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url + path + ("?" + query if query else ""))
+    wait_for_app(page)
+    wait_for_plotly(page, 0)
+    wait_for_app(page)
+    page._skb_errors = errors  # noqa: SLF001 - test bookkeeping
+    return page
+
+
+def _eval(query: str) -> dict:
+    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", query, "--json"], cwd=REPO_ROOT,
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0, r.stderr
+    return json.loads(r.stdout)
+
+
+_TRACE_Y = """([title, prefix]) => {
+    for (const gd of document.querySelectorAll('.js-plotly-plot')) {
+        const t = (gd.layout && gd.layout.title && gd.layout.title.text) || '';
+        if (!t.includes(title)) continue;
+        const tr = gd._fullData.find(d => (d.name || '').startsWith(prefix));
+        return tr ? {x: Array.from(tr.x), y: Array.from(tr.y)} : null;
+    }
+    return null;
+}"""
+
+
+def _url_state(page) -> dict:
+    state, warnings = S.decode(urlsplit(page.url).query)
+    assert warnings == [], warnings
+    return state
+
+
+def _no_exception(page):
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert not page._skb_errors, page._skb_errors  # noqa: SLF001
+
+
+def test_share_link_restores_page_controls_and_chart(app):
+    page = _open(app, QUERY)
+    try:
+        _no_exception(page)
+        assert urlsplit(page.url).path.rstrip("/").endswith("/kfree"), page.url
+        assert page.locator(ALERT).count() == 0
+        for key, want in (("bulk", 32), ("kfl_bulk", 8), ("drop_batch", 128), ("clone_frac", 0.25)):
+            assert slider_value(page, key) == want, key
+        assert page.locator(".st-key-zero input[type=radio]:checked").first.evaluate(
+            "el => el.closest('label').innerText").startswith("memset")
+        # the URL carries every parameter and v=1 and means the same state as the link
+        want, _ = S.decode(QUERY)
+        assert _url_state(page) == want
+        assert urlsplit(page.url).query.startswith("v=1&")
+        # the chart's numbers are the CLI's numbers for the same query
+        ref = _eval(QUERY)["outputs"]
+        cur = page.evaluate(_TRACE_Y, ["drop_batch", "current"])
+        assert cur and cur["x"] == [128]
+        assert math.isclose(cur["y"][0], ref["kfree_skb_list.mpps"], rel_tol=1e-9), (cur, ref["kfree_skb_list.mpps"])
+        line = page.evaluate(_TRACE_Y, ["drop_batch", "KFREE_SKB_BULK_SIZE 8"])
+        # a point of the swept line (its x grid need not contain 128): the same query at that x
+        i = min(range(len(line["x"])), key=lambda j: abs(line["x"][j] - 300))
+        x = int(line["x"][i])
+        ref_x = _eval(QUERY.replace("drop_batch=128", f"drop_batch={x}"))["outputs"]
+        assert math.isclose(line["y"][i], ref_x["kfree_skb_list.mpps"], rel_tol=1e-9), (x, line["y"][i])
+        metric = page.locator('[data-testid="stMetricValue"]').first.inner_text()
+        assert metric.replace(",", "") == f"{ref['kfree_skb_list.mpps'] * 1e6:.0f}", metric
+    finally:
+        page.close()
+
+
+def test_ab_link_restores_scenario_b(app):
+    page = _open(app, "v=1&page=compare&bulk=64&b_bulk=4&b_zero=memset&b_drop_batch=256")
+    try:
+        _no_exception(page)
+        assert urlsplit(page.url).path.rstrip("/").endswith("/compare"), page.url
+        assert slider_value(page, "bulk") == 64
+        assert slider_value(page, "b_bulk") == 4
+        assert slider_value(page, "b_drop_batch") == 256
+        assert page.locator(".st-key-b_zero input[type=radio]:checked").first.evaluate(
+            "el => el.closest('label').innerText").startswith("memset")
+        s = _url_state(page)
+        assert (s["bulk"], s["b_bulk"], s["b_zero"], s["zero"]) == (64, 4, "memset", "gfp_zero")
+    finally:
+        page.close()
+
+
+def test_garbage_link_warns_naming_each_parameter_and_works(app):
+    bad = "page=slub&bulk=abc&clone_frac=-5&nosuch=1&zero=42&v=9&b_bulk=1e9&%ZZ=%00"
+    page = _open(app, bad)
+    try:
+        _no_exception(page)
+        assert urlsplit(page.url).path.rstrip("/").endswith("/slub"), page.url
+        alert = page.locator(ALERT).first
+        alert.wait_for(timeout=10_000)
+        text = alert.inner_text()
+        _, warnings = S.decode(bad)
+        assert len(warnings) >= 6
+        for name in ("bulk", "clone_frac", "nosuch", "zero", "v:", "b_bulk", "%ZZ"):
+            assert name in text, (name, text)
+        # defaults for the bad parts, clamps where a number was out of range
+        assert slider_value(page, "bulk") == 16
+        assert slider_value(page, "clone_frac") == 0.0
+        s = _url_state(page)
+        assert (s["bulk"], s["b_bulk"], s["clone_frac"], s["zero"]) == (16, 256, 0.0, "gfp_zero")
+        assert page.locator(".js-plotly-plot").count() >= 1
+    finally:
+        page.close()
+
+
+@pytest.mark.parametrize("query", ["%%%&&==;;<script>alert(1)</script>", "page=../../etc&" + "x=1&" * 300,
+                                   "page=validation&ghz=nan&bulk=inf&frame_bytes=-0&v="])
+def test_nonsense_links_never_give_an_exception_page(app, query):
+    page = _open(app, query)
+    try:
+        _no_exception(page)
+        assert page.locator(".js-plotly-plot").count() >= 1
+        assert page.locator(ALERT).count() >= 1
+    finally:
+        page.close()
+
+
+def test_url_follows_changes_and_sidebar_link_reproduces_view(app):
+    page = _open(app, "v=1&page=slub&bulk=20")
+    try:
+        focus_slider(page, "bulk")
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("() => new URL(location.href).searchParams.get('bulk') === '21'", timeout=15_000)
+        wait_for_app(page)
+        assert slider_value(page, "bulk") == 21
+        link = page.locator(".st-key-share_link code").first.inner_text().strip()
+        q = urlsplit(link).query
+        pairs = [kv.split("=", 1)[0] for kv in q.split("&")]
+        assert pairs[0] == "v" and set(pairs[1:]) >= set(S.PARAMS), pairs
+        assert S.decode(q)[0]["bulk"] == 21 and S.decode(q)[0]["page"] == "slub"
+        url, _ = app
+        other = _open(app, q)
+        try:
+            assert urlsplit(other.url).path.rstrip("/").endswith("/slub")
+            assert slider_value(other, "bulk") == 21
+            assert _url_state(other) == _url_state(page)
+        finally:
+            other.close()
+    finally:
+        page.close()
