@@ -1,0 +1,132 @@
+"""Streamlit helpers for custom (user-fitted) CPU profiles (issue #5).
+
+The custom profile in use travels in the scenario state under the optional key ``prof``
+(compact link text, :mod:`skbmodel.custom`); ``skbmodel.state.profile_for`` and the charts honour
+it.  This module keeps the session side: the profiles fitted or uploaded in this session (with
+their full per-constant sources), selecting one (sets ``prof``, ``cpu`` = its base and the clock),
+and a sidebar control to switch between shipped and custom profiles.
+
+Call :func:`select` / :func:`clear` from widget callbacks (they set widget keys ``cpu``/``ghz``).
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from skbmodel import custom
+from skbmodel import state as sk_state
+from skbmodel.profile import Profile
+
+STORE = "_skb_state"            # the dashboard's state store (skbview.appstate.STORE)
+REGISTRY = "_skb_custom_profiles"
+PICK_KEY = "custom_profile_pick"
+NONE = "(shipped profile)"
+
+
+def _store() -> dict:
+    ss = st.session_state
+    if STORE not in ss:
+        ss[STORE] = sk_state.defaults()
+    return ss[STORE]
+
+
+def registry() -> dict[str, Profile]:
+    """Custom profiles of this session, ``{id: Profile}`` (insertion order)."""
+    return st.session_state.setdefault(REGISTRY, {})
+
+
+def register(profile: Profile) -> None:
+    registry()[profile.id] = profile
+
+
+def active(which: str = "a") -> Profile | None:
+    """The custom profile in use for scenario ``which`` (None = a shipped profile)."""
+    pre = "" if which == "a" else sk_state.B_PREFIX
+    text = _store().get(pre + "prof")
+    if not text:
+        return None
+    try:
+        prof = custom.decode_cached(text)
+    except custom.ProfileLinkError:
+        return None
+    return registry().get(prof.id, prof)
+
+
+def adopt_link_profile() -> None:
+    """Register the profile a share link brought in (so the sidebar can list it)."""
+    prof = active()
+    if prof is not None and prof.id not in registry():
+        register(prof)
+
+
+def select(profile: Profile, which: str = "a") -> None:
+    """Use ``profile`` for scenario ``which``: ``prof`` = its link text, ``cpu`` = its base, clock = its clock."""
+    pre = "" if which == "a" else sk_state.B_PREFIX
+    register(profile)
+    store = _store()
+    store[pre + "prof"] = custom.encode_profile(profile)
+    store[pre + "cpu"] = profile.inherits
+    store[pre + "ghz"] = profile.ghz
+    ss = st.session_state
+    ss[pre + "cpu"] = profile.inherits
+    ss[pre + "ghz"] = profile.ghz
+    if which == "a":
+        ss[PICK_KEY] = profile.id
+
+
+def clear(which: str = "a") -> None:
+    """Back to the shipped profile named by ``cpu`` (and its clock)."""
+    from skbmodel.profile import load_profile
+    pre = "" if which == "a" else sk_state.B_PREFIX
+    store = _store()
+    store.pop(pre + "prof", None)
+    cpu = store.get(pre + "cpu") or st.session_state.get(pre + "cpu")
+    if cpu:
+        store[pre + "ghz"] = load_profile(cpu).ghz
+        st.session_state[pre + "ghz"] = store[pre + "ghz"]
+    if which == "a":
+        st.session_state[PICK_KEY] = NONE
+
+
+def _picked() -> None:
+    pick = st.session_state.get(PICK_KEY)
+    if pick in registry():
+        select(registry()[pick])
+    else:
+        clear()
+
+
+def label(profile: Profile | None) -> str:
+    if profile is None:
+        return NONE
+    return f"{profile.name} ({profile.id}, base {profile.inherits})"
+
+
+def sidebar_selector(container=None) -> None:
+    """A selectbox of the custom profiles of this session (shown once there is one)."""
+    adopt_link_profile()
+    reg = registry()
+    if not reg:
+        return
+    c = container or st
+    cur = active()
+    options = [NONE, *reg]
+    want = cur.id if cur is not None else NONE
+    if st.session_state.get(PICK_KEY) != want:
+        st.session_state[PICK_KEY] = want
+    c.selectbox("Custom profile (fitted on the Calibrate page)", options, key=PICK_KEY, on_change=_picked,
+                format_func=lambda pid: NONE if pid == NONE else label(reg.get(pid)))
+
+
+def share_link(state: dict | None = None) -> str:
+    """The dashboard's share link for ``state`` (the current one by default), custom profile included."""
+    state = dict(state or _store())
+    try:
+        from skbview import appstate
+        return appstate.share_link(state)
+    except Exception:  # noqa: BLE001 - standalone use of the page
+        base = "http://localhost:8501/"
+        try:
+            base = (st.context.url or base).split("?", 1)[0]
+        except Exception:  # noqa: BLE001
+            pass
+        return base + "?" + sk_state.encode(state)
