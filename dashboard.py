@@ -48,4 +48,9 @@ appstate.set_page(slug)
 appstate.show_link_warnings()
 pg.run()  # the page records its own slug (appstate.page_state) and draws
 appstate.render_sidebar()  # after the page: the share link carries the page's state; sidebar placement is unaffected
+# Issue #4 exports (skbview.downloads): "Download report" (one HTML file) and a zip of every chart's PNG.
+with st.sidebar:
+    from skbview.downloads import report_buttons
+
+    report_buttons(appstate.get_state(), st.session_state.get(appstate.WARNINGS) or ())
 appstate.commit_url()
