@@ -185,3 +185,37 @@ def test_url_follows_changes_and_sidebar_link_reproduces_view(app):
             other.close()
     finally:
         page.close()
+
+
+def test_downloads_from_the_page(app, tmp_path):
+    """Click a chart's PNG and SVG buttons and the sidebar's report button: real files, meaningful names."""
+    from skbview import report
+
+    page = _open(app, "v=1&page=slub&bulk=32")
+    try:
+        state = _url_state(page)
+        with page.expect_download(timeout=60_000) as dl:
+            page.locator(".st-key-dl_png_slub_per_object button").first.click()
+        png = tmp_path / dl.value.suggested_filename
+        dl.value.save_as(png)
+        assert png.name == report.file_stem("slub", "per_object", state) + ".png"
+        assert "bulk-32" in png.name
+        data = png.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n"
+        with page.expect_download(timeout=60_000) as dl:
+            page.locator(".st-key-dl_svg_slub_per_object button").first.click()
+        svg = tmp_path / dl.value.suggested_filename
+        dl.value.save_as(svg)
+        import xml.etree.ElementTree as ET
+        assert svg.suffix == ".svg" and ET.parse(svg).getroot().tag.endswith("svg")
+        with page.expect_download(timeout=120_000) as dl:
+            page.locator(".st-key-dl_report_html button").first.click()
+        html = tmp_path / dl.value.suggested_filename
+        dl.value.save_as(html)
+        text = html.read_text()
+        assert html.suffix == ".html" and text.startswith("<!DOCTYPE html>")
+        link = page.locator(".st-key-share_link code").first.inner_text().strip()
+        assert link.replace("&", "&amp;") in text  # the report carries the sidebar's share link
+        _no_exception(page)
+    finally:
+        page.close()
