@@ -9,7 +9,7 @@ import streamlit as st
 
 from skbview import appstate
 
-st.set_page_config(page_title="skbmodel — SKB memory lifecycle", page_icon="📦", layout="wide")
+st.set_page_config(page_title="skbmodel — SKB memory lifecycle", page_icon=":material/memory:", layout="wide")
 
 
 @st.cache_resource
@@ -27,14 +27,14 @@ def _freeze_gc() -> bool:
 _freeze_gc()
 
 PAGES = {
-    "overview": st.Page("pages/overview.py", title="Overview", icon="📊", url_path="overview", default=True),
-    "slub": st.Page("pages/slub.py", title="SLUB bulk", icon="🧱", url_path="slub"),
-    "zeroing": st.Page("pages/zeroing.py", title="Zeroing", icon="0️⃣", url_path="zeroing"),
-    "veth": st.Page("pages/veth.py", title="veth XDP_BATCH", icon="🔁", url_path="veth"),
-    "cpumap": st.Page("pages/cpumap.py", title="page_pool + cpumap", icon="🔀", url_path="cpumap"),
-    "kfree": st.Page("pages/kfree.py", title="kfree_skb_list", icon="🗑️", url_path="kfree"),
-    "compare": st.Page("pages/compare.py", title="Compare A/B", icon="⚖️", url_path="compare"),
-    "validation": st.Page("pages/validation.py", title="Validation", icon="✅", url_path="validation"),
+    "overview": st.Page("pages/overview.py", title="Overview", icon=":material/dashboard:", url_path="overview", default=True),
+    "slub": st.Page("pages/slub.py", title="SLUB bulk", icon=":material/view_module:", url_path="slub"),
+    "zeroing": st.Page("pages/zeroing.py", title="Zeroing", icon=":material/format_color_reset:", url_path="zeroing"),
+    "veth": st.Page("pages/veth.py", title="veth XDP_BATCH", icon=":material/sync_alt:", url_path="veth"),
+    "cpumap": st.Page("pages/cpumap.py", title="page_pool + cpumap", icon=":material/call_split:", url_path="cpumap"),
+    "kfree": st.Page("pages/kfree.py", title="kfree_skb_list", icon=":material/delete_sweep:", url_path="kfree"),
+    "compare": st.Page("pages/compare.py", title="Compare A/B", icon=":material/compare:", url_path="compare"),
+    "validation": st.Page("pages/validation.py", title="Validation", icon=":material/fact_check:", url_path="validation"),
 }
 
 appstate.init()

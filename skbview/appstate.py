@@ -110,8 +110,24 @@ def set_page(slug: str) -> None:
     st.session_state[STORE]["page"] = slug
 
 
+def _ensure_navigation() -> None:
+    """Make a page opened directly (``/veth``) on a fresh server go through ``dashboard.py``.
+
+    Streamlit starts in the legacy "pages/ directory" mode because ``pages/`` exists, and only
+    leaves it when ``st.navigation`` runs the first time.  If the first request of a fresh server
+    is a page URL, the page script would run alone (no sidebar, legacy nav).  Leave that mode and
+    rerun: the entry point then runs with the requested page.
+    """
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if PagesManager.uses_pages_directory:
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def page_state(slug: str) -> dict:
     """Called first by each page: records the current page (``page`` in the URL) and returns the state."""
+    _ensure_navigation()
     set_page(slug)
     return get_state()
 
@@ -242,6 +258,9 @@ def render_sidebar() -> dict:
             st.markdown(f"**{title}**")
             for k in keys:
                 param_widget(k)
+            if title == "CPU":  # issue #5: custom profiles fitted/uploaded on the Calibrate page or from a link
+                from skbview import custom_profile
+                custom_profile.sidebar_selector()
         state = get_state()
         st.markdown("**Share link** (every parameter, v=1)")
         with st.container(key="share_link"):

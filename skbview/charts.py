@@ -171,7 +171,7 @@ class _Fig:
         return go.Figure(data=self.traces, layout=layout, _validate=False)
 
 
-def _wrap(text: str, width: int = 150) -> str:
+def _wrap(text: str, width: int = 115) -> str:
     """Break a ' · '-separated caption into lines of at most ``width`` characters."""
     lines, cur = [], ""
     for part in text.split(" · "):
@@ -187,17 +187,19 @@ def _wrap(text: str, width: int = 150) -> str:
 
 def _finish(fig: _Fig, title: str, xtitle: str, ytitle: str, cap: str, height: int = HEIGHT) -> go.Figure:
     cap = _wrap(cap)
+    extra = 14 * cap.count("<br>")
+    bottom = 105 + extra
     fig.update_layout(
         template=TEMPLATE, title=dict(text=title), height=height,
-        margin=dict(l=80, r=30, t=60, b=95 + 14 * cap.count("<br>")),
+        margin=dict(l=80, r=30, t=60, b=bottom),
         meta=dict(caption=cap.replace("<br>", " · ")),
     )
-    fig.update_xaxes(title=dict(text=xtitle))
+    fig.update_xaxes(title=dict(text=xtitle), automargin=False)
     fig.update_yaxes(title=dict(text=ytitle))
-    # the caption sits in the bottom margin, below the x-axis title
-    plot_h = height - 60 - (95 + 14 * cap.count("<br>"))
+    # the caption sits at the very bottom of the figure, below tick labels and the x-axis title
+    plot_h = height - 60 - bottom
     fig.annotations.append(dict(text=cap, showarrow=False, xref="paper", yref="paper", x=0, xanchor="left",
-                                y=-72 / plot_h, yanchor="top", align="left",
+                                y=-(bottom - 6) / plot_h, yanchor="bottom", align="left",
                                 font=dict(size=11, color="#555"), name="caption"))
     return fig.build()
 
@@ -243,8 +245,9 @@ def overview_breakdown(state: Mapping) -> go.Figure:
     prof = _prof(state)
     parts = model.breakdown_ns(p, prof)
     out = model.evaluate(p, prof)
-    names = list(model.COMPONENTS)
-    vals = np.array([_f(parts[k]) for k in names])
+    keys = list(model.COMPONENTS)
+    names = [k.replace(" ", "<br>", 1) if len(k) > 10 else k for k in keys]
+    vals = np.array([_f(parts[k]) for k in keys])
     total = _f(out["path.ns_per_packet"])
     budget = _f(out["budget.ns_per_packet"])
     fig = _Fig(Waterfall(
@@ -262,6 +265,7 @@ def overview_breakdown(state: Mapping) -> go.Figure:
                        text=f"line-rate budget {budget:.1f} ns/packet "
                             f"({_fmt(float(p['link_gbps']))} Gbit/s, {p['frame_bytes']} B frames)")
     fig.update_yaxes(rangemode="tozero", range=[0, max(total, budget) * 1.15])
+    fig.update_xaxes(tickangle=0)
     fig.update_layout(showlegend=False)
     pct = _f(out["path.budget_pct"])
     return _finish(fig, f"Per-packet cost: {PATH_LABELS[p['path']]} — {total:.1f} ns = {pct:.0f} % of budget",
@@ -277,7 +281,7 @@ def overview_paths(state: Mapping) -> go.Figure:
     paths = np.array(st_mod.PATHS)
     parts = model.breakdown_ns({**p, "path": paths}, prof)
     budget = _f(model.evaluate(p, prof)["budget.ns_per_packet"])
-    labels = np.array([PATH_LABELS[x] for x in paths])
+    labels = [PATH_LABELS[x].replace(" (", "<br>(") for x in paths]
     fig = _Fig()
     for comp in model.COMPONENTS:
         y = np.broadcast_to(np.asarray(parts[comp], dtype=float), paths.shape)
@@ -285,8 +289,10 @@ def overview_paths(state: Mapping) -> go.Figure:
                              hovertemplate=comp + ": %{y:.1f} ns/packet<extra></extra>"))
     fig.add_hline(y=budget, line=dict(color=COLORS["budget"], dash="dash", width=2))
     fig.add_annotation(x=1, xref="paper", y=budget, text=f"line-rate budget {budget:.1f} ns", showarrow=False,
-                       xanchor="right", yanchor="bottom", font=dict(size=11, color="#555"))
+                       xanchor="right", yanchor="bottom", font=dict(size=11, color="#333"),
+                       bgcolor="rgba(255,255,255,0.85)")
     fig.update_layout(barmode="stack")
+    fig.update_xaxes(tickangle=0)
     return _finish(fig, "All paths: per-packet cost by component", "path (CPU that limits the rate)",
                    "time per packet (ns)",
                    caption(state, ("zero", "zero_bytes", "xdp_batch", "kfl_bulk", "drop_batch", "pp_recycle",
@@ -320,7 +326,7 @@ def slub_per_object(state: Mapping) -> go.Figure:
         fig.add_trace(Scatter(
             x=np.array([r.state["bulk"] for r, _ in seeds], dtype=float),
             y=np.array([_seed_value(s, "cycles") for s in seeds]), mode="markers+text",
-            text=[f"{r.id}: {o.value:g}" for r, o in seeds], textposition="middle right",
+            text=[f"{r.id}: {o.value:g}" for r, o in seeds], textposition="top center",
             name="seed 004 slab_bulk_test01 (E5-1650 v4)", marker=SEED_MARKER,
             hovertemplate="%{text} cycles<extra></extra>"))
     ops = int(_f(cur["slub.objects_per_slab"]))
@@ -670,8 +676,8 @@ def compare_delta(state: Mapping) -> go.Figure:
     lim = max(float(np.abs(d).max()) * 1.3, nf * 2.5)
     fig.add_shape(type="rect", x0=-nf, x1=nf, y0=0, y1=1, yref="paper", fillcolor=COLORS["noise"],
                   line=dict(width=0), layer="below")
-    fig.add_annotation(x=nf, y=1, yref="paper", xanchor="left", yanchor="bottom", font=dict(size=11, color="#555"),
-                       text=f"grey band: ±{nf:g} ns noise floor (not measurable)")
+    fig.add_annotation(x=0, xref="paper", y=1, yref="paper", xanchor="left", yanchor="bottom",
+                       font=dict(size=11, color="#555"), text=f"grey band: ±{nf:g} ns noise floor (not measurable)")
     fig.update_layout(showlegend=False)
     fig.update_xaxes(range=[-lim, lim], zeroline=True, zerolinecolor="#888")
     fig.update_yaxes(autorange="reversed", ticks="", showline=False)
@@ -691,7 +697,7 @@ def compare_breakdown(state: Mapping) -> go.Figure:
     pa, pb = _params(state, "a"), _params(state, "b")
     ba = model.breakdown_ns(pa, _prof(state, "a"))
     bb = model.breakdown_ns(pb, _prof(state, "b"))
-    labels = np.array([f"A: {PATH_LABELS[pa['path']]}", f"B: {PATH_LABELS[pb['path']]}"])
+    labels = [f"A: {PATH_LABELS[pa['path']]}".replace(" (", "<br>("), f"B: {PATH_LABELS[pb['path']]}".replace(" (", "<br>(")]
     for comp in model.COMPONENTS:
         fig.add_trace(Bar(x=labels, y=np.array([_f(ba[comp]), _f(bb[comp])]), name=comp,
                              marker_color=COMPONENT_COLORS[comp],
