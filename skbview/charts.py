@@ -681,7 +681,7 @@ def compare_delta(state: Mapping) -> go.Figure:
     fig.update_layout(showlegend=False)
     fig.update_xaxes(range=[-lim, lim], zeroline=True, zerolinecolor="#888")
     fig.update_yaxes(autorange="reversed", ticks="", showline=False)
-    return _finish(fig, "A/B: change in time per packet (B − A)", "B − A (ns per packet or object)", "",
+    return _finish(fig, "A/B: change in time per packet (B − A)", "B − A (ns per packet or object)", "model output",
                    _ab_caption(state), height=520)
 
 

@@ -1,0 +1,332 @@
+"""AppTest for every dashboard page: set controls, check the numbers and chart data it shows
+against skbmodel evaluated directly (the oracle is the model package, not the page code)."""
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from urllib.parse import parse_qsl
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from skbmodel import model, state as sk_state, validation
+from skbmodel.observations import seed_observations
+from skbmodel.profile import load_profile
+
+AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
+DASHBOARD = str(Path(__file__).resolve().parent.parent / "dashboard.py")
+
+
+@pytest.fixture(autouse=True)
+def _navigation_mode(monkeypatch):
+    """AppTest resets ``PagesManager.uses_pages_directory`` before every run, so with a ``pages/``
+    folder next to the entry point each run after ``switch_page`` would execute the page file
+    alone (legacy mode).  A real server leaves that mode for good on the first ``st.navigation``
+    call; do the same here."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    orig = PagesManager.__init__
+
+    def init(self, *a, **k):
+        orig(self, *a, **k)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+def _app(query: dict | None = None) -> AppTest:
+    at = AppTest.from_file(DASHBOARD, default_timeout=30)
+    if query:
+        at.query_params.update(query)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _open(at: AppTest, slug: str) -> AppTest:
+    at.switch_page(f"pages/{slug}.py").run()
+    assert not at.exception, at.exception
+    assert at.query_params["page"] == slug
+    return at
+
+
+def _arr(v):
+    """Plotly JSON array: a list or numpy's base64 ``{dtype, bdata, shape}``."""
+    if isinstance(v, dict) and "bdata" in v:
+        a = np.frombuffer(base64.b64decode(v["bdata"]), dtype=np.dtype(v["dtype"]))
+        if "shape" in v:
+            a = a.reshape([int(s) for s in str(v["shape"]).split(",")])
+        return a
+    return np.asarray(v)
+
+
+def _spec(at: AppTest, i: int) -> dict:
+    return json.loads(at.get("plotly_chart")[i].proto.spec)
+
+
+def _trace(spec: dict, name_part: str, exact: bool = False) -> dict:
+    for t in spec["data"]:
+        name = t.get("name") or ""
+        if (name == name_part) if exact else (name_part in name):
+            return t
+    raise AssertionError(f"no trace named like {name_part!r}: {[t.get('name') for t in spec['data']]}")
+
+
+def _metric(at: AppTest, label_part: str) -> str:
+    for m in at.metric:
+        if label_part in m.label:
+            return m.value
+    raise AssertionError(f"no metric {label_part!r}: {[m.label for m in at.metric]}")
+
+
+def _state(at: AppTest) -> dict:
+    st, warnings = sk_state.decode(dict(at.query_params))
+    assert not warnings
+    return st
+
+
+def _eval(at: AppTest, **override):
+    st = _state(at)
+    p = {**sk_state.scenario(st), **override}
+    return model.evaluate(p, load_profile(p["cpu"]))
+
+
+def _check_chart_basics(spec: dict):
+    lay = spec["layout"]
+    assert lay["title"]["text"]
+    assert lay["xaxis"]["title"]["text"]
+    caption = [a for a in lay.get("annotations", []) if a.get("name") == "caption"]
+    assert caption and "skbmodel" in caption[0]["text"] and "profile" in caption[0]["text"]
+
+
+# --------------------------------------------------------------------------- URL and sidebar
+def test_first_run_writes_every_parameter_and_version():
+    at = _app()
+    q = dict(at.query_params)
+    assert q["v"] == "1"
+    assert set(sk_state.PARAMS) <= set(q)
+    assert q["page"] == "overview"
+    share = at.get("code")[0].value if at.get("code") else at.sidebar.code[0].value
+    assert "?v=1&" in share and "bulk=16" in share
+
+
+def test_bad_link_warns_per_parameter_and_clamps():
+    at = _app({"v": "1", "bulk": "999", "zero": "nope", "foo": "1", "xdp_batch": "8"})
+    text = " ".join(w.value for w in at.warning)
+    assert "bulk" in text and "zero" in text and "'foo'" in text
+    assert at.slider(key="bulk").value == 256
+    assert at.slider(key="xdp_batch").value == 8
+    assert at.query_params["bulk"] == "256" and at.query_params["zero"] == "gfp_zero"
+
+
+def test_link_page_opens_that_page_with_its_controls():
+    q = sk_state.encode({**sk_state.defaults(), "page": "veth", "xdp_batch": 8, "zero": "memset"})
+    at = _app(dict(parse_qsl(q)))
+    assert at.query_params["page"] == "veth"
+    assert "veth" in at.title[0].value
+    assert at.slider(key="xdp_batch").value == 8
+    out = _eval(at)
+    assert _metric(at, "Throughput") == f"{float(out['veth.mpps']):.4g}"
+
+
+def test_slider_change_updates_url_and_metric():
+    at = _app()
+    at.slider(key="xdp_batch").set_value(1).run()
+    assert at.query_params["xdp_batch"] == "1"
+    assert _metric(at, "Throughput") == f"{float(_eval(at)['path.mpps']):.4g}"
+
+
+@pytest.mark.parametrize("preset", ["000", "001", "002", "003", "004"])
+def test_presets_set_every_control(preset):
+    from skbview.appstate import preset_state
+
+    at = _app()
+    at.button(key=f"preset_{preset}").click().run()
+    want = preset_state(preset)
+    st = _state(at)
+    for k in sk_state.MODEL_KEYS + tuple("b_" + k for k in sk_state.MODEL_KEYS):
+        assert st[k] == pytest.approx(want[k]) if isinstance(want[k], float) else st[k] == want[k], k
+
+
+def test_controls_survive_page_switches():
+    at = _app()
+    at.slider(key="bulk").set_value(100).run()
+    at.radio(key="path").set_value("cpumap").run()
+    _open(at, "compare")
+    at.slider(key="b_bulk").set_value(3).run()
+    _open(at, "slub")
+    assert at.slider(key="bulk").value == 100
+    assert at.query_params["path"] == "cpumap" and at.query_params["b_bulk"] == "3"
+
+
+# --------------------------------------------------------------------------- pages
+def test_overview_breakdown_and_headline():
+    at = _app()
+    at.slider(key="xdp_batch").set_value(4).run()
+    at.radio(key="path").set_value("veth").run()
+    st = _state(at)
+    p = sk_state.scenario(st)
+    out = _eval(at)
+    parts = model.breakdown_ns(p, load_profile(p["cpu"]))
+    assert _metric(at, "Cost") == f"{float(out['path.ns_per_packet']):.4g}"
+    assert _metric(at, "Budget used") == f"{float(out['path.budget_pct']):.0f}"
+    spec = _spec(at, 0)
+    _check_chart_basics(spec)
+    y = _arr(spec["data"][0]["y"])
+    np.testing.assert_allclose(y[:-1], [float(parts[k]) for k in model.COMPONENTS])
+    assert y[-1] == pytest.approx(float(out["path.ns_per_packet"]))
+    assert y[:-1].sum() == pytest.approx(y[-1])
+    budget = [s for s in spec["layout"]["shapes"] if s["y0"] == s["y1"]]
+    assert budget[0]["y0"] == pytest.approx(float(out["budget.ns_per_packet"]))
+    # paths chart: one stacked bar per path, components sum to each path's total
+    paths = _spec(at, 1)
+    total = sum(_arr(t["y"]) for t in paths["data"])
+    for i, path in enumerate(sk_state.PATHS):
+        assert total[i] == pytest.approx(float(model.evaluate({**p, "path": path}, load_profile(p["cpu"]))["path.ns_per_packet"]))
+
+
+def test_slub_page():
+    at = _open(_app(), "slub")
+    at.slider(key="bulk").set_value(64).run()
+    out = _eval(at)
+    assert _metric(at, "Bulk API") == f"{float(out['slub.bulk_cycles']):.4g}"
+    spec = _spec(at, 0)
+    _check_chart_basics(spec)
+    assert list(_arr(spec["data"][0]["x"])) == [64, 64]
+    sweep = _eval(at, bulk=np.arange(1, 257))
+    np.testing.assert_allclose(_arr(_trace(spec, "one at a time")["y"]), sweep["slub.loop_cycles"])
+    np.testing.assert_allclose(_arr(_trace(spec, "bulk API")["y"]), sweep["slub.bulk_cycles"])
+    seeds = _trace(spec, "seed 004")
+    assert sorted(_arr(seeds["y"]).tolist()) == [seed_observations()["kfl-03"].value, seed_observations()["kfl-01"].value]
+    vlines = [s["x0"] for s in spec["layout"]["shapes"] if s["x0"] == s["x1"]]
+    assert vlines[:2] == [32, 64]  # per-CPU slab boundaries
+    gain = _spec(at, 1)
+    np.testing.assert_allclose(_arr(_trace(gain, "loop − bulk")["y"]), sweep["slub.bulk_gain_cycles"])
+
+
+def test_zeroing_page():
+    at = _open(_app(), "zeroing")
+    at.slider(key="zero_bytes").set_value(512).run()
+    out = _eval(at)
+    assert _metric(at, "memset 512 B") == f"{float(out['zero.memset_ns']):.4g}"
+    spec = _spec(at, 0)
+    _check_chart_basics(spec)
+    sweep = _eval(at, zero_bytes=np.arange(8, 1025))
+    np.testing.assert_allclose(_arr(_trace(spec, "rep stos")["y"]), sweep["zero.memset_cycles"])
+    assert len(_arr(_trace(spec, "seed 002")["y"])) == 6
+    delta = _spec(at, 1)
+    seed = _trace(delta, "seed 002 delta")
+    assert _arr(seed["y"])[0] == pytest.approx(1.66)
+    band = _trace(delta, "noise floor")
+    assert _arr(band["y"])[0] == pytest.approx(-2.0)
+
+
+def test_veth_page():
+    at = _open(_app(), "veth")
+    at.slider(key="xdp_batch").set_value(8).run()
+    at.radio(key="zero").set_value("memset").run()
+    out = _eval(at)
+    assert _metric(at, "Throughput, batch 8") == f"{float(out['veth.mpps']):.4g}"
+    spec = _spec(at, 0)
+    _check_chart_basics(spec)
+    assert _arr(spec["data"][0]["y"])[0] == pytest.approx(float(out["veth.mpps"]))
+    sweep = _eval(at, xdp_batch=np.arange(1, 65), zero="gfp_zero")
+    np.testing.assert_allclose(_arr(_trace(spec, "__GFP_ZERO", exact=True)["y"]), sweep["veth.mpps"])
+    seeds = [t for t in spec["data"] if (t.get("name") or "").startswith("seed 002")]
+    assert sum(len(_arr(t["y"])) for t in seeds) == 6
+    heat = _spec(at, 1)
+    z = _arr(heat["data"][0]["z"])
+    assert z.shape == (128, 64)
+
+
+def test_cpumap_page_with_preset_003_matches_seed():
+    at = _app()
+    at.button(key="preset_003").click().run()
+    _open(at, "cpumap")
+    out = _eval(at)
+    obs = seed_observations()
+    assert float(_metric(at, "Source CPU")) == pytest.approx(obs["cpm-06"].value, rel=0.03)
+    assert float(_metric(at, "Destination CPU")) == pytest.approx(obs["cpm-08"].value, rel=0.03)
+    spec = _spec(at, 0)
+    _check_chart_basics(spec)
+    sweep = _eval(at, pp_recycle=np.linspace(0, 1, 101))
+    np.testing.assert_allclose(_arr(_trace(spec, "source CPU rx, same")["y"]), sweep["cpumap.src_mpps"])
+    np.testing.assert_allclose(_arr(_trace(spec, "drops")["y"]), sweep["cpumap.drop_mpps"])
+    assert _arr(_trace(spec, "XDP_PASS on one CPU")["y"])[0] == pytest.approx(float(out["xdp_pass.mpps"]))
+    assert len(_arr(_trace(spec, "seed 003 (")["y"])) == 6
+    at.radio(key="numa").set_value("cross").run()
+    numa = _spec(at, 1)
+    totals = sum(_arr(t["y"]) for t in numa["data"])
+    assert totals[1] > totals[0]  # the cross-node destination costs more
+
+
+def test_kfree_page():
+    at = _open(_app(), "kfree")
+    at.slider(key="kfl_bulk").set_value(1).run()
+    out = _eval(at)
+    assert _metric(at, "Injection rate") == f"{float(out['kfree_skb_list.mpps']) * 1e6:,.0f}"
+    spec = _spec(at, 0)
+    _check_chart_basics(spec)
+    seeds = _trace(spec, "seed 000")
+    np.testing.assert_allclose(sorted(_arr(seeds["y"])),
+                               sorted([seed_observations()[i].value / 1e6 for i in ("kfl-06", "kfl-07")]))
+    at.slider(key="drop_batch").set_value(256).run()
+    assert list(_arr(_spec(at, 0)["data"][0]["x"])) == [256]
+    clones = _spec(at, 1)
+    assert len(_arr(_trace(clones, "no bulk")["y"])) == 51
+
+
+def test_compare_page_with_preset_002():
+    at = _app()
+    at.button(key="preset_002").click().run()
+    _open(at, "compare")
+    st = _state(at)
+    assert st["zero"] == "memset" and st["b_zero"] == "gfp_zero"
+    a = model.evaluate(sk_state.scenario(st, "a"), load_profile(st["cpu"]))
+    b = model.evaluate(sk_state.scenario(st, "b"), load_profile(st["b_cpu"]))
+    d = float(b["path.ns_per_packet"] - a["path.ns_per_packet"])
+    assert _metric(at, "Δ B − A") == f"{d:+.2f}"
+    assert _metric(at, "Verdict") == ("measurable" if abs(d) >= st["noise_ns"] else "below noise floor")
+    df = at.dataframe[0].value
+    assert "veth.ns_per_packet" in set(df["output"])
+    spec = _spec(at, 0)
+    _check_chart_basics(spec)
+    x = _arr(spec["data"][0]["x"])
+    assert x[0] == pytest.approx(d)
+    at.button(key="copy_a_to_b").click().run()
+    assert _metric(at, "Verdict") == "no change"
+
+
+def test_validation_page():
+    at = _open(_app(), "validation")
+    rows = validation.validate()
+    assert _metric(at, "Rows within tolerance") == f"{sum(r['ok'] for r in rows)} / {len(rows)}"
+    df = at.dataframe[0].value
+    assert len(df) == len(rows)
+    spec = _spec(at, 0)
+    _check_chart_basics(spec)
+    pts = sum(len(_arr(t["x"])) for t in spec["data"] if t.get("mode") == "markers")
+    assert pts == len([r for r in rows if r["measured"] > 0 and r["predicted"] > 0])
+
+
+# --------------------------------------------------------------------------- chart module
+@pytest.mark.parametrize("page", sk_state.PAGES)
+def test_figures_are_valid_plotly_with_units(page):
+    from skbview import charts
+    from skbview.appstate import preset_state
+
+    for st in (sk_state.defaults(), preset_state("003")):
+        figs = charts.figures_for_page(page, st)
+        assert len(figs) >= 2
+        for name, fig in figs:
+            go.Figure(fig.to_dict())  # full validation (builders skip it for speed)
+            d = fig.to_plotly_json()
+            numeric_x = not isinstance(np.asarray(d["data"][0].get("x", [0])).flat[0], str)
+            numeric_y = not isinstance(np.asarray(d["data"][0].get("y", [0])).flat[0], str)
+            # every numeric axis names its unit in parentheses; category axes name what they list
+            for numeric, axis in ((numeric_x, fig.layout.xaxis), (numeric_y, fig.layout.yaxis)):
+                assert axis.title.text, (page, name)
+                if numeric:
+                    assert "(" in axis.title.text, (page, name, axis.title.text)
