@@ -1,0 +1,106 @@
+"""End to end in headless Chromium: the real `streamlit run dashboard.py` server on 127.0.0.1.
+
+Opens every page (first request directly on a page URL of a fresh server), checks there is no
+error box, moves a slider with the keyboard and sees the chart data change, and saves a
+screenshot of every page to artifacts/screenshots/.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from skbmodel import state as sk_state
+from tests.browser_util import (
+    REPO_ROOT,
+    focus_slider,
+    launch_chromium,
+    plotly_y,
+    slider_value,
+    streamlit_server,
+    wait_for_app,
+    wait_for_plotly,
+)
+
+pytestmark = pytest.mark.browser
+sync_api = pytest.importorskip("playwright.sync_api")
+
+SHOTS = REPO_ROOT / "artifacts" / "screenshots"
+ERROR_SELECTOR = '[data-testid="stException"], [data-testid="stAlertContentError"]'
+
+
+@pytest.fixture(scope="module")
+def browser_page():
+    with streamlit_server("dashboard.py") as url, sync_api.sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            yield url, page
+        finally:
+            browser.close()
+
+
+def _screenshot(page, path: Path) -> None:
+    """Whole page: Streamlit scrolls inside stMain, so grow the viewport to its height first."""
+    h = page.evaluate("() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
+                      " return m ? m.scrollHeight : 1000; }")
+    page.set_viewport_size({"width": 1400, "height": min(int(h) + 40, 6000)})
+    page.wait_for_timeout(400)  # plotly relayout after the resize
+    page.screenshot(path=str(path))
+    page.set_viewport_size({"width": 1400, "height": 1000})
+
+
+def test_every_page_opens_without_error_and_is_screenshotted(browser_page):
+    url, page = browser_page
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    # a page URL first, on a fresh server: must still run through st.navigation (sidebar present)
+    for slug in ("veth",) + tuple(s for s in sk_state.PAGES if s != "veth"):
+        page.goto(f"{url}/{'' if slug == 'overview' else slug}")
+        wait_for_app(page)
+        wait_for_plotly(page, 0)
+        assert page.locator(ERROR_SELECTOR).count() == 0, slug
+        assert page.locator(".st-key-bulk").count() == 1, f"{slug}: sidebar controls missing"
+        assert page.locator(".st-key-share_link").count() == 1
+        assert f"page={slug}" in page.url and "v=1" in page.url
+        n_charts = page.locator(".js-plotly-plot").count()
+        assert n_charts >= 2, slug
+        for i in range(n_charts):
+            wait_for_plotly(page, i)
+        _screenshot(page, SHOTS / f"{slug}.png")
+        assert (SHOTS / f"{slug}.png").stat().st_size > 20_000
+
+
+def _wait_change(page, chart: int, trace: int, before):
+    page.wait_for_function(
+        """([c, t, y0]) => { const gd = document.querySelectorAll('.js-plotly-plot')[c];
+             if (!gd || !gd._fullData || !gd._fullData[t]) return false;
+             return JSON.stringify(Array.from(gd._fullData[t].y)) !== JSON.stringify(y0); }""",
+        arg=[chart, trace, before], timeout=15000)
+    wait_for_app(page)
+
+
+def test_slider_moves_chart_data_and_url(browser_page):
+    url, page = browser_page
+    page.goto(f"{url}/slub")
+    wait_for_app(page)
+    wait_for_plotly(page, 0)
+    assert slider_value(page, "bulk") == 16
+    before = plotly_y(page, 0, 0)  # the "current bulk" marker: [loop, bulk] cycles at bulk 16
+    focus_slider(page, "bulk")
+    page.keyboard.press("ArrowRight")
+    _wait_change(page, 0, 0, before)
+    assert slider_value(page, "bulk") == 17
+    after = plotly_y(page, 0, 0)
+    assert after != before and after[1] < before[1]  # bulk API gets cheaper per object
+    assert "bulk=17" in page.url
+    assert page.locator(ERROR_SELECTOR).count() == 0
+    # the overview chart follows VETH_XDP_BATCH (skb alloc share of the waterfall)
+    page.goto(f"{url}/?{sk_state.encode({**sk_state.defaults(), 'xdp_batch': 2})}")
+    wait_for_app(page)
+    wait_for_plotly(page, 0)
+    before = plotly_y(page, 0, 0)
+    focus_slider(page, "xdp_batch")
+    page.keyboard.press("ArrowLeft")
+    _wait_change(page, 0, 0, before)
+    assert slider_value(page, "xdp_batch") == 1
+    assert plotly_y(page, 0, 0)[0] > before[0]  # one-at-a-time alloc costs more per skb
