@@ -31,6 +31,9 @@ RESULT = "_cal_result"
 MAX_PASTE = parsers.MAX_TEXT_CHARS
 
 st.title("Calibrate: fit a CPU profile to your measurements")
+if appstate is not None:
+    # a first request to /calibrate on a fresh server must go through dashboard.py's st.navigation
+    getattr(appstate, "_ensure_navigation", lambda: None)()
 state = appstate.get_state() if appstate else dict(custom_profile._store())
 custom_profile.adopt_link_profile()
 
@@ -47,12 +50,9 @@ def _in_use() -> None:
             base = load_profile(prof.inherits)
             st.markdown(f"**Profile in use:** custom `{prof.id}` — {prof.name}, base `{prof.inherits}`")
             diff = custom.diff(prof, base)
-            st.dataframe(pd.DataFrame([dict(constant=k, value=prof.value(k), unit=prof.constants[k].unit,
-                                            base=base.value(k), source=prof.constants[k].source)
-                                       for k in sorted(diff)]),
-                         hide_index=True, width="stretch", key="cal_in_use_table",
-                         column_config={"value": st.column_config.NumberColumn(format="%.6g"),
-                                        "base": st.column_config.NumberColumn(format="%.6g")})
+            st.markdown("\n".join(
+                f"- `{k}` = {prof.value(k):.6g} {prof.constants[k].unit} (base {base.value(k):.6g}) — "
+                f"{prof.constants[k].source}" for k in sorted(diff)))
         bulk = int(st.session_state.get("bulk", state.get("bulk", 16)))
         out = model.evaluate({"bulk": bulk}, prof)
         st.caption(f"With it: kmem_cache one-at-a-time {float(out['slub.loop_cycles']):.2f} cycles, bulk "

@@ -137,7 +137,7 @@ def decode_profile(text: str) -> Profile:
         value = float(raw)
         check_value(name, value, base)
         changes[name] = value
-    return build(base, changes, label, source="value from a share link (base {base}: {old})")
+    return build(base, changes, label, source="value from a share link")
 
 
 @functools.lru_cache(maxsize=64)

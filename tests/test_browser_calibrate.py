@@ -1,0 +1,128 @@
+"""Calibrate page in a real browser (headless system Chromium + the real dashboard), issue #5.
+
+Paste the seed 004 time_bench lines, fit, see the new profile in use (page and sidebar), and open
+its share link in a fresh browser context: the same custom profile, the same numbers.
+Screenshots go to artifacts/ (git-ignored).
+"""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from skbmodel import custom, model
+from tests.browser_util import (REPO_ROOT, launch_chromium, plotly_y, streamlit_server, wait_for_app,
+                                wait_for_plotly)
+
+pytestmark = pytest.mark.browser
+
+SEED_004_LINES = (" kmem-in-loop Per elem: 109 cycles(tsc) 30.532 ns (step:16)\n"
+                  " kmem-bulk    Per elem: 64 cycles(tsc) 17.905 ns (step:16)\n")
+ARTIFACTS = REPO_ROOT / "artifacts"
+
+
+@pytest.fixture(scope="module")
+def app():
+    from playwright.sync_api import sync_playwright
+
+    with streamlit_server("dashboard.py") as url, sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            yield url, browser
+        finally:
+            browser.close()
+
+
+def _in_use_text(page) -> str:
+    return page.locator(".st-key-cal_in_use").inner_text()
+
+
+def _sidebar_custom_pick(page) -> str:
+    """What the sidebar's custom-profile selectbox shows (its text or its input's value)."""
+    return page.evaluate("""() => { const el = document.querySelector('.st-key-custom_profile_pick');
+        if (!el) return '';
+        const inp = el.querySelector('input');
+        return (el.innerText || '') + ' ' + (inp ? (inp.value || inp.getAttribute('aria-label') || '') : ''); }""")
+
+
+def test_paste_fit_select_and_share(app):
+    url, browser = app
+    ARTIFACTS.mkdir(exist_ok=True)
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1100})
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(url + "/calibrate")
+    wait_for_app(page)
+    assert "shipped `e5-1650v4`" in _in_use_text(page) or "shipped e5-1650v4" in _in_use_text(page)
+
+    area = page.locator(".st-key-cal_text textarea")
+    area.fill(SEED_004_LINES)
+    area.press("Control+Enter")  # commit the text area
+    wait_for_app(page)
+    page.get_by_text("Map each measurement to a model output").wait_for(timeout=30000)
+    fit = page.locator(".st-key-cal_fit button")
+    fit.click()
+    page.locator(".st-key-cal_fit_ok").wait_for(timeout=60000)
+    wait_for_app(page)
+
+    want = custom.decode_profile(
+        "1~e5-1650v4~slub_bulk_obj_pair_cycles:61.213,slub_fast_pair_cycles:109.4556~my-lab")
+    in_use = _in_use_text(page)
+    assert want.id in in_use and "my-lab" in in_use
+    assert "fitted from: pasted text, lines 1, 2" in in_use
+    # the sidebar selects the new profile
+    assert want.id in _sidebar_custom_pick(page)
+    # residual table, parity plot and the fitted constants are shown
+    wait_for_plotly(page, 1)  # residuals before/after and the parity plot
+    assert plotly_y(page, 0, 1) and all(abs(z) < 1 for z in plotly_y(page, 0, 1))  # residuals after the fit
+    assert len(plotly_y(page, 1, 2)) == 4  # parity: the 4 measurements (2 lines x cycles, ns) after the fit
+    page.screenshot(path=str(ARTIFACTS / "calibrate_fitted.png"), full_page=True)
+
+    link = page.locator(".st-key-cal_share_link code").inner_text().strip().replace("\n", "")
+    assert "/calibrate?" in link and "prof=1~e5-1650v4~" in link
+    # numbers the fitted profile gives (shown on the page)
+    cap = re.search(r"one-at-a-time ([\d.]+) cycles, bulk ([\d.]+) cycles", in_use)
+    assert cap
+    out = model.evaluate({"bulk": 16}, want)
+    assert float(cap.group(1)) == pytest.approx(float(out["slub.loop_cycles"]), abs=0.006)
+    assert not errors
+    ctx.close()
+
+    # a fresh browser context (no session, no cookies) opens the share link: same profile, same numbers
+    ctx2 = browser.new_context(viewport={"width": 1400, "height": 1100})
+    page2 = ctx2.new_page()
+    page2.goto(link)
+    wait_for_app(page2)
+    page2.locator(".st-key-cal_in_use").wait_for(timeout=30000)
+    in_use2 = _in_use_text(page2)
+    assert want.id in in_use2 and "my-lab" in in_use2
+    cap2 = re.search(r"one-at-a-time ([\d.]+) cycles, bulk ([\d.]+) cycles", in_use2)
+    assert cap2 and cap2.groups() == cap.groups()
+    assert want.id in _sidebar_custom_pick(page2)
+    # no "link parameters were ignored" warning
+    assert "were ignored or adjusted" not in page2.locator('[data-testid="stMain"]').inner_text()
+    page2.screenshot(path=str(ARTIFACTS / "calibrate_shared.png"), full_page=True)
+    # the same link on a chart page uses the custom profile too
+    page2.goto(link.replace("/calibrate?", "/slub?"))
+    wait_for_app(page2)
+    assert want.id in _sidebar_custom_pick(page2)
+    ctx2.close()
+
+
+def test_bad_paste_keeps_the_model_and_names_the_line(app):
+    url, browser = app
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = ctx.new_page()
+    page.goto(url + "/calibrate")
+    wait_for_app(page)
+    area = page.locator(".st-key-cal_text textarea")
+    area.fill("kmem-in-loop Per elem: 109 cycles(tsc) 30.532 us (step:16)\n")
+    area.press("Control+Enter")
+    wait_for_app(page)
+    warn = page.locator(".st-key-cal_parse_errors").inner_text()
+    assert "pasted text, line 1" in warn and "expected 'Per elem: <int> cycles(tsc)" in warn
+    assert "shipped" in _in_use_text(page)
+    assert page.locator(".st-key-cal_fit button").is_disabled()
+    ctx.close()
