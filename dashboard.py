@@ -37,8 +37,12 @@ PAGES = {
     "validation": st.Page("pages/validation.py", title="Validation", icon=":material/fact_check:", url_path="validation"),
 }
 
+# Issue #5: bring-your-own-measurements page (not a slug of state.PAGES: it has no charts to export;
+# its share link opens /calibrate and carries the custom profile as ``prof``).
+CALIBRATE = st.Page("pages/calibrate.py", title="Calibrate", icon=":material/tune:", url_path="calibrate")
+
 appstate.init()
-pg = st.navigation(list(PAGES.values()))
+pg = st.navigation([*PAGES.values(), CALIBRATE])
 slug = next((s for s, p in PAGES.items() if p.url_path == pg.url_path), "overview")
 wanted = appstate.link_page_to_open(slug)
 if wanted in PAGES:
