@@ -13,7 +13,7 @@ ui.metrics([
     (f"memset {params['zero_bytes']} B (ns)", ui.fmt(out["zero.memset_ns"], 4), f"{float(out['zero.memset_cycles']):.1f} cycles"),
     ("__GFP_ZERO, whole object (ns)", ui.fmt(out["zero.gfp_zero_ns"], 4), f"{float(out['zero.gfp_zero_cycles']):.1f} cycles"),
     ("Difference (ns/skb)", f"{delta:+.2f}", None),
-    ("Measurable?", "yes" if bool(noise.measurable(delta, params["noise_ns"])) else "no (below noise)",
+    ("Measurable?", "yes" if bool(noise.measurable(delta, params["noise_ns"])) else "no",
      f"noise floor {params['noise_ns']:g} ns; {int(out['veth.zero_delta_runs'])} runs per variant needed"),
 ])
 ui.show_charts(charts.figures_for_page("zeroing", state), state)

@@ -397,8 +397,8 @@ def zeroing_cost(state: Mapping) -> go.Figure:
     if seeds:
         fig.add_trace(Scatter(
             x=np.array([r.state["zero_bytes"] for r, _ in seeds], dtype=float),
-            y=np.array([_seed_value(s, "cycles") for s in seeds]), mode="markers+text",
-            text=[f"{r.id}" for r, _ in seeds], textposition="top left",
+            y=np.array([_seed_value(s, "cycles") for s in seeds]), mode="markers",
+            text=[f"{r.id}" for r, _ in seeds],
             name="seed 002 time_bench_memset (E5-1650 v4)", marker=SEED_MARKER,
             hovertemplate="%{text}: %{x} B, %{y} cycles<extra></extra>"))
     fig.update_xaxes(dtick=64, range=[0, 1032])
