@@ -133,7 +133,9 @@ def all_figures(state: Mapping, pages_=None) -> list[tuple[str, str, object]]:
     """``[(page, chart name, figure), ...]`` for every chart of every page (or of ``pages_``)."""
     st = _full(state)
     out = []
-    for page in pages_ or S.PAGES:
+    if pages_ is None:  # every page that has charts (a page may be controls/tables only)
+        pages_ = [p for p in S.PAGES if p in getattr(_charts(), "PAGE_CHARTS", S.PAGES)]
+    for page in pages_:
         for name, fig in _charts().figures_for_page(page, {**st, "page": page}):
             out.append((page, name, fig))
     return out

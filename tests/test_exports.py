@@ -284,3 +284,17 @@ def test_download_buttons_in_app():
         cfg = json.loads(el.proto.config) if el.proto.config else {}
         assert cfg.get("toImageButtonOptions", {}).get("scale") == 2
         assert cfg["toImageButtonOptions"]["filename"] == report.file_stem("slub", name, {**STATE, "page": "slub"})
+
+
+def test_back_to_back_exports_never_mix_figures(page_figures):
+    """The exporter returns before kaleido's tab reload finishes (deferred reload): each export must
+    still show only its own figure."""
+    figs = [fig for page in PAGES for _, fig in page_figures[page]]
+    for i, fig in enumerate(figs * 2):
+        text = _svg_text(report.figure_svg(fig))
+        own = fig.layout.title.text
+        words = set(re.findall(r"[A-Za-z_]{5,}", own))
+        assert words and all(w in text for w in list(words)[:3]), (i, own)
+        prev = figs[(i - 1) % len(figs)].layout.title.text
+        if prev != own:
+            assert prev not in text, (i, prev)
