@@ -19,6 +19,7 @@ from skbmodel import custom, model, parsers, userfit
 from skbmodel import state as sk_state
 from skbmodel.profile import available_profiles, load_profile
 from skbview import custom_profile
+from skbview.safe_text import md_escape  # file names, lines and TOML sources are user data: never markdown
 
 try:  # inside the dashboard (st.navigation); the page also runs on its own
     from skbview import appstate
@@ -48,11 +49,11 @@ def _in_use() -> None:
             prof = load_profile(cpu)
         else:
             base = load_profile(prof.inherits)
-            st.markdown(f"**Profile in use:** custom `{prof.id}` — {prof.name}, base `{prof.inherits}`")
+            st.markdown(f"**Profile in use:** custom `{prof.id}` — {md_escape(prof.name)}, base `{prof.inherits}`")
             diff = custom.diff(prof, base)
             st.markdown("\n".join(
                 f"- `{k}` = {prof.value(k):.6g} {prof.constants[k].unit} (base {base.value(k):.6g}) — "
-                f"{prof.constants[k].source}" for k in sorted(diff)))
+                f"{md_escape(prof.constants[k].source)}" for k in sorted(diff)))
         bulk = int(st.session_state.get("bulk", state.get("bulk", 16)))
         out = model.evaluate({"bulk": bulk}, prof)
         st.caption(f"With it: kmem_cache one-at-a-time {float(out['slub.loop_cycles']):.2f} cycles, bulk "
@@ -99,11 +100,11 @@ if not sources:
 if parsed["errors"]:
     with st.container(key="cal_parse_errors"):
         st.warning(f"{len(parsed['errors'])} problem(s) in the input (these lines are not used):\n\n"
-                   + "\n".join(f"- {e}" for e in parsed["errors"][:30])
+                   + "\n".join(f"- {md_escape(e)}" for e in parsed["errors"][:30])
                    + ("\n- …" if len(parsed["errors"]) > 30 else ""), icon="⚠️")
 if parsed["notes"]:
     with st.expander(f"{len(parsed['notes'])} note(s): repeated lines kept once"):
-        st.markdown("\n".join(f"- {n}" for n in parsed["notes"][:50]))
+        st.markdown("\n".join(f"- {md_escape(n)}" for n in parsed["notes"][:50]))
 
 measurements: list[parsers.Measurement] = parsed["measurements"]
 
@@ -167,7 +168,7 @@ if measurements:
             continue
         edited_ms.append(dataclasses.replace(m, output=out, conditions=cond, value=value, tol=tol))
     if row_errors:
-        st.error("Fix these rows before fitting:\n\n" + "\n".join(f"- {e}" for e in row_errors), icon="🚫")
+        st.error("Fix these rows before fitting:\n\n" + "\n".join(f"- {md_escape(e)}" for e in row_errors), icon="🚫")
 
 # ------------------------------------------------------------------ fit
 st.subheader("3. Fit")
@@ -205,7 +206,7 @@ if res is not None:
     if not res.ok:
         with st.container(key="cal_fit_errors"):
             st.error("The fit was not done; the model in use is unchanged.\n\n"
-                     + "\n".join(f"- {e}" for e in res.errors), icon="🚫")
+                     + "\n".join(f"- {md_escape(e)}" for e in res.errors), icon="🚫")
     else:
         prof = res.profile
         base_p = load_profile(res.base_id)
@@ -213,7 +214,7 @@ if res is not None:
             st.success(f"Fitted profile `{prof.id}` ({prof.name}) is now in use (sidebar: custom profile).",
                        icon="✅")
         for w in res.warnings:
-            st.warning(w, icon="⚠️")
+            st.warning(md_escape(w), icon="⚠️")
         rows = pd.DataFrame(res.rows)
         st.markdown(f"**Residuals** (residual / tolerance; |z| ≤ 1 is within tolerance): largest before "
                     f"{max(abs(rows.z_before)):.2f}, after {max(abs(rows.z_after)):.2f}")
@@ -273,7 +274,7 @@ with d2:
         try:
             uploaded = custom.load_profile_text(up.getvalue(), up.name)
         except custom.ProfileLinkError as e:
-            st.error(f"Profile not used: {e}", icon="🚫")
+            st.error(f"Profile not used: {md_escape(e)}", icon="🚫")
         else:
             st.button(f"Use {uploaded.name} ({uploaded.id})", key="cal_use_uploaded",
                       on_click=custom_profile.select, args=(uploaded,))

@@ -175,7 +175,10 @@ def show_link_warnings() -> None:
         ss[WARNINGS] = []
         warnings = []
     if warnings:
-        st.warning("Some link parameters were ignored or adjusted:\n\n" + "\n".join(f"- {w}" for w in warnings),
+        from skbview.safe_text import md_escape  # link text is user data: never markdown (issue #6)
+
+        st.warning("Some link parameters were ignored or adjusted:\n\n"
+                   + "\n".join(f"- {md_escape(w)}" for w in warnings),
                    icon="⚠️")
 
 
