@@ -16,6 +16,7 @@ from tests.browser_util import (
     focus_slider,
     launch_chromium,
     plotly_y,
+    slider_selector,
     slider_value,
     streamlit_server,
     wait_for_app,
@@ -70,10 +71,14 @@ def test_every_page_opens_without_error_and_is_screenshotted(browser_page):
         assert (SHOTS / f"{slug}.png").stat().st_size > 20_000
 
 
+def _wait_slider(page, key: str) -> None:
+    page.locator(slider_selector(key)).first.wait_for(state="attached", timeout=30000)
+
+
 def _wait_change(page, chart: int, trace: int, before):
     page.wait_for_function(
         """([c, t, y0]) => { const gd = document.querySelectorAll('.js-plotly-plot')[c];
-             if (!gd || !gd._fullData || !gd._fullData[t]) return false;
+             if (!gd || !gd._fullData || !gd._fullData[t] || !gd._fullData[t].y) return false;
              return JSON.stringify(Array.from(gd._fullData[t].y)) !== JSON.stringify(y0); }""",
         arg=[chart, trace, before], timeout=15000)
     wait_for_app(page)
@@ -84,11 +89,13 @@ def test_slider_moves_chart_data_and_url(browser_page):
     page.goto(f"{url}/slub")
     wait_for_app(page)
     wait_for_plotly(page, 0)
+    _wait_slider(page, "bulk")
     assert slider_value(page, "bulk") == 16
     before = plotly_y(page, 0, 0)  # the "current bulk" marker: [loop, bulk] cycles at bulk 16
     focus_slider(page, "bulk")
     page.keyboard.press("ArrowRight")
     _wait_change(page, 0, 0, before)
+    _wait_slider(page, "bulk")
     assert slider_value(page, "bulk") == 17
     after = plotly_y(page, 0, 0)
     assert after != before and after[1] < before[1]  # bulk API gets cheaper per object
@@ -98,9 +105,11 @@ def test_slider_moves_chart_data_and_url(browser_page):
     page.goto(f"{url}/?{sk_state.encode({**sk_state.defaults(), 'xdp_batch': 2})}")
     wait_for_app(page)
     wait_for_plotly(page, 0)
+    _wait_slider(page, "xdp_batch")
     before = plotly_y(page, 0, 0)
     focus_slider(page, "xdp_batch")
     page.keyboard.press("ArrowLeft")
     _wait_change(page, 0, 0, before)
+    _wait_slider(page, "xdp_batch")
     assert slider_value(page, "xdp_batch") == 1
     assert plotly_y(page, 0, 0)[0] > before[0]  # one-at-a-time alloc costs more per skb
