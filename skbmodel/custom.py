@@ -204,6 +204,8 @@ def load_profile_text(text: str, origin: str = "uploaded profile") -> Profile:
         raise ProfileLinkError(str(e)) from None
     except (ValueError, TypeError) as e:
         raise ProfileLinkError(f"{origin}: {e}") from None
+    except RecursionError:  # tomllib recurses per nesting level: "a = [[[[...]]]]" must not crash the page
+        raise ProfileLinkError(f"{origin}: not valid TOML (nested too deeply)") from None
     base = load_profile(prof.inherits) if prof.inherits in available_profiles() else \
         (load_profile(prof.id) if prof.id in available_profiles() else load_profile(DEFAULT_PROFILE))
     changes = {}
