@@ -38,12 +38,19 @@ def _in_use_text(page) -> str:
     return page.locator(".st-key-cal_in_use").inner_text()
 
 
-def _sidebar_custom_pick(page) -> str:
-    """What the sidebar's custom-profile selectbox shows (its text or its input's value)."""
-    return page.evaluate("""() => { const el = document.querySelector('.st-key-custom_profile_pick');
-        if (!el) return '';
-        const inp = el.querySelector('input');
-        return (el.innerText || '') + ' ' + (inp ? (inp.value || inp.getAttribute('aria-label') || '') : ''); }""")
+_PICK_JS = """() => { const el = document.querySelector('.st-key-custom_profile_pick');
+    if (!el) return '';
+    const inp = el.querySelector('input');
+    return (el.textContent || '') + ' ' + (inp ? (inp.value || inp.getAttribute('aria-label') || '') : ''); }"""
+
+
+def _sidebar_custom_pick(page, want: str = "custom-", timeout_s: float = 30.0) -> str:
+    """What the sidebar's custom-profile selectbox shows (waits until it shows ``want``)."""
+    try:
+        page.wait_for_function(f"() => ({_PICK_JS})().includes({want!r})", timeout=timeout_s * 1000)
+    except Exception:  # noqa: BLE001 - the assertion below reports what is shown
+        pass
+    return page.evaluate(_PICK_JS)
 
 
 def test_paste_fit_select_and_share(app):
@@ -73,7 +80,7 @@ def test_paste_fit_select_and_share(app):
     assert want.id in in_use and "my-lab" in in_use
     assert "fitted from: pasted text, lines 1, 2" in in_use
     # the sidebar selects the new profile
-    assert want.id in _sidebar_custom_pick(page)
+    assert want.id in _sidebar_custom_pick(page, want.id)
     # residual table, parity plot and the fitted constants are shown
     wait_for_plotly(page, 1)  # residuals before/after and the parity plot
     assert plotly_y(page, 0, 1) and all(abs(z) < 1 for z in plotly_y(page, 0, 1))  # residuals after the fit
@@ -100,14 +107,14 @@ def test_paste_fit_select_and_share(app):
     assert want.id in in_use2 and "my-lab" in in_use2
     cap2 = re.search(r"one-at-a-time ([\d.]+) cycles, bulk ([\d.]+) cycles", in_use2)
     assert cap2 and cap2.groups() == cap.groups()
-    assert want.id in _sidebar_custom_pick(page2)
+    assert want.id in _sidebar_custom_pick(page2, want.id)
     # no "link parameters were ignored" warning
     assert "were ignored or adjusted" not in page2.locator('[data-testid="stMain"]').inner_text()
     page2.screenshot(path=str(ARTIFACTS / "calibrate_shared.png"), full_page=True)
     # the same link on a chart page uses the custom profile too
     page2.goto(link.replace("/calibrate?", "/slub?"))
     wait_for_app(page2)
-    assert want.id in _sidebar_custom_pick(page2)
+    assert want.id in _sidebar_custom_pick(page2, want.id)
     ctx2.close()
 
 
