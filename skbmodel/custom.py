@@ -61,6 +61,21 @@ def check_value(name: str, value: float, base: Profile, bounds=None) -> None:
                                f"{base.constants[name].unit}")
 
 
+#: constants that size things (bytes); a custom value below 1 makes divisions by zero in the model/charts
+SIZE_CONSTANTS = ("slub_object_bytes", "slub_slab_bytes", "cacheline_bytes")
+
+
+def check_structure(base: Profile, changes: dict[str, float]) -> None:
+    """Raise :class:`ProfileLinkError` unless sizes are >= 1 byte and a slab holds at least one object."""
+    val = {k: float(changes.get(k, base.constants[k].value)) for k in SIZE_CONSTANTS if k in base.constants}
+    for k in SIZE_CONSTANTS:
+        if k in changes and val[k] < 1:
+            raise ProfileLinkError(f"{k}: {val[k]:g} is below 1 byte")
+    if {"slub_object_bytes", "slub_slab_bytes"} <= set(val) and val["slub_slab_bytes"] < val["slub_object_bytes"]:
+        raise ProfileLinkError(f"slub_slab_bytes: {val['slub_slab_bytes']:g} holds no object of slub_object_bytes "
+                               f"{val['slub_object_bytes']:g}")
+
+
 def base_of(profile: Profile) -> Profile:
     """The shipped profile a custom profile is based on (``inherits``; a shipped profile is its own base)."""
     if profile.id in available_profiles():
@@ -137,6 +152,7 @@ def decode_profile(text: str) -> Profile:
         value = float(raw)
         check_value(name, value, base)
         changes[name] = value
+    check_structure(base, changes)
     return build(base, changes, label, source="value from a share link")
 
 
@@ -216,6 +232,10 @@ def load_profile_text(text: str, origin: str = "uploaded profile") -> Profile:
             raise ProfileLinkError(f"{origin}: constants.{e}") from None
         if base.constants[k].value != c.value:
             changes[k] = c.value
+    try:
+        check_structure(base, changes)
+    except ProfileLinkError as e:
+        raise ProfileLinkError(f"{origin}: constants.{e}") from None
     label = sanitize_label(prof.name)
     sources = {k: prof.constants[k].source for k in changes}
     return build(base, changes, label, sources=sources)
