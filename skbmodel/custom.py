@@ -218,7 +218,7 @@ def load_profile_text(text: str, origin: str = "uploaded profile") -> Profile:
         prof = parse_profile(text, origin=origin, resolve_parent=parent)
     except ProfileError as e:
         raise ProfileLinkError(str(e)) from None
-    except (ValueError, TypeError) as e:
+    except (ValueError, TypeError, OverflowError) as e:  # OverflowError: value = 1111...1 (500 digits)
         raise ProfileLinkError(f"{origin}: {e}") from None
     except RecursionError:  # tomllib recurses per nesting level: "a = [[[[...]]]]" must not crash the page
         raise ProfileLinkError(f"{origin}: not valid TOML (nested too deeply)") from None
