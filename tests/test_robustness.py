@@ -1,0 +1,262 @@
+"""Robustness under bad input (issue #6): a sample of the soak scripts, bounded work, safe defaults.
+
+* fuzzed share links through AppTest on every page (25 per page here; benchmarks/soak_links.py runs
+  10,000): no exception, every bad parameter named in a warning, no HTML, a canonical URL written back;
+* fuzzed pastes, measurement files and profile TOML on the Calibrate page (36 here;
+  benchmarks/soak_uploads.py runs 1,000): no exception, no input vanishes without a word;
+* user text in markdown is escaped (links, images from a link key are not rendered);
+* bounded work: chart grids do not depend on any link or control, extreme states stay small and fast,
+  caches are capped, parser limits hold;
+* static audit: .streamlit/config.toml safe defaults; no unsafe_allow_html / st.html / pickle / eval /
+  exec / shell in the app code.
+"""
+from __future__ import annotations
+
+import ast
+import re
+import time
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from skbmodel import parsers
+from skbmodel import state as S
+from tests.fuzz_inputs import (
+    ALL_PAGES,
+    check_link,
+    check_upload,
+    fuzz_query,
+    fuzz_upload,
+    md_unescape,
+    named_in,
+    value_status,
+)
+
+pytest.importorskip("streamlit.testing.v1")
+REPO = Path(__file__).resolve().parent.parent
+APP_FILES = sorted([REPO / "dashboard.py", *(REPO / "pages").glob("*.py"), *(REPO / "skbview").glob("*.py"),
+                    *(REPO / "skbmodel").glob("*.py")])
+LINKS_PER_PAGE = 25
+UPLOADS = 36
+LINK_SEED = 500_000   # the suite's sample does not repeat the soak script's seeds 0..9,999
+UPLOAD_SEED = 50_000
+
+
+# --------------------------------------------------------------------------------------- links
+@pytest.mark.parametrize("page", ALL_PAGES)
+def test_fuzzed_links_on_every_page(page):
+    i0 = LINK_SEED + ALL_PAGES.index(page) * LINKS_PER_PAGE
+    failures, named, bad = [], 0, 0
+    for seed in range(i0, i0 + LINKS_PER_PAGE):
+        q = fuzz_query(seed)
+        o = check_link(q, page)
+        if o.failed:
+            failures.append((seed, o.exception, o.unnamed, o.html, o.unclean_url[:2], o.no_chart))
+        if not o.exception and not o.dropped:
+            bad += len(q.bad)
+            named += len(q.bad) - len(o.unnamed)
+    assert not failures, failures
+    assert bad > 0 and named == bad
+
+
+def test_decoder_names_every_bad_parameter_of_2000_links():
+    """The same oracle straight on the codec (fast): every bad key named, valid links silent."""
+    for seed in range(2_000):
+        q = fuzz_query(seed)
+        state, warnings = S.decode(q.mapping())
+        missing = [k for k in q.bad if not named_in(k, warnings)]
+        assert not missing, (seed, missing, warnings)
+        if not q.bad and not any(value_status(S.PARAMS[k], v) == "either" for k, v in q.pairs if k in S.PARAMS):
+            assert all(" replaced by " in w for w in warnings), (seed, warnings)
+        assert set(S.PARAMS) <= set(state)
+        _, again = S.decode(S.encode(state))
+        assert again == [], (seed, again)
+
+
+def test_generator_is_adversarial_and_reproducible():
+    kinds = set()
+    for seed in range(400):
+        kinds.update(fuzz_query(seed).kinds)
+    for k in ("wrong_type", "huge", "nonfinite", "negative", "out_of_range", "non_integer", "long", "unicode",
+              "script", "unknown_key", "repeated", "bad_prof", "valid", "version"):
+        assert k in kinds, k
+    assert fuzz_query(7).pairs == fuzz_query(7).pairs
+
+
+# --------------------------------------------------------------------------------------- uploads
+def test_fuzzed_uploads_on_the_calibrate_page():
+    failures, hows, fits = [], set(), 0
+    for seed in range(UPLOAD_SEED, UPLOAD_SEED + UPLOADS):
+        u = fuzz_upload(seed)
+        o = check_upload(u, fit=seed % 6 == 0)
+        hows.add(u.how)
+        fits += bool(o.fitted)
+        if o.failed:
+            failures.append((seed, u.how, u.kind, u.name[:40], o.exception, o.silent, o.html))
+        assert o.seconds < 60, (seed, o.seconds)
+    assert not failures, failures
+    assert hows == {"paste", "file", "profile"}
+
+
+def test_hostile_file_name_is_text_not_markdown():
+    from tests.fuzz_inputs import FuzzUpload
+
+    u = FuzzUpload(1, "file", "![i](http://127.0.0.1:9/t.png) [l](https://example.invalid).txt", b"junk\n", "x")
+    o = check_upload(u)
+    assert not o.failed, o
+
+
+def test_md_escape_keeps_text_and_disarms_markdown():
+    from skbview.safe_text import md_escape
+
+    for text in ("'![x](http://h/t.png)': unknown parameter", "[a](javascript:alert(1))", "<script>x</script>",
+                 "$x^2$ :red[r] **b** _i_ `c` # h | t ~s~", "a\\b", "plain 'quoted', 1=2; 50%?"):
+        esc = md_escape(text)
+        assert md_unescape(esc) == text
+        assert not re.search(r"(?<!\\)[\[\]()<>`*_$!]", esc), esc
+    assert md_escape("a\nb\r\nc") == "a b c"
+
+
+# --------------------------------------------------------------------------------------- bounded work
+def _corner(which: str) -> dict:
+    st = S.defaults()
+    for k, p in S.PARAMS.items():
+        if p.kind in ("int", "float"):
+            st[k] = (int if p.kind == "int" else float)(p.lo if which == "lo" else p.hi)
+        elif p.kind == "choice" and k != "page":
+            st[k] = p.choices[0 if which == "lo" else -1]
+    return st
+
+
+def _points(fig) -> int:
+    n = 0
+    for tr in fig.to_dict()["data"] if hasattr(fig, "to_dict") else fig["data"]:
+        for ax in ("x", "y", "z"):
+            v = tr.get(ax)
+            if v is not None:
+                n += int(np.asarray(v, dtype=object).size)
+    return n
+
+
+@pytest.mark.parametrize("which", ["lo", "hi"])
+def test_extreme_states_give_bounded_charts(which):
+    """Every link value is clamped and every sweep grid is fixed: the worst corner of the parameter
+    space draws a bounded number of points in bounded time on every page."""
+    from skbview import charts
+
+    st = _corner(which)
+    for page in S.PAGES:
+        t0 = time.perf_counter()
+        figs = charts.figures_for_page(page, {**st, "page": page})
+        dt = time.perf_counter() - t0
+        pts = sum(_points(f) for _, f in figs)
+        assert figs and pts <= 50_000, (page, pts)
+        assert dt < 10, (page, dt)
+
+
+def test_sweep_grids_are_fixed_constants():
+    """No grid in skbview/charts.py is sized from the state: every np.arange/linspace/geomspace has
+    literal or module-constant bounds."""
+    tree = ast.parse((REPO / "skbview" / "charts.py").read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") in ("arange", "linspace", "geomspace",
+                                                                             "logspace", "repeat", "tile", "zeros",
+                                                                             "ones", "empty", "full"):
+            names = {n.id for a in node.args for n in ast.walk(a) if isinstance(n, ast.Name)}
+            assert names <= {"np", "ops"} | {n for n in names if n.isupper()}, (node.lineno, names)
+            if "ops" in names:  # per-CPU slab boundaries: objects per slab >= 1, up to 256 objects
+                src = ast.get_source_segment((REPO / "skbview" / "charts.py").read_text(), node)
+                assert "257" in src, src
+
+
+def test_caches_are_capped():
+    """Every cache that could be keyed by link or upload data has a size limit."""
+    from skbmodel import custom
+
+    assert custom.decode_cached.cache_info().maxsize is not None
+    for path in APP_FILES:
+        src = path.read_text()
+        for m in re.finditer(r"@(?:functools\.)?lru_cache\(([^)]*)\)|@(?:functools\.)?cache\b", src):
+            assert m.group(1) and "maxsize=None" not in m.group(1) and "maxsize" in m.group(1), (path, m.group(0))
+        for m in re.finditer(r"@st\.cache_(?:data|resource)(\([^)]*\))?\s*\ndef \w+\(([^)]*)\)", src):
+            args, params = m.group(1) or "", m.group(2).strip()
+            assert not params or "max_entries" in args, (path, m.group(0))
+
+
+def test_link_and_upload_size_limits():
+    assert S.MAX_VALUE_CHARS <= 1_000
+    assert S.decode("a=" + "x" * (S.MAX_QUERY_CHARS + 1))[1][0].startswith("link ignored")
+    t0 = time.perf_counter()
+    _, w = S.decode({f"k{i}": ["1"] for i in range(1_000)})
+    assert len(w) == 1_000 and time.perf_counter() - t0 < 2
+    r = parsers.parse_text("x\n" * (parsers.MAX_LINES + 1))
+    assert not r.measurements and "limit" in str(r.errors[0])
+    r = parsers.parse_bytes(b"1" * (parsers.MAX_TEXT_CHARS * 2 + 1), "big.txt")
+    assert not r.measurements and "limit" in str(r.errors[0])
+    line = " kmem-bulk Per elem: 64 cycles(tsc) 17.905 ns (step:16)\n"
+    t0 = time.perf_counter()
+    r = parsers.parse_text(line * (parsers.MAX_LINES - 1))
+    assert time.perf_counter() - t0 < 20 and len(r.measurements) <= parsers.MAX_MEASUREMENTS
+
+
+# --------------------------------------------------------------------------------------- static audit
+def test_streamlit_config_has_safe_defaults():
+    cfg = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text())
+    assert cfg["server"]["enableXsrfProtection"] is True
+    assert 0 < cfg["server"]["maxUploadSize"] <= 5  # MB; the Calibrate page says "at most 5 MB each"
+    assert cfg["browser"]["gatherUsageStats"] is False
+    assert cfg["server"].get("enableCORS", True) is True
+    assert cfg["server"].get("maxMessageSize", 200) <= 200
+
+
+_FORBIDDEN = [
+    (r"unsafe_allow_html\s*=\s*True", "unsafe_allow_html"),
+    (r"\bst\.html\s*\(", "st.html"),
+    (r"components\.v1\.html|components\.html\s*\(", "components.html"),
+    (r"^\s*(?:import|from)\s+(?:pickle|cPickle|dill|shelve|marshal|cloudpickle)\b", "pickle-like import"),
+    (r"\bpickle\.|read_pickle|allow_pickle\s*=\s*True", "pickle use"),
+    (r"(?<![\w.])eval\s*\(", "eval"),
+    (r"(?<![\w.])exec\s*\(", "exec"),
+    (r"yaml\.load\s*\((?![^)]*SafeLoader)", "yaml.load"),
+    (r"shell\s*=\s*True|os\.system\s*\(|os\.popen\s*\(", "shell"),
+    (r"__import__\s*\(", "__import__"),
+]
+
+
+def _code_only(src: str) -> str:
+    """The source without comments and string literals (docstrings talk about pickle/eval)."""
+    import io
+    import tokenize
+
+    out = []
+    for tok in tokenize.generate_tokens(io.StringIO(src).readline):
+        if tok.type in (tokenize.COMMENT, tokenize.STRING) or tok.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
+            out.append(" ")
+        elif tok.type == tokenize.NEWLINE or tok.type == tokenize.NL:
+            out.append("\n")
+        else:
+            out.append(tok.string + " ")
+    return "".join(out)
+
+
+def test_no_html_pickle_eval_or_shell_in_app_code():
+    found = []
+    for path in APP_FILES:
+        code = _code_only(path.read_text())
+        for pat, what in _FORBIDDEN:
+            for m in re.finditer(pat, code, flags=re.M):
+                found.append(f"{path.relative_to(REPO)}: {what}: {m.group(0)!r}")
+    assert not found, found
+
+
+def test_user_text_reaches_markdown_only_escaped():
+    """Where the app puts link warnings or upload-derived text into markdown, it goes through md_escape."""
+    app = (REPO / "skbview" / "appstate.py").read_text()
+    assert re.search(r"md_escape\(w\)", app)
+    cal = (REPO / "pages" / "calibrate.py").read_text()
+    for needle in ('parsed["errors"]', 'parsed["notes"]', "row_errors", "res.errors", "Profile not used"):
+        for line in cal.splitlines():
+            if needle in line and ("st." in line or "join" in line) and "- {" in line:
+                assert "md_escape" in line, line
