@@ -67,8 +67,14 @@ def _slug(text: object) -> str:
 def state_hash(state: Mapping) -> str:
     """6 hex digits of the scenario (every A and B parameter, not the page): different scenarios give
     different file names; the same chart of the same scenario always gets the same name."""
-    keys = [k for k in S.PARAMS if k != "page"] + list(getattr(S, "PROFILE_KEYS", ()))
-    return hashlib.sha1(S.encode(_full(state), keys=keys).encode()).hexdigest()[:6]
+    return _hash_full(_full(state))
+
+
+_HASH_KEYS = [k for k in S.PARAMS if k != "page"] + list(getattr(S, "PROFILE_KEYS", ()))
+
+
+def _hash_full(full: Mapping) -> str:
+    return hashlib.sha1(S.encode(full, keys=_HASH_KEYS).encode()).hexdigest()[:6]
 
 
 def _key_params(page: str, state: Mapping) -> list[str]:
@@ -89,13 +95,13 @@ def file_stem(page: str, name: str, state: Mapping) -> str:
     st = _full(state)
     parts = [_slug(page), _slug(name)]
     parts += [f"{_slug(k)}-{_slug(S._fmt(st[k]))}" for k in _key_params(page, st)]
-    parts.append(state_hash(st))
+    parts.append(_hash_full(st))
     return "_".join(parts)
 
 
 def report_file_name(state: Mapping, ext: str = "html") -> str:
     st = _full(state)
-    return f"skbmodel-report_cpu-{_slug(st['cpu'])}_{state_hash(st)}.{ext}"
+    return f"skbmodel-report_cpu-{_slug(st['cpu'])}_{_hash_full(st)}.{ext}"
 
 
 def export_size(fig) -> tuple[int, int]:
