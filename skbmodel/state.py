@@ -76,16 +76,17 @@ class Param:
         if self.kind == "int":
             if x != int(x):
                 xi = int(round(x))
-                return self._clamp(xi, f"{_show(raw)} rounded to {xi}")
+                return self._clamp(xi, f"{_show(raw)} rounded to {xi}", raw)
             x = int(x)
-        return self._clamp(x, None)
+        return self._clamp(x, None, raw)
 
-    def _clamp(self, x, problem):
+    def _clamp(self, x, problem, raw=None):
         lo, hi = self.lo, self.hi
         if x < lo or x > hi:
             y = min(max(x, lo), hi)
             y = int(y) if self.kind == "int" else float(y)
-            return y, f"{_show(str(x))} outside {self.allowed()}, clamped to {_fmt(y)}"
+            # quote what the link said ('1e9'), not the parsed number ('1000000000')
+            return y, f"{_show(str(x) if raw is None else raw)} outside {self.allowed()}, clamped to {_fmt(y)}"
         return (int(x) if self.kind == "int" else float(x)), problem
 
 

@@ -296,3 +296,9 @@ def test_round_trip_with_custom_profile(s, keys):
     q = S.encode(s)
     assert S.decode(q) == (s, [])
     assert S.decode_strict(q) == s
+
+
+def test_clamp_warning_quotes_the_link_text():
+    """Regression: the warning quoted the parsed number ('-5.0', '1000000000'), not what the link said."""
+    _, w = S.decode("clone_frac=-5&b_bulk=1e9")
+    assert w[0].startswith("clone_frac: '-5' outside") and w[1].startswith("b_bulk: '1e9' outside"), w
