@@ -174,7 +174,14 @@ class _Fig:
 def _wrap(text: str, width: int = 115) -> str:
     """Break a ' · '-separated caption into lines of at most ``width`` characters."""
     lines, cur = [], ""
-    for part in text.split(" · "):
+    parts = []
+    for part in text.split(" · "):  # a single part longer than a line is cut at spaces
+        while len(part) > width and " " in part[:width]:
+            cut = part[:width].rfind(" ")
+            parts.append(part[:cut])
+            part = part[cut + 1:]
+        parts.append(part)
+    for part in parts:
         cand = part if not cur else cur + " · " + part
         if len(cand) > width and cur:
             lines.append(cur)
@@ -687,7 +694,7 @@ def compare_delta(state: Mapping) -> go.Figure:
 
 def _ab_caption(state) -> str:
     diff = [k for k in st_mod.MODEL_KEYS if state[k] != state[st_mod.B_PREFIX + k]]
-    txt = ", ".join(f"{k}: {_fmt(state[k])}→{_fmt(state[st_mod.B_PREFIX + k])}" for k in diff) or "A = B"
+    txt = " · ".join(f"{k}: {_fmt(state[k])}→{_fmt(state[st_mod.B_PREFIX + k])}" for k in diff) or "A = B"
     return f"A→B {txt} · noise_ns={_fmt(state['noise_ns'])} · skbmodel {skbmodel.__version__}, profiles {_prof(state, 'a').id}/{_prof(state, 'b').id}"
 
 

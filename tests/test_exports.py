@@ -301,8 +301,6 @@ def test_back_to_back_exports_never_mix_figures(page_figures):
 
 
 @pytest.mark.browser
-@pytest.mark.xfail(strict=False, reason="charts.py: a long A/B caption runs past the right edge "
-                                        "(compare charts); reported to the dashboard engineer")
 def test_chart_text_fits_inside_each_chart(html_report):
     """Titles, captions and annotations of every chart lie inside the figure (nothing clipped in a report)."""
     from playwright.sync_api import sync_playwright
