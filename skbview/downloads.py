@@ -10,7 +10,9 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from . import report
+from . import media_grace, report
+
+media_grace.install()  # a download must survive other sessions' media sweeps until it is fetched (issue #6)
 
 __all__ = ["download_buttons", "report_buttons", "camera_config"]
 

@@ -260,3 +260,27 @@ def test_user_text_reaches_markdown_only_escaped():
         for line in cal.splitlines():
             if needle in line and ("st." in line or "join" in line) and "- {" in line:
                 assert "md_escape" in line, line
+
+
+# --------------------------------------------------------------------------------------- downloads under load
+def test_generated_download_survives_other_sessions_media_sweeps(monkeypatch):
+    """Streamlit sweeps unreferenced media after every rerun of any session; a deferred download's
+    file is unreferenced by design, so two reruns elsewhere between "export done" and the browser's
+    GET gave a 404 under load.  skbview.media_grace keeps it for GRACE_S seconds."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
+    from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
+
+    import skbview.downloads  # noqa: F401 - installs the grace period, as the dashboard does
+    from skbview import media_grace
+
+    assert media_grace.install()
+    m = MediaFileManager(MemoryMediaFileStorage("/media"))
+    url = m.execute_deferred(m.add_deferred(lambda: b"\x89PNG fake", "image/png", "c1", "chart.png"))
+    assert url.startswith("/media/")
+    m.remove_orphaned_files()
+    m.remove_orphaned_files()
+    assert len(m._file_metadata) == 1  # still there for the browser's GET
+    monkeypatch.setattr(media_grace, "GRACE_S", 0.0)
+    m.remove_orphaned_files()
+    m.remove_orphaned_files()
+    assert len(m._file_metadata) == 0  # and swept afterwards: memory stays bounded
