@@ -222,19 +222,39 @@ async def export_chart(page, s: Session, bulk: int, tmp: Path) -> None:
     s.exports += 1
 
 
+_DIAG_JS = """() => ({path: location.pathname,
+    state: document.querySelector('[data-testid="stApp"]')?.getAttribute('data-test-script-state'),
+    stale: document.querySelectorAll('[data-stale="true"]').length,
+    charts: document.querySelectorAll('.js-plotly-plot').length,
+    status: (document.querySelector('[data-testid="stStatusWidget"]') || {}).innerText || ''})"""
+
+
+async def _wait(page, what: str, coro) -> None:
+    """Await a Playwright wait; on timeout say which one and what the page looked like."""
+    try:
+        await coro
+    except Exception as e:  # noqa: BLE001
+        try:
+            diag = await page.evaluate(_DIAG_JS)
+        except Exception:  # noqa: BLE001
+            diag = "?"
+        raise TimeoutError(f"{what}: {type(e).__name__}; page {diag}") from None
+
+
 async def switch_page(page, s: Session, bulk: int) -> None:
     """To veth through the sidebar navigation (same session), check, and back to slub."""
-    await page.locator('[data-testid="stSidebarNav"] a[href$="/veth"]').first.click()
-    await page.wait_for_function("() => location.pathname.endsWith('/veth')", timeout=60_000)
-    await wait_idle(page)
-    if "page=veth" not in page.url:
-        s.error(f"switch to veth: URL {page.url[-120:]}")
-    await check_view(page, s, bulk, "veth page", chart=False)
-    await page.locator('[data-testid="stSidebarNav"] a[href$="/slub"]').first.click()
-    await page.wait_for_function("() => location.pathname.endsWith('/slub')", timeout=60_000)
-    await wait_idle(page)
-    await page.wait_for_function("() => { const gd = document.querySelectorAll('.js-plotly-plot')[0];"
-                                 " return !!(gd && gd._fullData && gd._fullData.length); }", timeout=60_000)
+    for slug in ("veth", "slub"):
+        await page.locator(f'[data-testid="stSidebarNav"] a[href$="/{slug}"]').first.click()
+        await _wait(page, f"path /{slug}", page.wait_for_function(
+            f"() => location.pathname.endsWith('/{slug}')", timeout=60_000))
+        await _wait(page, f"idle on /{slug}", wait_idle(page))
+        await _wait(page, f"charts on /{slug}", page.wait_for_function(
+            "() => { const gd = document.querySelectorAll('.js-plotly-plot')[0];"
+            " return !!(gd && gd._fullData && gd._fullData.length); }", timeout=60_000))
+        if f"page={slug}" not in page.url:
+            s.error(f"switch to {slug}: URL {page.url[-120:]}")
+        if slug == "veth":
+            await check_view(page, s, bulk, "veth page", chart=False)
     await page.evaluate(_PROBE_JS, [0, 0])
     s.page_switches += 1
 
@@ -243,6 +263,9 @@ async def run_session(browser, base: str, s: Session, duration: float, export_ev
     ctx = await browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     page = await ctx.new_page()
     page.on("pageerror", lambda e: s.error(f"javascript: {e}"[:300]))
+    # (the frontend first probes <page>/_stcore/health and gets 404s by design; downloads come from /media/)
+    page.on("response", lambda r: s.error(f"HTTP {r.status} for {r.url[-80:]}")
+            if r.status >= 400 and "/media/" in r.url else None)
     bulk = (s.lo + s.hi) // 2
     direction = 1
     step = 0
@@ -263,7 +286,7 @@ async def run_session(browser, base: str, s: Session, duration: float, export_ev
                 s.latencies_ms.append(float(await page.evaluate("() => window.__skbBench.t1 - window.__skbBench.t0")))
             except Exception:  # noqa: BLE001 - playwright timeout
                 s.error(f"step {step}: chart did not change within 30 s")
-            await wait_idle(page)
+            await _wait(page, "idle after the move", wait_idle(page))
             s.moves += 1
             await check_view(page, s, bulk, f"step {step}")
             if step % 3 == 0:
