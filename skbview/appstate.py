@@ -86,9 +86,10 @@ def init() -> None:
         ss[LINK_PAGE] = state["page"] if "page" in mapping else None
         ss["_skb_link_query"] = sk_state.encode({k: v for k, v in state.items() if k != "page"}, WIDGET_KEYS)
     store = ss[STORE]
+    current = ss.to_dict()
     for k in WIDGET_KEYS:
-        if k in ss:
-            store[k] = ss[k]
+        if k in current:
+            store[k] = current[k]
         # re-assigning keeps the value of a widget that is not rendered on this page
         ss[k] = store[k]
 
@@ -96,11 +97,10 @@ def init() -> None:
 def get_state() -> dict:
     """The current full state (every key of ``skbmodel.state.PARAMS``), from the session."""
     ss = st.session_state
-    store = ss.get(STORE) or sk_state.defaults()
+    current = ss.to_dict()  # one snapshot: each proxy access filters the whole session state
+    store = current.get(STORE) or sk_state.defaults()
     state = dict(store)
-    for k in WIDGET_KEYS:
-        if k in ss:
-            state[k] = ss[k]
+    state.update({k: current[k] for k in WIDGET_KEYS if k in current})
     ss[STORE] = state
     return state
 

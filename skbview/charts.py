@@ -38,7 +38,10 @@ COLORS = {
 }
 COMPONENT_COLORS = dict(zip(model.COMPONENTS, ("#4e79a7", "#e15759", "#59a14f", "#b07aa1", "#bab0ac", "#f28e2b")))
 
-TEMPLATE = go.layout.Template(pio.templates["plotly_white"])
+_BASE = pio.templates["plotly_white"]
+# Only the trace types the charts use: every figure carries (and Plotly deep-copies) its template.
+TEMPLATE = go.layout.Template(layout=_BASE.layout,
+                              data={t: getattr(_BASE.data, t) for t in ("scatter", "bar", "heatmap", "waterfall")})
 TEMPLATE.layout.update(
     font=dict(family=FONT, size=13, color="#222"),
     title=dict(font=dict(family=FONT, size=16), x=0.01, xanchor="left", y=0.98, yanchor="top"),
