@@ -58,7 +58,9 @@ def test_every_page_opens_without_error_and_is_screenshotted(browser_page):
     for slug in ("veth",) + tuple(s for s in sk_state.PAGES if s != "veth"):
         page.goto(f"{url}/{'' if slug == 'overview' else slug}")
         wait_for_app(page)
-        wait_for_plotly(page, 0)
+        # every page draws at least two charts, the sidebar after the page: wait for both, not for idle
+        wait_for_plotly(page, 1)
+        page.locator(".st-key-share_link").wait_for(state="attached", timeout=30000)
         assert page.locator(ERROR_SELECTOR).count() == 0, slug
         assert page.locator(".st-key-bulk").count() == 1, f"{slug}: sidebar controls missing"
         assert page.locator(".st-key-share_link").count() == 1
