@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import time
 import subprocess
 import sys
 from urllib.parse import urlsplit
@@ -80,11 +81,31 @@ def _no_exception(page):
     assert not page._skb_errors, page._skb_errors  # noqa: SLF001
 
 
+def _eventually(check, timeout: float = 20.0):
+    """Retry an assertion until it holds (the link's page switch and URL write-back take a rerun)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return check()
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.25)
+
+
 def test_share_link_restores_page_controls_and_chart(app):
     page = _open(app, QUERY)
     try:
         _no_exception(page)
-        assert urlsplit(page.url).path.rstrip("/").endswith("/kfree"), page.url
+
+        def on_kfree_with_link_values():
+            assert urlsplit(page.url).path.rstrip("/").endswith("/kfree"), page.url
+            assert _url_state(page) == S.decode(QUERY)[0]
+            assert page.locator(".js-plotly-plot").count() >= 2
+            assert page.evaluate(_TRACE_Y, ["drop_batch", "current"])
+
+        _eventually(on_kfree_with_link_values)
+        wait_for_app(page)
         assert page.locator(ALERT).count() == 0
         for key, want in (("bulk", 32), ("kfl_bulk", 8), ("drop_batch", 128), ("clone_frac", 0.25)):
             assert slider_value(page, key) == want, key
