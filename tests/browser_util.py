@@ -208,3 +208,16 @@ def wait_for_plotly(page, chart_index: int = 0, timeout: float = 30.0) -> None:
         arg=chart_index,
         timeout=timeout * 1000,
     )
+
+
+@contextlib.contextmanager
+def app_and_browser(script: str = "dashboard.py"):
+    """A Streamlit server for ``script`` and one headless system Chromium: yields ``(url, browser)``."""
+    from playwright.sync_api import sync_playwright
+
+    with streamlit_server(script) as url, sync_playwright() as p:
+        browser = launch_chromium(p)
+        try:
+            yield url, browser
+        finally:
+            browser.close()

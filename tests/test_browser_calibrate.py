@@ -7,13 +7,11 @@ Screenshots go to artifacts/ (git-ignored).
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from skbmodel import custom, model
-from tests.browser_util import (REPO_ROOT, launch_chromium, plotly_y, streamlit_server, wait_for_app,
-                                wait_for_plotly)
+from tests.browser_util import (app_and_browser, plotly_y, REPO_ROOT, wait_for_app, wait_for_plotly)
 
 pytestmark = pytest.mark.browser
 
@@ -24,14 +22,8 @@ ARTIFACTS = REPO_ROOT / "artifacts"
 
 @pytest.fixture(scope="module")
 def app():
-    from playwright.sync_api import sync_playwright
-
-    with streamlit_server("dashboard.py") as url, sync_playwright() as p:
-        browser = launch_chromium(p)
-        try:
-            yield url, browser
-        finally:
-            browser.close()
+    with app_and_browser("dashboard.py") as url_and_browser:
+        yield url_and_browser
 
 
 def _in_use_text(page) -> str:

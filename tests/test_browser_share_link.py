@@ -18,8 +18,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from skbmodel import state as S
-from tests.browser_util import (REPO_ROOT, focus_slider, launch_chromium, slider_value, streamlit_server,
-                                wait_for_app, wait_for_plotly)
+from tests.browser_util import (app_and_browser, focus_slider, REPO_ROOT, slider_value, wait_for_app, wait_for_plotly)
 
 pytestmark = pytest.mark.browser
 
@@ -29,14 +28,8 @@ ALERT = '[data-testid="stAlert"], [data-testid="stAlertContainer"]'
 
 @pytest.fixture(scope="module")
 def app():
-    from playwright.sync_api import sync_playwright
-
-    with streamlit_server("dashboard.py") as url, sync_playwright() as p:
-        browser = launch_chromium(p)
-        try:
-            yield url, browser
-        finally:
-            browser.close()
+    with app_and_browser("dashboard.py") as url_and_browser:
+        yield url_and_browser
 
 
 def _open(app, query: str, path: str = "/"):
