@@ -13,7 +13,7 @@ import math
 import time
 import subprocess
 import sys
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
@@ -39,7 +39,14 @@ def _open(app, query: str, path: str = "/"):
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(url + path + ("?" + query if query else ""))
     wait_for_app(page)
+    # a link naming another page switches to it in a second run: wait for that page, not the first one
+    want = dict(parse_qsl(query, keep_blank_values=True)).get("page") if query else None
+    if want in S.PAGES and want != "overview" and path in ("", "/"):
+        page.wait_for_function("(slug) => location.pathname.replace(/\\/+$/, '').endsWith('/' + slug)",
+                               arg=want, timeout=30_000)
+    wait_for_app(page)
     wait_for_plotly(page, 0)
+    page.locator(".st-key-share_link").wait_for(state="attached", timeout=30_000)
     wait_for_app(page)
     page._skb_errors = errors  # noqa: SLF001 - test bookkeeping
     return page
