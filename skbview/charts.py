@@ -225,6 +225,23 @@ def _seed_value(row_obs, unit: str) -> float:
     return float(units.convert(o.value, o.unit, unit))
 
 
+def _add_seed_points(fig, outputs, xkey: str, unit: str, name: str, text=None, **kw) -> None:
+    """Overlay the seed rows measuring ``outputs`` as diamonds at their own condition ``xkey``.
+
+    ``text(row, obs) -> str`` labels each point (default: the row id); ``kw`` goes to the trace
+    (``mode``, ``textposition``, ``hovertemplate``).
+    """
+    seeds = _rows_for(outputs)
+    if not seeds:
+        return
+    label = text or (lambda r, o: r.id)
+    fig.add_trace(Scatter(
+        x=np.array([r.state[xkey] for r, _ in seeds], dtype=float),
+        y=np.array([_seed_value(s, unit) for s in seeds]),
+        text=[label(r, o) for r, o in seeds], name=name, marker=SEED_MARKER,
+        **{"mode": "markers+text", **{k: (v(seeds) if callable(v) else v) for k, v in kw.items()}}))
+
+
 def seed_zero_delta_ns() -> float:
     """The seed's memset vs __GFP_ZERO delta [ns], read from row veth-n1's condition text (1.66)."""
     o = seed_observations().get("veth-n1")
@@ -331,14 +348,9 @@ def slub_per_object(state: Mapping) -> go.Figure:
         fig.add_trace(Scatter(x=BULK_X, y=y, mode="lines", name=name, line=dict(color=color, width=2.5),
                                  customdata=y / ghz,
                                  hovertemplate="bulk %{x}: %{y:.1f} cycles = %{customdata:.2f} ns<extra></extra>"))
-    seeds = _rows_for(("slub.loop_cycles", "slub.bulk_cycles"))
-    if seeds:
-        fig.add_trace(Scatter(
-            x=np.array([r.state["bulk"] for r, _ in seeds], dtype=float),
-            y=np.array([_seed_value(s, "cycles") for s in seeds]), mode="markers+text",
-            text=[f"{r.id}: {o.value:g}" for r, o in seeds], textposition="top center",
-            name="seed 004 slab_bulk_test01 (E5-1650 v4)", marker=SEED_MARKER,
-            hovertemplate="%{text} cycles<extra></extra>"))
+    _add_seed_points(fig, ("slub.loop_cycles", "slub.bulk_cycles"), "bulk", "cycles",
+                     "seed 004 slab_bulk_test01 (E5-1650 v4)", text=lambda r, o: f"{r.id}: {o.value:g}",
+                     textposition="top center", hovertemplate="%{text} cycles<extra></extra>")
     ops = int(_f(cur["slub.objects_per_slab"]))
     _vlines(fig, np.arange(ops, 257, ops), f"per-CPU slab boundaries (dotted): every {ops} objects", log=True)
     fig.update_xaxes(type="log", tickvals=2 ** np.arange(9), range=[-0.05, np.log10(300)])
@@ -361,13 +373,9 @@ def slub_gain(state: Mapping) -> go.Figure:
     fig.add_trace(Scatter(x=BULK_X, y=gain, mode="lines", name="loop − bulk (model)",
                              line=dict(color=COLORS["a"], width=2.5), customdata=gain / float(p["ghz"]),
                              hovertemplate="bulk %{x}: %{y:.1f} cycles = %{customdata:.2f} ns<extra></extra>"))
-    seeds = _rows_for("slub.bulk_gain_cycles")
-    if seeds:
-        fig.add_trace(Scatter(
-            x=np.array([r.state["bulk"] for r, _ in seeds], dtype=float),
-            y=np.array([_seed_value(s, "cycles") for s in seeds]), mode="markers+text",
-            text=[f"{r.id}: {o.value:g}" for r, o in seeds], textposition="middle right",
-            name="seed 000 best-case gain", marker=SEED_MARKER, hovertemplate="%{text} cycles<extra></extra>"))
+    _add_seed_points(fig, "slub.bulk_gain_cycles", "bulk", "cycles", "seed 000 best-case gain",
+                     text=lambda r, o: f"{r.id}: {o.value:g}", textposition="middle right",
+                     hovertemplate="%{text} cycles<extra></extra>")
     ops = int(_f(cur["slub.objects_per_slab"]))
     _vlines(fig, np.arange(ops, 257, ops), f"per-CPU slab boundaries: every {ops} objects", log=True)
     fig.update_xaxes(type="log", tickvals=2 ** np.arange(9), range=[-0.05, np.log10(300)])
@@ -403,14 +411,9 @@ def zeroing_cost(state: Mapping) -> go.Figure:
     fig.add_hline(y=gfp, line=dict(color=COLORS["gfp_zero"], dash="dash", width=1.5))
     fig.add_annotation(x=1, xref="paper", y=gfp, text=f"__GFP_ZERO clears the whole {obj} B object: {gfp:.1f} cycles",
                        showarrow=False, xanchor="right", yanchor="top", font=dict(size=11, color=COLORS["gfp_zero"]))
-    seeds = _rows_for(("zero.memset_cycles", "zero.erms_cycles"))
-    if seeds:
-        fig.add_trace(Scatter(
-            x=np.array([r.state["zero_bytes"] for r, _ in seeds], dtype=float),
-            y=np.array([_seed_value(s, "cycles") for s in seeds]), mode="markers",
-            text=[f"{r.id}" for r, _ in seeds],
-            name="seed 002 time_bench_memset (E5-1650 v4)", marker=SEED_MARKER,
-            hovertemplate="%{text}: %{x} B, %{y} cycles<extra></extra>"))
+    _add_seed_points(fig, ("zero.memset_cycles", "zero.erms_cycles"), "zero_bytes", "cycles",
+                     "seed 002 time_bench_memset (E5-1650 v4)", mode="markers",
+                     hovertemplate="%{text}: %{x} B, %{y} cycles<extra></extra>")
     fig.update_xaxes(dtick=64, range=[0, 1032])
     fig.update_yaxes(rangemode="tozero")
     return _finish(fig, "Zeroing an skb: cost vs size (steps of one 64 B cacheline)", "bytes zeroed (bytes)",
@@ -549,15 +552,11 @@ def cpumap_rates(state: Mapping) -> go.Figure:
                              name=f"XDP_PASS on one CPU ({xp:.2f} Mpps)",
                              line=dict(color=COLORS["xdp_pass"], dash="dash", width=2),
                              hovertemplate="XDP_PASS one CPU: %{y:.2f} Mpps<extra></extra>"))
-    seeds = _rows_for(("cpumap.src_mpps", "cpumap.dst_mpps", "cpumap.drop_mpps"))
-    if seeds:
-        fig.add_trace(Scatter(
-            x=np.array([r_.state["pp_recycle"] for r_, _ in seeds], dtype=float),
-            y=np.array([_seed_value(s, "Mpps") for s in seeds]), mode="markers+text",
-            text=[r_.id for r_, _ in seeds],
-            textposition=["middle right" if r_.state["pp_recycle"] < 0.5 else "middle left" for r_, _ in seeds],
-            name="seed 003 (Xeon Platinum, same node)", marker=SEED_MARKER,
-            hovertemplate="%{text}: %{y} Mpps<extra></extra>"))
+    _add_seed_points(fig, ("cpumap.src_mpps", "cpumap.dst_mpps", "cpumap.drop_mpps"), "pp_recycle", "Mpps",
+                     "seed 003 (Xeon Platinum, same node)",
+                     textposition=lambda seeds: ["middle right" if r_.state["pp_recycle"] < 0.5 else "middle left"
+                                                 for r_, _ in seeds],
+                     hovertemplate="%{text}: %{y} Mpps<extra></extra>")
     xps = _rows_for("xdp_pass.mpps")
     if xps:
         fig.add_trace(Scatter(x=np.array([1.0] * len(xps)), y=np.array([_seed_value(s, "Mpps") for s in xps]),
@@ -620,14 +619,9 @@ def kfree_drop_batch(state: Mapping) -> go.Figure:
                                  name=name + (" (current)" if cur_line else ""),
                                  line=dict(width=3.5 if cur_line else 1.8),
                                  hovertemplate="drop_batch %{x}: %{y:.4f} Mpps<extra>" + name + "</extra>"))
-    seeds = _rows_for("kfree_skb_list.mpps")
-    if seeds:
-        fig.add_trace(Scatter(
-            x=np.array([r.state["drop_batch"] for r, _ in seeds], dtype=float),
-            y=np.array([_seed_value(s, "Mpps") for s in seeds]), mode="markers+text",
-            text=[f"{r.id} (bulk {r.state['kfl_bulk']})" for r, _ in seeds], textposition="middle right",
-            name="seed 000 pktgen queue_xmit (E5)", marker=SEED_MARKER,
-            hovertemplate="%{text}: %{y:.4f} Mpps<extra></extra>"))
+    _add_seed_points(fig, "kfree_skb_list.mpps", "drop_batch", "Mpps", "seed 000 pktgen queue_xmit (E5)",
+                     text=lambda r, o: f"{r.id} (bulk {r.state['kfl_bulk']})", textposition="middle right",
+                     hovertemplate="%{text}: %{y:.4f} Mpps<extra></extra>")
     fig.update_xaxes(type="log", tickvals=2 ** np.arange(11))
     return _finish(fig, "kfree_skb_list: qdisc injection rate vs fq_codel drop_batch", "fq_codel drop_batch (packets, log scale)",
                    "pktgen injection rate (Mpps)", caption(state, ("kfl_bulk", "drop_batch", "clone_frac")))
