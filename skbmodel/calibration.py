@@ -148,16 +148,13 @@ def calibrate(out_dir: Path | str = PROFILE_DIR) -> tuple[dict[str, Profile], li
     rows_pl = [s for s in validation.ROWS if s.profile == validation.PLAT]
     parent, rep1 = fit_profile(parent, rows_e5)
     child = parse_profile(child_file, origin=validation.PLAT, resolve_parent=lambda _id: parent)
-    own_fitted = [n for n in _own_names(child_file) if child.constants[n].kind == "fitted"]
+    own_names = _own_names(child_file)
+    own_fitted = [n for n in own_names if child.constants[n].kind == "fitted"]
     child, rep2 = fit_profile(child, rows_pl, free=own_fitted)
     # the parent's cpumap constants follow the child's fit (no cpumap measurement on the parent CPU)
     parent = parent.with_values({n: child.value(n) for n in CHILD_COPIED})
-    # the child's own file keeps only what differs from the parent
-    own = {n: c for n, c in child.constants.items()
-           if n in parse_profile(child_file, origin=validation.PLAT,
-                                 resolve_parent=lambda _id: parent).constants
-           and (n not in parent.constants or parent.constants[n] != c or n in _own_names(child_file))}
-    child_out = dataclasses.replace(child, constants={n: own[n] for n in _own_names(child_file)})
+    # the child's file keeps only the constants it lists itself; the rest it inherits
+    child_out = dataclasses.replace(child, constants={n: child.constants[n] for n in own_names})
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / f"{parent.id}.toml").write_text(parent.to_toml())
     (out_dir / f"{child.id}.toml").write_text(child_out.to_toml())

@@ -153,7 +153,6 @@ def _evaluate_inputs(x, c) -> dict:
     ghz = x["ghz"]
     out: dict[str, np.ndarray] = {}
     sc = _scenarios(x, c)
-    inv_ghz = 1.0 / ghz
 
     # SLUB microbenchmark (slab_bulk_test01)
     kw = _slub_kw(c)
@@ -227,7 +226,7 @@ def _evaluate_inputs(x, c) -> dict:
     path_ns = _pick(x["path"], totals)
     out["path.ns_per_packet"] = path_ns
     out["path.mpps"] = units.ns_to_mpps(path_ns)
-    out["path.budget_pct"] = 100.0 * path_ns / out["budget.ns_per_packet"]  # budget.budget_used_pct
+    out["path.budget_pct"] = budget.share_of_budget_pct(path_ns, out["budget.ns_per_packet"])
     out["noise.floor_ns"] = x["noise_ns"]
     return {k: np.asarray(v, dtype=float) for k, v in out.items()}
 
@@ -255,12 +254,8 @@ def _pick(path, values: dict) -> np.ndarray:
 
 
 def _select_path(sc, path) -> dict[str, np.ndarray]:
-    path = np.asarray(path)
-    if path.ndim == 0:
-        chosen = sc[str(path)]
-        return {comp: np.asarray(chosen.get(comp, 0.0), dtype=float) for comp in COMPONENTS}
-    masks = [path == p for p in PATH_NAMES]
-    return {comp: np.select(masks, [np.asarray(sc[p].get(comp, 0.0), dtype=float) for p in PATH_NAMES], 0.0)
+    """The chosen path's components: :func:`_pick` applied to each component."""
+    return {comp: _pick(path, {p: np.asarray(sc[p].get(comp, 0.0), dtype=float) for p in PATH_NAMES})
             for comp in COMPONENTS}
 
 

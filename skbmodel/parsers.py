@@ -331,7 +331,6 @@ def _parse_lines(lines: list[str], origin: str) -> ParseResult:
     bulk_cols: list[str] | None = None
     bulk_line = 0
     pkt: dict | None = None          # pending pktgen "Result: OK:" context
-    xdp_block = 0                    # line of the last xdp-bench / xdp_redirect_cpu header
     triple_hdr = 0                   # line of the last "src cpu Rx drops dst cpu Rx" header
     for i, raw in enumerate(lines, start=1):
         if len(raw) > MAX_LINE_CHARS:
@@ -436,8 +435,6 @@ def _parse_lines(lines: list[str], origin: str) -> ParseResult:
             continue
         # ---- xdp-bench / xdp_redirect_cpu
         low = s.lower()
-        if low.startswith("xdp-cpumap") or re.match(r"^\S+->\S*\s+[\d,]+\s+rx/s", s):
-            xdp_block = i
         if low.startswith("summary") and "rx/s" in low:
             mm = re.match(r"^summary\s+([\d,]+)\s+rx/s\s+([\d,]+)\s+(err,drop|err)/s", low)
             if not mm:

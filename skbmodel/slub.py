@@ -112,11 +112,6 @@ def bulk_pair_cycles(n, *, fast_pair_cycles, bulk_obj_pair_cycles, free_slow_ext
             + footprint_cycles(n, object_bytes, l1d_bytes, l1_miss_cycles))
 
 
-def alloc_one_cycles(*, fast_pair_cycles, free_share):
-    """``kmem_cache_alloc`` fast path [cycles]: ``(1 - free_share) * fast_pair``."""
-    return (1.0 - np.asarray(free_share, dtype=float)) * fast_pair_cycles
-
-
 def free_one_cycles(*, fast_pair_cycles, free_share):
     """``kmem_cache_free`` to the CPU slab [cycles]: ``free_share * fast_pair``."""
     return np.asarray(free_share, dtype=float) * fast_pair_cycles
@@ -125,7 +120,7 @@ def free_one_cycles(*, fast_pair_cycles, free_share):
 def alloc_bulk_cycles(n, *, fast_pair_cycles, bulk_obj_pair_cycles, free_share):
     """``kmem_cache_alloc_bulk`` per object [cycles] for a bulk of ``n`` served by the CPU slab.
 
-    ``(1 - free_share) * (bulk_obj + call / n)``; ``n = 1`` equals :func:`alloc_one_cycles`.
+    ``(1 - free_share) * (bulk_obj + call / n)``; ``n = 1`` equals the one-at-a-time ``kmem_cache_alloc``, ``(1 - free_share) * fast_pair``.
     """
     n = np.maximum(np.asarray(n, dtype=float), 1.0)
     call = bulk_call_pair_cycles(fast_pair_cycles, bulk_obj_pair_cycles)
