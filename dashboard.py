@@ -42,6 +42,7 @@ PAGES = {
 CALIBRATE = st.Page("pages/calibrate.py", title="Calibrate", icon=":material/tune:", url_path="calibrate")
 
 appstate.init()
+appstate.begin_full_run()
 pg = st.navigation([*PAGES.values(), CALIBRATE])
 slug = next((s for s, p in PAGES.items() if p.url_path == pg.url_path), "overview")
 wanted = appstate.link_page_to_open(slug)
@@ -51,10 +52,6 @@ if wanted in PAGES:
 appstate.set_page(slug)
 appstate.show_link_warnings()
 pg.run()  # the page records its own slug (appstate.page_state) and draws
-appstate.render_sidebar()  # after the page: the share link carries the page's state; sidebar placement is unaffected
-# Issue #4 exports (skbview.downloads): "Download report" (one HTML file) and a zip of every chart's PNG.
-with st.sidebar:
-    from skbview.downloads import report_buttons
-
-    report_buttons(appstate.get_state(), st.session_state.get(appstate.WARNINGS) or ())
-appstate.commit_url()
+# After the page: the share link carries the page's state; sidebar placement is unaffected.  The sidebar's
+# link box (share link, report downloads, URL write-back) is a view fragment like the page's live area.
+appstate.render_sidebar()

@@ -19,16 +19,7 @@ with st.expander("Scenario B controls", expanded=True):
     cols = st.columns(4)
     for i, k in enumerate(sk_state.MODEL_KEYS):
         appstate.param_widget(sk_state.B_PREFIX + k, cols[i % 4])
-state = appstate.page_state("compare")
-rows = tables.compare_rows(state)
-path = next(r for r in rows if r["output"] == "path.ns_per_packet")
-ui.metrics([
-    ("Overview path A (ns/packet)", ui.fmt(path["A"], 4), None),
-    ("Overview path B (ns/packet)", ui.fmt(path["B"], 4), None),
-    ("Δ B − A (ns/packet)", "—" if path["delta_ns"] is None else f"{path['delta_ns']:+.2f}", None),
-    ("Verdict", path["verdict"], None if path["runs_needed"] is None else f"{path['runs_needed']} runs per variant"),
-])
-df = pd.DataFrame(rows)
+appstate.page_state("compare")
 
 
 @st.fragment
@@ -45,5 +36,18 @@ def _table(df: pd.DataFrame) -> None:
                                 "runs_needed": st.column_config.NumberColumn("runs needed", format="%d")})
 
 
-_table(df)
-ui.show_charts(charts.figures_for_page("compare", state), state)
+def _draw(state: dict) -> None:
+    """Headline delta, the A/B table and the charts: the live area, redrawn alone when a control moves."""
+    rows = tables.compare_rows(state)
+    path = next(r for r in rows if r["output"] == "path.ns_per_packet")
+    ui.metrics([
+        ("Overview path A (ns/packet)", ui.fmt(path["A"], 4), None),
+        ("Overview path B (ns/packet)", ui.fmt(path["B"], 4), None),
+        ("Δ B − A (ns/packet)", "—" if path["delta_ns"] is None else f"{path['delta_ns']:+.2f}", None),
+        ("Verdict", path["verdict"], None if path["runs_needed"] is None else f"{path['runs_needed']} runs per variant"),
+    ])
+    _table(pd.DataFrame(rows))
+    ui.show_charts(charts.figures_for_page("compare", state), state)
+
+
+ui.live(_draw)

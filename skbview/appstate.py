@@ -12,6 +12,7 @@
 """
 from __future__ import annotations
 
+import functools
 from urllib.parse import parse_qsl
 
 import streamlit as st
@@ -21,6 +22,7 @@ from skbmodel import state as sk_state
 
 STORE = "_skb_state"
 WARNINGS = "_skb_warnings"
+VIEWS = "_skb_views"  # keys of the fragments (page's live area, sidebar link box) drawn in the last full run
 LINK_PAGE = "_skb_link_page"
 MODEL_KEYS = sk_state.MODEL_KEYS
 B = sk_state.B_PREFIX
@@ -92,6 +94,49 @@ def init() -> None:
             store[k] = current[k]
         # re-assigning keeps the value of a widget that is not rendered on this page
         ss[k] = store[k]
+
+
+def begin_full_run() -> None:
+    """Forget the view fragments of the previous full run (call at the top of ``dashboard.py``)."""
+    st.session_state[VIEWS] = []
+
+
+def view_fragment(key: str):
+    """Decorator: ``fn`` becomes the keyed fragment ``key``, rerun alone when a model control moves.
+
+    A control's ``on_change`` (:func:`_rerun_views`) reruns exactly the fragments registered here
+    in the last full run (the page's metrics and charts, the sidebar's share link and report
+    buttons) instead of the whole app: the other ~25 controls, the navigation and the page's
+    static text are neither re-executed on the server nor sent to the browser again.
+    """
+    def deco(fn):
+        frag = st.fragment(fn, key=key)
+
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            views = st.session_state.setdefault(VIEWS, [])
+            if key not in views:
+                views.append(key)
+            return frag(*args, **kwargs)
+        return call
+    return deco
+
+
+def _rerun_views() -> None:
+    """``on_change`` of every model control: rerun only the views that depend on the state.
+
+    Falls back to the default full rerun on a page without a live area (e.g. the Calibrate page,
+    which uses the state in its body) or when Streamlit no longer knows one of the views.
+    """
+    from streamlit.errors import StreamlitAPIException
+
+    views = list(st.session_state.get(VIEWS) or ())
+    if "live" not in views:  # a page without a live area (Validation, Calibrate) reads the state in its body
+        return
+    try:
+        st.rerun(views)
+    except StreamlitAPIException:
+        return
 
 
 def get_state() -> dict:
@@ -220,23 +265,24 @@ def param_widget(key: str, container=None) -> None:
     base = key[len(B):] if key.startswith(B) else key
     prefix = key[: len(key) - len(base)]
     label = p.label
+    live = _rerun_views  # the CPU selectbox reruns the app: it also sets the clock slider
     if base == "cpu":
         c.selectbox(label, p.choices, key=key, format_func=_profile_label, on_change=_cpu_changed, args=(prefix,))
     elif base == "zero":
-        c.radio("Zeroing method", p.choices, key=key, format_func=ZERO_LABELS.get, horizontal=True)
+        c.radio("Zeroing method", p.choices, key=key, format_func=ZERO_LABELS.get, horizontal=True, on_change=live)
     elif base == "numa":
-        c.radio(label, p.choices, key=key, format_func=NUMA_LABELS.get, horizontal=True)
+        c.radio(label, p.choices, key=key, format_func=NUMA_LABELS.get, horizontal=True, on_change=live)
     elif base == "path":
-        c.radio(label, p.choices, key=key, format_func=PATH_LABELS.get, horizontal=True)
+        c.radio(label, p.choices, key=key, format_func=PATH_LABELS.get, horizontal=True, on_change=live)
     elif base == "defer_cache":
-        c.radio(label, (0, 1), key=key, format_func={0: "off", 1: "on"}.get, horizontal=True)
+        c.radio(label, (0, 1), key=key, format_func={0: "off", 1: "on"}.get, horizontal=True, on_change=live)
     elif base == "link_gbps":
         c.number_input(label, min_value=float(p.lo), max_value=float(p.hi), step=float(p.step), key=key,
-                       format="%g")
+                       format="%g", on_change=live)
     elif p.kind == "int":
-        c.slider(label, min_value=int(p.lo), max_value=int(p.hi), step=int(p.step or 1), key=key)
+        c.slider(label, min_value=int(p.lo), max_value=int(p.hi), step=int(p.step or 1), key=key, on_change=live)
     else:
-        c.slider(label, min_value=float(p.lo), max_value=float(p.hi), step=float(p.step), key=key)
+        c.slider(label, min_value=float(p.lo), max_value=float(p.hi), step=float(p.step), key=key, on_change=live)
 
 
 #: Sidebar controls shared by all pages, grouped.
@@ -264,8 +310,19 @@ def render_sidebar() -> dict:
             if title == "CPU":  # issue #5: custom profiles fitted/uploaded on the Calibrate page or from a link
                 from skbview import custom_profile
                 custom_profile.sidebar_selector()
-        state = get_state()
-        st.markdown("**Share link** (every parameter, v=1)")
-        with st.container(key="share_link"):
-            st.code(share_link(state), language=None, wrap_lines=True)
-    return state
+        _link_box()
+    return get_state()
+
+
+@view_fragment("link")
+def _link_box() -> None:
+    """Share link, report downloads and the URL write-back: rerun with the page's view on every move."""
+    state = get_state()
+    st.markdown("**Share link** (every parameter, v=1)")
+    with st.container(key="share_link"):
+        st.code(share_link(state), language=None, wrap_lines=True)
+    # Issue #4 exports (skbview.downloads): "Download report" (one HTML file) and a zip of every chart's PNG.
+    from skbview.downloads import report_buttons
+
+    report_buttons(state, st.session_state.get(WARNINGS) or ())
+    commit_url(state)

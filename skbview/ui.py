@@ -18,6 +18,21 @@ def show_chart(fig: go.Figure, name: str, state: Mapping) -> None:
     download_buttons(fig, name, state)
 
 
+def live(draw) -> None:
+    """The page's live area: ``draw(state)`` (metrics, charts, downloads) as the view fragment "live".
+
+    A moved control reruns only this and the sidebar's link box (see :func:`appstate.view_fragment`);
+    the page's title and static text stay as drawn by the last full run.
+    """
+    from skbview import appstate
+
+    @appstate.view_fragment("live")
+    def _live() -> None:
+        draw(appstate.get_state())
+
+    _live()
+
+
 def show_charts(figures, state: Mapping) -> None:
     for name, fig in figures:
         show_chart(fig, name, state)
