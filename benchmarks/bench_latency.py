@@ -177,6 +177,10 @@ def main() -> int:
     ap.add_argument("--mode", choices=["alternate", "step"], default="alternate")
     ap.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for one update")
     ap.add_argument("--json", help="also write the raw samples to this JSON file")
+    ap.add_argument("--decompose", action="store_true",
+                    help="also measure, in the same run, benchmarks/shell_app.py (the dashboard's controls around "
+                         "the bare chart) and benchmarks/rich_chart_app.py (one slider and the page's first real "
+                         "chart): where the app's ratio comes from")
     args = ap.parse_args()
 
     if not (REPO_ROOT / args.app).exists() and not Path(args.app).exists():
@@ -194,11 +198,24 @@ def main() -> int:
             bare = measure(browser, BARE_APP, "/", "x", 0, 0,
                            args.moves, args.warmup, args.mode, args.timeout, "bare")
             report(bare)
+            extra = []
+            if args.decompose:
+                page = args.path.strip("/").split("?")[0] or "overview"
+                os.environ["SKB_PAGE"], os.environ["SKB_KEY"] = page, args.key
+                for label, app_path, path in (("shell", "benchmarks/shell_app.py", "/"),
+                                              ("chart", "benchmarks/rich_chart_app.py", "/")):
+                    r = measure(browser, app_path, path, args.key, 0, 0, args.moves, args.warmup, args.mode,
+                                args.timeout, label)
+                    report(r)
+                    extra.append(r)
         finally:
             browser.close()
     r50 = app.pct(50) / bare.pct(50)
     r95 = app.pct(95) / bare.pct(95)
     print(f"ratio app/bare: p50 {r50:.2f}x  p95 {r95:.2f}x")
+    for r in extra:
+        print(f"ratio {r.label}/bare: p50 {r.pct(50) / bare.pct(50):.2f}x  p95 {r.pct(95) / bare.pct(95):.2f}x   "
+              f"({'dashboard controls around the bare chart' if r.label == 'shell' else 'one slider + the page first real chart'})")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(
