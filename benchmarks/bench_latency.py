@@ -12,7 +12,14 @@ chart 0), in the same run:
     of the chart differs from its value before the key press;
   * report p50 and p95 in ms, then the ratio app / bare.
 
+With --blocks N the moves are split into N blocks and the apps take turns block by block, so a
+change of the machine's load during the run hits every app alike.  With --decompose two more apps
+are measured in the same run: benchmarks/shell_app.py (the dashboard's sidebar and live-view
+mechanism around the bare chart) and benchmarks/rich_chart_app.py (one slider and the page's
+first real chart).
+
     python benchmarks/bench_latency.py --app dashboard.py --path "/" --key bulk --chart 0 --moves 20
+    python benchmarks/bench_latency.py --app dashboard.py --path /slub --key bulk --moves 60 --blocks 4 --decompose
     python benchmarks/bench_latency.py --app benchmarks/bare_app.py --key x   # bare vs bare, ratio ~1
 """
 
@@ -177,6 +184,9 @@ def main() -> int:
     ap.add_argument("--mode", choices=["alternate", "step"], default="alternate")
     ap.add_argument("--timeout", type=float, default=10.0, help="seconds to wait for one update")
     ap.add_argument("--json", help="also write the raw samples to this JSON file")
+    ap.add_argument("--blocks", type=int, default=1,
+                    help="split the moves into this many blocks and alternate the apps block by block (more robust "
+                         "ratios on a noisy machine)")
     ap.add_argument("--decompose", action="store_true",
                     help="also measure, in the same run, benchmarks/shell_app.py (the dashboard's controls around "
                          "the bare chart) and benchmarks/rich_chart_app.py (one slider and the page's first real "
@@ -187,39 +197,61 @@ def main() -> int:
         print(f"bench_latency: app {args.app!r} not found", file=sys.stderr)
         return 2
 
-    print(f"# slider -> chart latency, headless Chromium, {args.moves} moves ({args.mode}), "
-          f"{args.warmup} warm-up; {os.cpu_count()} CPUs")
+    variants = [("app", args.app, args.path, args.key, args.chart, args.trace, {}),
+                ("bare", BARE_APP, "/", "x", 0, 0, {})]
+    if args.decompose:
+        page = args.path.strip("/").split("?")[0] or "overview"
+        env = {"SKB_PAGE": page, "SKB_KEY": args.key}
+        variants += [("shell", "benchmarks/shell_app.py", "/", args.key, 0, 0, env),
+                     ("chart", "benchmarks/rich_chart_app.py", "/", args.key, 0, 0, env)]
+    blocks = max(1, args.blocks)
+    per_block = max(1, -(-args.moves // blocks))
+    print(f"# slider -> chart latency, headless Chromium, {per_block * blocks} moves ({args.mode}) per app"
+          f"{f' in {blocks} interleaved blocks of {per_block}' if blocks > 1 else ''}, "
+          f"{args.warmup} warm-up per block; {os.cpu_count()} CPUs")
+    results: dict[str, Result] = {}
     with sync_playwright() as p:
         browser = launch_chromium(p)
         try:
-            app = measure(browser, args.app, args.path, args.key, args.chart, args.trace,
-                          args.moves, args.warmup, args.mode, args.timeout, "app")
-            report(app)
-            bare = measure(browser, BARE_APP, "/", "x", 0, 0,
-                           args.moves, args.warmup, args.mode, args.timeout, "bare")
-            report(bare)
-            extra = []
-            if args.decompose:
-                page = args.path.strip("/").split("?")[0] or "overview"
-                os.environ["SKB_PAGE"], os.environ["SKB_KEY"] = page, args.key
-                for label, app_path, path in (("shell", "benchmarks/shell_app.py", "/"),
-                                              ("chart", "benchmarks/rich_chart_app.py", "/")):
-                    r = measure(browser, app_path, path, args.key, 0, 0, args.moves, args.warmup, args.mode,
-                                args.timeout, label)
-                    report(r)
-                    extra.append(r)
+            for _ in range(blocks):  # interleaving spreads drifts of the machine's load over every app alike
+                for label, app_path, path, key, chart, trace, env in variants:
+                    saved = {k: os.environ.get(k) for k in env}
+                    os.environ.update(env)
+                    try:
+                        r = measure(browser, app_path, path, key, chart, trace, per_block, args.warmup,
+                                    args.mode, args.timeout, label)
+                    finally:
+                        for k, v in saved.items():
+                            if v is None:
+                                os.environ.pop(k, None)
+                            else:
+                                os.environ[k] = v
+                    if label not in results:
+                        results[label] = r
+                    else:
+                        acc = results[label]
+                        acc.samples_ms += r.samples_ms
+                        acc.wall_ms += r.wall_ms
+                        acc.timeouts += r.timeouts
         finally:
             browser.close()
+    for r in results.values():
+        report(r)
+    app, bare = results["app"], results["bare"]
     r50 = app.pct(50) / bare.pct(50)
     r95 = app.pct(95) / bare.pct(95)
     print(f"ratio app/bare: p50 {r50:.2f}x  p95 {r95:.2f}x")
-    for r in extra:
-        print(f"ratio {r.label}/bare: p50 {r.pct(50) / bare.pct(50):.2f}x  p95 {r.pct(95) / bare.pct(95):.2f}x   "
-              f"({'dashboard controls around the bare chart' if r.label == 'shell' else 'one slider + the page first real chart'})")
+    what = {"shell": "the dashboard's controls and link box around the bare chart",
+            "chart": "one slider and the page's first real chart"}
+    for label in ("shell", "chart"):
+        if label in results:
+            r = results[label]
+            print(f"ratio {label}/bare: p50 {r.pct(50) / bare.pct(50):.2f}x  p95 {r.pct(95) / bare.pct(95):.2f}x"
+                  f"   ({what[label]})")
     if args.json:
         Path(args.json).parent.mkdir(parents=True, exist_ok=True)
         Path(args.json).write_text(json.dumps(
-            {"app": asdict(app), "bare": asdict(bare), "ratio_p50": r50, "ratio_p95": r95}, indent=2))
+            {**{k: asdict(v) for k, v in results.items()}, "ratio_p50": r50, "ratio_p95": r95}, indent=2))
     ok = len(app.samples_ms) >= args.moves // 2 and len(bare.samples_ms) >= args.moves // 2
     return 0 if ok else 1
 

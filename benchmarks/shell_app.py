@@ -6,7 +6,8 @@ control reruns only the keyed view fragments), but the live area draws the bare 
 (one 200-point line whose y follows the moved control, `SKB_KEY`, default `bulk`) instead of the model's metrics and charts.
 
 The latency of this app over the bare app is what the controls the issue asks for cost in the
-browser by themselves, before any model output is drawn.
+browser by themselves, before any model output is drawn.  `SKB_SHELL_NO_LINK=1` leaves the
+sidebar's link box (share link, report buttons, URL write-back) out of a move, to measure its share.
 """
 import gc
 import os
@@ -49,3 +50,5 @@ def _draw(state: dict) -> None:
 
 ui.live(_draw)
 appstate.render_sidebar()
+if os.environ.get("SKB_SHELL_NO_LINK"):  # decomposition: leave the link box (share link, URL write-back) out of a move
+    st.session_state[appstate.VIEWS] = [v for v in st.session_state[appstate.VIEWS] if v != "link"]
