@@ -3,28 +3,14 @@
 Entry point only: page config, the once-per-process GC freeze, the shared sidebar (skbview.appstate),
 navigation (one thin page per slug of ``skbmodel.state.PAGES``) and the URL write-back.
 """
-import gc
-
 import streamlit as st
 
-from skbview import appstate
+from skbview import appstate, ui
 
 st.set_page_config(page_title="skbmodel — SKB memory lifecycle", page_icon=":material/memory:", layout="wide")
 
 
-@st.cache_resource
-def _freeze_gc() -> bool:
-    """Move everything imported so far (plotly, numpy, streamlit) out of the GC's reach, once.
-
-    Together with ``runner.postScriptGC = false`` (.streamlit/config.toml) this keeps the
-    per-rerun garbage collection from scanning the big import graph on every slider move.
-    """
-    gc.collect()
-    gc.freeze()
-    return True
-
-
-_freeze_gc()
+ui.freeze_gc_once()
 
 PAGES = {
     "overview": st.Page("pages/overview.py", title="Overview", icon=":material/dashboard:", url_path="overview", default=True),

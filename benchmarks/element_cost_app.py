@@ -7,22 +7,19 @@ their cost in the browser on each rerun.
 
     SKB_KIND=radio SKB_N=8 python benchmarks/bench_latency.py --app benchmarks/element_cost_app.py --key x --moves 40
 """
-import gc
 import os
+import sys
+from pathlib import Path
 
-import numpy as np
-import plotly.graph_objects as go
-import streamlit as st
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import streamlit as st  # noqa: E402
 
-@st.cache_resource
-def _freeze_gc() -> bool:
-    gc.collect()
-    gc.freeze()
-    return True
+from benchmarks.bare_chart import bare_figure  # noqa: E402
+from skbview import ui  # noqa: E402
 
 
-_freeze_gc()
+ui.freeze_gc_once()
 KIND = os.environ.get("SKB_KIND", "none")
 N = int(os.environ.get("SKB_N", "8")) if KIND != "none" else 0
 MAKE = {
@@ -41,11 +38,7 @@ with st.sidebar:
 
 @st.fragment(key="chart")
 def _chart() -> None:
-    x_value = st.session_state["x"]
-    xs = np.arange(200, dtype=float)
-    ys = x_value * np.sin(xs / 10.0) + x_value
-    fig = go.Figure(go.Scatter(x=xs, y=ys, mode="lines"), layout=dict(template="plotly_white", height=350))
-    st.plotly_chart(fig, theme=None, key="bare_chart")
+    st.plotly_chart(bare_figure(st.session_state["x"]), theme=None, key="bare_chart")
 
 
 _chart()

@@ -6,7 +6,6 @@ chart is the first chart of a dashboard page (`SKB_PAGE`, default slub) built by
 the bare app is the price of one chart with model curves, seed points, slab boundaries,
 hover templates, legend and caption, without the rest of the dashboard.
 """
-import gc
 import os
 import sys
 from pathlib import Path
@@ -16,17 +15,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import streamlit as st  # noqa: E402
 
 from skbmodel import state as sk_state  # noqa: E402
-from skbview import charts  # noqa: E402
+from skbview import charts, ui  # noqa: E402
 
 
-@st.cache_resource
-def _freeze_gc() -> bool:
-    gc.collect()
-    gc.freeze()
-    return True
-
-
-_freeze_gc()
+ui.freeze_gc_once()
 PAGE = os.environ.get("SKB_PAGE", "slub")
 KEY = os.environ.get("SKB_KEY", "bulk")
 p = sk_state.PARAMS[KEY]

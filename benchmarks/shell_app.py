@@ -9,28 +9,19 @@ The latency of this app over the bare app is what the controls the issue asks fo
 browser by themselves, before any model output is drawn.  `SKB_SHELL_NO_LINK=1` leaves the
 sidebar's link box (share link, report buttons, URL write-back) out of a move, to measure its share.
 """
-import gc
 import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import numpy as np  # noqa: E402
-import plotly.graph_objects as go  # noqa: E402
 import streamlit as st  # noqa: E402
 
+from benchmarks.bare_chart import bare_figure  # noqa: E402
 from skbview import appstate, ui  # noqa: E402
 
 
-@st.cache_resource
-def _freeze_gc() -> bool:
-    gc.collect()
-    gc.freeze()
-    return True
-
-
-_freeze_gc()
+ui.freeze_gc_once()
 st.set_page_config(page_title="shell floor", layout="wide")
 appstate.init()
 appstate.begin_full_run()
@@ -41,11 +32,7 @@ KEY = os.environ.get("SKB_KEY", "bulk")  # the control bench_latency moves
 
 
 def _draw(state: dict) -> None:
-    x_value = float(state[KEY])
-    xs = np.arange(200, dtype=float)
-    ys = x_value * np.sin(xs / 10.0) + x_value
-    fig = go.Figure(go.Scatter(x=xs, y=ys, mode="lines"), layout=dict(template="plotly_white", height=350))
-    st.plotly_chart(fig, theme=None, key="bare_chart")
+    st.plotly_chart(bare_figure(float(state[KEY])), theme=None, key="bare_chart")
 
 
 ui.live(_draw)

@@ -3,8 +3,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import gc
+
 import plotly.graph_objects as go
 import streamlit as st
+
+
+@st.cache_resource
+def freeze_gc_once() -> bool:
+    """Move everything imported so far (plotly, numpy, streamlit) out of the GC's reach, once per process.
+
+    Together with ``runner.postScriptGC = false`` (.streamlit/config.toml) this keeps the
+    per-rerun garbage collection from scanning the big import graph on every slider move.
+    """
+    gc.collect()
+    gc.freeze()
+    return True
 
 def show_chart(fig: go.Figure, name: str, state: Mapping) -> None:
     """Draw ``fig`` exactly as exported (theme=None) and, if available, its PNG/SVG download buttons."""
