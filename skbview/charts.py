@@ -57,6 +57,12 @@ SEED_MARKER = dict(symbol="diamond", size=11, color=COLORS["seed"], line=dict(co
 CURRENT_MARKER = dict(symbol="circle-open", size=14, line=dict(width=2.5), color=COLORS["current"])
 
 
+def _current(x, ys, name: str, hovertemplate: str) -> dict:
+    """The trace marking the current setting: an open circle at ``x`` on each of the values ``ys``."""
+    return Scatter(x=np.array([x] * len(ys)), y=np.array([_f(y) for y in ys]), mode="markers", name=name,
+                   marker=CURRENT_MARKER, hovertemplate=hovertemplate)
+
+
 # ---------------------------------------------------------------- helpers
 def _params(state: Mapping, which: str = "a", **override) -> dict:
     p = st_mod.scenario(state, which)
@@ -338,10 +344,8 @@ def slub_per_object(state: Mapping) -> go.Figure:
     ghz = float(p["ghz"])
     b = int(p["bulk"])
     fig = _Fig()
-    fig.add_trace(Scatter(
-        x=np.array([b, b]), y=np.array([_f(cur["slub.loop_cycles"]), _f(cur["slub.bulk_cycles"])]),
-        mode="markers", name=f"current bulk = {b}", marker=CURRENT_MARKER,
-        hovertemplate="bulk %{x}: %{y:.1f} cycles/object<extra></extra>"))
+    fig.add_trace(_current(b, (cur["slub.loop_cycles"], cur["slub.bulk_cycles"]), f"current bulk = {b}",
+                           "bulk %{x}: %{y:.1f} cycles/object<extra></extra>"))
     for key, name, color in (("slub.loop_cycles", "one at a time (kmem_cache_alloc/free)", COLORS["memset"]),
                              ("slub.bulk_cycles", "bulk API (kmem_cache_alloc_bulk/free_bulk)", COLORS["a"])):
         y = np.asarray(out[key], dtype=float)
@@ -367,9 +371,8 @@ def slub_gain(state: Mapping) -> go.Figure:
     b = int(p["bulk"])
     gain = np.asarray(out["slub.bulk_gain_cycles"], dtype=float)
     fig = _Fig()
-    fig.add_trace(Scatter(x=np.array([b]), y=np.array([_f(cur["slub.bulk_gain_cycles"])]), mode="markers",
-                             name=f"current bulk = {b}", marker=CURRENT_MARKER,
-                             hovertemplate="bulk %{x}: %{y:.1f} cycles<extra></extra>"))
+    fig.add_trace(_current(b, (cur["slub.bulk_gain_cycles"],), f"current bulk = {b}",
+                           "bulk %{x}: %{y:.1f} cycles<extra></extra>"))
     fig.add_trace(Scatter(x=BULK_X, y=gain, mode="lines", name="loop − bulk (model)",
                              line=dict(color=COLORS["a"], width=2.5), customdata=gain / float(p["ghz"]),
                              hovertemplate="bulk %{x}: %{y:.1f} cycles = %{customdata:.2f} ns<extra></extra>"))
@@ -396,10 +399,8 @@ def zeroing_cost(state: Mapping) -> go.Figure:
     zb = int(p["zero_bytes"])
     ghz = float(p["ghz"])
     fig = _Fig()
-    fig.add_trace(Scatter(x=np.array([zb, zb]), y=np.array([_f(cur["zero.memset_cycles"]),
-                                                               _f(cur["zero.erms_cycles"])]),
-                             mode="markers", name=f"current size = {zb} B", marker=CURRENT_MARKER,
-                             hovertemplate="%{x} B: %{y:.1f} cycles<extra></extra>"))
+    fig.add_trace(_current(zb, (cur["zero.memset_cycles"], cur["zero.erms_cycles"]), f"current size = {zb} B",
+                           "%{x} B: %{y:.1f} cycles<extra></extra>"))
     for key, name, color in (("zero.memset_cycles", "memset, constant size (rep stos)", COLORS["memset"]),
                              ("zero.erms_cycles", "memset_erms, variable size (__GFP_ZERO)", COLORS["gfp_zero"])):
         y = np.asarray(out[key], dtype=float)
@@ -429,9 +430,8 @@ def zeroing_delta(state: Mapping) -> go.Figure:
     nf = float(p["noise_ns"])
     d = np.asarray(out["zero.delta_ns"], dtype=float)
     fig = _Fig()
-    fig.add_trace(Scatter(x=np.array([zb]), y=np.array([_f(cur["zero.delta_ns"])]), mode="markers",
-                             name=f"current size = {zb} B", marker=CURRENT_MARKER,
-                             hovertemplate="%{x} B: %{y:.2f} ns<extra></extra>"))
+    fig.add_trace(_current(zb, (cur["zero.delta_ns"],), f"current size = {zb} B",
+                           "%{x} B: %{y:.2f} ns<extra></extra>"))
     fig.add_trace(Scatter(x=np.array([0, 1032]), y=np.array([nf, nf]), mode="lines", line=dict(width=0),
                              showlegend=False, hoverinfo="skip"))
     fig.add_trace(Scatter(x=np.array([0, 1032]), y=np.array([-nf, -nf]), mode="lines", line=dict(width=0),
@@ -466,9 +466,8 @@ def veth_batch(state: Mapping) -> go.Figure:
     nf = float(p["noise_ns"])
     b = int(p["xdp_batch"])
     fig = _Fig()
-    fig.add_trace(Scatter(x=np.array([b]), y=np.array([_f(cur["veth.mpps"])]), mode="markers",
-                             name=f"current: batch {b}, {p['zero']}", marker=CURRENT_MARKER,
-                             hovertemplate="batch %{x}: %{y:.3f} Mpps<extra></extra>"))
+    fig.add_trace(_current(b, (cur["veth.mpps"],), f"current: batch {b}, {p['zero']}",
+                           "batch %{x}: %{y:.3f} Mpps<extra></extra>"))
     names = {"memset": "memset (rep stos)", "gfp_zero": "__GFP_ZERO"}
     for i, m in enumerate(methods):
         ns = np.asarray(out["veth.ns_per_packet"][i], dtype=float)
@@ -535,9 +534,8 @@ def cpumap_rates(state: Mapping) -> go.Figure:
     cur = model.evaluate(p, prof)
     r = float(p["pp_recycle"])
     fig = _Fig()
-    fig.add_trace(Scatter(x=np.array([r, r]), y=np.array([_f(cur["cpumap.src_mpps"]), _f(cur["cpumap.dst_mpps"])]),
-                             mode="markers", name=f"current ratio = {r:g}", marker=CURRENT_MARKER,
-                             hovertemplate="ratio %{x}: %{y:.2f} Mpps<extra></extra>"))
+    fig.add_trace(_current(r, (cur["cpumap.src_mpps"], cur["cpumap.dst_mpps"]), f"current ratio = {r:g}",
+                           "ratio %{x}: %{y:.2f} Mpps<extra></extra>"))
     for key, name, color in (("cpumap.src_mpps", "source CPU rx", COLORS["src"]),
                              ("cpumap.dst_mpps", "destination CPU rx", COLORS["dst"]),
                              ("cpumap.drop_mpps", "drops (src − dst)", COLORS["drop"])):
@@ -609,9 +607,9 @@ def kfree_drop_batch(state: Mapping) -> go.Figure:
     out = model.evaluate({**p, "kfl_bulk": bulks[:, None], "drop_batch": DROP_X[None, :]}, prof)
     cur = model.evaluate(p, prof)
     fig = _Fig()
-    fig.add_trace(Scatter(x=np.array([int(p["drop_batch"])]), y=np.array([_f(cur["kfree_skb_list.mpps"])]),
-                             mode="markers", name=f"current: drop_batch {p['drop_batch']}, bulk {p['kfl_bulk']}",
-                             marker=CURRENT_MARKER, hovertemplate="drop_batch %{x}: %{y:.4f} Mpps<extra></extra>"))
+    fig.add_trace(_current(int(p["drop_batch"]), (cur["kfree_skb_list.mpps"],),
+                           f"current: drop_batch {p['drop_batch']}, bulk {p['kfl_bulk']}",
+                           "drop_batch %{x}: %{y:.4f} Mpps<extra></extra>"))
     for i, kb in enumerate(bulks):
         cur_line = int(kb) == int(p["kfl_bulk"])
         name = "no bulk free (1)" if kb == 1 else f"KFREE_SKB_BULK_SIZE {kb}"
@@ -638,9 +636,8 @@ def kfree_clones(state: Mapping) -> go.Figure:
     out = model.evaluate({**p, "kfl_bulk": bulks[:, None], "clone_frac": CLONE_X[None, :]}, prof)
     cur = model.evaluate(p, prof)
     fig = _Fig()
-    fig.add_trace(Scatter(x=np.array([float(p["clone_frac"])]), y=np.array([_f(cur["kfree_skb_list.mpps"])]),
-                             mode="markers", name="current setting", marker=CURRENT_MARKER,
-                             hovertemplate="clones %{x:.0%}: %{y:.4f} Mpps<extra></extra>"))
+    fig.add_trace(_current(float(p["clone_frac"]), (cur["kfree_skb_list.mpps"],), "current setting",
+                           "clones %{x:.0%}: %{y:.4f} Mpps<extra></extra>"))
     for i, kb in enumerate(bulks):
         name = "no bulk free (1)" if kb == 1 else f"KFREE_SKB_BULK_SIZE {kb}"
         fig.add_trace(Scatter(x=CLONE_X, y=np.asarray(out["kfree_skb_list.mpps"][i], dtype=float), mode="lines",
