@@ -1,7 +1,7 @@
 """skbmodel dashboard: ``streamlit run dashboard.py``.
 
-Entry point only: page config, the once-per-process GC freeze, the shared sidebar (skbview.appstate),
-navigation (one thin page per slug of ``skbmodel.state.PAGES``) and the URL write-back.
+Entry point only: page config, the once-per-process GC freeze, navigation (one thin page per slug of
+``skbmodel.state.PAGES``) and the shared sidebar (skbview.appstate), whose link box writes the URL back.
 """
 import streamlit as st
 

@@ -1,27 +1,22 @@
 """veth: Mpps vs VETH_XDP_BATCH for both zeroing methods, noise band, batch heatmap."""
 import streamlit as st
 
-from skbmodel import model, state as sk_state
-from skbview import appstate, charts, ui
+from skbview import ui
 
 st.title("veth XDP_PASS with bulk-allocated skbs")
-appstate.page_state("veth")
 
 
-def _draw(state: dict) -> None:
-    """Metrics and charts: the live area, redrawn alone when a control moves."""
-    params = sk_state.scenario(state)
-    out = model.evaluate(params, sk_state.profile_for(state))
-    ui.metrics([
+def _headline(params: dict, out: dict) -> list:
+    """The metric row above the charts (parameters and model outputs of the scenario)."""
+    return [
         (f"Throughput, batch {params['xdp_batch']} (Mpps)", ui.fmt(out["veth.mpps"], 4), None),
         ("Cost (ns/packet)", ui.fmt(out["veth.ns_per_packet"], 4), None),
         ("memset − __GFP_ZERO (ns/packet)", f"{float(out['veth.zero_delta_ns']):+.2f}", None),
         ("Runs per variant to see it", f"{int(out['veth.zero_delta_runs'])}",
          f"two-sample test, 5 % / 80 % power, noise {params['noise_ns']:g} ns per run"),
-    ])
-    ui.show_charts(charts.figures_for_page("veth", state), state)
+    ]
 
 
-ui.live(_draw)
+ui.model_view("veth", _headline)
 st.caption("In the model the skb bulk size of veth *is* VETH_XDP_BATCH (one kmem_cache_alloc_bulk per batch), "
            "so the heatmap spans the batch against the other input of the veth cost, the bytes zeroed by memset.")

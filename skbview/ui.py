@@ -20,6 +20,7 @@ def freeze_gc_once() -> bool:
     gc.freeze()
     return True
 
+
 def show_chart(fig: go.Figure, name: str, state: Mapping) -> None:
     """Draw ``fig`` exactly as exported (theme=None) and, if available, its PNG/SVG download buttons."""
     from skbview.report import camera_config  # same file name as the PNG/SVG download buttons
@@ -45,6 +46,25 @@ def live(draw) -> None:
         draw(appstate.get_state())
 
     _live()
+
+
+def model_view(slug: str, headline) -> None:
+    """The live area of a model page: headline metrics, then every chart of the page.
+
+    ``headline(params, out)`` turns the scenario's parameters and its ``model.evaluate`` outputs into
+    the metric row (see :func:`metrics`).  Records the page (:func:`appstate.page_state`) first.
+    """
+    from skbmodel import model, state as sk_state
+    from skbview import appstate, charts
+
+    appstate.page_state(slug)
+
+    def draw(state: dict) -> None:
+        params = sk_state.scenario(state)
+        metrics(headline(params, model.evaluate(params, sk_state.profile_for(state))))
+        show_charts(charts.figures_for_page(slug, state), state)
+
+    live(draw)
 
 
 def show_charts(figures, state: Mapping) -> None:
