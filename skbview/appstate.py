@@ -296,8 +296,8 @@ SIDEBAR_GROUPS = (
 )
 
 
-def render_sidebar() -> dict:
-    """Presets, every shared control and the share link, in the sidebar.  Returns the state."""
+def render_sidebar() -> None:
+    """Presets, every shared control and the link box (share link, report buttons, URL), in the sidebar."""
     with st.sidebar:
         with st.expander("Presets (one per seed thread)", expanded=False):
             for pid, pr in PRESETS.items():
@@ -311,7 +311,6 @@ def render_sidebar() -> dict:
                 from skbview import custom_profile
                 custom_profile.sidebar_selector()
         _link_box()
-    return get_state()
 
 
 @view_fragment("link")
