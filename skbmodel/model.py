@@ -89,7 +89,9 @@ def _is(a, value):
 def _slub_kw(c):
     return dict(fast_pair_cycles=c["slub_fast_pair_cycles"], free_slow_extra_cycles=c["slub_free_slow_extra_cycles"],
                 refill_cycles=c["slub_refill_cycles"], slab_bytes=c["slub_slab_bytes"],
-                object_bytes=c["slub_object_bytes"], l1d_bytes=c["l1d_bytes"], l1_miss_cycles=c["l1_miss_cycles"])
+                object_bytes=c["slub_object_bytes"], l1d_bytes=c["l1d_bytes"], l1_miss_cycles=c["l1_miss_cycles"],
+                fill_fraction=c["slab_fill_fraction"], l1_usable_fraction=c["l1_usable_fraction"],
+                l2_bytes=c["l2_bytes"], l2_miss_cycles=c["l2_miss_cycles"])
 
 
 CHUNK_STATES = 32_768  # evaluate large grids in cache-sized blocks
@@ -156,9 +158,9 @@ def _evaluate_inputs(x, c) -> dict:
 
     # SLUB microbenchmark (slab_bulk_test01)
     kw = _slub_kw(c)
-    loop = slub.loop_pair_cycles(x["bulk"], free_share=c["slub_free_share"], **kw)
+    loop = slub.loop_pair_cycles(x["bulk"], loop_call_cycles=c["slub_loop_call_cycles"], **kw)
     bulk = slub.bulk_pair_cycles(x["bulk"], bulk_obj_pair_cycles=c["slub_bulk_obj_pair_cycles"],
-                                 slab_locality=c["slab_locality"], free_share=c["slub_free_share"], **kw)
+                                 slab_locality=c["slab_locality"], **kw)
     out["slub.loop_cycles"] = loop
     out["slub.bulk_cycles"] = bulk
     out["slub.loop_ns"] = units.cycles_to_ns(loop, ghz)

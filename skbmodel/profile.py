@@ -177,7 +177,8 @@ REQUIRED_CONSTANTS = (
     # SLUB
     "slub_object_bytes", "slub_slab_bytes", "slub_fast_pair_cycles", "slub_free_share",
     "slub_bulk_obj_pair_cycles", "slub_free_slow_extra_cycles", "slub_refill_cycles",
-    "l1d_bytes", "l1_miss_cycles", "slab_locality",
+    "l1d_bytes", "l1_miss_cycles", "slab_locality", "slub_loop_call_cycles", "slab_fill_fraction",
+    "l1_usable_fraction", "l2_bytes", "l2_miss_cycles",
     # zeroing
     "cacheline_bytes", "stos_setup_cycles", "stos_line_cycles", "stos_drain_line_cycles",
     "store_buffer_bytes", "erms_setup_cycles", "erms_line_cycles",

@@ -1,21 +1,26 @@
 """SLUB kmem_cache: one-at-a-time vs bulk alloc/free cost per object.
 
-Structure (all costs in cycles per object, ``n`` objects allocated then freed):
+Structure (all costs in cycles per object; a run allocates ``n`` objects, then frees them, as
+``slab_bulk_test01`` does):
 
 * per-CPU fast path: ``kmem_cache_alloc`` + ``kmem_cache_free`` to the CPU slab cost
-  ``fast_pair_cycles`` together; ``free_share`` of it is the free side.
+  ``fast_pair_cycles`` together; ``free_share`` of it is the free side.  A run done one object at a
+  time also pays ``loop_call_cycles`` once per run (the generic ``__kmem_cache_alloc_bulk`` /
+  ``__kmem_cache_free_bulk`` fallback's calls and loop set-up), amortised over ``n``.
 * bulk API: one call pair costs ``bulk_call_pair = fast_pair - bulk_obj_pair`` (a bulk of one
   costs what one alloc+free costs: 43 vs 43 cycles in the table of kernel commit fbd02630c6e3,
   "slub: initial bulk free implementation") plus ``bulk_obj_pair_cycles`` per object.
-* the per-CPU slab holds ``objects_per_slab = slab_bytes // object_bytes`` objects
-  (skbuff_head_cache: 8192 // 256 = 32, seed 000).  A run of ``n >= objects_per_slab`` objects
-  outgrows it: every slab's worth costs one slow-path refill (``refill_cycles``), and a fraction
-  ``remote_fraction(n)`` of the frees hit a slab that is no longer the CPU slab and pay
-  ``__slab_free`` (``free_slow_extra_cycles`` on top of the fast free).
-* bulk free builds *detached freelists*: remote objects of one slab page are returned with one
-  ``__slab_free``; the number of groups depends on slab-page locality (:func:`detached_freelists`).
-* cache footprint: a run whose objects exceed the L1d (``n * object_bytes > l1d_bytes``) pays
-  ``l1_miss_cycles`` for the share of objects that no longer fit.
+* the per-CPU slab has ``fill = fill_fraction * objects_per_slab`` free objects when a run starts
+  (``objects_per_slab = slab_bytes // object_bytes``; skbuff_head_cache: 8192 // 256 = 32, seed 000).
+  A longer run takes :func:`new_slabs` fresh slabs (``refill_cycles`` each, the ``___slab_alloc``
+  slow path), and every object that is not in the last of them -- :func:`remote_objects` -- is
+  freed to a slab that is no longer the CPU slab: one at a time, each pays ``__slab_free``
+  (``free_slow_extra_cycles`` on top of the fast free); in bulk, the detached freelists group
+  them per slab page, one ``__slab_free`` per page (:func:`detached_freelists`).  This is the
+  saw-tooth of the published fallback curves: +49 cycles per object at bulk 34, falling to +26 at
+  64 as the one remote slab is shared by more objects, rising again with every further slab.
+* cache footprint: a run whose objects overflow the usable part of the L1d (or the L2) pays the
+  miss latency on the share of objects that no longer fit (:func:`footprint_cycles`).
 """
 from __future__ import annotations
 
@@ -30,16 +35,46 @@ def objects_per_slab(slab_bytes, object_bytes):
     return np.floor(np.asarray(slab_bytes, dtype=float) / np.asarray(object_bytes, dtype=float))
 
 
-def remote_fraction(n, objects_per_slab):
-    """Fraction of the frees of a run of ``n`` objects that miss the CPU slab [0-1].
+def fill_objects(objects_per_slab, fill_fraction=1.0):
+    """Free objects in the per-CPU slab when a run starts [objects]: ``fill_fraction * S``.
 
-    Below the slab size the CPU slab serves the whole run (0).  From ``n >= objects_per_slab``
-    on, the run spans slabs; only the objects of the last (current CPU) slab -- on average half
-    a slab -- are freed locally: ``1 - S / (2 n)``.
+    In ``slab_bulk_test01`` every run frees what it allocated, so the CPU slab starts full
+    (``fill_fraction = 1``); the published fallback curves put the step between bulk 32 and 34
+    (``fill = 32``, kernel commit d0ecd894e3d5's table) or between 30 and 32 (kernel commit
+    fbd02630c6e3's table): the fill level is known to about one object.
+    """
+    return np.asarray(fill_fraction, dtype=float) * np.asarray(objects_per_slab, dtype=float)
+
+
+def new_slabs(n, fill, objects_per_slab):
+    """Fresh slabs a run of ``n`` objects takes from the slow path [slabs].
+
+    ``ceil((n - fill) / S)`` for ``n > fill``, else 0: the first ``fill`` objects come from the CPU
+    slab, every further ``S`` from one more slab.
     """
     n = np.asarray(n, dtype=float)
     s = np.asarray(objects_per_slab, dtype=float)
-    return np.where(n >= s, 1.0 - s / (2.0 * np.maximum(n, 1.0)), 0.0)
+    return np.where(n > fill, np.ceil((n - fill) / s - 1e-9), 0.0)
+
+
+def remote_objects(n, fill, objects_per_slab):
+    """Objects of a run of ``n`` freed to a slab that is no longer the CPU slab [objects].
+
+    Once the run has taken ``k = new_slabs(n)`` slabs, the CPU slab is the last one, holding the
+    run's tail ``n - fill - (k - 1) S``; every other object is remote: ``n - tail``.
+    """
+    n = np.asarray(n, dtype=float)
+    s = np.asarray(objects_per_slab, dtype=float)
+    k = new_slabs(n, fill, s)
+    tail = n - fill - np.maximum(k - 1.0, 0.0) * s
+    return np.where(k > 0, n - tail, 0.0)
+
+
+def remote_fraction(n, objects_per_slab, fill_fraction=1.0):
+    """Fraction of the frees of a run of ``n`` objects that miss the CPU slab [0-1]:
+    ``remote_objects(n) / n``."""
+    n = np.maximum(np.asarray(n, dtype=float), 1.0)
+    return remote_objects(n, fill_objects(objects_per_slab, fill_fraction), objects_per_slab) / n
 
 
 def detached_freelists(k, objects_per_slab, locality):
@@ -54,31 +89,42 @@ def detached_freelists(k, objects_per_slab, locality):
     return k - np.asarray(locality, dtype=float) * np.maximum(k - 1.0, 0.0) * (1.0 - 1.0 / s)
 
 
-def footprint_cycles(n, object_bytes, l1d_bytes, l1_miss_cycles):
+def footprint_cycles(n, object_bytes, l1d_bytes, l1_miss_cycles, l1_usable_fraction=1.0,
+                     l2_bytes=np.inf, l2_miss_cycles=0.0):
     """Cache-footprint penalty per object [cycles] for a run of ``n`` objects.
 
-    ``l1_miss_cycles * clip(1 - l1d_bytes / (n * object_bytes), 0, 1)``
+    ``l1_miss * clip(1 - u * l1d / (n * object), 0, 1) + l2_miss * clip(1 - u * l2 / (n * object), 0, 1)``
+
+    ``u`` (``l1_usable_fraction``) is the share of each cache the run's objects can have: the
+    stack, the pointer array, the slab metadata and the code take the rest.  The published
+    kmem_cache_alloc_bulk curves of 256 B objects start to rise at bulk ~96 (24 KiB, not the full
+    32 KiB) -- kernel commit d0ecd894e3d5's table.
     """
     n = np.asarray(n, dtype=float)
     foot = np.maximum(n, 1.0) * np.asarray(object_bytes, dtype=float)
-    return np.asarray(l1_miss_cycles, dtype=float) * np.clip(1.0 - l1d_bytes / foot, 0.0, 1.0)
+    u = np.asarray(l1_usable_fraction, dtype=float)
+    return (np.asarray(l1_miss_cycles, dtype=float) * np.clip(1.0 - u * l1d_bytes / foot, 0.0, 1.0)
+            + np.asarray(l2_miss_cycles, dtype=float) * np.clip(1.0 - u * l2_bytes / foot, 0.0, 1.0))
 
 
-def loop_pair_cycles(n, *, fast_pair_cycles, free_share, free_slow_extra_cycles, refill_cycles,
-                     slab_bytes, object_bytes, l1d_bytes, l1_miss_cycles):
+def loop_pair_cycles(n, *, fast_pair_cycles, free_slow_extra_cycles, refill_cycles, slab_bytes,
+                     object_bytes, l1d_bytes, l1_miss_cycles, loop_call_cycles=0.0, fill_fraction=1.0,
+                     l1_usable_fraction=1.0, l2_bytes=np.inf, l2_miss_cycles=0.0):
     """Alloc+free per object [cycles], objects allocated and freed one at a time.
 
-    ``fast_pair + [n >= S] * refill / S + f(n) * free_slow_extra + footprint(n)``
+    ``fast_pair + loop_call / n + (refill * new_slabs(n) + free_slow_extra * remote_objects(n)) / n + footprint(n)``
 
-    Reference: seed 004 ``kmem-in-loop`` (slab_bulk_test01); the slab-size step follows the
-    fallback column of kernel commit fbd02630c6e3 (jump between bulk 30 and 32).
+    Reference: seed 004 ``kmem-in-loop`` (slab_bulk_test01); the fallback columns of kernel
+    commits fbd02630c6e3 and d0ecd894e3d5 (step past the CPU slab's 30-32 objects, then a
+    saw-tooth with one more slab every 32 objects).
     """
     s = objects_per_slab(slab_bytes, object_bytes)
-    n = np.asarray(n, dtype=float)
-    spill = (n >= s).astype(float)
-    return (fast_pair_cycles + spill * refill_cycles / s
-            + remote_fraction(n, s) * free_slow_extra_cycles
-            + footprint_cycles(n, object_bytes, l1d_bytes, l1_miss_cycles))
+    n = np.maximum(np.asarray(n, dtype=float), 1.0)
+    fill = fill_objects(s, fill_fraction)
+    return (fast_pair_cycles + np.asarray(loop_call_cycles, dtype=float) / n
+            + (refill_cycles * new_slabs(n, fill, s) + free_slow_extra_cycles * remote_objects(n, fill, s)) / n
+            + footprint_cycles(n, object_bytes, l1d_bytes, l1_miss_cycles, l1_usable_fraction, l2_bytes,
+                               l2_miss_cycles))
 
 
 def bulk_call_pair_cycles(fast_pair_cycles, bulk_obj_pair_cycles):
@@ -91,25 +137,28 @@ def bulk_call_pair_cycles(fast_pair_cycles, bulk_obj_pair_cycles):
 
 def bulk_pair_cycles(n, *, fast_pair_cycles, bulk_obj_pair_cycles, free_slow_extra_cycles,
                      refill_cycles, slab_bytes, object_bytes, l1d_bytes, l1_miss_cycles, slab_locality,
-                     free_share=0.5):
+                     fill_fraction=1.0, l1_usable_fraction=1.0, l2_bytes=np.inf, l2_miss_cycles=0.0,
+                     loop_call_cycles=0.0):
     """Alloc+free per object [cycles] through the bulk API with bulk size ``n``.
 
-    ``bulk_obj + call / n + [n >= S] * refill / S + (f(n)/S + [f>0]/n) * free_slow_extra + footprint(n)``
+    ``bulk_obj + call / n + (refill * k + groups * free_slow_extra) / n + footprint(n)``
 
-    where ``call = fast_pair - bulk_obj``; remote frees are grouped per slab page into detached
-    freelists (``f(n) n`` remote objects of consecutive allocation span ``f n / S + 1`` pages).
+    where ``call = fast_pair - bulk_obj``, ``k = new_slabs(n)`` and the remote objects are freed
+    as detached freelists, one ``__slab_free`` per slab page: ``groups = locality * k +
+    (1 - locality) * remote_objects(n)`` (back-to-back allocations fill whole slabs; scattered
+    ones give one group per object).
     Reference: seed 004 ``kmem-bulk``; kernel commit d0ecd894e3d5 (detached freelists).
     """
     s = objects_per_slab(slab_bytes, object_bytes)
     n = np.maximum(np.asarray(n, dtype=float), 1.0)
-    f = remote_fraction(n, s)
-    remote = f * n
-    groups = np.where(remote > 0, detached_freelists(remote, s, slab_locality), 0.0)
+    fill = fill_objects(s, fill_fraction)
+    k = new_slabs(n, fill, s)
+    loc = np.asarray(slab_locality, dtype=float)
+    groups = loc * k + (1.0 - loc) * remote_objects(n, fill, s)
     call = bulk_call_pair_cycles(fast_pair_cycles, bulk_obj_pair_cycles)
-    spill = (n >= s).astype(float)
-    return (bulk_obj_pair_cycles + call / n + spill * refill_cycles / s
-            + groups / n * free_slow_extra_cycles
-            + footprint_cycles(n, object_bytes, l1d_bytes, l1_miss_cycles))
+    return (bulk_obj_pair_cycles + call / n + (refill_cycles * k + groups * free_slow_extra_cycles) / n
+            + footprint_cycles(n, object_bytes, l1d_bytes, l1_miss_cycles, l1_usable_fraction, l2_bytes,
+                               l2_miss_cycles))
 
 
 def free_one_cycles(*, fast_pair_cycles, free_share):

@@ -126,8 +126,29 @@ def sensitive(measurements, profile: Profile, names=None) -> list[str]:
     return [n for j, n in enumerate(names) if sens[:, j].any()]
 
 
+#: Free constants for a curve of one test family, in the order a curve determines them: its start
+#: (bulk 1), its middle (the per-object cost) and its long-run end.  Three points spread over a
+#: published slab_bulk_test01 curve determine these three and predict the other points
+#: (``python -m skbmodel validate --out-of-sample``); the slow-path costs between them (the slab
+#: refill, the step at the CPU slab's size) come from the base profile.
+CURVE_FREE = {
+    "slub.loop_cycles": ("slub_fast_pair_cycles", "slub_loop_call_cycles", "slub_free_slow_extra_cycles"),
+    "slub.bulk_cycles": ("slub_fast_pair_cycles", "slub_bulk_obj_pair_cycles", "l1_miss_cycles"),
+}
+
+
 def suggest_free(measurements, profile: Profile) -> list[str]:
-    """Default free constants: the fitted (or page_pool) constants the measurements constrain."""
+    """Default free constants.
+
+    Measurements of one curve family (:data:`CURVE_FREE`) free that family's constants, as many as
+    there are distinct measurements; otherwise the fitted (or page_pool) constants the measurements
+    constrain.
+    """
+    ms = usable(measurements)
+    outputs = {m.output for m in ms}
+    if len(outputs) == 1 and next(iter(outputs)) in CURVE_FREE:
+        n_points = len({m.key() for m in ms})
+        return list(CURVE_FREE[next(iter(outputs))][:n_points])
     cands = [k for k, c in profile.constants.items()
              if c.kind == "fitted" or k in ("pp_fast_cycles", "pp_ring_cycles", "page_slow_cycles")]
     return sensitive(measurements, profile, cands)[:MAX_FREE]

