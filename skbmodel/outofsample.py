@@ -1,0 +1,436 @@
+"""Out-of-sample validation: fit on some measurements, predict the ones the fit never saw.
+
+A fit that reproduces the rows it was fitted to says little about a prediction.  Two protocols
+measure what the model predicts instead:
+
+* **Curves** (one CPU, kernel and test, one input varied, from the public corpus): the constants
+  the curve constrains are fitted with ``fit``'s own defaults (:func:`skbmodel.userfit.suggest_free`)
+  on three points spread over the curve's range (:func:`fit_points`), on a profile that has the
+  curve's clock; every other point of the curve is then predicted and compared.
+* **Scenario rows** (the seed threads): leave one source out.  The profile's fitted constants are
+  refitted on the rows of the other sources; a row of the left-out source is *predicted* when every
+  fitted constant it depends on is still constrained by the other sources, and otherwise labelled
+  as not predictable out of sample (its constants come only from its own source).
+
+:func:`in_sample_dof` gives, for the calibration itself, rows minus fitted constants per subsystem,
+and labels the subsystems whose rows are reproduced by construction (no degree of freedom left).
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+
+import numpy as np
+
+from . import calibration, model, parsers, units, userfit, validation
+from .observations import seed_observations
+from .profile import DEFAULT_PROFILE, Profile, load_profile
+
+#: points a curve fit uses
+N_FIT = 3
+
+#: subsystem of a model output (its prefix)
+SUBSYSTEM_OF_PREFIX = {"slub": "slub", "zero": "zeroing", "page_pool": "page_pool", "kfree_skb_list": "kfree_skb_list",
+                       "veth": "veth", "cpumap": "cpumap", "xdp_pass": "cpumap", "napi_defer": "napi_cache",
+                       "budget": "budget", "noise": "noise", "const": "kernel", "state": "kernel",
+                       "page_alloc": "page_alloc"}
+
+
+def subsystem_of(output: str) -> str:
+    """Subsystem a model output belongs to (``slub.bulk_cycles`` -> ``slub``)."""
+    return SUBSYSTEM_OF_PREFIX.get(re.split(r"[.:]", output, maxsplit=1)[0], "other")
+
+
+def fit_points(x, k: int = N_FIT) -> np.ndarray:
+    """Indices of ``k`` points spread over the range of ``x`` (log-spaced when ``x > 0``).
+
+    The targets are ``k`` evenly spaced quantiles of ``log x`` between its minimum and maximum (of
+    ``x`` itself when some ``x <= 0``); each picks the nearest unused point.  For a SLUB bulk curve
+    1..250 this gives bulk 1, 16 and 250: the call-amortised start, the per-CPU-slab regime and the
+    long-run end.
+    """
+    x = np.asarray(x, dtype=float)
+    if x.size <= k:
+        return np.arange(x.size)
+    t = np.log(x) if np.all(x > 0) else x
+    targets = np.linspace(t.min(), t.max(), k)
+    chosen: list[int] = []
+    for tgt in targets:
+        order = np.argsort(np.abs(t - tgt), kind="stable")
+        chosen.append(int(next(i for i in order if i not in chosen)))
+    return np.array(sorted(chosen))
+
+
+def curve_profile(ghz: float | None, object_bytes: float | None = None,
+                  base: Profile | None = None) -> Profile:
+    """The profile a curve is fitted on: ``base`` with the curve's clock and object size."""
+    base = base or load_profile(DEFAULT_PROFILE)
+    changes = {}
+    if ghz and math.isfinite(ghz) and ghz > 0:
+        changes["ghz"] = float(ghz)
+    if object_bytes and math.isfinite(object_bytes) and object_bytes > 0:
+        changes["slub_object_bytes"] = float(object_bytes)
+    prof = base.with_values(changes) if changes else base
+    return dataclasses.replace(prof, id=f"_curve@{base.id}")
+
+
+_OBJ = re.compile(r"(?:object_bytes|obj(?:ect)?[ _-]?size)\s*[=:]?\s*(\d+)", re.I)
+
+
+def object_bytes_of(conditions: str) -> float | None:
+    """Object size stated in a corpus row's conditions (``object_bytes=256``, ``obj size 256``)."""
+    m = _OBJ.search(conditions or "")
+    return float(m.group(1)) if m else None
+
+
+@dataclasses.dataclass
+class CurveResult:
+    series: str
+    subsystem: str
+    output: str
+    x_name: str
+    cpu: str
+    ghz: float
+    source: str
+    fit_x: list[float]
+    free: list[str]
+    fitted: dict[str, float]
+    #: every point: x, measured, predicted (measured unit), relative error, used in the fit
+    points: list[dict]
+    errors: list[str]
+
+    @property
+    def predicted(self) -> list[dict]:
+        return [p for p in self.points if not p["fit"]]
+
+    @property
+    def mape(self) -> float:
+        e = [abs(p["rel_error"]) for p in self.predicted]
+        return float(np.mean(e)) if e else float("nan")
+
+    @property
+    def max_error(self) -> float:
+        e = [abs(p["rel_error"]) for p in self.predicted]
+        return float(np.max(e)) if e else float("nan")
+
+
+def _measurements(series: str, output: str, x_name: str, xs, values, unit: str):
+    return [parsers.Measurement(origin=series, line=i + 1, raw="", test=output, value=float(v), unit=unit,
+                                conditions={x_name: float(x)}, output=output, kind="corpus")
+            for i, (x, v) in enumerate(zip(xs, values))]
+
+
+def predict_curve(profile: Profile, output: str, x_name: str, xs, unit: str) -> np.ndarray:
+    """Model ``output`` at inputs ``xs`` (one vectorised call), in the measured ``unit``."""
+    xs = np.asarray(xs, dtype=float)
+    out = model.evaluate({x_name: xs}, profile)[output]
+    return np.asarray(_to_unit(out, model.OUTPUT_UNITS[output], unit, profile.ghz), dtype=float)
+
+
+def _to_unit(v, out_unit: str, unit: str, ghz):
+    if out_unit == "cycles" and unit == "ns":
+        return units.cycles_to_ns(v, ghz)
+    if out_unit == "ns" and unit == "cycles":
+        return units.ns_to_cycles(v, ghz)
+    return units.convert(v, out_unit, unit)
+
+
+def validate_curve(series: str, output: str, x_name: str, xs, values, unit: str, *, ghz: float | None = None,
+                   object_bytes: float | None = None, cpu: str = "", source: str = "",
+                   base: Profile | None = None, free: list[str] | None = None) -> CurveResult:
+    """Fit on :func:`fit_points` of one curve with ``fit``'s defaults, predict the other points."""
+    xs = np.asarray(xs, dtype=float)
+    values = np.asarray(values, dtype=float)
+    order = np.argsort(xs, kind="stable")
+    xs, values = xs[order], values[order]
+    prof = curve_profile(ghz, object_bytes, base)
+    idx = fit_points(xs)
+    ms = _measurements(series, output, x_name, xs[idx], values[idx], unit)
+    free = list(free) if free is not None else userfit.suggest_free(ms, prof)
+    res = userfit.fit(ms, prof, free, label=series)
+    fitted_prof = res.profile if res.ok else prof
+    pred = predict_curve(fitted_prof, output, x_name, xs, unit)
+    in_fit = np.zeros(xs.size, dtype=bool)
+    in_fit[idx] = True
+    points = [dict(x=float(x), measured=float(m), predicted=float(p), rel_error=float((p - m) / m), fit=bool(f))
+              for x, m, p, f in zip(xs, values, pred, in_fit)]
+    return CurveResult(series=series, subsystem=subsystem_of(output), output=output, x_name=x_name, cpu=cpu,
+                       ghz=float(fitted_prof.ghz), source=source, fit_x=[float(x) for x in xs[idx]], free=free,
+                       fitted={n: float(fitted_prof.value(n)) for n in free}, points=points,
+                       errors=list(res.errors))
+
+
+#: corpus outputs the model can predict, and the state key their ``x_name`` maps to
+CURVE_INPUTS = {"bulk": "bulk", "zero_bytes": "zero_bytes", "batch": "xdp_batch", "recycle_ratio": "pp_recycle"}
+
+
+def corpus_curves(df, min_points: int = N_FIT + 1) -> list[dict]:
+    """The corpus series the model can validate out of sample: an output it has, an input it
+    models, and at least ``min_points`` points (three to fit, one or more to predict)."""
+    out = []
+    for name, g in df.groupby("series", sort=True):
+        output = str(g["output"].iloc[0])
+        x_name = str(g["x_name"].iloc[0]) if g["x_name"].notna().all() else ""
+        if output not in model.OUTPUT_UNITS or x_name not in CURVE_INPUTS or len(g) < min_points:
+            continue
+        unit = str(g["unit"].iloc[0])
+        if not parsers.compatible(output, _unit_of(unit)):
+            continue
+        ghz = g["ghz"].iloc[0]
+        out.append(dict(series=name, output=output, x_name=CURVE_INPUTS[x_name], xs=g["x_value"].to_numpy(float),
+                        values=g["value"].to_numpy(float), unit=_unit_of(unit),
+                        ghz=float(ghz) if ghz == ghz and ghz else None,
+                        object_bytes=object_bytes_of(str(g["conditions"].iloc[0])),
+                        cpu=str(g["cpu"].iloc[0]), source=str(g["source"].iloc[0]),
+                        conditions=str(g["conditions"].iloc[0])))
+    return out
+
+
+def _unit_of(unit: str) -> str:
+    u = unit.strip()
+    return "cycles" if u.startswith("cycles") else u
+
+
+def validate_corpus(df, base: Profile | None = None) -> list[CurveResult]:
+    """:func:`validate_curve` for every curve of :func:`corpus_curves`."""
+    return [validate_curve(c["series"], c["output"], c["x_name"], c["xs"], c["values"], c["unit"], ghz=c["ghz"],
+                           object_bytes=c["object_bytes"], cpu=c["cpu"], source=c["source"], base=base)
+            for c in corpus_curves(df)]
+
+
+# ---- scenario rows: leave one source out ---------------------------------------------------
+
+def source_groups() -> dict[str, str]:
+    """``{row id: source}``; seeds that quote the same measurement (``004 / 000``) form one source."""
+    obs = seed_observations()
+    parent: dict[str, str] = {}
+
+    def find(a):
+        while parent.setdefault(a, a) != a:
+            a = parent[a]
+        return a
+    for o in obs.values():
+        files = [f.strip().split(" ")[0] for f in o.seed.split("/") if f.strip()]
+        for f in files:
+            parent[find(f)] = find(files[0])
+    label: dict[str, list[str]] = {}
+    for f in list(parent):
+        label.setdefault(find(f), []).append(f[:3])
+    names = {root: "seed " + " + ".join(sorted(set(v))) for root, v in label.items()}
+    return {rid: names[find(o.seed.split("/")[0].strip().split(" ")[0])] for rid, o in obs.items()}
+
+
+def free_names(profile_id: str) -> list[str]:
+    """The constants the calibration fits in this profile's own file (a child inherits the rest)."""
+    prof = load_profile(profile_id)
+    own = calibration.own_names(profile_id)
+    return [n for n in own if prof.constants[n].kind == "fitted"]
+
+
+def _jacobian(prof: Profile, specs, names) -> np.ndarray:
+    """d(prediction / measured) / d(constant / value): relative sensitivities, ``[row, constant]``."""
+    x = np.array([prof.value(n) for n in names])
+    meas = np.array([validation._measured(s)[0] for s in specs])
+    base = validation.predict_rows(specs, {prof.id: prof})
+    jac = np.empty((len(specs), len(names)))
+    for j, n in enumerate(names):
+        h = 1e-4 * max(abs(x[j]), 1e-3)
+        p = validation.predict_rows(specs, {prof.id: prof}, {prof.id: {n: x[j] + h}})
+        jac[:, j] = (p - base) / meas / (h / max(abs(x[j]), 1e-3))
+    return jac
+
+
+def _not_estimable(j_train: np.ndarray, g: np.ndarray, names: list[str], tol: float = 1e-6) -> list[str]:
+    """Constants along which a row's gradient ``g`` leaves the row space of ``j_train``.
+
+    A prediction is out of sample only if the training rows determine the combination of constants
+    it depends on (linear estimability): ``g`` must lie in the span of the training rows' gradients.
+    """
+    if not np.any(g):
+        return []
+    if j_train.size == 0:
+        return [n for n, gi in zip(names, g) if gi]
+    _u, sv, vt = np.linalg.svd(j_train, full_matrices=False)
+    rank = int(np.sum(sv > sv.max() * 1e-8)) if sv.size else 0
+    proj = vt[:rank].T @ (vt[:rank] @ g)
+    rest = g - proj
+    if np.linalg.norm(rest) <= tol * max(np.linalg.norm(g), 1e-12) + 1e-9:
+        return []
+    return [n for n, r in zip(names, rest) if abs(r) > 1e-3 * np.abs(rest).max()]
+
+
+def leave_one_row_out(profiles: dict[str, Profile] | None = None) -> list[dict]:
+    """Each covered seed row predicted with the constants refitted on every other row.
+
+    Same record as :func:`leave_one_source_out`; a row is predicted only if the other rows still
+    determine what it depends on (rows that restate others are left out on both sides, so that a
+    row is never predicted from its own copy in another unit).
+    """
+    return _leave_out(profiles, lambda s: s.id, "the other rows")
+
+
+def _leave_out(profiles, key, others: str) -> list[dict]:
+    profiles = profiles or {}
+    specs = [s for s in validation.ROWS if s.tol_kind != "exact" and s.id not in RESTATED]
+    out = []
+    for pid in sorted({s.profile for s in specs}):
+        prof = profiles.get(pid) or load_profile(pid)
+        rows = [s for s in specs if s.profile == pid]
+        names = free_names(pid)
+        jac = _jacobian(prof, rows, names)
+        for src in sorted({key(s) for s in rows}):
+            held = [i for i, s in enumerate(rows) if key(s) == src]
+            train = [i for i in range(len(rows)) if i not in held]
+            j_train = jac[train]
+            constrained = [n for j, n in enumerate(names) if np.any(j_train[:, j])]
+            refit = prof
+            if train and constrained:
+                refit, _ = calibration.fit_profile(prof, [rows[i] for i in train], free=constrained)
+            on_bound = [n for n in constrained if _on_bound(refit, n)]
+            preds = validation.predict_rows([rows[i] for i in held], {pid: refit})
+            for i, p in zip(held, preds):
+                s = rows[i]
+                m, unit = validation._measured(s)
+                missing = _not_estimable(j_train, jac[i], names)
+                missing += [n for j, n in enumerate(names) if n in on_bound and jac[i, j] and n not in missing]
+                rec = dict(id=s.id, subsystem=subsystem_of(s.output), left_out=src, profile=pid, measured=m,
+                           predicted=float(p), unit=unit, rel_error=float((p - m) / m) if m else 0.0)
+                if missing:
+                    rec.update(status="not predictable",
+                               why=f"{others} do not determine {', '.join(missing)}"
+                                   + (" (the refit ends on a bound)" if set(missing) & set(on_bound) else ""))
+                else:
+                    rec.update(status="predicted", why="")
+                out.append(rec)
+    return out
+
+
+def _on_bound(prof: Profile, name: str) -> bool:
+    c = prof.constants[name]
+    if not c.bounds:
+        return False
+    lo, hi = c.bounds
+    return min(abs(c.value - lo), abs(hi - c.value)) <= 1e-3 * (hi - lo)
+
+
+def leave_one_source_out(profiles: dict[str, Profile] | None = None) -> list[dict]:
+    """Each covered seed row predicted with the constants refitted without its own source.
+
+    Returns one dict per row: id, subsystem, left_out (the source), measured, predicted, unit,
+    rel_error and ``status``: ``"predicted"``, or ``"not predictable"`` with ``why`` naming the
+    constants that the other sources do not determine (:func:`_not_estimable`, or a refit that ends
+    on a bound).  Exact rows (kernel constants, inputs) and rows that restate others are left out.
+    """
+    group = source_groups()
+    return _leave_out(profiles, lambda s: group[s.id], "the other sources")
+
+
+#: seed rows that restate other rows: the same measurement in another unit, or arithmetic on others
+RESTATED = {"kfl-02": "kfl-01 in ns", "kfl-04": "kfl-03 in ns", "kfl-05": "kfl-01 minus kfl-03",
+            "kfl-08": "kfl-06 and kfl-07 as a time saving", "cpm-02": "the same rate as cpm-01",
+            "cpm-04": "cpm-03 minus cpm-05", "cpm-07": "cpm-06 minus cpm-08"}
+
+
+def in_sample_dof(profiles: dict[str, Profile] | None = None) -> list[dict]:
+    """Per subsystem: independent seed rows, the fitted constants they determine, degrees of freedom.
+
+    Rows that restate others (:data:`RESTATED`) do not count.  A constant belongs to the subsystems
+    whose rows determine it in the calibration's stage that fits it (microbenchmark rows first,
+    then the system rows with the microbenchmark constants fixed, :func:`calibration.fit_profile`).
+    ``by_construction`` is true when the rows are no more than the constants: the fit then
+    reproduces them whatever the model says, and they are no validation.
+    """
+    profiles = profiles or {}
+    specs = [s for s in validation.ROWS if s.tol_kind != "exact"]
+    per_sub: dict[str, dict] = {}
+    for pid in sorted({s.profile for s in specs}):
+        prof = profiles.get(pid) or load_profile(pid)
+        rows = [s for s in specs if s.profile == pid]
+        names = free_names(pid)
+        sens = calibration.row_sensitivity(prof, rows, names)
+        micro = np.array([s.microbenchmark for s in rows])
+        for i, s in enumerate(rows):
+            d = per_sub.setdefault(subsystem_of(s.output), dict(rows=[], restated=[], constants=set()))
+            d["restated" if s.id in RESTATED else "rows"].append(s.id)
+        for j, n in enumerate(names):
+            stage = micro if np.any(sens[micro, j]) else ~micro
+            for i in np.flatnonzero(sens[:, j] & stage):
+                per_sub[subsystem_of(rows[i].output)]["constants"].add(n)
+    out = []
+    for sub, d in sorted(per_sub.items()):
+        n_rows, n_const = len(d["rows"]), len(d["constants"])
+        out.append(dict(subsystem=sub, rows=n_rows, row_ids=d["rows"], restated=d["restated"],
+                        fitted_constants=sorted(d["constants"]), dof=n_rows - n_const,
+                        by_construction=n_rows <= n_const))
+    return out
+
+
+def summarise(curves: list[CurveResult], loso: list[dict], loro: list[dict] = ()) -> list[dict]:
+    """Per subsystem: points predicted out of sample, MAPE and max |error|, for the curves and for
+    the seed rows left out by source, kept apart (a curve predicts within one test; a left-out
+    source predicts another test)."""
+    acc: dict[tuple[str, str], list[float]] = {}
+    for c in curves:
+        acc.setdefault((c.subsystem, "curves, fit on 3"), []).extend(abs(p["rel_error"]) for p in c.predicted)
+    for r in loso:
+        if r["status"] == "predicted":
+            acc.setdefault((r["subsystem"], "seed rows, source left out"), []).append(abs(r["rel_error"]))
+    for r in loro:
+        if r["status"] == "predicted":
+            acc.setdefault((r["subsystem"], "seed rows, row left out"), []).append(abs(r["rel_error"]))
+    return [dict(subsystem=k[0], protocol=k[1], points=len(v), mape=float(np.mean(v)), max_error=float(np.max(v)))
+            for k, v in sorted(acc.items()) if v]
+
+
+def report(df, profiles: dict[str, Profile] | None = None) -> dict:
+    """Both protocols and the in-sample degrees of freedom, as plain data (the CLI's ``--json``)."""
+    curves = validate_corpus(df)
+    loso = leave_one_source_out(profiles)
+    loro = leave_one_row_out(profiles)
+    return dict(summary=summarise(curves, loso, loro), curves=[_curve_dict(c) for c in curves], loso=loso,
+                loro=loro, in_sample=in_sample_dof(profiles))
+
+
+def _curve_dict(c: CurveResult) -> dict:
+    d = dataclasses.asdict(c)
+    d.update(mape=c.mape, max_error=c.max_error, n_predicted=len(c.predicted))
+    return d
+
+
+def _pct(x: float) -> str:
+    return "—" if x != x else f"{x * 100:.1f} %"
+
+
+def format_report(rep: dict) -> str:
+    """The report as text tables (the CLI's output, and the tables of ``docs/validation.md``)."""
+    lines = ["Out of sample, per subsystem (curves: fit on 3 points, predict the rest; seed rows: leave one "
+             "source out)", "",
+             f"| {'subsystem':<15} | {'protocol':<27} | {'points predicted':>16} | {'MAPE':>8} | {'max |error|':>11} |",
+             f"|{'-' * 17}|{'-' * 29}|{'-' * 17}:|{'-' * 9}:|{'-' * 12}:|"]
+    for s in rep["summary"]:
+        lines.append(f"| {s['subsystem']:<15} | {s['protocol']:<27} | {s['points']:>16} | {_pct(s['mape']):>8} | "
+                     f"{_pct(s['max_error']):>11} |")
+    lines += ["", "Curves", "",
+              "| series | output | CPU | GHz | fitted on | free constants | predicted | MAPE | max |",
+              "|---|---|---|---:|---|---|---:|---:|---:|"]
+    for c in rep["curves"]:
+        fit_x = ", ".join(f"{x:g}" for x in c["fit_x"])
+        lines.append(f"| {c['series']} | {c['output']} | {c['cpu']} | {c['ghz']:g} | {c['x_name']} {fit_x} | "
+                     f"{', '.join(c['free'])} | {c['n_predicted']} | {_pct(c['mape'])} | {_pct(c['max_error'])} |")
+    for title, key in (("Seed rows, leave one source out", "loso"), ("Seed rows, leave one row out", "loro")):
+        lines += ["", title, "", "| row | subsystem | left out | measured | predicted | unit | error | status |",
+                  "|---|---|---|---:|---:|---|---:|---|"]
+        for r in rep[key]:
+            err = f"{r['rel_error'] * 100:+.1f} %" if r["status"] == "predicted" else "—"
+            status = r["status"] + (f": {r['why']}" if r["why"] else "")
+            lines.append(f"| {r['id']} | {r['subsystem']} | {r['left_out']} | {r['measured']:.6g} | "
+                         f"{r['predicted']:.6g} | {r['unit']} | {err} | {status} |")
+    lines += ["", "In sample (the calibration itself): rows minus fitted constants", "",
+              "| subsystem | independent rows | fitted constants they determine | degrees of freedom | |",
+              "|---|---:|---|---:|---|"]
+    for d in rep["in_sample"]:
+        label = "reproduced by construction, not a validation" if d["by_construction"] else ""
+        lines.append(f"| {d['subsystem']} | {d['rows']} | {', '.join(d['fitted_constants']) or '—'} | {d['dof']} | "
+                     f"{label} |")
+    return "\n".join(lines)
