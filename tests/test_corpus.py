@@ -146,9 +146,13 @@ def test_slub_bulk_curves_step_by_design(df):
         lo, hi, rise = _step(cur)
         if design == "detached-freelist":
             c = cur.set_index("x_value")["value"]
-            # the 32->34 rise is a few cycles, the largest rise is small
+            # no cliff when the bulk passes the 32 objects of a slab: a few cycles at most
             assert c[34] - c[32] <= 6, name
-            assert rise <= 8, (name, rise)
+            if "slab-merge" not in name:
+                # with slab_nomerge the whole curve rises by at most 8 cycles per step;
+                # with normal cache merging the per-CPU structures are shared and the
+                # bulk-64 point jumps (20 -> 48 cycles in the source table)
+                assert rise <= 8, (name, rise)
         elif design in ("detached-freelist-lookahead-rfc", "detached-freelist-simple"):
             # early detached-freelist prototypes: the cliff moved out to 48->64
             assert (lo, hi) == (48, 64), (name, lo, hi)
