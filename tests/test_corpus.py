@@ -159,3 +159,22 @@ def test_slub_bulk_curves_step_by_design(df):
         else:
             assert 16 <= hi <= 48 and rise > 25, (name, lo, hi, rise)
     assert {"detached-freelist", "initial-bulk-free", "per-cpu-freelist-only"} <= seen
+
+
+def test_cycles_and_ns_agree_with_ghz(df):
+    """Where a row gives cycles, ns= and a TSC GHz, cycles/ns must match the GHz (catches transcription slips)."""
+    ns = pd.to_numeric(df["conditions"].str.extract(r"ns=([\d.]+)")[0], errors="coerce")
+    sel = df["unit"].str.startswith("cycles") & ns.notna() & df["ghz"].notna() & (df["value"] >= 10)
+    assert sel.sum() > 300
+    ratio = df.loc[sel, "value"] / ns[sel]
+    bad = df.loc[sel][(ratio / df.loc[sel, "ghz"] - 1).abs() > 0.1]
+    assert bad.empty, bad[["id", "value", "conditions"]].head().to_string()
+
+
+def test_page_alloc_bulk_amortises(df):
+    """Per-page cost of the array bulk API at the largest bulk is well below its bulk-1 cost."""
+    names = [n for n in corpus.curves(df, subsystem="page_alloc", output="page_alloc.bulk_cycles") if n.endswith("bulk-array")]
+    assert len(names) >= 3
+    for name in names:
+        c = corpus.series(df, name)
+        assert c["value"].iloc[-1] < 0.6 * c["value"].iloc[0], name
