@@ -18,8 +18,10 @@ and labels the subsystems whose rows are reproduced by construction (no degree o
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import re
+from pathlib import Path
 
 import numpy as np
 
@@ -84,6 +86,23 @@ def object_bytes_of(conditions: str) -> float | None:
     return float(m.group(1)) if m else None
 
 
+UPSTREAM_DESIGNS = ("detached-freelist",)
+
+
+def design_of(conditions: str) -> str:
+    """The kernel design a corpus curve was measured on (``design=...`` in its conditions), or ``""``."""
+    m = re.search(r"design=([\w-]+)", conditions or "")
+    return m.group(1) if m else ""
+
+
+def group_of(subsystem: str, design: str) -> str:
+    """Summary group: a SLUB curve of another design than upstream's (bulk free through detached
+    freelists) is reported apart, since the model describes the upstream design."""
+    if subsystem == "slub" and design and design not in UPSTREAM_DESIGNS:
+        return "slub, earlier designs"
+    return subsystem
+
+
 @dataclasses.dataclass
 class CurveResult:
     series: str
@@ -99,6 +118,12 @@ class CurveResult:
     #: every point: x, measured, predicted (measured unit), relative error, used in the fit
     points: list[dict]
     errors: list[str]
+    design: str = ""
+    warnings: list[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def group(self) -> str:
+        return group_of(self.subsystem, self.design)
 
     @property
     def predicted(self) -> list[dict]:
@@ -138,7 +163,7 @@ def _to_unit(v, out_unit: str, unit: str, ghz):
 
 def validate_curve(series: str, output: str, x_name: str, xs, values, unit: str, *, ghz: float | None = None,
                    object_bytes: float | None = None, cpu: str = "", source: str = "",
-                   base: Profile | None = None, free: list[str] | None = None) -> CurveResult:
+                   base: Profile | None = None, free: list[str] | None = None, design: str = "") -> CurveResult:
     """Fit on :func:`fit_points` of one curve with ``fit``'s defaults, predict the other points."""
     xs = np.asarray(xs, dtype=float)
     values = np.asarray(values, dtype=float)
@@ -158,7 +183,7 @@ def validate_curve(series: str, output: str, x_name: str, xs, values, unit: str,
     return CurveResult(series=series, subsystem=subsystem_of(output), output=output, x_name=x_name, cpu=cpu,
                        ghz=float(fitted_prof.ghz), source=source, fit_x=[float(x) for x in xs[idx]], free=free,
                        fitted={n: float(fitted_prof.value(n)) for n in free}, points=points,
-                       errors=list(res.errors))
+                       errors=list(res.errors), design=design, warnings=list(res.warnings))
 
 
 #: corpus outputs the model can predict, and the state key their ``x_name`` maps to
@@ -183,7 +208,7 @@ def corpus_curves(df, min_points: int = N_FIT + 1) -> list[dict]:
                         ghz=float(ghz) if ghz == ghz and ghz else None,
                         object_bytes=object_bytes_of(str(g["conditions"].iloc[0])),
                         cpu=str(g["cpu"].iloc[0]), source=str(g["source"].iloc[0]),
-                        conditions=str(g["conditions"].iloc[0])))
+                        design=design_of(str(g["conditions"].iloc[0]))))
     return out
 
 
@@ -195,7 +220,8 @@ def _unit_of(unit: str) -> str:
 def validate_corpus(df, base: Profile | None = None) -> list[CurveResult]:
     """:func:`validate_curve` for every curve of :func:`corpus_curves`."""
     return [validate_curve(c["series"], c["output"], c["x_name"], c["xs"], c["values"], c["unit"], ghz=c["ghz"],
-                           object_bytes=c["object_bytes"], cpu=c["cpu"], source=c["source"], base=base)
+                           object_bytes=c["object_bytes"], cpu=c["cpu"], source=c["source"], base=base,
+                           design=c["design"])
             for c in corpus_curves(df)]
 
 
@@ -372,7 +398,7 @@ def summarise(curves: list[CurveResult], loso: list[dict], loro: list[dict] = ()
     source predicts another test)."""
     acc: dict[tuple[str, str], list[float]] = {}
     for c in curves:
-        acc.setdefault((c.subsystem, "curves, fit on 3"), []).extend(abs(p["rel_error"]) for p in c.predicted)
+        acc.setdefault((c.group, "curves, fit on 3"), []).extend(abs(p["rel_error"]) for p in c.predicted)
     for r in loso:
         if r["status"] == "predicted":
             acc.setdefault((r["subsystem"], "seed rows, source left out"), []).append(abs(r["rel_error"]))
@@ -392,9 +418,30 @@ def report(df, profiles: dict[str, Profile] | None = None) -> dict:
                 loro=loro, in_sample=in_sample_dof(profiles))
 
 
+REPORT_JSON = Path(__file__).with_name("data") / "outofsample.json"
+
+
+def load_report(path: Path | str | None = None) -> dict:
+    """The committed report (written by ``scripts/validation_report.py``; a test checks it is current)."""
+    return json.loads(Path(path or REPORT_JSON).read_text())
+
+
+def rounded(obj, digits: int = 6):
+    """``obj`` with every float rounded to ``digits`` significant digits (stable across machines)."""
+    if isinstance(obj, float):
+        return float(f"{obj:.{digits}g}") if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: rounded(v, digits) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [rounded(v, digits) for v in obj]
+    if isinstance(obj, np.generic):
+        return rounded(obj.item(), digits)
+    return obj
+
+
 def _curve_dict(c: CurveResult) -> dict:
     d = dataclasses.asdict(c)
-    d.update(mape=c.mape, max_error=c.max_error, n_predicted=len(c.predicted))
+    d.update(mape=c.mape, max_error=c.max_error, n_predicted=len(c.predicted), group=c.group)
     return d
 
 
@@ -412,11 +459,12 @@ def format_report(rep: dict) -> str:
         lines.append(f"| {s['subsystem']:<15} | {s['protocol']:<27} | {s['points']:>16} | {_pct(s['mape']):>8} | "
                      f"{_pct(s['max_error']):>11} |")
     lines += ["", "Curves", "",
-              "| series | output | CPU | GHz | fitted on | free constants | predicted | MAPE | max |",
-              "|---|---|---|---:|---|---|---:|---:|---:|"]
+              "| series | design | output | CPU | GHz | fitted on | free constants | predicted | MAPE | max |",
+              "|---|---|---|---|---:|---|---|---:|---:|---:|"]
     for c in rep["curves"]:
         fit_x = ", ".join(f"{x:g}" for x in c["fit_x"])
-        lines.append(f"| {c['series']} | {c['output']} | {c['cpu']} | {c['ghz']:g} | {c['x_name']} {fit_x} | "
+        lines.append(f"| {c['series']} | {c['design'] or '—'} | {c['output']} | {c['cpu'][:40]} | {c['ghz']:g} | "
+                     f"{c['x_name']} {fit_x} | "
                      f"{', '.join(c['free'])} | {c['n_predicted']} | {_pct(c['mape'])} | {_pct(c['max_error'])} |")
     for title, key in (("Seed rows, leave one source out", "loso"), ("Seed rows, leave one row out", "loro")):
         lines += ["", title, "", "| row | subsystem | left out | measured | predicted | unit | error | status |",
