@@ -19,14 +19,15 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 import skbmodel
-from skbmodel import model, noise, state as st_mod, units, validation
+from skbmodel import model, noise, outofsample, state as st_mod, units, validation
 from skbmodel.observations import seed_observations
 from skbmodel.profile import load_profile
 
 __all__ = ["TEMPLATE", "PAGE_CHARTS", "figures_for_page"] + [
     "overview_breakdown", "overview_paths", "slub_per_object", "slub_gain", "zeroing_cost",
     "zeroing_delta", "veth_batch", "veth_heatmap", "cpumap_rates", "cpumap_numa", "kfree_drop_batch",
-    "kfree_clones", "compare_delta", "compare_breakdown", "validation_parity", "validation_errors",
+    "kfree_clones", "compare_delta", "compare_breakdown", "validation_parity", "validation_errors", "oos_summary",
+    "oos_curve",
 ]
 
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
@@ -761,6 +762,66 @@ def validation_errors(state: Mapping, rows=None) -> go.Figure:
                    height=480)
 
 
+# ---------------------------------------------------------------- out of sample
+def _oos_report(rep):
+    return rep if rep is not None else outofsample.load_report()
+
+
+def oos_summary(state: Mapping, rep=None) -> go.Figure:
+    """MAPE and max |error| [%] per subsystem and protocol, out of sample (horizontal bars, log x)."""
+    rep = _oos_report(rep)
+    rows = rep["summary"][::-1]
+    labels = [f"{r['subsystem']} · {r['protocol']} ({r['points']})" for r in rows]
+    fig = _Fig()
+    for key, name, color in (("max_error", "max |error|", "#f28e2b"), ("mape", "MAPE", "#4e79a7")):
+        v = np.array([r[key] * 100 for r in rows])
+        fig.add_trace(Bar(y=labels, x=np.maximum(v, 0.01), orientation="h", name=name, marker_color=color,
+                          text=[f"{x:.1f} %" for x in v], textposition="outside", cliponaxis=False,
+                          hovertemplate="%{y}: " + name + " %{text}<extra></extra>"))
+    fig.add_vline(x=10, line=dict(color="#59a14f", dash="dot", width=1))
+    fig.update_xaxes(type="log")
+    fig.update_layout(barmode="group", margin=dict(l=330))
+    return _finish(fig, "Out of sample: error of predictions no fit saw", "error (%, log scale; dotted: 10 %)",
+                   "subsystem · protocol (points predicted)",
+                   "curves: each published curve fitted on 3 points, the rest predicted · seed rows: a source or a "
+                   f"row left out and refitted · skbmodel {skbmodel.__version__}", height=560)
+
+
+def oos_curve_names(rep=None) -> list[str]:
+    """Series of the out-of-sample curves, upstream-design SLUB curves first."""
+    rep = _oos_report(rep)
+    return [c["series"] for c in sorted(rep["curves"], key=lambda c: (c["group"] != "slub", c["series"]))]
+
+
+def oos_curve(state: Mapping, rep=None, series: str | None = None) -> go.Figure:
+    """One published curve: measured points, the 3 fitted, and the model's prediction of the others."""
+    rep = _oos_report(rep)
+    by = {c["series"]: c for c in rep["curves"]}
+    c = by[series or oos_curve_names(rep)[0]]
+    pts = c["points"]
+    x = np.array([p["x"] for p in pts])
+    fit = np.array([p["fit"] for p in pts])
+    meas = np.array([p["measured"] for p in pts])
+    pred = np.array([p["predicted"] for p in pts])
+    err = np.array([p["rel_error"] * 100 for p in pts])
+    fig = _Fig(
+        Scatter(x=x, y=pred, mode="lines+markers", name="model (fitted on the 3 filled points)",
+                line=dict(color=COLORS["a"]), marker=dict(size=5), customdata=err,
+                hovertemplate=c["x_name"] + " %{x}: predicted %{y:.1f} (%{customdata:+.1f} %)<extra></extra>"),
+        Scatter(x=x[~fit], y=meas[~fit], mode="markers", name="measured, predicted out of sample",
+                marker=dict(size=9, symbol="circle-open", color=COLORS["seed"], line=dict(width=2)),
+                hovertemplate=c["x_name"] + " %{x}: measured %{y}<extra></extra>"),
+        Scatter(x=x[fit], y=meas[fit], mode="markers", name="measured, used by the fit",
+                marker=dict(size=10, color=COLORS["seed"]),
+                hovertemplate=c["x_name"] + " %{x}: measured %{y} (fitted)<extra></extra>"))
+    fig.update_xaxes(type="log")
+    unit = model.OUTPUT_UNITS.get(c["output"], "")
+    return _finish(fig, f"Out of sample: {c['series']} (MAPE {c['mape'] * 100:.1f} %, max {c['max_error'] * 100:.1f} %)",
+                   f"{c['x_name']} (log scale)", f"{c['output']} ({unit})",
+                   f"{c['cpu'][:60]} @ {c['ghz']:g} GHz · design {c['design'] or 'not stated'} · free: "
+                   f"{', '.join(c['free'])} · {c['source'][:100]} · skbmodel {skbmodel.__version__}", height=500)
+
+
 # ---------------------------------------------------------------- registry
 PAGE_CHARTS = {
     "overview": (("breakdown", overview_breakdown), ("paths", overview_paths)),
@@ -770,7 +831,8 @@ PAGE_CHARTS = {
     "cpumap": (("rates_vs_recycle", cpumap_rates), ("numa", cpumap_numa)),
     "kfree": (("pps_vs_drop_batch", kfree_drop_batch), ("clones", kfree_clones)),
     "compare": (("ab_delta", compare_delta), ("ab_breakdown", compare_breakdown)),
-    "validation": (("parity", validation_parity), ("errors", validation_errors)),
+    "validation": (("parity", validation_parity), ("errors", validation_errors), ("oos_summary", oos_summary),
+                   ("oos_curve", oos_curve)),
 }
 
 
