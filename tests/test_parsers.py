@@ -1,7 +1,6 @@
 """Parsers of user measurements (issue #5): real tool output lines, bad input, and fuzzing.
 
-Real text: the seed mails in /work/shared/seeds (copied lines below so the tests also run without
-that folder) and public prototype-kernel / pktgen / xdp-bench output formats in
+Real text: the seed mails (public; copied to tests/data/seeds, and their key lines below) and public prototype-kernel / pktgen / xdp-bench output formats in
 tests/data/prototype_kernel_formats.txt.
 """
 from __future__ import annotations
@@ -16,7 +15,7 @@ from skbmodel import parsers
 from skbmodel.parsers import Measurement, ParseError, ParseResult
 
 DATA = Path(__file__).with_name("data")
-SEEDS = Path("/work/shared/seeds")
+SEEDS = DATA / "seeds"
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # seed 004 (and 000): the slab_bulk_test01 lines of the kfree_skb_list patch
@@ -93,7 +92,6 @@ def test_seed_003_cpumap_summary():
     assert all(m.unit == "Mpps" for m in res.measurements)
 
 
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="shared seed folder not present")
 @pytest.mark.parametrize("name,n_mapped", [("004_5b5bcd2261c19f35.txt", 4), ("002_e998980d6ab8325f.txt", 12),
                                            ("000_062ad420d30618bd.txt", 6), ("003_5888f0c7cba9df69.txt", 8)])
 def test_seed_files_parse_without_errors(name, n_mapped):
@@ -102,7 +100,6 @@ def test_seed_files_parse_without_errors(name, n_mapped):
     assert len([m for m in res.measurements if m.output]) == n_mapped
 
 
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="shared seed folder not present")
 def test_seed_without_measurements_says_what_was_expected():
     res = parsers.parse_bytes((SEEDS / "001_7275fb263ebb0d7d.txt").read_bytes(), "001.txt")
     assert res.measurements == []
