@@ -387,8 +387,9 @@ def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None
     preds0 = validation.predict_rows(specs, {work.id: work})  # the base profile as it is
     z0 = validation.residuals_normalised(specs, preds0)
     if ghz is not None and "ghz" not in free:
-        work = work.with_values({"ghz": float(ghz)})
-    res.ghz, res.ghz_source = (float(ghz), ghz_source) if ghz is not None and "ghz" not in free else (None, "")
+        work = work.with_values({"ghz": round(float(ghz), 4)})
+    # the clock to 0.1 MHz: what a pair of time_bench intervals can tell, and a short share link
+    res.ghz, res.ghz_source = (round(float(ghz), 4), ghz_source) if ghz is not None and "ghz" not in free else (None, "")
     fitted, _report = calibration.fit_profile(work, specs, free=free)
     values = {n: fitted.value(n) for n in free}
     if not all(math.isfinite(v) for v in values.values()):
