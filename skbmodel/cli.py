@@ -124,7 +124,7 @@ def check_ghz(value, what: str = "--ghz") -> float:
     try:
         ghz = float(value)
     except (TypeError, ValueError):
-        raise UsageError(f"{what} {value!r}: expected the TSC clock in GHz, e.g. {what} 3.6") from None
+        raise UsageError(f"{what} {value}: expected the TSC clock in GHz, e.g. {what} 3.6") from None
     if not math.isfinite(ghz) or ghz <= 0 or ghz > MAX_GHZ:
         raise UsageError(f"{what} {value}: expected the TSC clock in GHz, above 0 and at most {MAX_GHZ:g} "
                          f"(e.g. {what} 3.6)")
