@@ -605,7 +605,9 @@ _ORG_HEAD = re.compile(r"^(\*+)\s+(?P<title>\S.*?)\s*$")
 _EQ_HEAD = re.compile(r"^(=+)\s+(?P<title>\S.*?)\s*=*\s*$")
 _SETEXT = re.compile(r"^={3,}\s*$")
 _LOADED = re.compile(r"^(?P<mod>[A-Za-z][\w.-]*):\s+(?:module\s+)?loaded\b", re.I)
-_INSMOD = re.compile(r"\b(?:insmod|modprobe)\s+(?:-\S+\s+)*(?P<mod>[\w./-]+)")
+_INSMOD = re.compile(r"^(?:\S*[$#]\s*)?(?:sudo\s+)?(?:/\S*/)?(?:insmod|modprobe)\s+(?:-\S+\s+)*(?P<mod>[\w./-]+)")
+#: a name seen loaded counts again later only when it looks like a module name (``bench_page_pool_simple``)
+_MODNAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+$")
 _UNLOAD = re.compile(r"\b(?:unload|rmmod|removed)|modprobe\s+-r\b", re.I)
 
 
@@ -634,7 +636,7 @@ def _module_load(line: str, known: set[str]) -> str | None:
     if m:
         mod = m.group("mod").rsplit("/", 1)[-1]
         return mod[:-3] if mod.endswith(".ko") else mod
-    for mod in known:
+    for mod in (k for k in known if _MODNAME.match(k)):
         if re.search(rf"(?<![\w-]){re.escape(mod)}(?![\w-])", s):
             return mod
     return None

@@ -320,6 +320,11 @@ def test_runs_split_at_module_loads_insmod_and_repeated_blocks():
     text = "\n".join(["$ sudo insmod ./bench_page_pool_simple.ko", a, "$ sudo rmmod bench_page_pool_simple",
                       "$ sudo insmod ./bench_page_pool_simple.ko loop=1000", b])
     assert [(r.first, r.last) for r in parsers.parse_text(text, "i").runs] == [(1, 3), (4, 5)]
+    # prose that mentions modprobe is no module load (and "of" is no module name)
+    text = "\n".join([a, "after one modprobe of the module the rest of it was idle", a])
+    assert [(r.first, r.last) for r in parsers.parse_text(text, "p").runs] == [(1, 3)]
+    assert parsers._module_load("root@lab:~# sudo /sbin/modprobe slab_bulk_test01 step=16", set()) == "slab_bulk_test01"
+    assert parsers._module_load("$ sudo modprobe -r slab_bulk_test01", set()) is None
     # the module's name again after its tests
     text = "\n".join(["bench_page_pool_simple: Loaded", a, "again with bench_page_pool_simple:", b])
     assert [(r.first, r.last) for r in parsers.parse_text(text, "n").runs] == [(1, 2), (3, 4)]
