@@ -701,8 +701,8 @@ def find_runs(lines: list[str], measurements, origin: str = "pasted text") -> tu
             continue
         has_m = i in by_line
         boundary = False
-        h = None if has_m else _heading(lines, i - 1)
-        mod = None if (has_m or h) else _module_load(raw, known)
+        mod = None if has_m else _module_load(raw, known)  # before headings: "# modprobe x" is a root prompt
+        h = None if (has_m or mod) else _heading(lines, i - 1)
         if h:
             boundary = True
         elif mod:

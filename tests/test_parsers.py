@@ -320,6 +320,10 @@ def test_runs_split_at_module_loads_insmod_and_repeated_blocks():
     text = "\n".join(["$ sudo insmod ./bench_page_pool_simple.ko", a, "$ sudo rmmod bench_page_pool_simple",
                       "$ sudo insmod ./bench_page_pool_simple.ko loop=1000", b])
     assert [(r.first, r.last) for r in parsers.parse_text(text, "i").runs] == [(1, 3), (4, 5)]
+    # a root prompt is no markdown heading
+    text = "\n".join(["## kernel A", "# modprobe bench_page_pool_simple", a, "# modprobe bench_page_pool_simple", b])
+    assert [(r.first, r.last, r.label) for r in parsers.parse_text(text, "r").runs] == [
+        (1, 3, "kernel A"), (4, 5, "kernel A")]
     # prose that mentions modprobe is no module load (and "of" is no module name)
     text = "\n".join([a, "after one modprobe of the module the rest of it was idle", a])
     assert [(r.first, r.last) for r in parsers.parse_text(text, "p").runs] == [(1, 3)]
