@@ -1,7 +1,9 @@
 """Calibrate: bring your own measurements, fit a CPU profile, share it (issue #5).
 
-Paste or upload time_bench / pktgen / xdp-bench output (or a seed-format CSV), check the mapping of
-each measurement to a model output in the editable table, choose the constants to fit, fit.  The
+Paste or upload time_bench / pktgen / xdp-bench output (or a seed-format CSV), pick the run when the
+input holds several (kernels, repeats), check the mapping of each measurement to a model output in
+the editable table, check the clock (inferred from the lines that give cycles and ns), choose the
+constants to fit, fit.  The
 fitted profile becomes the one in use (sidebar), can be downloaded (TOML), uploaded again, and
 travels in the share link.  Until a fit succeeds the model in use stays as it was.
 """
@@ -84,13 +86,14 @@ sig = hashlib.sha1(b"".join((n.encode() + b"\0" + (d.encode("utf-8", "replace") 
                             for n, d in sources)).hexdigest()[:12]
 parsed = st.session_state.get(PARSED)
 if parsed is None or parsed["sig"] != sig:
-    ms, errs, notes = [], [], []
+    ms, errs, notes, runs = [], [], [], []
     for name, data in sources:
         res = parsers.parse_text(data, name) if isinstance(data, str) else parsers.parse_bytes(data, name)
         ms += res.measurements
         errs += [str(e) for e in res.errors]
         notes += res.notes
-    parsed = dict(sig=sig, measurements=ms, errors=errs, notes=notes)
+        runs += res.runs
+    parsed = dict(sig=sig, measurements=ms, errors=errs, notes=notes, runs=runs)
     if st.session_state.get(PARSED) is not None:
         st.session_state.pop(RESULT, None)  # the last fit's report belonged to the previous input
     st.session_state[PARSED] = parsed
@@ -107,6 +110,33 @@ if parsed["notes"]:
         st.markdown("\n".join(f"- {md_escape(n)}" for n in parsed["notes"][:50]))
 
 measurements: list[parsers.Measurement] = parsed["measurements"]
+
+# ------------------------------------------------------------------ runs
+runs: list[parsers.Run] = parsed.get("runs", [])
+run_pick = "all"
+if len(runs) > 1:
+    several_files = len({r.origin for r in runs}) > 1
+    labels = {k: r.describe(k, with_origin=several_files) for k, r in enumerate(runs, start=1)}
+    clash = None
+    seen: dict = {}
+    for m in userfit.usable(measurements):
+        if m.key() in seen and (seen[m.key()].origin, seen[m.key()].run) != (m.origin, m.run):
+            clash = (seen[m.key()], m)
+            break
+        seen.setdefault(m.key(), m)
+    options = ([] if clash else ["all"]) + list(labels)
+    with st.container(key="cal_runs"):
+        if clash:
+            a, b = clash
+            st.info(f"The input holds {len(runs)} runs that measure the same tests ({md_escape(a.test)}: "
+                    f"{a.value:g} {a.unit} on {md_escape(a.where())}, {b.value:g} {b.unit} on {md_escape(b.where())}). "
+                    "Choose the run to fit; fit the others one by one (or with `python -m skbmodel fit --each-run`).",
+                    icon="ℹ️")
+        run_pick = st.selectbox(f"Run to fit ({len(runs)} found)", options, key=f"cal_run_{parsed['sig']}",
+                                format_func=lambda k: "all runs together" if k == "all" else labels[k])
+    if run_pick != "all":
+        chosen = runs[run_pick - 1]
+        measurements = [m for m in measurements if (m.origin, m.run) == (chosen.origin, chosen.index)]
 
 
 # ------------------------------------------------------------------ mapping table
@@ -138,7 +168,7 @@ if measurements:
                             output=m.output or "", conditions=_cond_text(m.conditions), tol_pct=m.tol * 100,
                             note=m.note) for m in measurements])
     edited = st.data_editor(
-        df, key=f"cal_editor_{parsed['sig']}", hide_index=True, width="stretch", num_rows="fixed",
+        df, key=f"cal_editor_{parsed['sig']}_{run_pick}", hide_index=True, width="stretch", num_rows="fixed",
         disabled=["where", "test", "unit", "note"],
         column_config={
             "use": st.column_config.CheckboxColumn("use"),
@@ -174,11 +204,35 @@ if measurements:
 st.subheader("3. Fit")
 current = custom_profile.active()
 base_default = (current.inherits if current else None) or st.session_state.get("cpu") or sk_state.defaults()["cpu"]
-c1, c2, c3 = st.columns([2, 4, 2])
+c1, c2, c3, c4 = st.columns([2, 4, 2, 2])
 with c1:
     base_id = st.selectbox("Start from", available_profiles(), index=available_profiles().index(base_default),
                            key="cal_base")
 base = load_profile(base_id)
+clock = parsers.infer_clock(measurements)  # every line of the run, mapped or not
+with c4:
+    ghz_default = round(clock.ghz, 4) if clock.ghz and custom.GHZ_RANGE[0] <= clock.ghz <= custom.GHZ_RANGE[1] \
+        else base.ghz
+    if st.session_state.get("_cal_ghz_for") != (parsed["sig"], run_pick, base_id, ghz_default):
+        st.session_state["_cal_ghz_for"] = (parsed["sig"], run_pick, base_id, ghz_default)
+        st.session_state["cal_ghz"] = float(ghz_default)
+    ghz_value = st.number_input("Clock (GHz)", min_value=custom.GHZ_RANGE[0], max_value=custom.GHZ_RANGE[1],
+                                step=0.001, format="%.4f", key="cal_ghz",
+                                help="TSC clock of the measurements: converts ns values to cycles and becomes the "
+                                     "fitted profile's clock.")
+    if clock.ghz:
+        st.caption(f"inferred from {clock.pairs} cycles/ns pair{'s' if clock.pairs != 1 else ''}"
+                   + (f" ({clock.ghz:.4f} GHz)" if abs(ghz_value - clock.ghz) > 5e-5 else ""))
+    else:
+        st.caption(f"no cycles/ns pairs: {base_id}'s clock")
+if clock.warning:
+    st.warning(md_escape(clock.warning), icon="⚠️")
+if clock.ghz and abs(ghz_value - round(clock.ghz, 4)) <= 5e-5:
+    ghz_fit, ghz_source = ghz_value, clock.describe()
+elif not clock.ghz and abs(ghz_value - base.ghz) <= 5e-5:
+    ghz_fit, ghz_source = None, ""
+else:
+    ghz_fit, ghz_source = ghz_value, "given on the Calibrate page"
 suggested = userfit.suggest_free(edited_ms, base) if edited_ms else []
 with c2:
     if st.session_state.get("_cal_free_for") != (parsed["sig"], base_id, tuple(sorted(m.key() for m in edited_ms))):
@@ -191,15 +245,16 @@ with c3:
     label_text = st.text_input("Profile name", value="my-lab", key="cal_label", max_chars=40)
 
 
-def _do_fit(ms, base_id, free, label_text) -> None:
-    res = userfit.fit(ms, load_profile(base_id), list(free), label=label_text or "my-lab")
+def _do_fit(ms, base_id, free, label_text, ghz=None, ghz_source="") -> None:
+    res = userfit.fit(ms, load_profile(base_id), list(free), label=label_text or "my-lab", ghz=ghz,
+                      ghz_source=ghz_source)
     st.session_state[RESULT] = res
     if res.ok:
         custom_profile.select(res.profile)
 
 
 st.button("Fit", key="cal_fit", type="primary", disabled=not edited_ms or bool(row_errors),
-          on_click=_do_fit, args=(edited_ms, base_id, tuple(free), label_text))
+          on_click=_do_fit, args=(edited_ms, base_id, tuple(free), label_text, ghz_fit, ghz_source))
 
 res: userfit.FitResult | None = st.session_state.get(RESULT)
 if res is not None:
@@ -244,13 +299,15 @@ if res is not None:
         st.plotly_chart(par, theme=None, key="cal_parity_chart", config={"displaylogo": False})
         st.markdown("**Fitted profile**")
         shown = ["ghz", *[n for n in res.free if n != "ghz"]]
-        st.dataframe(pd.DataFrame([dict(constant=n, value=prof.value(n), unit=prof.constants[n].unit,
-                                        base=base_p.value(n),
+        st.dataframe(pd.DataFrame([dict(constant=n, value=prof.value(n),
+                                        stderr=res.stderr.get(n, np.nan) if n in res.free else np.nan,
+                                        unit=prof.constants[n].unit, base=base_p.value(n),
                                         change_pct=(prof.value(n) / base_p.value(n) - 1) * 100
                                         if base_p.value(n) else np.nan,
                                         source=prof.constants[n].source) for n in shown]),
                      hide_index=True, width="stretch", key="cal_profile_table",
                      column_config={"change_pct": st.column_config.NumberColumn("change (%)", format="%+.2f"),
+                                    "stderr": st.column_config.NumberColumn("± (std. error)", format="%.3g"),
                                     "value": st.column_config.NumberColumn(format="%.6g"),
                                     "base": st.column_config.NumberColumn(format="%.6g")})
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 
 import numpy as np
@@ -15,7 +16,11 @@ from .profile import ProfileError, load_profile
 
 
 class UsageError(Exception):
-    pass
+    """Bad input: one line on stderr (then ``details``, e.g. the runs to choose from), exit 2."""
+
+    def __init__(self, message: str, details=()):
+        super().__init__(message)
+        self.details = list(details)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -121,16 +126,52 @@ def cmd_export(args) -> int:
 
 
 MAX_FIT_FILE_BYTES = 5 * 1024 * 1024  # the dashboard's upload limit (.streamlit/config.toml)
+#: a clock above this is not a TSC clock (and one at or below 0 is no clock)
+MAX_GHZ = 10.0
+
+
+def check_ghz(value, what: str = "--ghz") -> float:
+    """The clock given by the user [GHz]; :class:`UsageError` unless 0 < value <= 10 and within a profile's range."""
+    from .custom import GHZ_RANGE
+    try:
+        ghz = float(value)
+    except (TypeError, ValueError):
+        raise UsageError(f"{what} {value}: expected the TSC clock in GHz, e.g. {what} 3.6") from None
+    if not math.isfinite(ghz) or ghz <= 0 or ghz > MAX_GHZ:
+        raise UsageError(f"{what} {value}: expected the TSC clock in GHz, above 0 and at most {MAX_GHZ:g} "
+                         f"(e.g. {what} 3.6)")
+    if not GHZ_RANGE[0] <= ghz <= GHZ_RANGE[1]:
+        raise UsageError(f"{what} {value}: a profile's clock must be between {GHZ_RANGE[0]:g} and {GHZ_RANGE[1]:g} GHz")
+    return ghz
+
+
+def runs_in_conflict(measurements, runs) -> tuple | None:
+    """``(key, m1, m2)`` for two runs of ``runs`` that measure the same output at the same conditions
+    (so they cannot be fitted together), else ``None``."""
+    from . import userfit
+    seen: dict[tuple, object] = {}
+    for m in userfit.usable(measurements):
+        r = (m.origin, m.run)
+        if r not in runs:
+            continue
+        k = m.key()
+        if k in seen and (seen[k].origin, seen[k].run) != r:
+            return k, seen[k], m
+        seen.setdefault(k, m)
+    return None
 
 
 def cmd_fit(args) -> int:
-    """Parse measurement files, fit the chosen constants, print (or --json) the result, write --out."""
-    from . import custom, parsers, userfit
+    """Parse measurement files, split them into runs, fit the chosen constants, print (or --json), write --out."""
+    from . import custom, parsers
     from .profile import available_profiles
     if args.base not in available_profiles():
         raise UsageError(f"--base {args.base!r}: expected one of {', '.join(available_profiles())}")
+    ghz_given = check_ghz(args.ghz) if args.ghz is not None else None
+    if args.run is not None and args.each_run:
+        raise UsageError("--run N fits one run and --each-run every run: give one of them")
     base = load_profile(args.base)
-    measurements, problems, notes = [], [], []
+    measurements, problems, notes, runs = [], [], [], []
     for path in args.files:
         try:
             with open(path, "rb") as fh:
@@ -144,59 +185,144 @@ def cmd_fit(args) -> int:
         measurements += res.measurements
         problems += [str(e) for e in res.errors]
         notes += res.notes
+        runs += res.runs
     for c in args.condition or []:
         measurements = _apply_condition(measurements, c)
+    several = len({r.origin for r in runs}) > 1
+    listing = [r.describe(k, with_origin=several) for k, r in enumerate(runs, start=1)]
+    if args.run is not None:
+        if not 1 <= args.run <= len(runs):
+            found = f"{len(runs)} run{'s' if len(runs) != 1 else ''} ({'; '.join(listing)})" if runs else "no run"
+            raise UsageError(f"--run {args.run}: the input holds {found}")
+        picks = [[args.run]]
+    elif args.each_run:
+        if not runs:
+            picks = [[]]
+        else:
+            if args.out and len(runs) > 1 and "{run}" not in args.out:
+                raise UsageError(f"--each-run writes one profile per run: give --out a pattern with {{run}}, "
+                                 f"e.g. --out lab-run{{run}}.toml ({len(runs)} runs found)")
+            picks = [[k] for k in range(1, len(runs) + 1)]
+    else:
+        picks = [list(range(1, len(runs) + 1))]
+        clash = runs_in_conflict(measurements, {(r.origin, r.index) for r in runs}) if len(runs) > 1 else None
+        if clash:
+            _key, a, b = clash
+            raise UsageError(
+                f"the input holds {len(runs)} runs that measure the same tests ({a.test}: {a.value:g} {a.unit} on "
+                f"{a.where()}, {b.value:g} {b.unit} on {b.where()}); choose one with --run N, or fit each to its "
+                "own profile with --each-run", details=listing)
+    docs, rc = [], 0
+    for pick in picks:
+        sel = {(runs[k - 1].origin, runs[k - 1].index) for k in pick}
+        ms = [m for m in measurements if not runs or (m.origin, m.run) in sel]
+        number = pick[0] if len(pick) == 1 and len(runs) > 1 or args.run is not None else None
+        run = runs[number - 1] if number else None
+        out = args.out.replace("{run}", str(number or 1)) if args.out else None
+        if args.label:
+            label = args.label + (f"-run{number}" if args.each_run and number else "")
+        else:
+            label = (custom.sanitize_label(run.label) or f"run{number}") if run else ""
+        doc, code = _fit_one(args, base, ms, problems if not docs else [], notes if not docs else [], ghz_given,
+                             run=run, number=number, out=out, label=label)
+        docs.append(doc)
+        rc = max(rc, code)
+    if args.json:
+        if args.each_run:
+            json.dump({"ok": all(d["ok"] for d in docs), "runs": listing, "fits": docs}, sys.stdout, indent=1)
+        else:
+            docs[0]["runs"] = listing
+            json.dump(docs[0], sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    return rc
+
+
+def _fmt_pm(value: float, err: float) -> str:
+    """``91.15 ± 0.32``: the value to the digits its standard error supports (at least 3 significant)."""
+    if not math.isfinite(err):
+        return f"{value:.6g} ± inf (not determined by these measurements)"
+    if err <= 0:
+        return f"{value:.6g} ± 0"
+    digits = max(0, 1 - int(math.floor(math.log10(err))))
+    return f"{value:.{digits}f} ± {err:.{digits}f}"
+
+
+def _fit_one(args, base, measurements, problems, notes, ghz_given, run=None, number=None, out=None, label=""):
+    """Fit one selection of measurements; returns ``(json document, exit code)`` and prints the text report."""
+    from . import custom, parsers, userfit
+    clock = parsers.infer_clock(measurements)
+    if ghz_given is not None:
+        ghz, ghz_source = ghz_given, "given with --ghz" + (f" ({clock.describe()}: {clock.ghz:.4g} GHz)"
+                                                          if clock.ghz else "")
+    elif clock.ghz is not None:
+        ghz, ghz_source = clock.ghz, clock.describe()
+        lo, hi = custom.GHZ_RANGE
+        if not lo <= ghz <= hi:
+            raise UsageError(f"the clock inferred from the cycles/ns pairs, {ghz:.4g} GHz, is outside {lo:g}-{hi:g} GHz; "
+                             "give the clock with --ghz")
+    else:
+        ghz, ghz_source = None, f"of base profile {base.id} (no cycles/ns pairs in the input; set it with --ghz)"
+    where = f" ({run.describe(number, with_origin=True)})" if run is not None else ""
     free = [n.strip() for n in args.free.split(",") if n.strip()] if args.free else \
         userfit.suggest_free(measurements, base)
-    result = userfit.fit(measurements, base, free, label=args.label or "")
-    if args.json:
-        out = {"ok": result.ok, "base": base.id, "free": result.free, "errors": result.errors,
-               "warnings": result.warnings, "parse_problems": problems, "notes": notes,
-               "measurements": [dict(origin=m.origin, line=m.line, test=m.test, value=m.value, unit=m.unit,
-                                     conditions=m.conditions, output=m.output, kind=m.kind, note=m.note)
-                                for m in measurements],
-               "rows": result.rows}
-        if result.ok:
-            p = result.profile
-            out["profile"] = {"id": p.id, "name": p.name, "link": custom.encode_profile(p),
-                              "constants": {n: {"value": p.value(n), "base": base.value(n), "unit": p.constants[n].unit,
-                                                "source": p.constants[n].source} for n in result.free}}
-        json.dump(out, sys.stdout, indent=1)
-        sys.stdout.write("\n")
-    else:
+    result = userfit.fit(measurements, base, free, label=label, ghz=ghz, ghz_source=ghz_source)
+    clock_doc = {"ghz": ghz if ghz is not None else base.ghz, "source": ghz_source, "pairs": clock.pairs,
+                 "inferred_ghz": clock.ghz, "warning": clock.warning}
+    doc = {"ok": result.ok, "base": base.id, "run": number, "run_label": run.label if run else None,
+           "clock": clock_doc, "free": result.free, "errors": result.errors,
+           "warnings": ([clock.warning] if clock.warning and ghz_given is None else []) + result.warnings,
+           "parse_problems": problems, "notes": notes,
+           "measurements": [dict(origin=m.origin, line=m.line, run=m.run, test=m.test, value=m.value, unit=m.unit,
+                                 conditions=m.conditions, output=m.output, kind=m.kind, note=m.note)
+                            for m in measurements],
+           "rows": result.rows}
+    if result.ok:
+        p = result.profile
+        doc["profile"] = {"id": p.id, "name": p.name, "link": custom.encode_profile(p), "ghz": p.ghz,
+                          "constants": {n: {"value": p.value(n), "stderr": result.stderr.get(n), "base": base.value(n),
+                                            "unit": p.constants[n].unit, "source": p.constants[n].source}
+                                        for n in result.free},
+                          "correlation": result.corr}
+    if not args.json:
         for msg in problems:
             print(f"warning: {msg}", file=sys.stderr)
+        if run is not None:
+            print(f"{run.describe(number, with_origin=True)}")
         mapped = [m for m in measurements if m.output]
         print(f"{len(measurements)} measurements parsed, {len(mapped)} mapped to model outputs")
         for m in measurements:
             if not m.output:
                 print(f"  not used: {m.where()}: {m.test} = {m.value:g} {m.unit} ({m.note})")
+        print(f"clock: {ghz if ghz is not None else base.ghz:.5g} GHz, {ghz_source}")
+        if clock.warning and ghz_given is None:
+            print(f"warning: {clock.warning}", file=sys.stderr)
         if not result.ok:
             for e in result.errors:
-                print(f"error: {e}", file=sys.stderr)
-            return 2
+                print(f"error: {e}{where}", file=sys.stderr)
+            return doc, 2
         print(f"{'where':<32} {'test':<28} {'measured':>10} {'unit':<6} {'before':>10} {'after':>10} {'z before':>8} {'z after':>8}")
         for r in result.rows:
-            where = f"{r['origin'][-22:]}:{r['line']}"
-            print(f"{where:<32} {r['test'][:28]:<28} {r['measured']:>10.5g} {r['unit']:<6} {r['before']:>10.5g} "
+            loc = f"{r['origin'][-22:]}:{r['line']}"
+            print(f"{loc:<32} {r['test'][:28]:<28} {r['measured']:>10.5g} {r['unit']:<6} {r['before']:>10.5g} "
                   f"{r['after']:>10.5g} {r['z_before']:>8.2f} {r['z_after']:>8.2f}")
         p = result.profile
-        print(f"profile {p.id} ({p.name}) on base {base.id}:")
+        print(f"profile {p.id} ({p.name}) on base {base.id}, clock {p.ghz:.6g} GHz:")
         for n in result.free:
             c = p.constants[n]
-            print(f"  {n} = {c.value:g} {c.unit} (base {base.value(n):g}); {c.source}")
+            print(f"  {n} = {_fmt_pm(c.value, result.stderr.get(n, math.nan))} {c.unit} "
+                  f"(base {base.value(n):g}); {c.source}")
         for w in result.warnings:
             print(f"warning: {w}", file=sys.stderr)
         print(f"share link query: prof={custom.encode_profile(p)}")
-    if result.ok and args.out:
+    if result.ok and out:
         try:
-            with open(args.out, "w", encoding="utf-8") as fh:
+            with open(out, "w", encoding="utf-8") as fh:
                 fh.write(custom.profile_toml(result.profile))
         except OSError as e:
-            raise UsageError(f"--out {args.out}: cannot write ({e.strerror or e})") from None
+            raise UsageError(f"--out {out}: cannot write ({e.strerror or e})") from None
         if not args.json:
-            print(f"wrote {args.out}")
-    return 0 if result.ok else 2
+            print(f"wrote {out}")
+    return doc, 0 if result.ok else 2
 
 
 def _apply_condition(measurements, text: str):
@@ -261,6 +387,12 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--label", help="name of the fitted profile (A-Z a-z 0-9 . _ -)")
     f.add_argument("--condition", action="append", metavar="FILE:LINE:key=value",
                    help="set conditions of one line's measurements, e.g. lab.txt:12:kfl_bulk=1 (repeatable)")
+    f.add_argument("--ghz", type=str, metavar="X",
+                   help="TSC clock of the measurements in GHz (default: inferred from lines with cycles and ns)")
+    f.add_argument("--run", type=int, metavar="N",
+                   help="fit run N only, when the input holds several (baseline and patched kernels, repeats)")
+    f.add_argument("--each-run", action="store_true",
+                   help="fit each run to its own profile (--out then takes a pattern with {run})")
     f.set_defaults(func=cmd_fit)
     x = sub.add_parser("export", help="export a page's charts for a query (png, svg or html)")
     x.add_argument("query", nargs="?", default="")
@@ -277,6 +409,8 @@ def main(argv=None) -> int:
         return args.func(args)
     except (UsageError, state.StateError, ProfileError) as e:
         print(f"error: {e}", file=sys.stderr)
+        for line in getattr(e, "details", ()):
+            print(f"  {line}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

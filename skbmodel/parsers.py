@@ -25,7 +25,9 @@ Recognised formats (from the public prototype-kernel sources and the results pos
 * a CSV with the columns of the seed measurement file (``id,system,quantity,value,unit,...``).
 
 Mail quoting (``>``, ``|``), dmesg timestamps and list bullets are stripped first.  Repeated
-identical measurements (a quoted reply) are kept once; the repeats are reported as notes.
+identical measurements (a quoted reply) are kept once per run; the repeats are reported as notes.
+:func:`find_runs` splits an input that holds several runs (kernels, repeats) and
+:func:`infer_clock` gives the TSC clock from the lines that print both cycles and ns.
 """
 from __future__ import annotations
 
@@ -69,6 +71,7 @@ class Measurement:
     kind: str                      # "time_bench" | "bulk_table" | "pktgen" | "xdp" | "csv" | "generic"
     tol: float = 0.05              # relative tolerance used by the fit
     note: str = ""                 # why it is (not) mapped, etc.
+    run: int = 1                   # the run of its origin it belongs to (see :func:`find_runs`)
 
     def key(self) -> tuple:
         return (self.output, self.unit, tuple(sorted(self.conditions.items())))
@@ -89,11 +92,28 @@ class ParseError:
         return f"{loc}: {self.message}"
 
 
+@dataclasses.dataclass(frozen=True)
+class Run:
+    """One benchmark run of an input: a kernel, a repeat, a section of lab notes (see :func:`find_runs`)."""
+    origin: str
+    index: int                     # 1-based within its origin
+    first: int                     # first line (the heading / module load that opened it, else its first measurement)
+    last: int                      # end of the block of its last measurement
+    label: str = ""                # the heading(s) it sits under, if any
+    n_lines: int = 0               # lines with measurements
+
+    def describe(self, number: int | None = None, with_origin: bool = False) -> str:
+        where = f"{self.origin}, " if with_origin else ""
+        text = f"run {self.index if number is None else number}: {where}lines {self.first}-{self.last}"
+        return text + (f" \"{self.label}\"" if self.label else "")
+
+
 @dataclasses.dataclass
 class ParseResult:
     measurements: list[Measurement]
     errors: list[ParseError]
     notes: list[str] = dataclasses.field(default_factory=list)
+    runs: list[Run] = dataclasses.field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -103,6 +123,7 @@ class ParseResult:
         self.measurements += other.measurements
         self.errors += other.errors
         self.notes += other.notes
+        self.runs += other.runs
         return self
 
 
@@ -290,8 +311,13 @@ def _parse_text(text: str, origin: str) -> ParseResult:
     first = next((ln for ln in lines if ln.strip()), "")
     if first.strip().lower().startswith("id,"):
         res = _parse_csv(text, origin)
+        if res.measurements:
+            res.runs = [Run(origin, 1, min(m.line for m in res.measurements), max(m.line for m in res.measurements),
+                            "", len({m.line for m in res.measurements}))]
     else:
         res = _parse_lines(lines, origin)
+        res.runs, run_of = find_runs(lines, res.measurements, origin)
+        res.measurements = [dataclasses.replace(m, run=run_of[m.line]) for m in res.measurements]
     res = _dedupe(res)
     if len(res.measurements) > MAX_MEASUREMENTS:
         res.errors.append(ParseError(origin, 0, f"{len(res.measurements)} measurements; only the first "
@@ -309,7 +335,7 @@ def _dedupe(res: ParseResult) -> ParseResult:
     out = []
     dups: dict[tuple, list[int]] = {}
     for m in res.measurements:
-        k = (m.test, m.value, m.unit, m.output, tuple(sorted(m.conditions.items())), m.origin)
+        k = (m.test, m.value, m.unit, m.output, tuple(sorted(m.conditions.items())), m.origin, m.run)
         if k in seen:
             dups.setdefault(k, []).append(m.line)
             continue
@@ -571,3 +597,217 @@ def _parse_csv(text: str, origin: str) -> ParseResult:
 def compatible(output: str, unit: str) -> bool:
     """Whether a measurement in ``unit`` can be compared with model output ``output``."""
     return unit in _COMPATIBLE.get(model.OUTPUT_UNITS.get(output, ""), set())
+
+
+# --------------------------------------------------------------------------- runs
+_MD_HEAD = re.compile(r"^(#{1,6})\s+(?P<title>\S.*?)\s*#*\s*$")
+_ORG_HEAD = re.compile(r"^(\*+)\s+(?P<title>\S.*?)\s*$")
+_EQ_HEAD = re.compile(r"^(=+)\s+(?P<title>\S.*?)\s*=*\s*$")
+_SETEXT = re.compile(r"^={3,}\s*$")
+_LOADED = re.compile(r"^(?P<mod>[A-Za-z][\w.-]*):\s+(?:module\s+)?loaded\b", re.I)
+_INSMOD = re.compile(r"^(?:\S*[$#]\s*)?(?:sudo\s+)?(?:/\S*/)?(?:insmod|modprobe)\s+(?:-\S+\s+)*(?P<mod>[\w./-]+)")
+#: a name seen loaded counts again later only when it looks like a module name (``bench_page_pool_simple``)
+_MODNAME = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:[_-][A-Za-z0-9]+)+$")
+_UNLOAD = re.compile(r"\b(?:unload|rmmod|removed)|modprobe\s+-r\b", re.I)
+
+
+def _heading(lines: list[str], i: int) -> tuple[int, str] | None:
+    """``(level, title)`` when line ``i`` (0-based) is a markdown / org / ``==`` heading (column 0)."""
+    raw = lines[i]
+    for pat in (_MD_HEAD, _ORG_HEAD, _EQ_HEAD):
+        h = pat.match(raw)
+        if h:
+            return len(h.group(1)), h.group("title")
+    if raw.strip() and not _SETEXT.match(raw) and i + 1 < len(lines) and _SETEXT.match(lines[i + 1]):
+        return 1, raw.strip()
+    return None
+
+
+def _module_load(line: str, known: set[str]) -> str | None:
+    """The benchmark module a line loads (``time_bench: Loaded``-style dmesg line, ``insmod`` /
+    ``modprobe`` command) or names again (a module seen loaded before); ``None`` otherwise."""
+    s = _DMESG.sub("", _QUOTE.sub("", line)).strip()
+    if not s or _UNLOAD.search(s):
+        return None
+    m = _LOADED.match(s)
+    if m:
+        return m.group("mod")
+    m = _INSMOD.search(s)
+    if m:
+        mod = m.group("mod").rsplit("/", 1)[-1]
+        return mod[:-3] if mod.endswith(".ko") else mod
+    for mod in (k for k in known if _MODNAME.match(k)):
+        if re.search(rf"(?<![\w-]){re.escape(mod)}(?![\w-])", s):
+            return mod
+    return None
+
+
+def find_runs(lines: list[str], measurements, origin: str = "pasted text") -> tuple[list[Run], dict[int, int]]:
+    """Split an input into runs; returns ``(runs, {line: run index})`` for the measurement lines.
+
+    Lab notes often hold several runs: a baseline and a patched kernel, or repeats.  A new run
+    starts, once the current one has a measurement, at
+
+    * a heading: markdown ``#``, org ``*`` (at column 0, on a line without a measurement),
+      ``== title ==`` or a title underlined with ``===``; the run's label is the path of the
+      headings it sits under (``kernel 6.15 / page_pool``);
+    * a module load: a dmesg ``<module>: Loaded`` line, an ``insmod`` / ``modprobe`` command, or
+      the name of a module loaded before appearing again after its tests;
+    * a blank-line separated block that measures a test the current run already measured, with a
+      different value (an identical value is a quoted repeat and stays in the run).
+
+    A run spans from the line that opened it (or its first measurement) to the end of the
+    blank-line separated block of its last measurement; text around runs belongs to none.
+    """
+    by_line: dict[int, list] = {}
+    for m in measurements:
+        by_line.setdefault(m.line, []).append(m)
+    # blank-line separated blocks: the measurement keys of each, by its first line
+    block_of: dict[int, int] = {}
+    block_keys: dict[int, dict] = {}
+    start = None
+    for i, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            start = None
+            continue
+        if start is None:
+            start = i
+        block_of[i] = start
+        for m in by_line.get(i, []):
+            block_keys.setdefault(start, {})[(m.test, m.unit, tuple(sorted(m.conditions.items())))] = m.value
+    runs: list[Run] = []
+    run_of: dict[int, int] = {}
+    heads: list[tuple[int, str]] = []       # heading stack (level, title)
+    known: set[str] = set()
+    cur_keys: dict = {}                     # measurement keys of the current run -> value
+    cur_first = None                        # line that opened the current run
+    cur_lines: list[int] = []               # its measurement lines
+    pending_head = pending_mod = None       # heading / module load seen while the current run is empty
+    labels: list[tuple] = []                # heading path of each run
+    heads_at_start: list[tuple[int, str]] = []
+
+    def close(last_line: int) -> None:
+        nonlocal cur_keys, cur_lines, cur_first
+        if cur_lines:
+            last = cur_lines[-1]  # the end of the block of its last measurement
+            while last < min(last_line, len(lines)) and lines[last].strip():
+                last += 1
+            runs.append(Run(origin, len(runs) + 1, cur_first, last, "", len(cur_lines)))
+            labels.append(tuple(t for _, t in heads_at_start))
+        cur_keys, cur_lines, cur_first = {}, [], None
+
+    for i, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            continue
+        has_m = i in by_line
+        boundary = False
+        mod = None if has_m else _module_load(raw, known)  # before headings: "# modprobe x" is a root prompt
+        h = None if (has_m or mod) else _heading(lines, i - 1)
+        if h:
+            boundary = True
+        elif mod:
+            boundary = True
+        elif block_of.get(i) == i and cur_lines:
+            keys = block_keys.get(i, {})
+            boundary = any(k in cur_keys and cur_keys[k] != v for k, v in keys.items())
+        if boundary:
+            if cur_lines:
+                close(i - 1)
+                pending_head = pending_mod = None
+            if h:
+                pending_head = i  # the innermost heading above the run
+            elif not h and pending_mod is None:
+                pending_mod = i
+        if h:
+            level, title = h
+            heads = [x for x in heads if x[0] < level] + [(level, _short(title.strip(), 80))]
+        if mod:
+            known.add(mod)
+        if has_m:
+            if not cur_lines:
+                cur_first = pending_head or pending_mod or i
+                heads_at_start = list(heads)
+                pending_head = pending_mod = None
+            cur_lines.append(i)
+            run_of[i] = len(runs) + 1
+            for m in by_line[i]:
+                cur_keys[(m.test, m.unit, tuple(sorted(m.conditions.items())))] = m.value
+    close(len(lines))
+    # label: the heading path, less the headings every run shares (the document's title)
+    common = 0
+    while len(labels) > 1 and all(len(x) > common + 1 and x[common] == labels[0][common] for x in labels):
+        common += 1
+    runs = [dataclasses.replace(r, label=" / ".join(x[common:])) for r, x in zip(runs, labels)]
+    return runs, run_of
+
+
+# --------------------------------------------------------------------------- clock
+#: pairs whose clock differs from the median by more than this (plus the cycle rounding) are named
+CLOCK_SPREAD = 0.02
+_TSC_TAIL = re.compile(r"time_interval:(\d+)\).*tsc_interval:(\d+)")
+
+
+@dataclasses.dataclass
+class Clock:
+    """The TSC clock inferred from time_bench lines that give both cycles and ns."""
+    ghz: float | None              # None: no cycles/ns pair
+    pairs: int
+    lo: float = math.nan           # smallest and largest clock of a single pair
+    hi: float = math.nan
+    warning: str = ""              # pairs that disagree by more than CLOCK_SPREAD
+
+    def describe(self) -> str:
+        if self.ghz is None:
+            return "no cycles/ns pairs"
+        return f"inferred from {self.pairs} cycles/ns pair{'s' if self.pairs != 1 else ''}"
+
+
+def clock_pairs(measurements) -> list[tuple[float, float, str, bool]]:
+    """``(ghz, cycles, where, exact)`` for each line that gives one test's cycles and ns.
+
+    time_bench prints ``tsc_interval / loops`` rounded down to whole cycles and the ns with three
+    decimals, so a pair gives ``(cycles + 0.5) / ns``; a full dmesg line that carries its
+    ``time_interval`` and ``tsc_interval`` gives the clock exactly (``exact``).
+    """
+    groups: dict[tuple, dict] = {}
+    for m in measurements:
+        if m.kind in ("time_bench", "bulk_table", "generic") and m.unit in ("cycles", "ns"):
+            groups.setdefault((m.origin, m.run, m.line, m.test), {})[m.unit] = m
+    out = []
+    for (origin, _run, line, _test), g in groups.items():
+        if "cycles" not in g or "ns" not in g:
+            continue
+        cyc, ns = g["cycles"].value, g["ns"].value
+        if not (math.isfinite(cyc) and math.isfinite(ns)) or ns <= 0 or cyc <= 0:
+            continue
+        tail = _TSC_TAIL.search(g["cycles"].raw)
+        if tail and int(tail.group(1)) > 0:
+            out.append((int(tail.group(2)) / int(tail.group(1)), cyc, f"{origin}, line {line}", True))
+        else:
+            out.append(((cyc + 0.5) / ns, cyc, f"{origin}, line {line}", False))
+    return out
+
+
+def infer_clock(measurements) -> Clock:
+    """The TSC clock [GHz] of the measurements: the median over their cycles/ns pairs.
+
+    Pairs under 10 cycles are used only when there is nothing else (the rounding to whole
+    cycles makes their ratio coarse).  Pairs that differ from the median by more than 2 % (plus
+    their rounding, 0.5 cycles) are named in :attr:`Clock.warning`: different machines or a clock
+    that changed during the run.
+    """
+    pairs = clock_pairs(measurements)
+    if not pairs:
+        return Clock(None, 0)
+    use = [p for p in pairs if p[1] >= 10 or p[3]] or pairs
+    ghz = float(sorted(p[0] for p in use)[len(use) // 2]) if len(use) % 2 else \
+        float(sum(sorted(p[0] for p in use)[len(use) // 2 - 1: len(use) // 2 + 1]) / 2)
+    lo, hi = min(p[0] for p in use), max(p[0] for p in use)
+    off = [p for p in use if abs(p[0] / ghz - 1) > CLOCK_SPREAD + (0 if p[3] else 0.5 / p[1])]
+    warning = ""
+    if off:
+        shown = ", ".join(f"{w} ({g:.3f} GHz)" for g, _, w, _ in off[:4]) + (", ..." if len(off) > 4 else "")
+        warning = (f"the cycles/ns pairs disagree: {len(off)} of {len(use)} differ from the median clock "
+                   f"{ghz:.4g} GHz by more than {CLOCK_SPREAD * 100:g} %: {shown}; are these runs from different "
+                   "machines or clock settings? choose one run, or give the clock with --ghz")
+    return Clock(ghz, len(use), lo, hi, warning)

@@ -6,6 +6,12 @@ a base profile and the names of the constants to free, builds one
 directly) and runs :func:`skbmodel.calibration.fit_profile`.  Every fitted constant records which
 measurements it was fitted from (``source = "fitted from: lab.txt, line 35, 36"``).
 
+The clock: :func:`fit` takes ``ghz`` (the TSC clock inferred from the cycles/ns pairs,
+:func:`skbmodel.parsers.infer_clock`, or given by the user); the fitted profile gets that clock,
+ns values compare with cycles through it, and the ns twin of a cycles value (one time_bench
+line prints both) is not fitted a second time.  Each fitted constant comes with a standard error
+(:attr:`FitResult.stderr`); a constant that ends on a bound is named in a warning.
+
 Nothing here raises for bad input: problems come back in :attr:`FitResult.errors`, and a result
 with errors has no profile -- the caller keeps the model it had.
 """
@@ -22,6 +28,34 @@ from .profile import Profile
 #: constants that are kernel facts or sizes: never free
 FIXED_KINDS = ("kernel",)
 MAX_FREE = 12
+#: a fitted value within this share of its bound range from a bound "ended on" the bound
+ON_BOUND = 1e-3
+#: the measurements' own precision, used for the standard errors when there are no more distinct
+#: measurements than free constants: time_bench rounds to whole cycles (uniform, sd 1/sqrt(12) =
+#: 0.29 cycles; ns are printed to 0.001) and repeats differ by ~1 % from run to run
+ROUNDING = {"cycles": 0.29, "ns": 0.29e-3}
+RUN_TO_RUN = 0.01
+
+#: the constants each test family measures (by model output prefix), preferred as free constants
+#: for measurements of that family (see :func:`suggest_free`)
+FAMILY = {
+    # one slab_bulk_test01 curve: its start (bulk 1), its middle (the per-object cost) and its
+    # long-run end; the slow-path costs between them (the slab refill, the step at the CPU slab's
+    # fill level) come from the base profile.  Three points spread over a published curve then
+    # predict the rest (``python -m skbmodel validate --out-of-sample``).
+    "slub.loop_cycles": ("slub_fast_pair_cycles", "slub_loop_call_cycles", "slub_free_slow_extra_cycles"),
+    "slub.bulk_cycles": ("slub_fast_pair_cycles", "slub_bulk_obj_pair_cycles", "l1_miss_cycles"),
+    "slub.": ("slub_bulk_obj_pair_cycles", "slub_fast_pair_cycles", "slub_free_slow_extra_cycles"),
+    "zero.": ("stos_setup_cycles", "stos_line_cycles", "stos_drain_line_cycles", "erms_setup_cycles",
+              "erms_line_cycles"),
+    "page_pool.": ("pp_fast_cycles", "pp_ring_cycles", "page_slow_cycles"),
+    "kfree_skb_list.": ("kfl_base_cycles", "slub_free_slow_extra_cycles"),
+    "veth.": ("veth_base_cycles",),
+    "napi_defer.": ("napi_base_cycles",),
+    "cpumap.": ("cpumap_src_base_cycles", "cpumap_dst_stack_cycles", "cpumap_redirect_cycles", "xcpu_line_cycles"),
+}
+#: a candidate free constant must keep this share of its effect after the chosen ones are projected out
+DISTINCT_EFFECT = 0.1
 
 
 @dataclasses.dataclass
@@ -33,6 +67,11 @@ class FitResult:
     rows: list[dict]
     errors: list[str]
     warnings: list[str]
+    #: standard error of each free constant (inf: the data cannot determine it), and their correlations
+    stderr: dict = dataclasses.field(default_factory=dict)
+    corr: list = dataclasses.field(default_factory=list)
+    ghz: float | None = None       # the clock of the fitted profile
+    ghz_source: str = ""
 
     @property
     def worst_after(self) -> float:
@@ -126,32 +165,147 @@ def sensitive(measurements, profile: Profile, names=None) -> list[str]:
     return [n for j, n in enumerate(names) if sens[:, j].any()]
 
 
-#: Free constants for a curve of one test family, in the order a curve determines them: its start
-#: (bulk 1), its middle (the per-object cost) and its long-run end.  Three points spread over a
-#: published slab_bulk_test01 curve determine these three and predict the other points
-#: (``python -m skbmodel validate --out-of-sample``); the slow-path costs between them (the slab
-#: refill, the step at the CPU slab's size) come from the base profile.
-CURVE_FREE = {
-    "slub.loop_cycles": ("slub_fast_pair_cycles", "slub_loop_call_cycles", "slub_free_slow_extra_cycles"),
-    "slub.bulk_cycles": ("slub_fast_pair_cycles", "slub_bulk_obj_pair_cycles", "l1_miss_cycles"),
-}
+def distinct_points(measurements, by_unit: bool = False) -> int:
+    """Distinct measurements: model output + conditions (+ unit with ``by_unit``; a time_bench line's
+    cycles value and its ns twin are one point once the clock is known)."""
+    return len({(m.output, *((m.unit,) if by_unit else ()), tuple(sorted(m.conditions.items())))
+                for m in usable(measurements)})
+
+
+def family_of(measurements) -> list[str]:
+    """The test family's constants, most specific family first (:data:`FAMILY`): one output that
+    has a family of its own (one SLUB curve) uses it; otherwise every family whose prefix some
+    measurement's output starts with, in :data:`FAMILY` order."""
+    outputs = {m.output for m in measurements}
+    if len(outputs) == 1 and next(iter(outputs)) in FAMILY:
+        return list(FAMILY[next(iter(outputs))])
+    names = [n for prefix, group in FAMILY.items() if prefix.endswith(".") and
+             any(o.startswith(prefix) for o in outputs) for n in group]
+    return list(dict.fromkeys(names))
 
 
 def suggest_free(measurements, profile: Profile) -> list[str]:
-    """Default free constants.
+    """Default free constants: those the measurements can determine, so a short curve predicts the rest.
 
-    Measurements of one curve family (:data:`CURVE_FREE`) free that family's constants, as many as
-    there are distinct measurements; otherwise the fitted (or page_pool) constants the measurements
-    constrain.
+    The rule:
+
+    1. candidates are the ``fitted`` constants (and the page_pool costs) that some usable
+       measurement depends on, and the constants of the data's test family;
+    2. constants measured by the data's own test family come first, in the family's order
+       (:data:`FAMILY`: one slab_bulk_test01 fallback curve -> the fast pair, the loop's per-run
+       call and the slow-free extra; one bulk curve -> the fast pair, the per-object bulk cost and
+       the per-object cost out of L1; other SLUB time_bench lines -> the per-object bulk cost, the
+       fast pair and the slow-free extra;
+       time_bench_memset -> the rep stos / erms costs; bench_page_pool_simple -> the page_pool
+       costs; pktgen into a qdisc -> the kfree_skb_list base and the slow-free extra); then the
+       others, the constant the data move most first;
+    3. a candidate is taken only if the data tell it apart from those already taken: its effect
+       on the measurements (the Jacobian column, per 1 % change, in units of each tolerance)
+       keeps at least :data:`DISTINCT_EFFECT` of its size after the effects of the taken ones are
+       projected out;
+    4. never more than the distinct measurements (output + conditions), nor :data:`MAX_FREE`.
+
+    So one SLUB curve (slab_bulk_test01 at three or more bulk sizes) frees what a three-point curve
+    determines, and not every constant the curve is sensitive to; two pktgen results free two
+    constants.
     """
     ms = usable(measurements)
-    outputs = {m.output for m in ms}
-    if len(outputs) == 1 and next(iter(outputs)) in CURVE_FREE:
-        n_points = len({m.key() for m in ms})
-        return list(CURVE_FREE[next(iter(outputs))][:n_points])
+    family = family_of(ms)
     cands = [k for k, c in profile.constants.items()
-             if c.kind == "fitted" or k in ("pp_fast_cycles", "pp_ring_cycles", "page_slow_cycles")]
-    return sensitive(measurements, profile, cands)[:MAX_FREE]
+             if c.kind == "fitted" or k in ("pp_fast_cycles", "pp_ring_cycles", "page_slow_cycles") or k in family]
+    cands = sensitive(ms, profile, cands)
+    limit = min(MAX_FREE, distinct_points(ms))
+    if not cands or limit <= 0:
+        return []
+    work = dataclasses.replace(profile, id="_fit")
+    specs = specs_for(ms, work.id)
+    jac = _jacobian(work, specs, cands, relative=True)
+    size = np.linalg.norm(jac, axis=0)
+    rank = {n: i for i, n in enumerate(family)}
+    order = sorted(range(len(cands)), key=lambda j: (rank.get(cands[j], len(rank)), -size[j]))
+    chosen: list[int] = []
+    for j in order:
+        if len(chosen) >= limit:
+            break
+        col = jac[:, j]
+        if chosen:
+            basis = jac[:, chosen]
+            coef, *_ = np.linalg.lstsq(basis, col, rcond=None)
+            col = col - basis @ coef
+        if size[j] > 0 and np.linalg.norm(col) >= DISTINCT_EFFECT * size[j]:
+            chosen.append(j)
+    return [cands[j] for j in sorted(chosen)]
+
+
+def _jacobian(prof: Profile, specs, names, relative: bool = False, x=None) -> np.ndarray:
+    """``d z_i / d c_j`` of the normalised residuals (central differences); with ``relative``
+    per 1 % change of each constant instead of per unit."""
+    fun = calibration._residual_fun(prof, specs, list(names))
+    x = np.array([prof.value(n) for n in names], dtype=float) if x is None else np.asarray(x, dtype=float)
+    jac = np.empty((len(specs), len(names)))
+    for j in range(len(names)):
+        h = 1e-4 * max(abs(x[j]), 1.0)
+        xp, xm = x.copy(), x.copy()
+        xp[j] += h
+        xm[j] -= h
+        jac[:, j] = (fun(xp) - fun(xm)) / (2 * h)
+        if relative:
+            jac[:, j] *= 0.01 * max(abs(x[j]), 1e-9)
+    return jac
+
+
+def _precision(m, ghz: float) -> float:
+    """One measurement's own standard deviation (in its unit): rounding plus run-to-run spread."""
+    return math.hypot(ROUNDING.get(m.unit, 0.0), RUN_TO_RUN * abs(m.value))
+
+
+def _covariance(prof: Profile, specs, names, ms) -> tuple[np.ndarray, np.ndarray]:
+    """``(stderr, corr)`` of the constants ``names`` of the fitted ``prof``.
+
+    From the Jacobian ``J`` of the normalised residuals at the optimum: ``cov = s2 inv(J^T J)``,
+    ``s2`` the residual variance ``sum z^2 / (n - p)`` when there are more measurements ``n`` than
+    free constants ``p`` (but never below what the measurements' own precision allows); else the
+    measurements' own precision (:data:`ROUNDING` plus :data:`RUN_TO_RUN`) in place of ``s2``.
+    A constant the data cannot determine (a null direction of ``J``) gets an infinite error.
+
+    To be replaced by ``calibration.fit_covariance`` (same formula) once that is available.
+    """
+    names = list(names)
+    p = len(names)
+    jac = _jacobian(prof, specs, names)
+    z = calibration._residual_fun(prof, specs, [])(np.array([]))
+    # each measurement's precision in units of its tolerance (z units)
+    prec = np.array([_precision(m, prof.ghz) / (abs(s.measured) * s.tol) for m, s in zip(ms, specs)])
+    n = len(specs)
+    if n > p:
+        s2 = max(float(z @ z) / (n - p), float(np.mean(prec ** 2)))
+        w = np.full(n, 1.0)
+    else:
+        s2 = 1.0
+        w = 1.0 / np.maximum(prec, 1e-12)
+    jw = jac * w[:, None]
+    u, sv, vt = np.linalg.svd(jw, full_matrices=False)
+    cov = np.zeros((p, p))
+    ok = sv > 1e-9 * max(sv.max(initial=0.0), 1e-300)
+    for k in range(len(sv)):
+        if ok[k]:
+            cov += np.outer(vt[k], vt[k]) / sv[k] ** 2
+    cov *= s2
+    stderr = np.sqrt(np.maximum(np.diag(cov), 0.0))
+    null = np.zeros(p, dtype=bool)
+    for k in range(len(sv)):
+        if not ok[k]:
+            null |= np.abs(vt[k]) > 1e-6
+    if len(sv) < p:  # fewer rows than constants: the rest of the space is null too
+        rest = np.eye(p) - vt[ok].T @ vt[ok]
+        null |= np.abs(np.diag(rest)) > 1e-6
+    stderr[null] = np.inf
+    with np.errstate(invalid="ignore", divide="ignore"):
+        d = np.sqrt(np.diag(cov))
+        corr = cov / np.outer(d, d)
+    corr[~np.isfinite(corr)] = np.nan
+    np.fill_diagonal(corr, 1.0)
+    return stderr, corr
 
 
 def _lines(ms) -> str:
@@ -167,21 +321,59 @@ def _lines(ms) -> str:
     return "fitted from: " + "; ".join(parts)
 
 
-def fit(measurements, base: Profile, free, label: str = "") -> FitResult:
-    """Fit ``free`` constants of ``base`` to ``measurements``; never raises for bad input."""
+def fit(measurements, base: Profile, free, label: str = "", ghz: float | None = None,
+        ghz_source: str = "") -> FitResult:
+    """Fit ``free`` constants of ``base`` to ``measurements``; never raises for bad input.
+
+    ``ghz``: the clock of the measurements (inferred from their cycles/ns pairs or given); the
+    fitted profile gets it instead of the base's clock (``None``: keep the base's clock).
+    """
     free = list(dict.fromkeys(free or []))
     res = FitResult(False, None, base.id, free, [], [], [])
     try:
-        _fit(measurements, base, free, label, res)
+        _fit(measurements, base, free, label, res, ghz, ghz_source)
     except Exception as e:  # noqa: BLE001 - the page and CLI must survive any input
         res.ok, res.profile = False, None
         res.errors.append(f"the fit failed ({type(e).__name__}: {e}); the model in use is unchanged")
     return res
 
 
-def _fit(measurements, base: Profile, free, label: str, res: FitResult) -> None:
+def bound_warnings(prof: Profile, names) -> list[str]:
+    """A warning for each constant of ``names`` that ended on (within 0.1 % of the range of) a bound."""
+    out = []
+    for n in names:
+        b = prof.constants[n].bounds
+        if not b or not all(math.isfinite(x) for x in b) or b[1] <= b[0]:
+            continue
+        lo, hi = b
+        v, tol = prof.value(n), ON_BOUND * (hi - lo)
+        if v >= hi - tol:
+            out.append(f"{n} ended on its upper bound {hi:g}: the data ask for more than the model allows; "
+                       "check the mapping or free another constant")
+        elif v <= lo + tol:
+            out.append(f"{n} ended on its lower bound {lo:g}: the data ask for less than the model allows; "
+                       "check the mapping or free another constant")
+    return out
+
+
+def without_ns_twins(ms) -> list:
+    """The measurements less each ns value whose cycles twin (same line and test) is there too."""
+    cyc = {(m.origin, m.run, m.line, m.test, m.output, tuple(sorted(m.conditions.items())))
+           for m in ms if m.unit == "cycles"}
+    return [m for m in ms if not (m.unit == "ns" and (m.origin, m.run, m.line, m.test, m.output,
+                                                        tuple(sorted(m.conditions.items()))) in cyc)]
+
+
+def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None, ghz_source: str = "") -> None:
     res.errors += check(measurements)
+    if ghz is not None:
+        lo, hi = custom.GHZ_RANGE
+        if not (isinstance(ghz, (int, float)) and math.isfinite(ghz) and lo <= ghz <= hi):
+            res.errors.append(f"clock {ghz!r} GHz: expected a clock between {lo:g} and {hi:g} GHz")
+            return
     ms = usable(measurements)
+    if ghz is not None and "ghz" not in free:
+        ms = without_ns_twins(ms)
     if not ms:
         res.errors.append("no usable measurement: map at least one to a model output (cycles, ns, pps/Mpps "
                           "or Krps value)")
@@ -207,12 +399,19 @@ def _fit(measurements, base: Profile, free, label: str, res: FitResult) -> None:
                           f"{'it' if len(unconstrained) == 1 else 'them'}; leave "
                           f"{'it' if len(unconstrained) == 1 else 'them'} fixed or add a measurement that does")
         return
-    n_points = len({m.key() for m in ms})
+    n_points = distinct_points(ms, by_unit="ghz" in free)
     if len(free) > n_points:
-        res.warnings.append(f"{len(free)} free constants but only {n_points} distinct measurements: the fit is "
-                            "under-determined, the values it picks are one of many that fit equally well")
-    preds0 = validation.predict_rows(specs, {work.id: work})
+        hint = suggest_free(ms, base)
+        res.errors.append(f"{len(free)} free constants ({', '.join(free)}) but only {n_points} distinct "
+                          f"measurement{'s' if n_points != 1 else ''} (model output and conditions): free at most "
+                          f"{n_points}{', e.g. ' + ','.join(hint) if hint else ''}, or add measurements")
+        return
+    preds0 = validation.predict_rows(specs, {work.id: work})  # the base profile as it is
     z0 = validation.residuals_normalised(specs, preds0)
+    if ghz is not None and "ghz" not in free:
+        work = work.with_values({"ghz": round(float(ghz), 4)})
+    # the clock to 0.1 MHz: what a pair of time_bench intervals can tell, and a short share link
+    res.ghz, res.ghz_source = (round(float(ghz), 4), ghz_source) if ghz is not None and "ghz" not in free else (None, "")
     fitted, _report = calibration.fit_profile(work, specs, free=free)
     values = {n: fitted.value(n) for n in free}
     if not all(math.isfinite(v) for v in values.values()):
@@ -223,18 +422,28 @@ def _fit(measurements, base: Profile, free, label: str, res: FitResult) -> None:
     if not np.all(np.isfinite(z1)):
         res.errors.append("the fitted model gives non-finite predictions; the model in use is unchanged")
         return
+    stderr, corr = _covariance(fitted, specs, free, ms)
+    res.stderr = {n: float(e) for n, e in zip(free, stderr)}
+    res.corr = [[float(x) for x in row] for row in corr]
+    res.warnings += bound_warnings(fitted, free)
     sens1 = calibration.row_sensitivity(fitted, specs, free)
     sources = {n: _lines([m for m, s in zip(ms, sens1[:, j]) if s]) or _lines(ms) for j, n in enumerate(free)}
     label = custom.sanitize_label(label)
     changes = {n: v for n, v in values.items()}
+    if res.ghz is not None:
+        changes["ghz"] = res.ghz
+        sources["ghz"] = ghz_source or "clock of the measurements"
     prof = custom.build(base, changes, label, sources=sources)
-    # keep the bounds the fit used
+    # keep the bounds the fit used; the clock is measured, not fitted
     consts = dict(prof.constants)
     for n in free:
         consts[n] = dataclasses.replace(consts[n], bounds=fitted.constants[n].bounds)
+    if res.ghz is not None:
+        consts["ghz"] = dataclasses.replace(consts["ghz"], kind=base.constants["ghz"].kind)
     prof = dataclasses.replace(prof, constants=consts,
                                notes=f"fitted to {len(ms)} measurements ({', '.join(sorted({m.origin for m in ms}))}) "
-                                     f"on base {base.id}; free: {', '.join(free)}")
+                                     f"on base {base.id}; free: {', '.join(free)}"
+                                     + (f"; clock {res.ghz:.6g} GHz ({sources['ghz']})" if res.ghz is not None else ""))
     for m, s, p0, p1, a, b in zip(ms, specs, preds0, preds1, z0, z1):
         res.rows.append(dict(id=s.id, origin=m.origin, line=m.line, test=m.test, output=m.output,
                              conditions=", ".join(f"{k}={v}" for k, v in m.conditions.items()),

@@ -353,6 +353,38 @@ def test_validation_page():
     assert pts == len([r for r in rows if r["measured"] > 0 and r["predicted"] > 0])
 
 
+# --------------------------------------------------------------------------- calibrate
+def test_calibrate_two_kernels_choose_a_run_clock_inferred_and_stderr_shown():
+    """A notebook with two kernels is not refused: the page lists the runs, the clock field shows the
+    clock inferred from the chosen run's cycles/ns pairs, and the fit reports each constant's error."""
+    at = _app()
+    at.switch_page("pages/calibrate.py").run()  # not a model page: no ``page`` in the link
+    assert not at.exception, at.exception
+    text = (Path(__file__).with_name("data") / "page_pool_two_kernels.org").read_text()
+    at.text_area(key="cal_text").input(text).run()
+    assert not at.exception, at.exception
+    pick = [s for s in at.selectbox if (s.key or "").startswith("cal_run_")]
+    assert len(pick) == 1
+    # the runs measure the same tests: no "all runs together", and the page says how to choose
+    assert list(pick[0].options) == [
+        'run 1: lines 7-20 "baseline 6.15.0"', 'run 2: lines 24-37 "patched 6.15.0-pp-refill+"']
+    assert any("2 runs that measure the same tests" in i.body and "Choose the run" in i.body for i in at.info)
+    pick[0].select_index(1).run()
+    assert not at.exception, at.exception
+    assert at.number_input(key="cal_ghz").value == pytest.approx(2.9941, rel=5e-3)
+    assert any(c.body.startswith("inferred from 8 cycles/ns pairs") for c in at.caption)
+    assert sorted(at.multiselect(key="cal_free").value) == ["page_slow_cycles", "pp_fast_cycles", "pp_ring_cycles"]
+    at.button(key="cal_fit").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.body for e in at.error]
+    table = next(d.value for d in at.dataframe if "constant" in d.value.columns).set_index("constant")
+    assert table.loc["pp_fast_cycles", "value"] == pytest.approx(24.0)  # the patched kernel's fast path
+    assert table.loc["ghz", "value"] == pytest.approx(2.9941, rel=5e-3)
+    assert "inferred from 8 cycles/ns pairs" in table.loc["ghz", "source"]
+    err = table.loc[["pp_fast_cycles", "pp_ring_cycles", "page_slow_cycles"], "stderr"]
+    assert (err > 0).all() and np.isfinite(err).all()
+
+
 # --------------------------------------------------------------------------- chart module
 @pytest.mark.parametrize("page", sk_state.PAGES)
 def test_figures_are_valid_plotly_with_units(page):

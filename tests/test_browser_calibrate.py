@@ -66,8 +66,10 @@ def test_paste_fit_select_and_share(app):
     page.locator(".st-key-cal_fit_ok").wait_for(timeout=60000)
     wait_for_app(page)
 
+    # the clock inferred from the two lines' cycles/ns pairs becomes the profile's clock; the cycles
+    # values are fitted (their ns twins convert through that clock)
     want = custom.decode_profile(
-        "1~e5-1650v4~slub_bulk_obj_pair_cycles:61.213,slub_fast_pair_cycles:109.4556~my-lab")
+        "1~e5-1650v4~ghz:3.5944,slub_bulk_obj_pair_cycles:61.0,slub_fast_pair_cycles:109.0~my-lab")
     in_use = _in_use_text(page)
     assert want.id in in_use and "my-lab" in in_use
     assert "fitted from: pasted text, lines 1, 2" in in_use
@@ -76,7 +78,7 @@ def test_paste_fit_select_and_share(app):
     # residual table, parity plot and the fitted constants are shown
     wait_for_plotly(page, 1)  # residuals before/after and the parity plot
     assert plotly_y(page, 0, 1) and all(abs(z) < 1 for z in plotly_y(page, 0, 1))  # residuals after the fit
-    assert len(plotly_y(page, 1, 2)) == 4  # parity: the 4 measurements (2 lines x cycles, ns) after the fit
+    assert len(plotly_y(page, 1, 2)) == 2  # parity: the 2 lines (cycles; the ns twins set the clock)
     page.screenshot(path=str(ARTIFACTS / "calibrate_fitted.png"), full_page=True)
 
     link = page.locator(".st-key-cal_share_link code").inner_text().strip().replace("\n", "")

@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import json
+import math
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -144,3 +146,249 @@ def test_cli_fit_bad_files_exit_2_with_a_message(tmp_path, content):
                        timeout=120)
     assert p.returncode == 2
     assert "Traceback" not in p.stderr and "bad.txt" in p.stderr and "error:" in p.stderr
+
+
+# ------------------------------------------------------------------ clock, bounds, errors, runs
+DATA = REPO / "tests" / "data"
+CURVE = DATA / "slab_bulk_curve_4ghz.txt"        # slab_bulk_test01, bulk 1..250, TSC 3.9978 GHz
+PP_ORG = DATA / "page_pool_two_kernels.org"       # two kernels (org headings): fast path 19 vs 24 cycles
+KFL_MD = DATA / "kfree_skb_list_bulk.md"          # pktgen before/after kfree_skb_list bulk free
+SLUB3 = ("slub_fast_pair_cycles", "slub_bulk_obj_pair_cycles", "slub_free_slow_extra_cycles")
+
+
+def cli(*args, timeout=180):
+    return subprocess.run([sys.executable, "-m", "skbmodel", "fit", *map(str, args)], cwd=REPO,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def _curve():
+    return parsers.parse_text(CURVE.read_text(), "curve.txt").measurements
+
+
+def test_cli_fit_uses_the_inferred_clock_and_prints_each_constant_with_its_error(tmp_path):
+    p = cli(CURVE)
+    assert p.returncode == 0, p.stderr
+    assert "clock: 3.9978 GHz, inferred from 29 cycles/ns pairs" in p.stdout
+    assert "clock 3.9978 GHz:" in p.stdout  # the fitted profile's clock, not the base's 3.6
+    assert re.search(r"  slub_fast_pair_cycles = 9[01]\.\d\d ± 0\.\d\d cycles \(base [\d.]+\)", p.stdout), p.stdout
+    j = cli(CURVE, "--json", "--out", tmp_path / "lab.toml")
+    doc = json.loads(j.stdout)
+    assert doc["clock"]["pairs"] == 29 and doc["clock"]["source"] == "inferred from 29 cycles/ns pairs"
+    assert abs(doc["clock"]["ghz"] / 4.0 - 1) < 0.005 and doc["profile"]["ghz"] == pytest.approx(3.9978)
+    assert doc["free"] == list(SLUB3)
+    for name, c in doc["profile"]["constants"].items():
+        assert set(c) >= {"value", "stderr"} and 0 < c["stderr"] < math.inf, (name, c)
+    # the values the data were made with (fast pair 92, bulk object 33, slow-free extra 45): within
+    # the rounding of time_bench (whole cycles, rounded down) and a few standard errors
+    got = {n: c["value"] for n, c in doc["profile"]["constants"].items()}
+    assert got["slub_fast_pair_cycles"] == pytest.approx(91, abs=1.0)
+    assert got["slub_bulk_obj_pair_cycles"] == pytest.approx(33, abs=1.0)
+    assert got["slub_free_slow_extra_cycles"] == pytest.approx(45, abs=3.5)
+    prof = custom.load_profile_text((tmp_path / "lab.toml").read_text(), "lab.toml")
+    assert prof.ghz == pytest.approx(3.9978) and "inferred from 29 cycles/ns pairs" in prof.constants["ghz"].source
+
+
+def test_cli_ghz_overrides_the_inferred_clock():
+    p = cli(CURVE, "--ghz", "4.2", "--json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["clock"]["ghz"] == 4.2 and doc["clock"]["source"].startswith("given with --ghz")
+    assert doc["clock"]["inferred_ghz"] == pytest.approx(3.9978) and doc["profile"]["ghz"] == 4.2
+    t = cli(CURVE, "--ghz", "4.2")
+    assert "clock: 4.2 GHz, given with --ghz (inferred from 29 cycles/ns pairs: 3.998 GHz)" in t.stdout
+
+
+@pytest.mark.parametrize("value,needle", [("0", "above 0 and at most 10"), ("-3", "above 0 and at most 10"),
+                                          ("11", "above 0 and at most 10"), ("nan", "above 0 and at most 10"),
+                                          ("fast", "expected the TSC clock in GHz"),
+                                          ("8", "between 0.5 and 6 GHz")])
+def test_cli_bad_clock_is_a_one_line_error(value, needle):
+    p = cli(CURVE, "--ghz", value)
+    assert p.returncode == 2 and p.stdout == ""
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: --ghz {value}") and needle in lines[0], p.stderr
+
+
+def test_ns_only_values_are_converted_with_the_clock():
+    ms = [m for m in _curve() if m.unit == "ns"]  # only the ns halves: cycles come from the clock
+    res = userfit.fit(ms, E5, list(SLUB3), ghz=3.9978)
+    assert res.ok, res.errors
+    both = userfit.fit(_curve(), E5, list(SLUB3), ghz=3.9978)
+    for n in SLUB3:
+        assert res.profile.value(n) == pytest.approx(both.profile.value(n), abs=3 * both.stderr[n] + 0.6), n
+    # with the clock known, a cycles value and its ns twin are one measurement, fitted once
+    assert len(both.rows) == 29 and {r["unit"] for r in both.rows} == {"cycles"}
+
+
+def test_bound_warning_names_the_constant_the_bound_and_what_to_do():
+    text = KFL_MD.read_text()
+    ms = [__import__("dataclasses").replace(m, conditions={"kfl_bulk": 1}) if m.line == 11 else m
+          for m in parsers.parse_text(text, "kfl.md").measurements]
+    free = userfit.suggest_free(ms, E5)
+    assert sorted(free) == ["kfl_base_cycles", "slub_free_slow_extra_cycles"]  # two points: two constants
+    res = userfit.fit(ms, E5, free)
+    assert res.ok and res.profile.value("slub_free_slow_extra_cycles") == 1000
+    assert ("slub_free_slow_extra_cycles ended on its upper bound 1000: the data ask for more than the model "
+            "allows; check the mapping or free another constant") in res.warnings
+    assert not any("kfl_base_cycles ended" in w for w in res.warnings)
+    assert all(0 < e < math.inf for e in res.stderr.values())
+
+
+def test_cli_bound_warning(tmp_path):
+    p = cli(KFL_MD, "--condition", f"{KFL_MD}:11:kfl_bulk=1")
+    assert p.returncode == 0, p.stderr
+    assert ("warning: slub_free_slow_extra_cycles ended on its upper bound 1000: the data ask for more than the "
+            "model allows; check the mapping or free another constant") in p.stderr.splitlines()
+    # two runs (unpatched, patched) at different conditions: fitted together, no choice needed
+    assert "clock: 3.6 GHz, of base profile e5-1650v4 (no cycles/ns pairs in the input" in p.stdout
+
+
+def test_lower_bound_warning():
+    ms = parsers.parse_text(" kmem-in-loop Per elem: 9 cycles(tsc) 2.500 ns (step:16)\n", "low.txt").measurements
+    res = userfit.fit(ms, E5, ["slub_fast_pair_cycles"])
+    assert res.ok and res.profile.value("slub_fast_pair_cycles") == 20.0
+    assert "slub_fast_pair_cycles ended on its lower bound 20: the data ask for less than the model allows; " \
+           "check the mapping or free another constant" in res.warnings
+
+
+def test_stderr_matches_the_scatter_of_refits_to_noisy_data():
+    """The standard errors say how far a refit to another noisy sample moves each constant."""
+    truth = E5.with_values({"slub_fast_pair_cycles": 92.0, "slub_bulk_obj_pair_cycles": 33.0,
+                            "slub_free_slow_extra_cycles": 45.0})
+    sizes = (1, 2, 4, 8, 16, 30, 32, 48, 64, 128, 250)
+    values, errs = [], []
+    for seed in range(12):
+        rng = np.random.default_rng(seed)
+        ms = []
+        for i, n in enumerate(sizes):
+            for out in ("slub.loop_cycles", "slub.bulk_cycles"):
+                v = float(model.evaluate({"bulk": n}, truth)[out]) * (1 + 0.01 * rng.standard_normal())
+                ms.append(Measurement("noisy.txt", i + 1, "", f"{out}@{n}", v, "cycles", {"bulk": n}, out,
+                                      "generic", 0.05))
+        res = userfit.fit(ms, E5, list(SLUB3))
+        assert res.ok, res.errors
+        values.append([res.profile.value(n) for n in SLUB3])
+        errs.append([res.stderr[n] for n in SLUB3])
+    spread = np.std(values, axis=0, ddof=1)
+    typical = np.median(errs, axis=0)
+    assert np.all(typical > 0) and np.all(np.isfinite(typical))
+    assert np.all(spread / typical > 0.4) and np.all(spread / typical < 2.5), (spread, typical)
+    assert len(res.corr) == 3 and all(abs(res.corr[i][i] - 1) < 1e-12 for i in range(3))
+
+
+def test_stderr_from_the_measurements_precision_when_no_spare_measurement():
+    ms = parsers.parse_text(SEED_004, "004.txt").measurements
+    res = userfit.fit(ms, E5, ["slub_fast_pair_cycles", "slub_bulk_obj_pair_cycles"], ghz=3.5944)
+    assert res.ok
+    # two points, two constants: 0.29 cycles rounding and 1 % run to run of 109 cycles -> ~1.1 cycles
+    assert res.stderr["slub_fast_pair_cycles"] == pytest.approx(np.hypot(0.29, 1.09), rel=0.05)
+    assert 0 < res.stderr["slub_bulk_obj_pair_cycles"] < math.inf
+
+
+# --------------------------------------------------------------------------- default free constants
+def test_default_free_for_one_slub_curve_is_what_three_points_determine():
+    ms = _curve()
+    assert userfit.suggest_free(ms, E5) == list(SLUB3)
+    # not every constant the curve depends on (refill, L1 miss, locality, the clock are sensitive too)
+    assert set(userfit.sensitive(ms, E5)) > set(SLUB3)
+    three = [m for m in ms if m.conditions.get("bulk") in (1, 16, 250) and m.test != "kmem fastpath reuse"]
+    assert userfit.distinct_points(three) == 6 and userfit.suggest_free(three, E5) == list(SLUB3)
+    res = userfit.fit(three, E5, userfit.suggest_free(three, E5), ghz=3.9978)
+    assert res.ok and not res.warnings
+    # the three-point fit predicts the other eleven bulk sizes of both curves within 3 %
+    rest = [m for m in ms if m.unit == "cycles" and m not in three]
+    errors = [float(model.evaluate(m.conditions, res.profile)[m.output]) / m.value - 1 for m in rest]
+    assert len(rest) == 23 and max(map(abs, errors)) < 0.03, errors
+
+
+def test_default_free_never_exceeds_the_distinct_measurements():
+    one = [m for m in parsers.parse_text(SEED_004, "004.txt").measurements if m.test == "kmem-in-loop"]
+    assert userfit.distinct_points(one) == 1 and userfit.suggest_free(one, E5) == ["slub_fast_pair_cycles"]
+    pp = [m for m in parsers.parse_text(PP_ORG.read_text(), "pp.org").measurements if m.run == 2]
+    assert userfit.suggest_free(pp, E5) == ["pp_fast_cycles", "pp_ring_cycles", "page_slow_cycles"]
+
+
+def test_two_point_curve_with_three_free_constants_is_refused():
+    two = " kmem bulk_quick_reuse Per elem: 49 cycles(tsc) 12.402 ns (step:32)\n" \
+          " kmem bulk_quick_reuse Per elem: 54 cycles(tsc) 13.516 ns (step:250)\n"
+    ms = parsers.parse_text(two, "two.txt").measurements
+    res = userfit.fit(ms, E5, list(SLUB3), ghz=4.0)
+    assert not res.ok and res.profile is None
+    assert res.errors == ["3 free constants (slub_fast_pair_cycles, slub_bulk_obj_pair_cycles, "
+                          "slub_free_slow_extra_cycles) but only 2 distinct measurements (model output and "
+                          "conditions): free at most 2, e.g. slub_fast_pair_cycles,slub_bulk_obj_pair_cycles, "
+                          "or add measurements"]
+
+
+def test_cli_two_point_curve_three_free_exit_2_one_line(tmp_path):
+    f = tmp_path / "two.txt"
+    f.write_text("[ 1.0] slab_bulk_test01: Loaded\n"
+                 "[ 1.2] time_bench: Type:kmem bulk_quick_reuse Per elem: 49 cycles(tsc) 12.402 ns (step:32)\n"
+                 "[ 1.4] time_bench: Type:kmem bulk_quick_reuse Per elem: 54 cycles(tsc) 13.516 ns (step:250)\n")
+    p = cli(f, "--free", ",".join(SLUB3))
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: 3 free constants") and "only 2 distinct" in lines[0]
+
+
+# --------------------------------------------------------------------------- several runs in one file
+def test_cli_two_kernels_in_one_file_lists_the_runs_and_how_to_choose():
+    p = cli(PP_ORG)
+    assert p.returncode == 2 and "Traceback" not in p.stderr and "contradicts" not in p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert lines[0].startswith("error: the input holds 2 runs that measure the same tests "
+                               "(tasklet_page_pool01_fast_path: 19 cycles on")
+    assert "choose one with --run N, or fit each to its own profile with --each-run" in lines[0]
+    assert lines[1:] == ['  run 1: lines 7-20 "baseline 6.15.0"', '  run 2: lines 24-37 "patched 6.15.0-pp-refill+"']
+
+
+def test_cli_run_picks_one_kernel():
+    p = cli(PP_ORG, "--run", "2", "--json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["run"] == 2 and doc["run_label"] == "patched 6.15.0-pp-refill+"
+    assert doc["runs"] == ['run 1: lines 7-20 "baseline 6.15.0"', 'run 2: lines 24-37 "patched 6.15.0-pp-refill+"']
+    assert doc["profile"]["constants"]["pp_fast_cycles"]["value"] == pytest.approx(24)
+    assert doc["profile"]["name"] == "patched-6.15.0-pp-refill"
+    assert {m["run"] for m in doc["measurements"]} == {2}
+    assert doc["clock"]["pairs"] == 8 and abs(doc["clock"]["ghz"] / 2.9941 - 1) < 0.005
+    t = cli(PP_ORG, "--run", "1")
+    assert t.returncode == 0 and t.stdout.startswith(f'run 1: {PP_ORG}, lines 7-20 "baseline 6.15.0"\n')
+    assert re.search(r"pp_fast_cycles = 19\.\d\d ± 0\.\d\d cycles", t.stdout)
+
+
+@pytest.mark.parametrize("run", ["3", "0", "-1"])
+def test_cli_run_beyond_the_runs_found_is_a_one_line_error(run):
+    p = cli(PP_ORG, "--run", run)
+    assert p.returncode == 2 and "Traceback" not in p.stderr
+    lines = p.stderr.strip().splitlines()
+    assert lines == [f'error: --run {run}: the input holds 2 runs (run 1: lines 7-20 "baseline 6.15.0"; '
+                     'run 2: lines 24-37 "patched 6.15.0-pp-refill+")']
+
+
+def test_cli_each_run_writes_one_profile_per_run(tmp_path):
+    out = tmp_path / "pp-{run}.toml"
+    p = cli(PP_ORG, "--each-run", "--out", out, "--json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["ok"] and [f["run"] for f in doc["fits"]] == [1, 2]
+    fast = [f["profile"]["constants"]["pp_fast_cycles"]["value"] for f in doc["fits"]]
+    assert fast == pytest.approx([19, 24])
+    for k, want in ((1, 19), (2, 24)):
+        prof = custom.load_profile_text((tmp_path / f"pp-{k}.toml").read_text(), f"pp-{k}.toml")
+        assert prof.value("pp_fast_cycles") == pytest.approx(want)
+    bad = cli(PP_ORG, "--each-run", "--out", tmp_path / "pp.toml")
+    assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1 and "{run}" in bad.stderr
+    both = cli(PP_ORG, "--each-run", "--run", "1")
+    assert both.returncode == 2 and len(both.stderr.strip().splitlines()) == 1
+
+
+def test_contradiction_within_one_run_is_still_refused(tmp_path):
+    f = tmp_path / "lab.txt"
+    f.write_text(PP_ORG.read_text().replace(
+        "#+end_example\n\nFast path",
+        "[ 2213.9] time_bench: Type:tasklet_page_pool01_fast_path Per elem: 29 cycles(tsc) 9.852 ns (step:0)\n"
+        "#+end_example\n\nFast path", 1))
+    p = cli(f, "--run", "1")
+    assert p.returncode == 2
+    assert f"{f}, line 20 (29 cycles) contradicts {f}, line 17 (19 cycles)" in p.stderr

@@ -26,7 +26,7 @@ def test_fit_on_three_recovers_a_known_curve(output):
     from 3 of its points."""
     other = {"slub_fast_pair_cycles": 70.0, "slub_loop_call_cycles": 20.0, "slub_bulk_obj_pair_cycles": 25.0,
              "slub_free_slow_extra_cycles": 55.0, "l1_miss_cycles": 30.0}
-    truth = load_profile("e5-1650v4").with_values({k: other[k] for k in userfit.CURVE_FREE[output]})
+    truth = load_profile("e5-1650v4").with_values({k: other[k] for k in userfit.FAMILY[output]})
     values = model.evaluate({"bulk": BULKS}, truth)[output]
     res = oos.validate_curve("synthetic", output, "bulk", BULKS, values, "cycles", ghz=truth.ghz)
     assert not res.errors

@@ -1,7 +1,6 @@
 """Parsers of user measurements (issue #5): real tool output lines, bad input, and fuzzing.
 
-Real text: the seed mails in /work/shared/seeds (copied lines below so the tests also run without
-that folder) and public prototype-kernel / pktgen / xdp-bench output formats in
+Real text: the seed mails (public; copied to tests/data/seeds, and their key lines below) and public prototype-kernel / pktgen / xdp-bench output formats in
 tests/data/prototype_kernel_formats.txt.
 """
 from __future__ import annotations
@@ -16,7 +15,7 @@ from skbmodel import parsers
 from skbmodel.parsers import Measurement, ParseError, ParseResult
 
 DATA = Path(__file__).with_name("data")
-SEEDS = Path("/work/shared/seeds")
+SEEDS = DATA / "seeds"
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 # seed 004 (and 000): the slab_bulk_test01 lines of the kfree_skb_list patch
@@ -93,7 +92,6 @@ def test_seed_003_cpumap_summary():
     assert all(m.unit == "Mpps" for m in res.measurements)
 
 
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="shared seed folder not present")
 @pytest.mark.parametrize("name,n_mapped", [("004_5b5bcd2261c19f35.txt", 4), ("002_e998980d6ab8325f.txt", 12),
                                            ("000_062ad420d30618bd.txt", 6), ("003_5888f0c7cba9df69.txt", 8)])
 def test_seed_files_parse_without_errors(name, n_mapped):
@@ -102,7 +100,6 @@ def test_seed_files_parse_without_errors(name, n_mapped):
     assert len([m for m in res.measurements if m.output]) == n_mapped
 
 
-@pytest.mark.skipif(not SEEDS.is_dir(), reason="shared seed folder not present")
 def test_seed_without_measurements_says_what_was_expected():
     res = parsers.parse_bytes((SEEDS / "001_7275fb263ebb0d7d.txt").read_bytes(), "001.txt")
     assert res.measurements == []
@@ -244,3 +241,110 @@ def test_fuzz_mutated_real_text(text, pos, insert, cut):
 @given(st.binary(max_size=3000))
 def test_fuzz_any_bytes(data):
     _check_result(parsers.parse_bytes(data, "fuzz.bin"))
+
+
+# ------------------------------------------------------------------------- clock and runs
+CURVE = (DATA / "slab_bulk_curve_4ghz.txt").read_text()       # slab_bulk_test01, bulk 1..250, TSC 3.9978 GHz
+PP_ORG = (DATA / "page_pool_two_kernels.org").read_text()     # two kernels under org headings, TSC 2.9941 GHz
+KFL_MD = (DATA / "kfree_skb_list_bulk.md").read_text()        # two pktgen results under markdown headings
+
+
+def _strip_tails(text: str) -> str:
+    """The short form of time_bench lines (no measurement-period tail with the raw intervals)."""
+    import re
+    return re.sub(r" - \(measurement period.*", "", text)
+
+
+def test_clock_inferred_from_the_cycles_ns_pairs_of_a_slab_curve():
+    res = parsers.parse_text(CURVE, "curve.txt")
+    assert res.errors == [] and len(res.measurements) == 58
+    clock = parsers.infer_clock(res.measurements)
+    # the full dmesg lines carry tsc_interval and time_interval: the clock to the digit
+    assert clock.pairs == 29 and clock.ghz == pytest.approx(3.9978, rel=1e-6) and clock.warning == ""
+    assert clock.describe() == "inferred from 29 cycles/ns pairs"
+    # the short form has only whole cycles and ns: the median of (cycles + 0.5) / ns is within 0.5 %
+    short = parsers.infer_clock(parsers.parse_text(_strip_tails(CURVE), "curve.txt").measurements)
+    assert short.pairs == 29 and short.ghz == pytest.approx(3.9978, rel=0.005) and short.warning == ""
+    assert abs(short.ghz / 4.0 - 1) < 0.005
+
+
+def test_clock_of_seed_004_and_no_pairs():
+    assert parsers.infer_clock(parsers.parse_text(SEED_004, "004.txt").measurements).ghz == \
+        pytest.approx((109.5 / 30.532 + 64.5 / 17.905) / 2)
+    none = parsers.infer_clock(parsers.parse_text(SEED_000, "000.txt").measurements)
+    assert none.ghz is None and none.pairs == 0 and none.describe() == "no cycles/ns pairs"
+
+
+def test_clock_pairs_that_disagree_by_more_than_2_percent_are_named():
+    text = _strip_tails(CURVE) + "\n" + " kmem-in-loop Per elem: 109 cycles(tsc) 30.532 ns (step:16)\n" \
+        " kmem-bulk    Per elem: 64 cycles(tsc) 17.905 ns (step:16)\n"
+    clock = parsers.infer_clock(parsers.parse_text(text, "mix.txt").measurements)
+    assert clock.ghz == pytest.approx(3.99, rel=0.005)
+    assert "the cycles/ns pairs disagree: 2 of 31 differ from the median clock" in clock.warning
+    assert "mix.txt, line 33 (3.586 GHz)" in clock.warning and "more than 2 %" in clock.warning
+
+
+def test_runs_of_an_org_notebook_with_two_kernels():
+    res = parsers.parse_text(PP_ORG, "pp.org")
+    assert res.errors == []
+    assert [(r.index, r.first, r.last, r.label, r.n_lines) for r in res.runs] == [
+        (1, 7, 20, "baseline 6.15.0", 9), (2, 24, 37, "patched 6.15.0-pp-refill+", 9)]
+    assert res.runs[0].describe() == 'run 1: lines 7-20 "baseline 6.15.0"'
+    fast = {m.run: (m.line, m.value) for m in res.measurements
+            if m.test == "tasklet_page_pool01_fast_path" and m.unit == "cycles"}
+    assert fast == {1: (17, 19.0), 2: (34, 24.0)}
+    # identical values in the two runs (for_loop, atomic_inc) are not quoted repeats: each run keeps its own
+    assert sorted(m.run for m in res.measurements if m.test == "for_loop" and m.unit == "ns") == [1, 2]
+    assert res.notes == []
+    clocks = [parsers.infer_clock([m for m in res.measurements if m.run == k]) for k in (1, 2)]
+    assert clocks[0].ghz == pytest.approx(2.9941, rel=1e-6)  # full lines
+    assert clocks[1].ghz == pytest.approx(2.9941, rel=0.005) and clocks[1].pairs == 8  # short lines, >= 10 cycles
+
+
+def test_runs_under_markdown_headings_drop_the_shared_title():
+    res = parsers.parse_text(KFL_MD, "kfl.md")
+    assert [(r.first, r.last, r.label) for r in res.runs] == [
+        (6, 12, "unpatched 6.16.0 (KFREE_SKB_BULK_SIZE 1)"),
+        (14, 20, "patched 6.16.0-kfl-bulk+ (bulk free, KFREE_SKB_BULK_SIZE 16)")]
+    assert [(m.line, m.run) for m in res.measurements] == [(11, 1), (19, 2)]
+
+
+def test_runs_split_at_module_loads_insmod_and_repeated_blocks():
+    a = " tasklet_page_pool01_fast_path Per elem: 19 cycles(tsc) 6.486 ns (step:0)"
+    b = " tasklet_page_pool01_fast_path Per elem: 24 cycles(tsc) 8.139 ns (step:0)"
+    # dmesg module load lines, no blank line between the runs
+    text = "\n".join(["[ 10.0] bench_page_pool_simple: Loaded", "[ 10.5]" + a,
+                      "[ 99.0] bench_page_pool_simple: Loaded", "[ 99.5]" + b])
+    assert [(r.first, r.last) for r in parsers.parse_text(text, "d").runs] == [(1, 2), (3, 4)]
+    # insmod commands
+    text = "\n".join(["$ sudo insmod ./bench_page_pool_simple.ko", a, "$ sudo rmmod bench_page_pool_simple",
+                      "$ sudo insmod ./bench_page_pool_simple.ko loop=1000", b])
+    assert [(r.first, r.last) for r in parsers.parse_text(text, "i").runs] == [(1, 3), (4, 5)]
+    # a root prompt is no markdown heading
+    text = "\n".join(["## kernel A", "# modprobe bench_page_pool_simple", a, "# modprobe bench_page_pool_simple", b])
+    assert [(r.first, r.last, r.label) for r in parsers.parse_text(text, "r").runs] == [
+        (1, 3, "kernel A"), (4, 5, "kernel A")]
+    # prose that mentions modprobe is no module load (and "of" is no module name)
+    text = "\n".join([a, "after one modprobe of the module the rest of it was idle", a])
+    assert [(r.first, r.last) for r in parsers.parse_text(text, "p").runs] == [(1, 3)]
+    assert parsers._module_load("root@lab:~# sudo /sbin/modprobe slab_bulk_test01 step=16", set()) == "slab_bulk_test01"
+    assert parsers._module_load("$ sudo modprobe -r slab_bulk_test01", set()) is None
+    # the module's name again after its tests
+    text = "\n".join(["bench_page_pool_simple: Loaded", a, "again with bench_page_pool_simple:", b])
+    assert [(r.first, r.last) for r in parsers.parse_text(text, "n").runs] == [(1, 2), (3, 4)]
+    # blank-line separated blocks that measure the same test again with another value
+    text = "\n".join([a, "", b, "", " memset_256 Per elem: 41 cycles(tsc) 11.552 ns"])
+    res = parsers.parse_text(text, "b")
+    assert [(r.first, r.last) for r in res.runs] == [(1, 1), (3, 5)]
+    # ... but a quoted repeat with the same value stays in its run (and is kept once)
+    text = "\n".join([a, "", "> " + a])
+    res = parsers.parse_text(text, "q")
+    assert [(r.first, r.last) for r in res.runs] == [(1, 3)] and len(res.measurements) == 2
+    assert any("repeated on line(s) 3" in n for n in res.notes)
+
+
+@pytest.mark.parametrize("name", ["000_062ad420d30618bd.txt", "002_e998980d6ab8325f.txt",
+                                  "003_5888f0c7cba9df69.txt", "004_5b5bcd2261c19f35.txt"])
+def test_each_seed_mail_is_one_run(name):
+    res = parsers.parse_bytes((SEEDS / name).read_bytes(), name)
+    assert len(res.runs) == 1 and {m.run for m in res.measurements} == {1}
