@@ -13,6 +13,7 @@ constants, which have no measurement of their own, take the child's fitted cycle
 from __future__ import annotations
 
 import dataclasses
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -162,5 +163,4 @@ def calibrate(out_dir: Path | str = PROFILE_DIR) -> tuple[dict[str, Profile], li
 
 
 def _own_names(toml_text: str) -> list[str]:
-    import tomllib
     return list(tomllib.loads(toml_text).get("constants", {}))

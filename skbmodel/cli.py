@@ -1,17 +1,23 @@
-"""Command line: ``python -m skbmodel {eval,validate,calibrate,bench,export} ...``.
+"""Command line: ``python -m skbmodel {eval,validate,calibrate,bench,fit} ...``.
+
+``export`` (charts) belongs to the view layer: ``skbmodel/__main__.py`` adds it from ``skbview.cli_export``
+through ``main(extra=...)``, so that importing this module never imports skbview.
 
 Bad input prints one line naming the problem on stderr and exits 2; never a traceback.
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 
 import numpy as np
 
 from . import __version__, model, state, validation
-from .profile import ProfileError, load_profile
+from . import calibration, custom, parsers, userfit
+from .bench import run_bench
+from .profile import PROFILE_DIR, ProfileError, available_profiles, clear_cache, load_profile
 
 
 class UsageError(Exception):
@@ -65,8 +71,6 @@ def cmd_validate(args) -> int:
 
 
 def cmd_calibrate(args) -> int:
-    from . import calibration
-    from .profile import PROFILE_DIR, clear_cache
     out = args.out or str(PROFILE_DIR)
     profiles, report = calibration.calibrate(out)
     clear_cache()
@@ -81,7 +85,6 @@ def cmd_calibrate(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from .bench import run_bench
     res = run_bench(n_vector=args.states, n_scalar=args.scalar)
     if args.json:
         json.dump(res, sys.stdout, indent=1)
@@ -100,21 +103,11 @@ def cmd_bench(args) -> int:
     return 0
 
 
-def cmd_export(args) -> int:
-    try:
-        from skbview.cli_export import run_export
-    except ImportError:
-        raise UsageError("export needs the skbview package (charts); run from the project folder") from None
-    return run_export(args)
-
-
 MAX_FIT_FILE_BYTES = 5 * 1024 * 1024  # the dashboard's upload limit (.streamlit/config.toml)
 
 
 def cmd_fit(args) -> int:
     """Parse measurement files, fit the chosen constants, print (or --json) the result, write --out."""
-    from . import custom, parsers, userfit
-    from .profile import available_profiles
     if args.base not in available_profiles():
         raise UsageError(f"--base {args.base!r}: expected one of {', '.join(available_profiles())}")
     base = load_profile(args.base)
@@ -189,8 +182,6 @@ def cmd_fit(args) -> int:
 
 def _apply_condition(measurements, text: str):
     """``--condition FILE:LINE:key=value[,key=value]`` sets conditions of the measurements of one line."""
-    import dataclasses
-    from . import parsers
     where, _, assign = text.rpartition(":")
     origin, _, line = where.rpartition(":")
     if not origin or not line.isdigit() or "=" not in assign:
@@ -217,7 +208,8 @@ def _apply_condition(measurements, text: str):
     return out
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(extra=()) -> argparse.ArgumentParser:
+    """The parser of every subcommand; each of ``extra`` is called with the subparsers to add its own."""
     p = _Parser(prog="python -m skbmodel", description="Calibrated cost model of the Linux SKB memory lifecycle.")
     p.add_argument("--version", action="version", version=f"skbmodel {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
@@ -246,18 +238,14 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--condition", action="append", metavar="FILE:LINE:key=value",
                    help="set conditions of one line's measurements, e.g. lab.txt:12:kfl_bulk=1 (repeatable)")
     f.set_defaults(func=cmd_fit)
-    x = sub.add_parser("export", help="export a page's charts for a query (png, svg or html)")
-    x.add_argument("query", nargs="?", default="")
-    x.add_argument("--page", default="all")
-    x.add_argument("--format", default="png", choices=("png", "svg", "html"))
-    x.add_argument("--out", default="exports")
-    x.set_defaults(func=cmd_export)
+    for add in extra:
+        add(sub)
     return p
 
 
-def main(argv=None) -> int:
+def main(argv=None, extra=()) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(extra).parse_args(argv)
         return args.func(args)
     except (UsageError, state.StateError, ProfileError) as e:
         print(f"error: {e}", file=sys.stderr)

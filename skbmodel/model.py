@@ -12,6 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import budget, cpumap, kfree_skb_list, napi_cache, noise, page_pool, slub, units, veth, zeroing
+from .custom import decode_cached
 from .profile import Profile, load_profile
 
 OUTPUT_UNITS: dict[str, str] = {
@@ -47,7 +48,6 @@ def _profile_of(params: Mapping, profile: Profile | None) -> Profile:
     if custom_text is not None:
         text = custom_text if isinstance(custom_text, str) else str(np.asarray(custom_text).flat[0])
         if text:
-            from .custom import decode_cached
             return decode_cached(text)
     cpu = params.get("cpu", None)
     return load_profile(str(np.asarray(cpu).flat[0]) if cpu is not None else "e5-1650v4")

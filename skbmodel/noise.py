@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from . import units
+
 Z_ALPHA_HALF = 1.959963984540054   # two-sided 5 %
 Z_POWER = 0.8416212335729143       # 80 % power
 MAX_RUNS = 1_000_000
@@ -37,5 +39,4 @@ def runs_needed(delta_ns, noise_ns, z_alpha_half=Z_ALPHA_HALF, z_power=Z_POWER):
 
 def delta_ns_from_mpps(mpps_a, mpps_b):
     """Per-packet time difference [ns] between two rates: ``1e3/b - 1e3/a``."""
-    from . import units
     return units.mpps_to_ns(mpps_b) - units.mpps_to_ns(mpps_a)

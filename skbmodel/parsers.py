@@ -35,7 +35,8 @@ import io
 import math
 import re
 
-from . import model, state
+from . import model, state, validation
+from .observations import COLUMNS
 
 MAX_TEXT_CHARS = 2_000_000
 MAX_LINES = 5_000
@@ -517,8 +518,6 @@ def _parse_lines(lines: list[str], origin: str) -> ParseResult:
 
 # --------------------------------------------------------------------------- CSV
 def _parse_csv(text: str, origin: str) -> ParseResult:
-    from .observations import COLUMNS
-    from . import validation
     res = ParseResult([], [])
     try:
         reader = csv.DictReader(io.StringIO(text))

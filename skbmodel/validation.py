@@ -11,6 +11,7 @@ import dataclasses
 import numpy as np
 
 from . import model, units
+from . import state as st
 from .observations import seed_observations
 from .profile import Profile, available_profiles, load_profile
 
@@ -119,7 +120,6 @@ def _to_measured_unit(v, out_unit: str, unit: str, ghz):
 
 def predict_rows(specs, profiles: dict[str, Profile] | None = None, constants: dict[str, dict] | None = None):
     """Predicted value of each row in the row's *measured* unit (array, one per spec)."""
-    from . import state as st
     profiles = profiles or {}
     constants = constants or {}
     preds = np.empty(len(specs))

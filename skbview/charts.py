@@ -761,6 +761,33 @@ def validation_errors(state: Mapping, rows=None) -> go.Figure:
                    height=480)
 
 
+# ---------------------------------------------------------------- calibrate (a user's fit)
+def fit_residuals(rows, names) -> go.Figure:
+    """Residual / tolerance of each fitted measurement before and after the fit (``rows``: userfit rows)."""
+    fig = go.Figure([go.Bar(name="before", x=names, y=rows.z_before.to_numpy()),
+                     go.Bar(name="after", x=names, y=rows.z_after.to_numpy())])
+    fig.add_hrect(y0=-1, y1=1, fillcolor="#2ca02c", opacity=0.08, line_width=0)
+    fig.update_layout(title="Residuals before and after the fit (residual / tolerance)", barmode="group",
+                      template="plotly_white", height=360, yaxis_title="z", margin=dict(t=50, b=10))
+    return fig
+
+
+def fit_parity(rows, names) -> go.Figure:
+    """Predicted vs measured before and after the fit, each row in its own unit (log-log)."""
+    lo = float(min(rows.measured.min(), rows.before.min(), rows.after.min()))
+    hi = float(max(rows.measured.max(), rows.before.max(), rows.after.max()))
+    par = go.Figure([
+        go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="predicted = measured", line=dict(color="#999")),
+        go.Scatter(x=rows.measured.to_numpy(), y=rows.before.to_numpy(), mode="markers", name="before",
+                   text=names, marker=dict(symbol="circle-open", size=10)),
+        go.Scatter(x=rows.measured.to_numpy(), y=rows.after.to_numpy(), mode="markers", name="after (fitted)",
+                   text=names, marker=dict(size=8))])
+    par.update_layout(title="Parity: predicted vs measured (each in its own unit)", template="plotly_white",
+                      height=420, xaxis=dict(type="log", title="measured"),
+                      yaxis=dict(type="log", title="predicted"), margin=dict(t=50))
+    return par
+
+
 # ---------------------------------------------------------------- registry
 PAGE_CHARTS = {
     "overview": (("breakdown", overview_breakdown), ("paths", overview_paths)),

@@ -14,7 +14,7 @@ import streamlit as st
 
 from skbmodel import custom
 from skbmodel import state as sk_state
-from skbmodel.profile import Profile
+from skbmodel.profile import Profile, load_profile
 
 STORE = "_skb_state"            # the dashboard's state store (skbview.appstate.STORE)
 REGISTRY = "_skb_custom_profiles"
@@ -75,7 +75,6 @@ def select(profile: Profile, which: str = "a") -> None:
 
 def clear(which: str = "a") -> None:
     """Back to the shipped profile named by ``cpu`` (and its clock)."""
-    from skbmodel.profile import load_profile
     pre = "" if which == "a" else sk_state.B_PREFIX
     store = _store()
     store.pop(pre + "prof", None)
@@ -120,13 +119,9 @@ def sidebar_selector(container=None) -> None:
 def share_link(state: dict | None = None) -> str:
     """The dashboard's share link for ``state`` (the current one by default), custom profile included."""
     state = dict(state or _store())
+    base = "http://localhost:8501/"
     try:
-        from skbview import appstate
-        return appstate.share_link(state)
-    except Exception:  # noqa: BLE001 - standalone use of the page
-        base = "http://localhost:8501/"
-        try:
-            base = (st.context.url or base).split("?", 1)[0]
-        except Exception:  # noqa: BLE001
-            pass
-        return base + "?" + sk_state.encode(state)
+        base = (st.context.url or base).split("?", 1)[0]
+    except Exception:  # noqa: BLE001 - not available outside a browser session
+        pass
+    return base + "?" + sk_state.encode(state)

@@ -18,16 +18,14 @@ from __future__ import annotations
 import threading
 import time
 
+from streamlit.runtime.media_file_manager import MediaFileManager
+
 GRACE_S = 30.0
 _fresh: dict[str, float] = {}
 _lock = threading.Lock()
 
 
 def install() -> bool:
-    try:
-        from streamlit.runtime.media_file_manager import MediaFileManager
-    except ImportError:
-        return False
     if getattr(MediaFileManager, "_skb_grace", False):
         return True
     if not (hasattr(MediaFileManager, "execute_deferred") and hasattr(MediaFileManager, "_get_inactive_file_ids")):

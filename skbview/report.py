@@ -16,8 +16,12 @@ import re
 import zipfile
 from collections.abc import Mapping
 
+import plotly.io as pio
+from plotly.offline import get_plotlyjs
+
 import skbmodel
 from skbmodel import state as S
+from skbmodel import validation
 from skbmodel.profile import load_profile
 
 from . import exporter
@@ -131,7 +135,7 @@ def camera_config(page: str, name: str, state: Mapping) -> dict:
 
 
 def _charts():
-    from . import charts  # imported late: the dashboard engineer's module
+    from . import charts  # ~0.1 s to import (figure template): not at start-up of every `python -m skbmodel` command
     return charts
 
 
@@ -218,7 +222,6 @@ def _param_table(st: dict) -> str:
 
 
 def _validation_html() -> str:
-    from skbmodel import validation
     rows = validation.validate()
     n_ok = sum(r["ok"] for r in rows)
     body = []
@@ -240,9 +243,6 @@ def build_html_report(state: Mapping, base_url: str | None = None, pages_=None, 
     """One self-contained HTML file: every chart of every page for this scenario (interactive; plotly.js
     inlined once), the parameters (A and B), the share link, model/profile versions and the validation
     summary.  Opens offline; no network access needed."""
-    import plotly.io as pio
-    from plotly.offline import get_plotlyjs
-
     st = _full(state)
     link = share_link(st, base_url)
     figs = all_figures(st, pages_)
