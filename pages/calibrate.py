@@ -22,7 +22,7 @@ from skbview.safe_text import md_escape  # file names, lines and TOML sources ar
 
 try:  # inside the dashboard (st.navigation); the page also runs on its own
     from skbview import appstate
-except Exception:  # noqa: BLE001
+except Exception:  # noqa: BLE001 - any failure means the page runs on its own, without the dashboard
     appstate = None
 
 PAGE_KEY = "calibrate"
@@ -225,7 +225,8 @@ if res is not None:
         names = [f"{r.origin}:{r.line} {r.unit}" for r in rows.itertuples()]
         st.plotly_chart(charts.fit_residuals(rows, names), theme=None, key="cal_resid_chart",
                         config={"displaylogo": False})
-        st.plotly_chart(charts.fit_parity(rows, names), theme=None, key="cal_parity_chart", config={"displaylogo": False})
+        st.plotly_chart(charts.fit_parity(rows, names), theme=None, key="cal_parity_chart",
+                        config={"displaylogo": False})
         st.markdown("**Fitted profile**")
         shown = ["ghz", *[n for n in res.free if n != "ghz"]]
         st.dataframe(pd.DataFrame([dict(constant=n, value=prof.value(n), unit=prof.constants[n].unit,

@@ -41,7 +41,8 @@ def cmd_eval(args) -> int:
     out = model.evaluate(params, prof)
     outputs = {k: _scalar(v) for k, v in out.items()}
     if args.json:
-        json.dump({"state": {k: st[k] for k in ["page", *state.MODEL_KEYS, *state.PROFILE_KEYS] if k in st}, "outputs": outputs,
+        json.dump({"state": {k: st[k] for k in ["page", *state.MODEL_KEYS, *state.PROFILE_KEYS] if k in st},
+                   "outputs": outputs,
                    "units": dict(model.OUTPUT_UNITS), "profile": prof.id, "model_version": __version__},
                   sys.stdout, indent=1, sort_keys=False)
         sys.stdout.write("\n")
@@ -156,7 +157,8 @@ def cmd_fit(args) -> int:
             for e in result.errors:
                 print(f"error: {e}", file=sys.stderr)
             return 2
-        print(f"{'where':<32} {'test':<28} {'measured':>10} {'unit':<6} {'before':>10} {'after':>10} {'z before':>8} {'z after':>8}")
+        print(f"{'where':<32} {'test':<28} {'measured':>10} {'unit':<6} {'before':>10} {'after':>10} "
+              f"{'z before':>8} {'z after':>8}")
         for r in result.rows:
             where = f"{r['origin'][-22:]}:{r['line']}"
             print(f"{where:<32} {r['test'][:28]:<28} {r['measured']:>10.5g} {r['unit']:<6} {r['before']:>10.5g} "

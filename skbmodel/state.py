@@ -242,7 +242,8 @@ def decode(query) -> tuple[dict, list[str]]:
             continue
         if k == "v":
             if raw.strip() != str(FORMAT_VERSION):
-                warnings.append(f"v: link format {_show(raw)} is not {FORMAT_VERSION}; read as version {FORMAT_VERSION}")
+                warnings.append(f"v: link format {_show(raw)} is not {FORMAT_VERSION}; "
+                                f"read as version {FORMAT_VERSION}")
             continue
         p = PARAMS.get(k)
         if p is None:

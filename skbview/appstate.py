@@ -253,7 +253,7 @@ PATH_LABELS = {"veth": "veth XDP_PASS", "cpumap": "cpumap (destination CPU)", "x
 def _profile_label(pid: str) -> str:
     try:
         return f"{pid} — {sk_profile.load_profile(pid).name}"
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 - a profile that does not load is still listed, by its id
         return pid
 
 

@@ -119,15 +119,15 @@ def Scatter(**kw) -> dict:  # noqa: N802 - mirrors go.Scatter
     return {"type": "scatter", **_expand(kw)}
 
 
-def Bar(**kw) -> dict:  # noqa: N802
+def Bar(**kw) -> dict:  # noqa: N802 - mirrors go.Bar
     return {"type": "bar", **_expand(kw)}
 
 
-def Waterfall(**kw) -> dict:  # noqa: N802
+def Waterfall(**kw) -> dict:  # noqa: N802 - mirrors go.Waterfall
     return {"type": "waterfall", **_expand(kw)}
 
 
-def Heatmap(**kw) -> dict:  # noqa: N802
+def Heatmap(**kw) -> dict:  # noqa: N802 - mirrors go.Heatmap
     return {"type": "heatmap", **_expand(kw)}
 
 
@@ -563,7 +563,8 @@ def cpumap_rates(state: Mapping) -> go.Figure:
                                  hovertemplate="XDP_PASS seed: %{y} Mpps<extra></extra>"))
     fig.update_xaxes(range=[-0.04, 1.04], tickformat=".0%")
     fig.update_yaxes(rangemode="tozero")
-    return _finish(fig, "cpumap redirect: throughput vs page_pool recycle ratio", "page_pool recycle ratio (% of pages)",
+    return _finish(fig, "cpumap redirect: throughput vs page_pool recycle ratio",
+                   "page_pool recycle ratio (% of pages)",
                    "rate (Mpps)", caption(state, ("pp_recycle", "numa")))
 
 
@@ -621,7 +622,8 @@ def kfree_drop_batch(state: Mapping) -> go.Figure:
                      text=lambda r, o: f"{r.id} (bulk {r.state['kfl_bulk']})", textposition="middle right",
                      hovertemplate="%{text}: %{y:.4f} Mpps<extra></extra>")
     fig.update_xaxes(type="log", tickvals=2 ** np.arange(11))
-    return _finish(fig, "kfree_skb_list: qdisc injection rate vs fq_codel drop_batch", "fq_codel drop_batch (packets, log scale)",
+    return _finish(fig, "kfree_skb_list: qdisc injection rate vs fq_codel drop_batch",
+                   "fq_codel drop_batch (packets, log scale)",
                    "pktgen injection rate (Mpps)", caption(state, ("kfl_bulk", "drop_batch", "clone_frac")))
 
 
@@ -644,7 +646,8 @@ def kfree_clones(state: Mapping) -> go.Figure:
                                  name=name, line=dict(width=2.5),
                                  hovertemplate="clones %{x:.0%}: %{y:.4f} Mpps<extra>" + name + "</extra>"))
     fig.update_xaxes(tickformat=".0%")
-    return _finish(fig, "kfree_skb_list: effect of cloned skbs in the drop list", "cloned skbs in the drop list (% of drops)",
+    return _finish(fig, "kfree_skb_list: effect of cloned skbs in the drop list",
+                   "cloned skbs in the drop list (% of drops)",
                    "pktgen injection rate (Mpps)", caption(state, ("kfl_bulk", "drop_batch", "clone_frac")))
 
 
@@ -689,7 +692,8 @@ def compare_delta(state: Mapping) -> go.Figure:
 def _ab_caption(state) -> str:
     diff = [k for k in st_mod.MODEL_KEYS if state[k] != state[st_mod.B_PREFIX + k]]
     txt = " · ".join(f"{k}: {_fmt(state[k])}→{_fmt(state[st_mod.B_PREFIX + k])}" for k in diff) or "A = B"
-    return f"A→B {txt} · noise_ns={_fmt(state['noise_ns'])} · skbmodel {skbmodel.__version__}, profiles {_prof(state, 'a').id}/{_prof(state, 'b').id}"
+    return (f"A→B {txt} · noise_ns={_fmt(state['noise_ns'])} · skbmodel {skbmodel.__version__}, "
+            f"profiles {_prof(state, 'a').id}/{_prof(state, 'b').id}")
 
 
 def compare_breakdown(state: Mapping) -> go.Figure:
@@ -698,7 +702,8 @@ def compare_breakdown(state: Mapping) -> go.Figure:
     pa, pb = _params(state, "a"), _params(state, "b")
     ba = model.breakdown_ns(pa, _prof(state, "a"))
     bb = model.breakdown_ns(pb, _prof(state, "b"))
-    labels = [f"A: {PATH_LABELS[pa['path']]}".replace(" (", "<br>("), f"B: {PATH_LABELS[pb['path']]}".replace(" (", "<br>(")]
+    labels = [f"A: {PATH_LABELS[pa['path']]}".replace(" (", "<br>("),
+              f"B: {PATH_LABELS[pb['path']]}".replace(" (", "<br>(")]
     for comp in model.COMPONENTS:
         fig.add_trace(Bar(x=labels, y=np.array([_f(ba[comp]), _f(bb[comp])]), name=comp,
                              marker_color=COMPONENT_COLORS[comp],

@@ -222,7 +222,7 @@ def export(
             if not _server_thread_alive():
                 try:
                     _stop_locked()
-                except Exception:  # noqa: BLE001
+                except Exception:  # noqa: BLE001 - best effort: the original error is re-raised below
                     pass
             raise
 

@@ -190,7 +190,8 @@ _CSS = """
 body{font-family:"DejaVu Sans",Verdana,Arial,sans-serif;color:#222;max-width:1000px;margin:24px auto;padding:0 16px}
 h1{font-size:1.6em;margin-bottom:.2em} h2{font-size:1.3em;margin-top:1.6em;border-bottom:1px solid #ddd}
 h3{font-size:1.05em;margin:1.2em 0 .3em}
-table{border-collapse:collapse;font-size:.9em;margin:.5em 0} td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}
+table{border-collapse:collapse;font-size:.9em;margin:.5em 0}
+td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}
 th{background:#f4f4f4} td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.diff td{background:#fff4e0} tr.bad td{background:#fde2e2}
 .link{word-break:break-all;font-family:monospace;font-size:.85em;background:#f6f6f6;padding:6px;display:block}

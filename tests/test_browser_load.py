@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 pytest.importorskip("playwright.async_api")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
-import load_test  # noqa: E402
+import load_test  # noqa: E402 - after the sys.path set-up above
 
 
 def test_three_sessions_for_ten_seconds_no_errors_no_leaks():

@@ -113,7 +113,7 @@ def test_streamlit_only_in_the_app_and_its_modules():
 
 def test_plotly_and_kaleido_only_in_the_figure_report_export_modules():
     users = {m for m in MODULES if _external(m) & {"plotly", "kaleido"}}
-    assert users <= PLOTTING_MODULES, f"Plotly/kaleido imported outside the figure modules: {sorted(users - PLOTTING_MODULES)}"
+    assert users <= PLOTTING_MODULES, f"Plotly/kaleido outside the figure modules: {sorted(users - PLOTTING_MODULES)}"
 
 
 def test_figure_report_export_modules_never_reach_streamlit():
