@@ -156,7 +156,7 @@ def _evaluate_inputs(x, c) -> dict:
 
     # SLUB microbenchmark (slab_bulk_test01)
     kw = _slub_kw(c)
-    loop = slub.loop_pair_cycles(x["bulk"], free_share=c["slub_free_share"], **kw)
+    loop = slub.loop_pair_cycles(x["bulk"], **kw)
     bulk = slub.bulk_pair_cycles(x["bulk"], bulk_obj_pair_cycles=c["slub_bulk_obj_pair_cycles"],
                                  slab_locality=c["slab_locality"], free_share=c["slub_free_share"], **kw)
     out["slub.loop_cycles"] = loop

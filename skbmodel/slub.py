@@ -64,7 +64,7 @@ def footprint_cycles(n, object_bytes, l1d_bytes, l1_miss_cycles):
     return np.asarray(l1_miss_cycles, dtype=float) * np.clip(1.0 - l1d_bytes / foot, 0.0, 1.0)
 
 
-def loop_pair_cycles(n, *, fast_pair_cycles, free_share, free_slow_extra_cycles, refill_cycles,
+def loop_pair_cycles(n, *, fast_pair_cycles, free_slow_extra_cycles, refill_cycles,
                      slab_bytes, object_bytes, l1d_bytes, l1_miss_cycles):
     """Alloc+free per object [cycles], objects allocated and freed one at a time.
 
