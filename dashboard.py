@@ -25,7 +25,7 @@ PAGES = {
                           url_path="validation"),
 }
 
-# Issue #5: bring-your-own-measurements page (not a slug of state.PAGES: it has no charts to export;
+# Bring-your-own-measurements page (not a slug of state.PAGES: it has no charts to export;
 # its share link opens /calibrate and carries the custom profile as ``prof``).
 CALIBRATE = st.Page("pages/calibrate.py", title="Calibrate", icon=":material/tune:", url_path="calibrate")
 

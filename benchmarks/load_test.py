@@ -1,4 +1,4 @@
-"""Load test: concurrent reviewers on one dashboard server (issue #6).
+"""Load test: concurrent reviewers on one dashboard server must not see each other's values.
 
     python benchmarks/load_test.py [--sessions 10] [--duration 60] [--single 20] [--export-every 4]
 

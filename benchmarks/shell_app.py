@@ -6,7 +6,7 @@ control reruns only the keyed view fragments), but the live area draws the bare 
 (one 200-point line whose y follows the moved control, `SKB_KEY`, default `bulk`) instead of the model's
 metrics and charts.
 
-The latency of this app over the bare app is what the controls the issue asks for cost in the
+The latency of this app over the bare app is what the shared controls (sidebar, link box) cost in the
 browser by themselves, before any model output is drawn.  `SKB_SHELL_NO_LINK=1` leaves the
 sidebar's link box (share link, report buttons, URL write-back) out of a move, to measure its share.
 """

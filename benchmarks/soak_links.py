@@ -1,4 +1,4 @@
-"""Soak the dashboard with random and adversarial share links (issue #6).
+"""Soak the dashboard with random and adversarial share links: none may crash a page.
 
     python benchmarks/soak_links.py [--n 10000] [--seed 0] [--pages overview,slub,...] [--json out.json]
 

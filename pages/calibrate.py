@@ -1,4 +1,4 @@
-"""Calibrate: bring your own measurements, fit a CPU profile, share it (issue #5).
+"""Calibrate: bring your own measurements, fit a CPU profile, share it.
 
 Paste or upload time_bench / pktgen / xdp-bench output (or a seed-format CSV), check the mapping of
 each measurement to a model output in the editable table, choose the constants to fit, fit.  The

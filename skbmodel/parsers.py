@@ -1,4 +1,4 @@
-"""Parsers for measurements pasted or uploaded by a user ("bring your own measurements", issue #5).
+"""Parsers for measurements pasted or uploaded by a user ("bring your own measurements").
 
 :func:`parse_text` (and :func:`parse_bytes` for uploads) turn tool output into
 :class:`Measurement` records, each naming its origin file and line, the raw line, the test, the

@@ -132,7 +132,7 @@ PARAMS: dict[str, Param] = {p.key: p for p in MODEL_PARAMS + VIEW_PARAMS}
 PARAMS.update({B_PREFIX + p.key: dataclasses.replace(p, key=B_PREFIX + p.key) for p in MODEL_PARAMS})
 
 
-#: Optional keys (issue #5): a custom CPU profile in compact form (see :mod:`skbmodel.custom`),
+#: Optional keys: a custom CPU profile in compact form (see :mod:`skbmodel.custom`),
 #: ``prof=1~<base>~name:value,...``.  Absent from :func:`defaults`; present in a decoded state only
 #: when the link carries one.  When valid it sets the scenario's ``cpu`` to the base profile and,
 #: unless the link gives ``ghz``, the clock to the custom profile's.

@@ -1,4 +1,4 @@
-"""Fit a CPU profile to the user's own measurements (issue #5).
+"""Fit a CPU profile to the user's own measurements.
 
 :func:`fit` takes parsed :class:`~skbmodel.parsers.Measurement` records (mapped to model outputs),
 a base profile and the names of the constants to free, builds one

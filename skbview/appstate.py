@@ -306,7 +306,7 @@ def render_sidebar() -> None:
             st.markdown(f"**{title}**")
             for k in keys:
                 param_widget(k)
-            if title == "CPU":  # issue #5: custom profiles fitted/uploaded on the Calibrate page or from a link
+            if title == "CPU":  # custom profiles fitted/uploaded on the Calibrate page or from a link
                 custom_profile.sidebar_selector()
         _link_box()
 
@@ -318,6 +318,6 @@ def _link_box() -> None:
     st.markdown("**Share link** (every parameter, v=1)")
     with st.container(key="share_link"):
         st.code(share_link(state), language=None, wrap_lines=True)
-    # Issue #4 exports (skbview.downloads): "Download report" (one HTML file) and a zip of every chart's PNG.
+    # Exports (skbview.downloads): "Download report" (one HTML file) and a zip of every chart's PNG.
     report_buttons(state, st.session_state.get(WARNINGS) or ())
     commit_url(state)

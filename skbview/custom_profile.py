@@ -1,4 +1,4 @@
-"""Streamlit helpers for custom (user-fitted) CPU profiles (issue #5).
+"""Streamlit helpers for custom (user-fitted) CPU profiles.
 
 The custom profile in use travels in the scenario state under the optional key ``prof``
 (compact link text, :mod:`skbmodel.custom`); ``skbmodel.state.profile_for`` and the charts honour

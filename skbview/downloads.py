@@ -12,7 +12,7 @@ import streamlit as st
 
 from . import media_grace, report
 
-media_grace.install()  # a download must survive other sessions' media sweeps until it is fetched (issue #6)
+media_grace.install()  # a download must survive other sessions' media sweeps until it is fetched
 
 __all__ = ["download_buttons", "report_buttons", "camera_config"]
 

@@ -4,7 +4,7 @@ Without a running server every ``fig.to_image`` launches a fresh Chromium (~2 s)
 This module starts kaleido's shared sync server lazily, once, and afterwards a
 PNG export takes ~150-200 ms.
 
-kaleido's shared sync server is *not* thread-safe (plotly/Kaleido#444): two
+kaleido's shared sync server is *not* thread-safe (a known kaleido limitation): two
 concurrent callers can receive each other's images. Every export therefore goes
 through ``_LOCK``. Code that exports figures must use :func:`figure_to_png` /
 :func:`figure_to_svg` (or :func:`export`) and never call ``fig.to_image`` /

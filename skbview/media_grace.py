@@ -1,4 +1,4 @@
-"""Keep a just-generated download alive until the browser has fetched it (issue #6).
+"""Keep a just-generated download alive until the browser has fetched it, even with several reviewers on one server.
 
 ``st.download_button(data=callable)`` runs the callable when the button is clicked and stores the
 result as a media file that no session references ("unmapped", so that a second click runs the

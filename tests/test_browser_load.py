@@ -1,4 +1,4 @@
-"""Concurrent reviewers (issue #6), a short sample of benchmarks/load_test.py: 3 headless Chromium
+"""Concurrent reviewers on one server, a short sample of benchmarks/load_test.py: 3 headless Chromium
 sessions for 10 s against one real dashboard server, each with its own slider values, moving the
 SLUB page's bulk slider, switching pages through the sidebar and exporting the chart (PNG + SVG).
 No errors, and no session ever sees another session's values, chart, file name or image."""

@@ -1,4 +1,4 @@
-"""Share links in a real browser (headless system Chromium + the real dashboard), issue #4.
+"""Share links in a real browser (headless system Chromium + the real dashboard).
 
 * A link with non-default values on a non-default page opens that page, the controls show the
   link's values, and the chart's numbers equal ``python -m skbmodel eval`` for the same query.

@@ -1,4 +1,4 @@
-"""Seed measurements reproduced by the model, by row id, with the issue's tolerances."""
+"""Seed measurements reproduced by the model, by row id, within the tolerances of skbmodel.validation."""
 import pytest
 
 from skbmodel import model, units, validation

@@ -1,4 +1,4 @@
-"""Parsers of user measurements (issue #5): real tool output lines, bad input, and fuzzing.
+"""Parsers of user measurements: real tool output lines, bad input, and fuzzing.
 
 Real text: the seed mails in /work/shared/seeds (copied lines below so the tests also run without
 that folder) and public prototype-kernel / pktgen / xdp-bench output formats in

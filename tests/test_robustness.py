@@ -1,4 +1,4 @@
-"""Robustness under bad input (issue #6): a sample of the soak scripts, bounded work, safe defaults.
+"""Robustness under bad input and concurrent use: a sample of the soak scripts, bounded work, safe defaults.
 
 * fuzzed share links through AppTest on every page (25 per page here; benchmarks/soak_links.py runs
   10,000): no exception, every bad parameter named in a warning, no HTML, a canonical URL written back;
