@@ -17,7 +17,7 @@ import numpy as np
 from . import __version__, model, state, validation
 from . import calibration, custom, parsers, userfit
 from .bench import run_bench
-from .profile import PROFILE_DIR, ProfileError, available_profiles, clear_cache, load_profile
+from .profile import DEFAULT_PROFILE, PROFILE_DIR, ProfileError, available_profiles, clear_cache, load_profile
 
 
 class UsageError(Exception):
@@ -234,7 +234,7 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
     f.add_argument("files", nargs="+", metavar="FILE")
     f.add_argument("--json", action="store_true")
     f.add_argument("--out", metavar="PROFILE", help="write the fitted profile (TOML, inherits the base)")
-    f.add_argument("--base", default="e5-1650v4", help="shipped profile to start from (default e5-1650v4)")
+    f.add_argument("--base", default=DEFAULT_PROFILE, help=f"shipped profile to start from (default {DEFAULT_PROFILE})")
     f.add_argument("--free", help="comma-separated constants to fit (default: those the measurements constrain)")
     f.add_argument("--label", help="name of the fitted profile (A-Z a-z 0-9 . _ -)")
     f.add_argument("--condition", action="append", metavar="FILE:LINE:key=value",

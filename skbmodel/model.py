@@ -13,7 +13,7 @@ import numpy as np
 
 from . import budget, cpumap, kfree_skb_list, napi_cache, noise, page_pool, slub, units, veth, zeroing
 from .custom import decode_cached
-from .profile import Profile, load_profile
+from .profile import DEFAULT_PROFILE, Profile, load_profile
 
 OUTPUT_UNITS: dict[str, str] = {
     "slub.loop_cycles": "cycles", "slub.bulk_cycles": "cycles", "slub.loop_ns": "ns", "slub.bulk_ns": "ns",
@@ -50,7 +50,7 @@ def _profile_of(params: Mapping, profile: Profile | None) -> Profile:
         if text:
             return decode_cached(text)
     cpu = params.get("cpu", None)
-    return load_profile(str(np.asarray(cpu).flat[0]) if cpu is not None else "e5-1650v4")
+    return load_profile(str(np.asarray(cpu).flat[0]) if cpu is not None else DEFAULT_PROFILE)
 
 
 _DEFAULTS = dict(bulk=16, zero="gfp_zero", zero_bytes=184, xdp_batch=16, kfl_bulk=16, drop_batch=64,

@@ -22,7 +22,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from skbmodel import profile as sk_profile
 from skbmodel import state as sk_state
 from skbview import custom_profile
-from skbview.downloads import report_buttons
+from skbview.downloads import page_share_link, report_buttons
 from skbview.safe_text import md_escape  # link text is user data: never markdown
 
 STORE = "_skb_state"
@@ -202,15 +202,7 @@ def commit_url(state: dict | None = None) -> str:
 
 def share_link(state: dict | None = None) -> str:
     """Full share link: the page URL (``st.context.url``) + ``?`` + every parameter."""
-    state = state or get_state()
-    base = None
-    try:
-        base = st.context.url
-    except Exception:  # noqa: BLE001 - not available outside a browser session
-        base = None
-    base = base or "http://localhost:8501/"
-    base = base.split("?", 1)[0]
-    return base + "?" + sk_state.encode(state)
+    return page_share_link(state or get_state())
 
 
 def show_link_warnings() -> None:

@@ -84,17 +84,11 @@ def _f(x) -> float:
     return float(np.asarray(x))
 
 
-def _fmt(v) -> str:
-    if isinstance(v, float):
-        return f"{v:g}"
-    return str(v)
-
-
 def caption(state: Mapping, keys=(), which: str = "a") -> str:
     """One line: the scenario parameters that matter for the chart, model version and profile."""
     p = _params(state, which)
-    parts = [f"cpu {p['cpu']} @ {_fmt(float(p['ghz']))} GHz"]
-    parts += [f"{k}={_fmt(p[k])}" for k in keys if k not in ("cpu", "ghz")]
+    parts = [f"cpu {p['cpu']} @ {st_mod._fmt(float(p['ghz']))} GHz"]
+    parts += [f"{k}={st_mod._fmt(p[k])}" for k in keys if k not in ("cpu", "ghz")]
     parts.append(f"skbmodel {skbmodel.__version__}, profile {_prof(state, which).id}")
     return " · ".join(parts)
 
@@ -296,7 +290,7 @@ def overview_breakdown(state: Mapping) -> go.Figure:
     fig.add_hline(y=budget, line=dict(color=COLORS["budget"], dash="dash", width=2))
     fig.add_annotation(x=0, xref="paper", y=budget, xanchor="left", yanchor="bottom", font=dict(size=12, color="#444"),
                        text=f"line-rate budget {budget:.1f} ns/packet "
-                            f"({_fmt(float(p['link_gbps']))} Gbit/s, {p['frame_bytes']} B frames)")
+                            f"({st_mod._fmt(float(p['link_gbps']))} Gbit/s, {p['frame_bytes']} B frames)")
     fig.update_yaxes(rangemode="tozero", range=[0, max(total, budget) * 1.15])
     fig.update_xaxes(tickangle=0)
     fig.update_layout(showlegend=False)
@@ -691,8 +685,8 @@ def compare_delta(state: Mapping) -> go.Figure:
 
 def _ab_caption(state) -> str:
     diff = [k for k in st_mod.MODEL_KEYS if state[k] != state[st_mod.B_PREFIX + k]]
-    txt = " · ".join(f"{k}: {_fmt(state[k])}→{_fmt(state[st_mod.B_PREFIX + k])}" for k in diff) or "A = B"
-    return (f"A→B {txt} · noise_ns={_fmt(state['noise_ns'])} · skbmodel {skbmodel.__version__}, "
+    txt = " · ".join(f"{k}: {st_mod._fmt(state[k])}→{st_mod._fmt(state[st_mod.B_PREFIX + k])}" for k in diff) or "A = B"
+    return (f"A→B {txt} · noise_ns={st_mod._fmt(state['noise_ns'])} · skbmodel {skbmodel.__version__}, "
             f"profiles {_prof(state, 'a').id}/{_prof(state, 'b').id}")
 
 

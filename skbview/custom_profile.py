@@ -15,6 +15,7 @@ import streamlit as st
 from skbmodel import custom
 from skbmodel import state as sk_state
 from skbmodel.profile import Profile, load_profile
+from skbview.downloads import page_share_link
 
 STORE = "_skb_state"            # the dashboard's state store (skbview.appstate.STORE)
 REGISTRY = "_skb_custom_profiles"
@@ -118,10 +119,4 @@ def sidebar_selector(container=None) -> None:
 
 def share_link(state: dict | None = None) -> str:
     """The dashboard's share link for ``state`` (the current one by default), custom profile included."""
-    state = dict(state or _store())
-    base = "http://localhost:8501/"
-    try:
-        base = (st.context.url or base).split("?", 1)[0]
-    except Exception:  # noqa: BLE001 - not available outside a browser session
-        pass
-    return base + "?" + sk_state.encode(state)
+    return page_share_link(dict(state or _store()))

@@ -54,6 +54,11 @@ def _base_url() -> str | None:
     return url.split("?", 1)[0] if url else None
 
 
+def page_share_link(state: Mapping) -> str:
+    """The share link of ``state`` at this page's address (:func:`report.share_link`'s default outside a browser)."""
+    return report.share_link(state, _base_url())
+
+
 def report_buttons(state: Mapping, warnings=()) -> None:
     """"Download report" (one self-contained interactive HTML file) and "PNG zip" (every chart, 2x)."""
     base = _base_url()
