@@ -13,17 +13,19 @@ st.set_page_config(page_title="skbmodel — SKB memory lifecycle", page_icon=":m
 ui.freeze_gc_once()
 
 PAGES = {
-    "overview": st.Page("pages/overview.py", title="Overview", icon=":material/dashboard:", url_path="overview", default=True),
+    "overview": st.Page("pages/overview.py", title="Overview", icon=":material/dashboard:", url_path="overview",
+                        default=True),
     "slub": st.Page("pages/slub.py", title="SLUB bulk", icon=":material/view_module:", url_path="slub"),
     "zeroing": st.Page("pages/zeroing.py", title="Zeroing", icon=":material/format_color_reset:", url_path="zeroing"),
     "veth": st.Page("pages/veth.py", title="veth XDP_BATCH", icon=":material/sync_alt:", url_path="veth"),
     "cpumap": st.Page("pages/cpumap.py", title="page_pool + cpumap", icon=":material/call_split:", url_path="cpumap"),
     "kfree": st.Page("pages/kfree.py", title="kfree_skb_list", icon=":material/delete_sweep:", url_path="kfree"),
     "compare": st.Page("pages/compare.py", title="Compare A/B", icon=":material/compare:", url_path="compare"),
-    "validation": st.Page("pages/validation.py", title="Validation", icon=":material/fact_check:", url_path="validation"),
+    "validation": st.Page("pages/validation.py", title="Validation", icon=":material/fact_check:",
+                          url_path="validation"),
 }
 
-# Issue #5: bring-your-own-measurements page (not a slug of state.PAGES: it has no charts to export;
+# Bring-your-own-measurements page (not a slug of state.PAGES: it has no charts to export;
 # its share link opens /calibrate and carries the custom profile as ``prof``).
 CALIBRATE = st.Page("pages/calibrate.py", title="Calibrate", icon=":material/tune:", url_path="calibrate")
 

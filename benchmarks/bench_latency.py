@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import sys
 import time
 from dataclasses import asdict, dataclass, field
@@ -37,10 +36,10 @@ from pathlib import Path
 REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
-import numpy as np  # noqa: E402
-from playwright.sync_api import sync_playwright  # noqa: E402
+import numpy as np  # noqa: E402 - after the sys.path set-up above
+from playwright.sync_api import sync_playwright  # noqa: E402 - after the sys.path set-up above
 
-from tests.browser_util import (  # noqa: E402
+from tests.browser_util import (  # noqa: E402 - after the sys.path set-up above
     focus_slider,
     launch_chromium,
     slider_selector,

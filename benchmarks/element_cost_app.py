@@ -13,10 +13,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import streamlit as st  # noqa: E402
+import streamlit as st  # noqa: E402 - after the sys.path set-up above
 
-from benchmarks.bare_chart import bare_figure  # noqa: E402
-from skbview import ui  # noqa: E402
+from benchmarks.bare_chart import bare_figure  # noqa: E402 - after the sys.path set-up above
+from skbview import ui  # noqa: E402 - after the sys.path set-up above
 
 
 ui.freeze_gc_once()

@@ -1,4 +1,4 @@
-"""Load test: concurrent reviewers on one dashboard server (issue #6).
+"""Load test: concurrent reviewers on one dashboard server must not see each other's values.
 
     python benchmarks/load_test.py [--sessions 10] [--duration 60] [--single 20] [--export-every 4]
 
@@ -42,12 +42,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from bench_latency import _PROBE_JS  # noqa: E402  keydown -> chart y changed, in the page's clock
-from skbmodel import model  # noqa: E402
-from skbmodel import state as S  # noqa: E402
-from skbmodel.profile import load_profile  # noqa: E402
-from skbview import report  # noqa: E402
-from tests.browser_util import _APP_IDLE_JS, CHROMIUM, CHROMIUM_ARGS, slider_selector, streamlit_server  # noqa: E402
+from bench_latency import _PROBE_JS  # noqa: E402 - after the sys.path set-up above; keydown -> chart y changed, in the page's clock
+from skbmodel import model  # noqa: E402 - after the sys.path set-up above
+from skbmodel import state as S  # noqa: E402 - after the sys.path set-up above
+from skbmodel.profile import load_profile  # noqa: E402 - after the sys.path set-up above
+from skbview import report  # noqa: E402 - after the sys.path set-up above
+from tests.browser_util import _APP_IDLE_JS, CHROMIUM, CHROMIUM_ARGS, slider_selector, streamlit_server  # noqa: E402 - after the sys.path set-up above
 
 ERROR_SELECTOR = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 CHART = "per_object"  # slub page, chart 0; trace 0 = the "current bulk = N" marker [loop, bulk] cycles
@@ -150,7 +150,8 @@ async def wait_idle(page, timeout_s: float = 60.0) -> None:
 async def slider_value(page, key: str) -> float:
     return float(await page.evaluate(
         """(sel) => { const el = document.querySelector(sel);
-                      return el.value !== undefined && el.value !== '' ? el.value : el.getAttribute('aria-valuenow'); }""",
+                      return el.value !== undefined && el.value !== ''
+                             ? el.value : el.getAttribute('aria-valuenow'); }""",
         slider_selector(key)))
 
 
@@ -233,10 +234,10 @@ async def _wait(page, what: str, coro) -> None:
     """Await a Playwright wait; on timeout say which one and what the page looked like."""
     try:
         await coro
-    except Exception as e:  # noqa: BLE001
+    except Exception as e:  # noqa: BLE001 - any failed wait becomes one TimeoutError with diagnostics
         try:
             diag = await page.evaluate(_DIAG_JS)
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - diagnostics are best effort
             diag = "?"
         raise TimeoutError(f"{what}: {type(e).__name__}; page {diag}") from None
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import streamlit as st  # noqa: E402
+import streamlit as st  # noqa: E402 - after the sys.path set-up above
 
-from skbmodel import state as sk_state  # noqa: E402
-from skbview import charts, ui  # noqa: E402
+from skbmodel import state as sk_state  # noqa: E402 - after the sys.path set-up above
+from skbview import charts, ui  # noqa: E402 - after the sys.path set-up above
 
 
 ui.freeze_gc_once()

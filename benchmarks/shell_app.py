@@ -3,9 +3,10 @@
 Same sidebar as dashboard.py (every control, presets, custom-profile selector, share link box,
 report buttons; `appstate.render_sidebar`) and the same live-view mechanism (`ui.live`: a moved
 control reruns only the keyed view fragments), but the live area draws the bare app's chart
-(one 200-point line whose y follows the moved control, `SKB_KEY`, default `bulk`) instead of the model's metrics and charts.
+(one 200-point line whose y follows the moved control, `SKB_KEY`, default `bulk`) instead of the model's
+metrics and charts.
 
-The latency of this app over the bare app is what the controls the issue asks for cost in the
+The latency of this app over the bare app is what the shared controls (sidebar, link box) cost in the
 browser by themselves, before any model output is drawn.  `SKB_SHELL_NO_LINK=1` leaves the
 sidebar's link box (share link, report buttons, URL write-back) out of a move, to measure its share.
 """
@@ -15,10 +16,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-import streamlit as st  # noqa: E402
+import streamlit as st  # noqa: E402 - after the sys.path set-up above
 
-from benchmarks.bare_chart import bare_figure  # noqa: E402
-from skbview import appstate, ui  # noqa: E402
+from benchmarks.bare_chart import bare_figure  # noqa: E402 - after the sys.path set-up above
+from skbview import appstate, ui  # noqa: E402 - after the sys.path set-up above
 
 
 ui.freeze_gc_once()

@@ -1,4 +1,4 @@
-"""Soak the dashboard with random and adversarial share links (issue #6).
+"""Soak the dashboard with random and adversarial share links: none may crash a page.
 
     python benchmarks/soak_links.py [--n 10000] [--seed 0] [--pages overview,slub,...] [--json out.json]
 
@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 # Streamlit logs "missing ScriptRunContext" / "Ignoring query string" per AppTest run; keep the output to figures
 os.environ.setdefault("STREAMLIT_LOGGER_LEVEL", "error")
 
-from tests.fuzz_inputs import ALL_PAGES, check_link, fuzz_query  # noqa: E402
+from tests.fuzz_inputs import ALL_PAGES, check_link, fuzz_query  # noqa: E402 - after the sys.path set-up above
 
 
 def main(argv=None) -> int:

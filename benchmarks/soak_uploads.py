@@ -26,7 +26,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.fuzz_inputs import check_upload, fuzz_upload  # noqa: E402
+from tests.fuzz_inputs import check_upload, fuzz_upload  # noqa: E402 - after the sys.path set-up above
 
 
 def main(argv=None) -> int:
@@ -39,7 +39,6 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     per = defaultdict(Counter)
-    outcomes = Counter()
     kinds = Counter()
     times: list[float] = []
     failures: list[dict] = []
@@ -71,7 +70,8 @@ def main(argv=None) -> int:
                   flush=True)
     wall = time.perf_counter() - t0
     t = np.array(times) * 1000
-    print(f"\nsoak_uploads: {args.n} inputs (seeds {args.seed}..{args.seed + args.n - 1}) on /calibrate in {wall:.0f} s; "
+    print(f"\nsoak_uploads: {args.n} inputs (seeds {args.seed}..{args.seed + args.n - 1}) on /calibrate "
+          f"in {wall:.0f} s; "
           f"per input p50 {np.percentile(t, 50):.0f} ms, p95 {np.percentile(t, 95):.0f} ms, max {t.max():.0f} ms")
     total = Counter()
     for how in ("paste", "file", "profile"):

@@ -1,4 +1,4 @@
-"""Calibrate: bring your own measurements, fit a CPU profile, share it (issue #5).
+"""Calibrate: bring your own measurements, fit a CPU profile, share it.
 
 Paste or upload time_bench / pktgen / xdp-bench output (or a seed-format CSV), pick the run when the
 input holds several (kernels, repeats), check the mapping of each measurement to a model output in
@@ -14,18 +14,17 @@ import hashlib
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from skbmodel import custom, model, parsers, userfit
 from skbmodel import state as sk_state
 from skbmodel.profile import available_profiles, load_profile
-from skbview import custom_profile
+from skbview import charts, custom_profile
 from skbview.safe_text import md_escape  # file names, lines and TOML sources are user data: never markdown
 
 try:  # inside the dashboard (st.navigation); the page also runs on its own
     from skbview import appstate
-except Exception:  # noqa: BLE001
+except Exception:  # noqa: BLE001 - any failure means the page runs on its own, without the dashboard
     appstate = None
 
 PAGE_KEY = "calibrate"
@@ -279,24 +278,10 @@ if res is not None:
                                     for c in ("measured", "before", "after")}
                      | {c: st.column_config.NumberColumn(format="%+.2f") for c in ("z_before", "z_after")})
         names = [f"{r.origin}:{r.line} {r.unit}" for r in rows.itertuples()]
-        fig = go.Figure([go.Bar(name="before", x=names, y=rows.z_before.to_numpy()),
-                         go.Bar(name="after", x=names, y=rows.z_after.to_numpy())])
-        fig.add_hrect(y0=-1, y1=1, fillcolor="#2ca02c", opacity=0.08, line_width=0)
-        fig.update_layout(title="Residuals before and after the fit (residual / tolerance)", barmode="group",
-                          template="plotly_white", height=360, yaxis_title="z", margin=dict(t=50, b=10))
-        st.plotly_chart(fig, theme=None, key="cal_resid_chart", config={"displaylogo": False})
-        lo = float(min(rows.measured.min(), rows.before.min(), rows.after.min()))
-        hi = float(max(rows.measured.max(), rows.before.max(), rows.after.max()))
-        par = go.Figure([
-            go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="predicted = measured", line=dict(color="#999")),
-            go.Scatter(x=rows.measured.to_numpy(), y=rows.before.to_numpy(), mode="markers", name="before",
-                       text=names, marker=dict(symbol="circle-open", size=10)),
-            go.Scatter(x=rows.measured.to_numpy(), y=rows.after.to_numpy(), mode="markers", name="after (fitted)",
-                       text=names, marker=dict(size=8))])
-        par.update_layout(title="Parity: predicted vs measured (each in its own unit)", template="plotly_white",
-                          height=420, xaxis=dict(type="log", title="measured"),
-                          yaxis=dict(type="log", title="predicted"), margin=dict(t=50))
-        st.plotly_chart(par, theme=None, key="cal_parity_chart", config={"displaylogo": False})
+        st.plotly_chart(charts.fit_residuals(rows, names), theme=None, key="cal_resid_chart",
+                        config={"displaylogo": False})
+        st.plotly_chart(charts.fit_parity(rows, names), theme=None, key="cal_parity_chart",
+                        config={"displaylogo": False})
         st.markdown("**Fitted profile**")
         shown = ["ghz", *[n for n in res.free if n != "ghz"]]
         st.dataframe(pd.DataFrame([dict(constant=n, value=prof.value(n),

@@ -44,7 +44,8 @@ def _draw(state: dict) -> None:
         ("Overview path A (ns/packet)", ui.fmt(path["A"], 4), None),
         ("Overview path B (ns/packet)", ui.fmt(path["B"], 4), None),
         ("Δ B − A (ns/packet)", "—" if path["delta_ns"] is None else f"{path['delta_ns']:+.2f}", None),
-        ("Verdict", path["verdict"], None if path["runs_needed"] is None else f"{path['runs_needed']} runs per variant"),
+        ("Verdict", path["verdict"],
+         None if path["runs_needed"] is None else f"{path['runs_needed']} runs per variant"),
     ])
     _table(pd.DataFrame(rows))
     ui.show_charts(charts.figures_for_page("compare", state), state)

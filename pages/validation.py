@@ -19,7 +19,8 @@ n_ok = sum(r["ok"] for r in rows)
 ui.metrics([
     ("Rows within tolerance", f"{n_ok} / {len(rows)}", None),
     ("Largest |error| (%)", f"{max(abs(r['rel_error']) for r in rows) * 100:.2f}", None),
-    ("Rows not covered", f"{len(validation.NOT_COVERED)}", "; ".join(f"{k}: {v}" for k, v in validation.NOT_COVERED.items())),
+    ("Rows not covered", f"{len(validation.NOT_COVERED)}",
+     "; ".join(f"{k}: {v}" for k, v in validation.NOT_COVERED.items())),
 ])
 
 

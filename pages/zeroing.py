@@ -11,8 +11,10 @@ def _headline(params: dict, out: dict) -> list:
     """The metric row above the charts (parameters and model outputs of the scenario)."""
     delta = float(out["zero.delta_ns"])
     return [
-        (f"memset {params['zero_bytes']} B (ns)", ui.fmt(out["zero.memset_ns"], 4), f"{float(out['zero.memset_cycles']):.1f} cycles"),
-        ("__GFP_ZERO, whole object (ns)", ui.fmt(out["zero.gfp_zero_ns"], 4), f"{float(out['zero.gfp_zero_cycles']):.1f} cycles"),
+        (f"memset {params['zero_bytes']} B (ns)", ui.fmt(out["zero.memset_ns"], 4),
+         f"{float(out['zero.memset_cycles']):.1f} cycles"),
+        ("__GFP_ZERO, whole object (ns)", ui.fmt(out["zero.gfp_zero_ns"], 4),
+         f"{float(out['zero.gfp_zero_cycles']):.1f} cycles"),
         ("Difference (ns/skb)", f"{delta:+.2f}", None),
         ("Measurable?", "yes" if bool(noise.measurable(delta, params["noise_ns"])) else "no",
          f"noise floor {params['noise_ns']:g} ns; {int(out['veth.zero_delta_runs'])} runs per variant needed"),

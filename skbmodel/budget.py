@@ -27,8 +27,3 @@ def ns_per_packet(link_gbps, frame_bytes):
 def share_of_budget_pct(cost_ns, budget_ns):
     """``100 * cost_ns / budget_ns`` [%]: over 100, one CPU cannot keep up with the link."""
     return 100.0 * np.asarray(cost_ns, dtype=float) / np.asarray(budget_ns, dtype=float)
-
-
-def budget_used_pct(cost_ns, link_gbps, frame_bytes):
-    """Per-packet cost as a percentage of the line-rate budget [%] (over 100: cannot keep up)."""
-    return share_of_budget_pct(cost_ns, ns_per_packet(link_gbps, frame_bytes))

@@ -1,18 +1,23 @@
-"""Command line: ``python -m skbmodel {eval,validate,calibrate,bench,export} ...``.
+"""Command line: ``python -m skbmodel {eval,validate,calibrate,bench,fit} ...``.
+
+``export`` (charts) belongs to the view layer: ``skbmodel/__main__.py`` adds it from ``skbview.cli_export``
+through ``main(extra=...)``, so that importing this module never imports skbview.
 
 Bad input prints one line naming the problem on stderr and exits 2; never a traceback.
 """
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
 
 import numpy as np
 
-from . import __version__, corpus, model, outofsample, state, validation
-from .profile import ProfileError, load_profile
+from . import __version__, calibration, corpus, custom, model, outofsample, parsers, state, userfit, validation
+from .bench import run_bench
+from .profile import DEFAULT_PROFILE, PROFILE_DIR, ProfileError, available_profiles, clear_cache, load_profile
 
 
 class UsageError(Exception):
@@ -40,7 +45,8 @@ def cmd_eval(args) -> int:
     out = model.evaluate(params, prof)
     outputs = {k: _scalar(v) for k, v in out.items()}
     if args.json:
-        json.dump({"state": {k: st[k] for k in ["page", *state.MODEL_KEYS, *state.PROFILE_KEYS] if k in st}, "outputs": outputs,
+        json.dump({"state": {k: st[k] for k in ["page", *state.MODEL_KEYS, *state.PROFILE_KEYS] if k in st},
+                   "outputs": outputs,
                    "units": dict(model.OUTPUT_UNITS), "profile": prof.id, "model_version": __version__},
                   sys.stdout, indent=1, sort_keys=False)
         sys.stdout.write("\n")
@@ -82,8 +88,6 @@ def _validate_out_of_sample(args) -> int:
 
 
 def cmd_calibrate(args) -> int:
-    from . import calibration
-    from .profile import PROFILE_DIR, clear_cache
     out = args.out or str(PROFILE_DIR)
     profiles, report = calibration.calibrate(out)
     clear_cache()
@@ -98,7 +102,6 @@ def cmd_calibrate(args) -> int:
 
 
 def cmd_bench(args) -> int:
-    from .bench import run_bench
     res = run_bench(n_vector=args.states, n_scalar=args.scalar)
     if args.json:
         json.dump(res, sys.stdout, indent=1)
@@ -115,14 +118,6 @@ def cmd_bench(args) -> int:
         print(f"({res['outputs']} outputs per state)")
         print(f"max |vectorised - scalar| relative difference over the sample: {res['max_rel_diff']:.2e}")
     return 0
-
-
-def cmd_export(args) -> int:
-    try:
-        from skbview.cli_export import run_export
-    except ImportError:
-        raise UsageError("export needs the skbview package (charts); run from the project folder") from None
-    return run_export(args)
 
 
 MAX_FIT_FILE_BYTES = 5 * 1024 * 1024  # the dashboard's upload limit (.streamlit/config.toml)
@@ -148,7 +143,6 @@ def check_ghz(value, what: str = "--ghz") -> float:
 def runs_in_conflict(measurements, runs) -> tuple | None:
     """``(key, m1, m2)`` for two runs of ``runs`` that measure the same output at the same conditions
     (so they cannot be fitted together), else ``None``."""
-    from . import userfit
     seen: dict[tuple, object] = {}
     for m in userfit.usable(measurements):
         r = (m.origin, m.run)
@@ -163,8 +157,6 @@ def runs_in_conflict(measurements, runs) -> tuple | None:
 
 def cmd_fit(args) -> int:
     """Parse measurement files, split them into runs, fit the chosen constants, print (or --json), write --out."""
-    from . import custom, parsers
-    from .profile import available_profiles
     if args.base not in available_profiles():
         raise UsageError(f"--base {args.base!r}: expected one of {', '.join(available_profiles())}")
     ghz_given = check_ghz(args.ghz) if args.ghz is not None else None
@@ -249,7 +241,6 @@ def _fmt_pm(value: float, err: float) -> str:
 
 def _fit_one(args, base, measurements, problems, notes, ghz_given, run=None, number=None, out=None, label=""):
     """Fit one selection of measurements; returns ``(json document, exit code)`` and prints the text report."""
-    from . import custom, parsers, userfit
     clock = parsers.infer_clock(measurements)
     if ghz_given is not None:
         ghz, ghz_source = ghz_given, "given with --ghz" + (f" ({clock.describe()}: {clock.ghz:.4g} GHz)"
@@ -258,8 +249,8 @@ def _fit_one(args, base, measurements, problems, notes, ghz_given, run=None, num
         ghz, ghz_source = clock.ghz, clock.describe()
         lo, hi = custom.GHZ_RANGE
         if not lo <= ghz <= hi:
-            raise UsageError(f"the clock inferred from the cycles/ns pairs, {ghz:.4g} GHz, is outside {lo:g}-{hi:g} GHz; "
-                             "give the clock with --ghz")
+            raise UsageError(f"the clock inferred from the cycles/ns pairs, {ghz:.4g} GHz, is outside "
+                             f"{lo:g}-{hi:g} GHz; give the clock with --ghz")
     else:
         ghz, ghz_source = None, f"of base profile {base.id} (no cycles/ns pairs in the input; set it with --ghz)"
     where = f" ({run.describe(number, with_origin=True)})" if run is not None else ""
@@ -300,7 +291,8 @@ def _fit_one(args, base, measurements, problems, notes, ghz_given, run=None, num
             for e in result.errors:
                 print(f"error: {e}{where}", file=sys.stderr)
             return doc, 2
-        print(f"{'where':<32} {'test':<28} {'measured':>10} {'unit':<6} {'before':>10} {'after':>10} {'z before':>8} {'z after':>8}")
+        print(f"{'where':<32} {'test':<28} {'measured':>10} {'unit':<6} {'before':>10} {'after':>10} "
+              f"{'z before':>8} {'z after':>8}")
         for r in result.rows:
             loc = f"{r['origin'][-22:]}:{r['line']}"
             print(f"{loc:<32} {r['test'][:28]:<28} {r['measured']:>10.5g} {r['unit']:<6} {r['before']:>10.5g} "
@@ -327,8 +319,6 @@ def _fit_one(args, base, measurements, problems, notes, ghz_given, run=None, num
 
 def _apply_condition(measurements, text: str):
     """``--condition FILE:LINE:key=value[,key=value]`` sets conditions of the measurements of one line."""
-    import dataclasses
-    from . import parsers
     where, _, assign = text.rpartition(":")
     origin, _, line = where.rpartition(":")
     if not origin or not line.isdigit() or "=" not in assign:
@@ -355,7 +345,8 @@ def _apply_condition(measurements, text: str):
     return out
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(extra=()) -> argparse.ArgumentParser:
+    """The parser of every subcommand; each of ``extra`` is called with the subparsers to add its own."""
     p = _Parser(prog="python -m skbmodel", description="Calibrated cost model of the Linux SKB memory lifecycle.")
     p.add_argument("--version", action="version", version=f"skbmodel {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
@@ -382,7 +373,7 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("files", nargs="+", metavar="FILE")
     f.add_argument("--json", action="store_true")
     f.add_argument("--out", metavar="PROFILE", help="write the fitted profile (TOML, inherits the base)")
-    f.add_argument("--base", default="e5-1650v4", help="shipped profile to start from (default e5-1650v4)")
+    f.add_argument("--base", default=DEFAULT_PROFILE, help=f"shipped profile to start from (default {DEFAULT_PROFILE})")
     f.add_argument("--free", help="comma-separated constants to fit (default: those the measurements constrain)")
     f.add_argument("--label", help="name of the fitted profile (A-Z a-z 0-9 . _ -)")
     f.add_argument("--condition", action="append", metavar="FILE:LINE:key=value",
@@ -394,18 +385,14 @@ def build_parser() -> argparse.ArgumentParser:
     f.add_argument("--each-run", action="store_true",
                    help="fit each run to its own profile (--out then takes a pattern with {run})")
     f.set_defaults(func=cmd_fit)
-    x = sub.add_parser("export", help="export a page's charts for a query (png, svg or html)")
-    x.add_argument("query", nargs="?", default="")
-    x.add_argument("--page", default="all")
-    x.add_argument("--format", default="png", choices=("png", "svg", "html"))
-    x.add_argument("--out", default="exports")
-    x.set_defaults(func=cmd_export)
+    for add in extra:
+        add(sub)
     return p
 
 
-def main(argv=None) -> int:
+def main(argv=None, extra=()) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser(extra).parse_args(argv)
         return args.func(args)
     except (UsageError, state.StateError, ProfileError) as e:
         print(f"error: {e}", file=sys.stderr)

@@ -131,7 +131,8 @@ def decode_profile(text: str) -> Profile:
     if version != LINK_VERSION:
         raise ProfileLinkError(f"format version {version[:10]!r} is not supported; expected {LINK_VERSION}")
     if base_id not in available_profiles():
-        raise ProfileLinkError(f"base profile {base_id[:40]!r} is unknown; available: {', '.join(available_profiles())}")
+        raise ProfileLinkError(f"base profile {base_id[:40]!r} is unknown; "
+                               f"available: {', '.join(available_profiles())}")
     base = load_profile(base_id)
     label = ""
     if len(parts) == 4:

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import budget, cpumap, kfree_skb_list, napi_cache, noise, page_pool, slub, units, veth, zeroing
-from .profile import Profile, load_profile
+from .custom import decode_cached
+from .profile import DEFAULT_PROFILE, Profile, load_profile
 
 OUTPUT_UNITS: dict[str, str] = {
     "slub.loop_cycles": "cycles", "slub.bulk_cycles": "cycles", "slub.loop_ns": "ns", "slub.bulk_ns": "ns",
@@ -47,10 +48,9 @@ def _profile_of(params: Mapping, profile: Profile | None) -> Profile:
     if custom_text is not None:
         text = custom_text if isinstance(custom_text, str) else str(np.asarray(custom_text).flat[0])
         if text:
-            from .custom import decode_cached
             return decode_cached(text)
     cpu = params.get("cpu", None)
-    return load_profile(str(np.asarray(cpu).flat[0]) if cpu is not None else "e5-1650v4")
+    return load_profile(str(np.asarray(cpu).flat[0]) if cpu is not None else DEFAULT_PROFILE)
 
 
 _DEFAULTS = dict(bulk=16, zero="gfp_zero", zero_bytes=184, xdp_batch=16, kfl_bulk=16, drop_batch=64,

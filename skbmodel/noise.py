@@ -33,9 +33,3 @@ def runs_needed(delta_ns, noise_ns, z_alpha_half=Z_ALPHA_HALF, z_power=Z_POWER):
     with np.errstate(divide="ignore", invalid="ignore"):
         n = np.ceil(2.0 * ((z_alpha_half + z_power) * sigma / d) ** 2)
     return np.clip(np.nan_to_num(n, nan=MAX_RUNS, posinf=MAX_RUNS), 1, MAX_RUNS)
-
-
-def delta_ns_from_mpps(mpps_a, mpps_b):
-    """Per-packet time difference [ns] between two rates: ``1e3/b - 1e3/a``."""
-    from . import units
-    return units.mpps_to_ns(mpps_b) - units.mpps_to_ns(mpps_a)

@@ -1,4 +1,4 @@
-"""Parsers for measurements pasted or uploaded by a user ("bring your own measurements", issue #5).
+"""Parsers for measurements pasted or uploaded by a user ("bring your own measurements").
 
 :func:`parse_text` (and :func:`parse_bytes` for uploads) turn tool output into
 :class:`Measurement` records, each naming its origin file and line, the raw line, the test, the
@@ -37,7 +37,8 @@ import io
 import math
 import re
 
-from . import model, state
+from . import model, state, validation
+from .observations import COLUMNS
 
 MAX_TEXT_CHARS = 2_000_000
 MAX_LINES = 5_000
@@ -235,8 +236,8 @@ _GENERIC = re.compile(
 _BULK_HEAD = re.compile(r"^bulk\s*-\s*(?P<cols>.+)$", re.I)
 _BULK_ROW = re.compile(r"^(?P<n>\d+)\s*-\s*(?P<rest>\d.*)$")
 _BULK_CELL = re.compile(r"^(?P<cyc>\d+)\s*cycles(?:\(tsc\))?\s+(?P<ns>\d+\.\d+)(?:\s*ns)?\s*$")
-_CONST_MEMSET = re.compile(r"(?:memset|rep[- ]stos).*?const(?:ant)?\s+(\d+)|const(?:ant)?\s+(\d+).*?(?:memset|rep[- ]stos)",
-                           re.I)
+_CONST_MEMSET = re.compile(r"(?:memset|rep[- ]stos).*?const(?:ant)?\s+(\d+)"
+                           r"|const(?:ant)?\s+(\d+).*?(?:memset|rep[- ]stos)", re.I)
 
 
 def _bulk_column(name: str) -> str | None:
@@ -353,7 +354,7 @@ def _dedupe(res: ParseResult) -> ParseResult:
 def _parse_lines(lines: list[str], origin: str) -> ParseResult:
     res = ParseResult([], [])
     add = res.measurements.append
-    err = lambda i, msg, raw: res.errors.append(ParseError(origin, i, msg, _short(raw)))  # noqa: E731
+    err = lambda i, msg, raw: res.errors.append(ParseError(origin, i, msg, _short(raw)))  # noqa: E731 - a one-line closure over res and origin, used many times below
     bulk_cols: list[str] | None = None
     bulk_line = 0
     pkt: dict | None = None          # pending pktgen "Result: OK:" context
@@ -472,12 +473,17 @@ def _parse_lines(lines: list[str], origin: str) -> ParseResult:
             continue
         xm = None
         for pat, test, out in (
-                (r"^receive total\s+([\d,]+)\s+pkt/s\s+([\d,]+)\s+drop/s", "xdp-bench receive total", "cpumap.src_mpps"),
-                (r"^enqueue to cpu\s+\d+\s+([\d,]+)\s+pkt/s\s+([\d,]+)\s+drop/s", "xdp-bench enqueue drops", "cpumap.drop_mpps"),
-                (r"^kthread total\s+([\d,]+)\s+pkt/s\s+([\d,]+)\s+drop/s", "xdp-bench kthread total", "cpumap.dst_mpps"),
+                (r"^receive total\s+([\d,]+)\s+pkt/s\s+([\d,]+)\s+drop/s", "xdp-bench receive total",
+                 "cpumap.src_mpps"),
+                (r"^enqueue to cpu\s+\d+\s+([\d,]+)\s+pkt/s\s+([\d,]+)\s+drop/s", "xdp-bench enqueue drops",
+                 "cpumap.drop_mpps"),
+                (r"^kthread total\s+([\d,]+)\s+pkt/s\s+([\d,]+)\s+drop/s", "xdp-bench kthread total",
+                 "cpumap.dst_mpps"),
                 (r"^xdp-rx\s+total\s+([\d,]+)\s+([\d,]+)", "xdp_redirect_cpu XDP-RX total", "cpumap.src_mpps"),
-                (r"^cpumap-enqueue\s+sum:\d+\s+([\d,]+)\s+([\d,]+)", "xdp_redirect_cpu cpumap-enqueue drops", "cpumap.drop_mpps"),
-                (r"^cpumap[_-]kthread\s+total\s+([\d,]+)\s+([\d,]+)", "xdp_redirect_cpu cpumap_kthread total", "cpumap.dst_mpps")):
+                (r"^cpumap-enqueue\s+sum:\d+\s+([\d,]+)\s+([\d,]+)", "xdp_redirect_cpu cpumap-enqueue drops",
+                 "cpumap.drop_mpps"),
+                (r"^cpumap[_-]kthread\s+total\s+([\d,]+)\s+([\d,]+)", "xdp_redirect_cpu cpumap_kthread total",
+                 "cpumap.dst_mpps")):
             xm = re.match(pat, low)
             if xm:
                 col = 2 if out == "cpumap.drop_mpps" else 1
@@ -543,8 +549,6 @@ def _parse_lines(lines: list[str], origin: str) -> ParseResult:
 
 # --------------------------------------------------------------------------- CSV
 def _parse_csv(text: str, origin: str) -> ParseResult:
-    from .observations import COLUMNS
-    from . import validation
     res = ParseResult([], [])
     try:
         reader = csv.DictReader(io.StringIO(text))

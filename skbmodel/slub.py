@@ -169,7 +169,8 @@ def free_one_cycles(*, fast_pair_cycles, free_share):
 def alloc_bulk_cycles(n, *, fast_pair_cycles, bulk_obj_pair_cycles, free_share):
     """``kmem_cache_alloc_bulk`` per object [cycles] for a bulk of ``n`` served by the CPU slab.
 
-    ``(1 - free_share) * (bulk_obj + call / n)``; ``n = 1`` equals the one-at-a-time ``kmem_cache_alloc``, ``(1 - free_share) * fast_pair``.
+    ``(1 - free_share) * (bulk_obj + call / n)``; ``n = 1`` equals the one-at-a-time
+    ``kmem_cache_alloc``, ``(1 - free_share) * fast_pair``.
     """
     n = np.maximum(np.asarray(n, dtype=float), 1.0)
     call = bulk_call_pair_cycles(fast_pair_cycles, bulk_obj_pair_cycles)

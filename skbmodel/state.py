@@ -132,7 +132,7 @@ PARAMS: dict[str, Param] = {p.key: p for p in MODEL_PARAMS + VIEW_PARAMS}
 PARAMS.update({B_PREFIX + p.key: dataclasses.replace(p, key=B_PREFIX + p.key) for p in MODEL_PARAMS})
 
 
-#: Optional keys (issue #5): a custom CPU profile in compact form (see :mod:`skbmodel.custom`),
+#: Optional keys: a custom CPU profile in compact form (see :mod:`skbmodel.custom`),
 #: ``prof=1~<base>~name:value,...``.  Absent from :func:`defaults`; present in a decoded state only
 #: when the link carries one.  When valid it sets the scenario's ``cpu`` to the base profile and,
 #: unless the link gives ``ghz``, the clock to the custom profile's.
@@ -242,7 +242,8 @@ def decode(query) -> tuple[dict, list[str]]:
             continue
         if k == "v":
             if raw.strip() != str(FORMAT_VERSION):
-                warnings.append(f"v: link format {_show(raw)} is not {FORMAT_VERSION}; read as version {FORMAT_VERSION}")
+                warnings.append(f"v: link format {_show(raw)} is not {FORMAT_VERSION}; "
+                                f"read as version {FORMAT_VERSION}")
             continue
         p = PARAMS.get(k)
         if p is None:

@@ -48,16 +48,6 @@ def mpps_to_ns(mpps):
     return np.where(m > 0, ns, np.inf) if np.any(m <= 0) else ns
 
 
-def cycles_to_mpps(cycles, ghz):
-    """Packet rate [Mpps] of one CPU spending ``cycles`` per packet at ``ghz``."""
-    return ns_to_mpps(cycles_to_ns(cycles, ghz))
-
-
-def pps_to_mpps(pps):
-    """[packets/s] -> [Mpps]."""
-    return np.asarray(pps, dtype=float) / 1e6
-
-
 def mpps_to_pps(mpps):
     """[Mpps] -> [packets/s]."""
     return np.asarray(mpps, dtype=float) * 1e6

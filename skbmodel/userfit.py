@@ -1,4 +1,4 @@
-"""Fit a CPU profile to the user's own measurements (issue #5).
+"""Fit a CPU profile to the user's own measurements.
 
 :func:`fit` takes parsed :class:`~skbmodel.parsers.Measurement` records (mapped to model outputs),
 a base profile and the names of the constants to free, builds one
@@ -411,7 +411,8 @@ def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None
     if ghz is not None and "ghz" not in free:
         work = work.with_values({"ghz": round(float(ghz), 4)})
     # the clock to 0.1 MHz: what a pair of time_bench intervals can tell, and a short share link
-    res.ghz, res.ghz_source = (round(float(ghz), 4), ghz_source) if ghz is not None and "ghz" not in free else (None, "")
+    res.ghz, res.ghz_source = ((round(float(ghz), 4), ghz_source) if ghz is not None and "ghz" not in free
+                               else (None, ""))
     fitted, _report = calibration.fit_profile(work, specs, free=free)
     values = {n: fitted.value(n) for n in free}
     if not all(math.isfinite(v) for v in values.values()):

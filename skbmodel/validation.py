@@ -1,6 +1,6 @@
 """Each covered seed row, evaluated under that row's own conditions, against its measurement.
 
-Tolerances (issue #2): microbenchmark cycles and ns +-5 %, throughputs +-3 %, every veth row
+Tolerances (what "reproduces the row" means): microbenchmark cycles and ns +-5 %, throughputs +-3 %, every veth row
 within +-2 ns/packet, the kfree_skb_list saving within the 2 ns noise floor, constants exactly,
 and cpumap drops must equal src - dst exactly (and match the measured drops within 3 %).
 """
@@ -11,6 +11,7 @@ import dataclasses
 import numpy as np
 
 from . import model, units
+from . import state as st
 from .observations import seed_observations
 from .profile import Profile, available_profiles, load_profile
 
@@ -27,7 +28,7 @@ class RowSpec:
     tol_kind: str              # "rel" | "abs_ns" | "exact"
     tol: float
     note: str = ""
-    #: a measurement given directly (user measurements, issue #5); ``None`` = the seed CSV row ``id``
+    #: a measurement given directly (a user's own measurements); ``None`` = the seed CSV row ``id``
     measured: float | None = None
     #: the unit of ``measured`` (required with it)
     unit: str | None = None
@@ -119,7 +120,6 @@ def _to_measured_unit(v, out_unit: str, unit: str, ghz):
 
 def predict_rows(specs, profiles: dict[str, Profile] | None = None, constants: dict[str, dict] | None = None):
     """Predicted value of each row in the row's *measured* unit (array, one per spec)."""
-    from . import state as st
     profiles = profiles or {}
     constants = constants or {}
     preds = np.empty(len(specs))

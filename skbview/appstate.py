@@ -16,9 +16,14 @@ import functools
 from urllib.parse import parse_qsl
 
 import streamlit as st
+from streamlit.errors import StreamlitAPIException
+from streamlit.runtime.pages_manager import PagesManager
 
 from skbmodel import profile as sk_profile
 from skbmodel import state as sk_state
+from skbview import custom_profile
+from skbview.downloads import page_share_link, report_buttons
+from skbview.safe_text import md_escape  # link text is user data: never markdown
 
 STORE = "_skb_state"
 WARNINGS = "_skb_warnings"
@@ -128,8 +133,6 @@ def _rerun_views() -> None:
     Falls back to the default full rerun on a page without a live area (e.g. the Calibrate page,
     which uses the state in its body) or when Streamlit no longer knows one of the views.
     """
-    from streamlit.errors import StreamlitAPIException
-
     views = list(st.session_state.get(VIEWS) or ())
     if "live" not in views:  # a page without a live area (Validation, Calibrate) reads the state in its body
         return
@@ -163,8 +166,6 @@ def _ensure_navigation() -> None:
     is a page URL, the page script would run alone (no sidebar, legacy nav).  Leave that mode and
     rerun: the entry point then runs with the requested page.
     """
-    from streamlit.runtime.pages_manager import PagesManager
-
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
         st.rerun()
@@ -201,15 +202,7 @@ def commit_url(state: dict | None = None) -> str:
 
 def share_link(state: dict | None = None) -> str:
     """Full share link: the page URL (``st.context.url``) + ``?`` + every parameter."""
-    state = state or get_state()
-    base = None
-    try:
-        base = st.context.url
-    except Exception:  # noqa: BLE001 - not available outside a browser session
-        base = None
-    base = base or "http://localhost:8501/"
-    base = base.split("?", 1)[0]
-    return base + "?" + sk_state.encode(state)
+    return page_share_link(state or get_state())
 
 
 def show_link_warnings() -> None:
@@ -220,8 +213,6 @@ def show_link_warnings() -> None:
         ss[WARNINGS] = []
         warnings = []
     if warnings:
-        from skbview.safe_text import md_escape  # link text is user data: never markdown (issue #6)
-
         st.warning("Some link parameters were ignored or adjusted:\n\n"
                    + "\n".join(f"- {md_escape(w)}" for w in warnings),
                    icon="⚠️")
@@ -254,7 +245,7 @@ PATH_LABELS = {"veth": "veth XDP_PASS", "cpumap": "cpumap (destination CPU)", "x
 def _profile_label(pid: str) -> str:
     try:
         return f"{pid} — {sk_profile.load_profile(pid).name}"
-    except Exception:  # noqa: BLE001
+    except Exception:  # noqa: BLE001 - a profile that does not load is still listed, by its id
         return pid
 
 
@@ -307,8 +298,7 @@ def render_sidebar() -> None:
             st.markdown(f"**{title}**")
             for k in keys:
                 param_widget(k)
-            if title == "CPU":  # issue #5: custom profiles fitted/uploaded on the Calibrate page or from a link
-                from skbview import custom_profile
+            if title == "CPU":  # custom profiles fitted/uploaded on the Calibrate page or from a link
                 custom_profile.sidebar_selector()
         _link_box()
 
@@ -320,8 +310,6 @@ def _link_box() -> None:
     st.markdown("**Share link** (every parameter, v=1)")
     with st.container(key="share_link"):
         st.code(share_link(state), language=None, wrap_lines=True)
-    # Issue #4 exports (skbview.downloads): "Download report" (one HTML file) and a zip of every chart's PNG.
-    from skbview.downloads import report_buttons
-
+    # Exports (skbview.downloads): "Download report" (one HTML file) and a zip of every chart's PNG.
     report_buttons(state, st.session_state.get(WARNINGS) or ())
     commit_url(state)

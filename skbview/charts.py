@@ -85,17 +85,11 @@ def _f(x) -> float:
     return float(np.asarray(x))
 
 
-def _fmt(v) -> str:
-    if isinstance(v, float):
-        return f"{v:g}"
-    return str(v)
-
-
 def caption(state: Mapping, keys=(), which: str = "a") -> str:
     """One line: the scenario parameters that matter for the chart, model version and profile."""
     p = _params(state, which)
-    parts = [f"cpu {p['cpu']} @ {_fmt(float(p['ghz']))} GHz"]
-    parts += [f"{k}={_fmt(p[k])}" for k in keys if k not in ("cpu", "ghz")]
+    parts = [f"cpu {p['cpu']} @ {st_mod._fmt(float(p['ghz']))} GHz"]
+    parts += [f"{k}={st_mod._fmt(p[k])}" for k in keys if k not in ("cpu", "ghz")]
     parts.append(f"skbmodel {skbmodel.__version__}, profile {_prof(state, which).id}")
     return " · ".join(parts)
 
@@ -120,15 +114,15 @@ def Scatter(**kw) -> dict:  # noqa: N802 - mirrors go.Scatter
     return {"type": "scatter", **_expand(kw)}
 
 
-def Bar(**kw) -> dict:  # noqa: N802
+def Bar(**kw) -> dict:  # noqa: N802 - mirrors go.Bar
     return {"type": "bar", **_expand(kw)}
 
 
-def Waterfall(**kw) -> dict:  # noqa: N802
+def Waterfall(**kw) -> dict:  # noqa: N802 - mirrors go.Waterfall
     return {"type": "waterfall", **_expand(kw)}
 
 
-def Heatmap(**kw) -> dict:  # noqa: N802
+def Heatmap(**kw) -> dict:  # noqa: N802 - mirrors go.Heatmap
     return {"type": "heatmap", **_expand(kw)}
 
 
@@ -297,7 +291,7 @@ def overview_breakdown(state: Mapping) -> go.Figure:
     fig.add_hline(y=budget, line=dict(color=COLORS["budget"], dash="dash", width=2))
     fig.add_annotation(x=0, xref="paper", y=budget, xanchor="left", yanchor="bottom", font=dict(size=12, color="#444"),
                        text=f"line-rate budget {budget:.1f} ns/packet "
-                            f"({_fmt(float(p['link_gbps']))} Gbit/s, {p['frame_bytes']} B frames)")
+                            f"({st_mod._fmt(float(p['link_gbps']))} Gbit/s, {p['frame_bytes']} B frames)")
     fig.update_yaxes(rangemode="tozero", range=[0, max(total, budget) * 1.15])
     fig.update_xaxes(tickangle=0)
     fig.update_layout(showlegend=False)
@@ -564,7 +558,8 @@ def cpumap_rates(state: Mapping) -> go.Figure:
                                  hovertemplate="XDP_PASS seed: %{y} Mpps<extra></extra>"))
     fig.update_xaxes(range=[-0.04, 1.04], tickformat=".0%")
     fig.update_yaxes(rangemode="tozero")
-    return _finish(fig, "cpumap redirect: throughput vs page_pool recycle ratio", "page_pool recycle ratio (% of pages)",
+    return _finish(fig, "cpumap redirect: throughput vs page_pool recycle ratio",
+                   "page_pool recycle ratio (% of pages)",
                    "rate (Mpps)", caption(state, ("pp_recycle", "numa")))
 
 
@@ -622,7 +617,8 @@ def kfree_drop_batch(state: Mapping) -> go.Figure:
                      text=lambda r, o: f"{r.id} (bulk {r.state['kfl_bulk']})", textposition="middle right",
                      hovertemplate="%{text}: %{y:.4f} Mpps<extra></extra>")
     fig.update_xaxes(type="log", tickvals=2 ** np.arange(11))
-    return _finish(fig, "kfree_skb_list: qdisc injection rate vs fq_codel drop_batch", "fq_codel drop_batch (packets, log scale)",
+    return _finish(fig, "kfree_skb_list: qdisc injection rate vs fq_codel drop_batch",
+                   "fq_codel drop_batch (packets, log scale)",
                    "pktgen injection rate (Mpps)", caption(state, ("kfl_bulk", "drop_batch", "clone_frac")))
 
 
@@ -645,7 +641,8 @@ def kfree_clones(state: Mapping) -> go.Figure:
                                  name=name, line=dict(width=2.5),
                                  hovertemplate="clones %{x:.0%}: %{y:.4f} Mpps<extra>" + name + "</extra>"))
     fig.update_xaxes(tickformat=".0%")
-    return _finish(fig, "kfree_skb_list: effect of cloned skbs in the drop list", "cloned skbs in the drop list (% of drops)",
+    return _finish(fig, "kfree_skb_list: effect of cloned skbs in the drop list",
+                   "cloned skbs in the drop list (% of drops)",
                    "pktgen injection rate (Mpps)", caption(state, ("kfl_bulk", "drop_batch", "clone_frac")))
 
 
@@ -689,8 +686,9 @@ def compare_delta(state: Mapping) -> go.Figure:
 
 def _ab_caption(state) -> str:
     diff = [k for k in st_mod.MODEL_KEYS if state[k] != state[st_mod.B_PREFIX + k]]
-    txt = " · ".join(f"{k}: {_fmt(state[k])}→{_fmt(state[st_mod.B_PREFIX + k])}" for k in diff) or "A = B"
-    return f"A→B {txt} · noise_ns={_fmt(state['noise_ns'])} · skbmodel {skbmodel.__version__}, profiles {_prof(state, 'a').id}/{_prof(state, 'b').id}"
+    txt = " · ".join(f"{k}: {st_mod._fmt(state[k])}→{st_mod._fmt(state[st_mod.B_PREFIX + k])}" for k in diff) or "A = B"
+    return (f"A→B {txt} · noise_ns={st_mod._fmt(state['noise_ns'])} · skbmodel {skbmodel.__version__}, "
+            f"profiles {_prof(state, 'a').id}/{_prof(state, 'b').id}")
 
 
 def compare_breakdown(state: Mapping) -> go.Figure:
@@ -699,7 +697,8 @@ def compare_breakdown(state: Mapping) -> go.Figure:
     pa, pb = _params(state, "a"), _params(state, "b")
     ba = model.breakdown_ns(pa, _prof(state, "a"))
     bb = model.breakdown_ns(pb, _prof(state, "b"))
-    labels = [f"A: {PATH_LABELS[pa['path']]}".replace(" (", "<br>("), f"B: {PATH_LABELS[pb['path']]}".replace(" (", "<br>(")]
+    labels = [f"A: {PATH_LABELS[pa['path']]}".replace(" (", "<br>("),
+              f"B: {PATH_LABELS[pb['path']]}".replace(" (", "<br>(")]
     for comp in model.COMPONENTS:
         fig.add_trace(Bar(x=labels, y=np.array([_f(ba[comp]), _f(bb[comp])]), name=comp,
                              marker_color=COMPONENT_COLORS[comp],
@@ -816,10 +815,38 @@ def oos_curve(state: Mapping, rep=None, series: str | None = None) -> go.Figure:
                 hovertemplate=c["x_name"] + " %{x}: measured %{y} (fitted)<extra></extra>"))
     fig.update_xaxes(type="log")
     unit = model.OUTPUT_UNITS.get(c["output"], "")
-    return _finish(fig, f"Out of sample: {c['series']} (MAPE {c['mape'] * 100:.1f} %, max {c['max_error'] * 100:.1f} %)",
+    title = f"Out of sample: {c['series']} (MAPE {c['mape'] * 100:.1f} %, max {c['max_error'] * 100:.1f} %)"
+    return _finish(fig, title,
                    f"{c['x_name']} (log scale)", f"{c['output']} ({unit})",
                    f"{c['cpu'][:60]} @ {c['ghz']:g} GHz · design {c['design'] or 'not stated'} · free: "
                    f"{', '.join(c['free'])} · {c['source'][:100]} · skbmodel {skbmodel.__version__}", height=500)
+
+
+# ---------------------------------------------------------------- calibrate (a user's fit)
+def fit_residuals(rows, names) -> go.Figure:
+    """Residual / tolerance of each fitted measurement before and after the fit (``rows``: userfit rows)."""
+    fig = go.Figure([go.Bar(name="before", x=names, y=rows.z_before.to_numpy()),
+                     go.Bar(name="after", x=names, y=rows.z_after.to_numpy())])
+    fig.add_hrect(y0=-1, y1=1, fillcolor="#2ca02c", opacity=0.08, line_width=0)
+    fig.update_layout(title="Residuals before and after the fit (residual / tolerance)", barmode="group",
+                      template="plotly_white", height=360, yaxis_title="z", margin=dict(t=50, b=10))
+    return fig
+
+
+def fit_parity(rows, names) -> go.Figure:
+    """Predicted vs measured before and after the fit, each row in its own unit (log-log)."""
+    lo = float(min(rows.measured.min(), rows.before.min(), rows.after.min()))
+    hi = float(max(rows.measured.max(), rows.before.max(), rows.after.max()))
+    par = go.Figure([
+        go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="predicted = measured", line=dict(color="#999")),
+        go.Scatter(x=rows.measured.to_numpy(), y=rows.before.to_numpy(), mode="markers", name="before",
+                   text=names, marker=dict(symbol="circle-open", size=10)),
+        go.Scatter(x=rows.measured.to_numpy(), y=rows.after.to_numpy(), mode="markers", name="after (fitted)",
+                   text=names, marker=dict(size=8))])
+    par.update_layout(title="Parity: predicted vs measured (each in its own unit)", template="plotly_white",
+                      height=420, xaxis=dict(type="log", title="measured"),
+                      yaxis=dict(type="log", title="predicted"), margin=dict(t=50))
+    return par
 
 
 # ---------------------------------------------------------------- registry

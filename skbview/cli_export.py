@@ -25,6 +25,16 @@ def _query_of(arg: str) -> str:
     return arg.split("#", 1)[0]
 
 
+def add_parser(sub) -> None:
+    """Add the ``export`` subcommand to ``skbmodel.cli``'s subparsers (called by ``skbmodel/__main__.py``)."""
+    x = sub.add_parser("export", help="export a page's charts for a query (png, svg or html)")
+    x.add_argument("query", nargs="?", default="")
+    x.add_argument("--page", default="all")
+    x.add_argument("--format", default="png", choices=("png", "svg", "html"))
+    x.add_argument("--out", default="exports")
+    x.set_defaults(func=run_export)
+
+
 def run_export(args) -> int:
     st = S.decode_strict(_query_of(args.query))  # StateError -> "error: <key>: ..." exit 2 (skbmodel.cli.main)
     page = (args.page or "all").strip()

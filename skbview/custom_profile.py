@@ -1,4 +1,4 @@
-"""Streamlit helpers for custom (user-fitted) CPU profiles (issue #5).
+"""Streamlit helpers for custom (user-fitted) CPU profiles.
 
 The custom profile in use travels in the scenario state under the optional key ``prof``
 (compact link text, :mod:`skbmodel.custom`); ``skbmodel.state.profile_for`` and the charts honour
@@ -14,7 +14,8 @@ import streamlit as st
 
 from skbmodel import custom
 from skbmodel import state as sk_state
-from skbmodel.profile import Profile
+from skbmodel.profile import Profile, load_profile
+from skbview.downloads import page_share_link
 
 STORE = "_skb_state"            # the dashboard's state store (skbview.appstate.STORE)
 REGISTRY = "_skb_custom_profiles"
@@ -75,7 +76,6 @@ def select(profile: Profile, which: str = "a") -> None:
 
 def clear(which: str = "a") -> None:
     """Back to the shipped profile named by ``cpu`` (and its clock)."""
-    from skbmodel.profile import load_profile
     pre = "" if which == "a" else sk_state.B_PREFIX
     store = _store()
     store.pop(pre + "prof", None)
@@ -119,14 +119,4 @@ def sidebar_selector(container=None) -> None:
 
 def share_link(state: dict | None = None) -> str:
     """The dashboard's share link for ``state`` (the current one by default), custom profile included."""
-    state = dict(state or _store())
-    try:
-        from skbview import appstate
-        return appstate.share_link(state)
-    except Exception:  # noqa: BLE001 - standalone use of the page
-        base = "http://localhost:8501/"
-        try:
-            base = (st.context.url or base).split("?", 1)[0]
-        except Exception:  # noqa: BLE001
-            pass
-        return base + "?" + sk_state.encode(state)
+    return page_share_link(dict(state or _store()))

@@ -12,7 +12,7 @@ import streamlit as st
 
 from . import media_grace, report
 
-media_grace.install()  # a download must survive other sessions' media sweeps until it is fetched (issue #6)
+media_grace.install()  # a download must survive other sessions' media sweeps until it is fetched
 
 __all__ = ["download_buttons", "report_buttons", "camera_config"]
 
@@ -52,6 +52,11 @@ def _base_url() -> str | None:
     except Exception:  # noqa: BLE001 - AppTest / older runtimes
         url = None
     return url.split("?", 1)[0] if url else None
+
+
+def page_share_link(state: Mapping) -> str:
+    """The share link of ``state`` at this page's address (:func:`report.share_link`'s default outside a browser)."""
+    return report.share_link(state, _base_url())
 
 
 def report_buttons(state: Mapping, warnings=()) -> None:

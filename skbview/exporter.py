@@ -4,7 +4,7 @@ Without a running server every ``fig.to_image`` launches a fresh Chromium (~2 s)
 This module starts kaleido's shared sync server lazily, once, and afterwards a
 PNG export takes ~150-200 ms.
 
-kaleido's shared sync server is *not* thread-safe (plotly/Kaleido#444): two
+kaleido's shared sync server is *not* thread-safe (a known kaleido limitation): two
 concurrent callers can receive each other's images. Every export therefore goes
 through ``_LOCK``. Code that exports figures must use :func:`figure_to_png` /
 :func:`figure_to_svg` (or :func:`export`) and never call ``fig.to_image`` /
@@ -21,11 +21,14 @@ Chromium is looked up in ``$BROWSER_PATH`` (kaleido's own override) and then
 
 from __future__ import annotations
 
+import asyncio
 import atexit
 import os
 import threading
 import time
 from typing import Any
+
+import plotly.io as pio
 
 __all__ = [
     "ExportError",
@@ -67,7 +70,7 @@ def _missing_chromium_message(path: str) -> str:
 
 
 def _server():
-    import kaleido
+    import kaleido  # kaleido costs ~65 ms to import: only when a chart is exported, never at start-up
 
     return kaleido._global_server  # noqa: SLF001 - only used to watch the thread's health
 
@@ -90,9 +93,7 @@ def _defer_tab_reload() -> None:
     click on a download button is).  The reload still happens before every reuse of the tab.
     Set ``SKBVIEW_KALEIDO_SYNC_RELOAD=1`` to keep kaleido's own behaviour.
     """
-    import asyncio
-
-    from kaleido.kaleido import Kaleido
+    from kaleido.kaleido import Kaleido  # kaleido costs ~65 ms to import: only when a chart is exported
 
     if os.environ.get("SKBVIEW_KALEIDO_SYNC_RELOAD") == "1":
         return
@@ -128,8 +129,7 @@ def _ensure_started() -> None:
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         raise ExportError(_missing_chromium_message(path))
 
-    import kaleido
-    import plotly.io as pio
+    import kaleido  # kaleido costs ~65 ms to import: only when a chart is exported, never at start-up
 
     # With the server running, plotly passes `kopts` (containing the headers) to
     # every call and kaleido warns "kopts is ignored" each time. Give the headers
@@ -155,7 +155,7 @@ def _stop_locked() -> None:
     global _started
     if not _started:
         return
-    import kaleido
+    import kaleido  # kaleido costs ~65 ms to import: only when a chart is exported, never at start-up
 
     try:
         kaleido.stop_sync_server(silence_warnings=True)
@@ -208,8 +208,6 @@ def export(
     timeout: float = _CALL_TIMEOUT,
 ) -> bytes:
     """Export ``fig`` (a ``go.Figure`` or figure dict) to ``fmt`` ("png", "svg", "pdf", ...)."""
-    import plotly.io as pio
-
     with _LOCK:
         _ensure_started()
         try:
@@ -224,7 +222,7 @@ def export(
             if not _server_thread_alive():
                 try:
                     _stop_locked()
-                except Exception:  # noqa: BLE001
+                except Exception:  # noqa: BLE001 - best effort: the original error is re-raised below
                     pass
             raise
 

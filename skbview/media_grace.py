@@ -1,4 +1,4 @@
-"""Keep a just-generated download alive until the browser has fetched it (issue #6).
+"""Keep a just-generated download alive until the browser has fetched it, even with several reviewers on one server.
 
 ``st.download_button(data=callable)`` runs the callable when the button is clicked and stores the
 result as a media file that no session references ("unmapped", so that a second click runs the
@@ -18,16 +18,14 @@ from __future__ import annotations
 import threading
 import time
 
+from streamlit.runtime.media_file_manager import MediaFileManager
+
 GRACE_S = 30.0
 _fresh: dict[str, float] = {}
 _lock = threading.Lock()
 
 
 def install() -> bool:
-    try:
-        from streamlit.runtime.media_file_manager import MediaFileManager
-    except ImportError:
-        return False
     if getattr(MediaFileManager, "_skb_grace", False):
         return True
     if not (hasattr(MediaFileManager, "execute_deferred") and hasattr(MediaFileManager, "_get_inactive_file_ids")):

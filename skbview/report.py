@@ -16,8 +16,12 @@ import re
 import zipfile
 from collections.abc import Mapping
 
+import plotly.io as pio
+from plotly.offline import get_plotlyjs
+
 import skbmodel
 from skbmodel import state as S
+from skbmodel import validation
 from skbmodel.profile import load_profile
 
 from . import exporter
@@ -131,7 +135,7 @@ def camera_config(page: str, name: str, state: Mapping) -> dict:
 
 
 def _charts():
-    from . import charts  # imported late: the dashboard engineer's module
+    from . import charts  # ~0.1 s to import (figure template): not at start-up of every `python -m skbmodel` command
     return charts
 
 
@@ -186,7 +190,8 @@ _CSS = """
 body{font-family:"DejaVu Sans",Verdana,Arial,sans-serif;color:#222;max-width:1000px;margin:24px auto;padding:0 16px}
 h1{font-size:1.6em;margin-bottom:.2em} h2{font-size:1.3em;margin-top:1.6em;border-bottom:1px solid #ddd}
 h3{font-size:1.05em;margin:1.2em 0 .3em}
-table{border-collapse:collapse;font-size:.9em;margin:.5em 0} td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}
+table{border-collapse:collapse;font-size:.9em;margin:.5em 0}
+td,th{border:1px solid #ddd;padding:3px 8px;text-align:left}
 th{background:#f4f4f4} td.num{text-align:right;font-variant-numeric:tabular-nums}
 tr.diff td{background:#fff4e0} tr.bad td{background:#fde2e2}
 .link{word-break:break-all;font-family:monospace;font-size:.85em;background:#f6f6f6;padding:6px;display:block}
@@ -218,7 +223,6 @@ def _param_table(st: dict) -> str:
 
 
 def _validation_html() -> str:
-    from skbmodel import validation
     rows = validation.validate()
     n_ok = sum(r["ok"] for r in rows)
     body = []
@@ -240,9 +244,6 @@ def build_html_report(state: Mapping, base_url: str | None = None, pages_=None, 
     """One self-contained HTML file: every chart of every page for this scenario (interactive; plotly.js
     inlined once), the parameters (A and B), the share link, model/profile versions and the validation
     summary.  Opens offline; no network access needed."""
-    import plotly.io as pio
-    from plotly.offline import get_plotlyjs
-
     st = _full(state)
     link = share_link(st, base_url)
     figs = all_figures(st, pages_)

@@ -3,7 +3,7 @@ inside Streamlit markdown (``st.warning``/``st.error``/``st.markdown``...) must 
 
 Streamlit never renders raw HTML there (no ``unsafe_allow_html``), but it does render markdown: a
 link key such as ``![x](http://host/t.png)`` would make every reviewer's browser fetch that URL and
-``[text](url)`` would put a clickable link in the app's own warning box (issue #6).
+``[text](url)`` would put a clickable link in the app's own warning box.
 :func:`md_escape` backslash-escapes every ASCII punctuation character that means something in
 (GitHub-flavoured, Streamlit) markdown -- CommonMark allows escaping any of them -- so links, images,
 emphasis, code, headings, tables, HTML entities, LaTeX (``$``), Streamlit's ``:color[]`` directives and

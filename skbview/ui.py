@@ -5,8 +5,13 @@ from collections.abc import Mapping
 
 import gc
 
-import plotly.graph_objects as go
 import streamlit as st
+
+from skbmodel import model
+from skbmodel import state as sk_state
+from skbview import appstate, charts
+from skbview.downloads import download_buttons
+from skbview.report import camera_config  # same file name as the PNG/SVG download buttons
 
 
 @st.cache_resource
@@ -21,15 +26,10 @@ def freeze_gc_once() -> bool:
     return True
 
 
-def show_chart(fig: go.Figure, name: str, state: Mapping) -> None:
-    """Draw ``fig`` exactly as exported (theme=None) and, if available, its PNG/SVG download buttons."""
-    from skbview.report import camera_config  # same file name as the PNG/SVG download buttons
+def show_chart(fig, name: str, state: Mapping) -> None:
+    """Draw the Plotly figure ``fig`` exactly as exported (theme=None) and its PNG/SVG download buttons."""
     page = state.get("page", "overview")
     st.plotly_chart(fig, theme=None, key=f"chart_{page}_{name}", config=camera_config(page, name, state))
-    try:
-        from skbview.downloads import download_buttons
-    except ImportError:
-        return
     download_buttons(fig, name, state)
 
 
@@ -39,7 +39,6 @@ def live(draw) -> None:
     A moved control reruns only this and the sidebar's link box (see :func:`appstate.view_fragment`);
     the page's title and static text stay as drawn by the last full run.
     """
-    from skbview import appstate
 
     @appstate.view_fragment("live")
     def _live() -> None:
@@ -54,9 +53,6 @@ def model_view(slug: str, headline) -> None:
     ``headline(params, out)`` turns the scenario's parameters and its ``model.evaluate`` outputs into
     the metric row (see :func:`metrics`).  Records the page (:func:`appstate.page_state`) first.
     """
-    from skbmodel import model, state as sk_state
-    from skbview import appstate, charts
-
     appstate.page_state(slug)
 
     def draw(state: dict) -> None:

@@ -1,4 +1,4 @@
-"""Reusable adversarial inputs for the robustness soak scripts and tests (issue #6); not a test module.
+"""Reusable adversarial inputs for the robustness soak scripts and tests; not a test module.
 
 * :func:`fuzz_query` — a random or adversarial share-link query: wrong types, huge numbers, NaN/inf,
   negative sizes, out-of-range and non-integer values, repeated keys, unknown keys, very long values,

@@ -226,7 +226,8 @@ def test_overview_breakdown_and_headline():
     paths = _spec(at, 1)
     total = sum(_arr(t["y"]) for t in paths["data"])
     for i, path in enumerate(sk_state.PATHS):
-        assert total[i] == pytest.approx(float(model.evaluate({**p, "path": path}, load_profile(p["cpu"]))["path.ns_per_packet"]))
+        out = model.evaluate({**p, "path": path}, load_profile(p["cpu"]))
+        assert total[i] == pytest.approx(float(out["path.ns_per_packet"]))
 
 
 def test_slub_page():
@@ -241,7 +242,8 @@ def test_slub_page():
     np.testing.assert_allclose(_arr(_trace(spec, "one at a time")["y"]), sweep["slub.loop_cycles"])
     np.testing.assert_allclose(_arr(_trace(spec, "bulk API")["y"]), sweep["slub.bulk_cycles"])
     seeds = _trace(spec, "seed 004")
-    assert sorted(_arr(seeds["y"]).tolist()) == [seed_observations()["kfl-03"].value, seed_observations()["kfl-01"].value]
+    obs = seed_observations()
+    assert sorted(_arr(seeds["y"]).tolist()) == [obs["kfl-03"].value, obs["kfl-01"].value]
     vlines = [s["x0"] for s in spec["layout"]["shapes"] if s["x0"] == s["x1"]]
     assert vlines[:2] == [32, 64]  # per-CPU slab boundaries
     gain = _spec(at, 1)

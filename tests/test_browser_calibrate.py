@@ -1,4 +1,4 @@
-"""Calibrate page in a real browser (headless system Chromium + the real dashboard), issue #5.
+"""Calibrate page in a real browser (headless system Chromium + the real dashboard).
 
 Paste the seed 004 time_bench lines, fit, see the new profile in use (page and sidebar), and open
 its share link in a fresh browser context: the same custom profile, the same numbers.

@@ -1,4 +1,4 @@
-"""Concurrent reviewers (issue #6), a short sample of benchmarks/load_test.py: 3 headless Chromium
+"""Concurrent reviewers on one server, a short sample of benchmarks/load_test.py: 3 headless Chromium
 sessions for 10 s against one real dashboard server, each with its own slider values, moving the
 SLUB page's bulk slider, switching pages through the sidebar and exporting the chart (PNG + SVG).
 No errors, and no session ever sees another session's values, chart, file name or image."""
@@ -15,7 +15,7 @@ pytestmark = pytest.mark.browser
 pytest.importorskip("playwright.async_api")
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
-import load_test  # noqa: E402
+import load_test  # noqa: E402 - after the sys.path set-up above
 
 
 def test_three_sessions_for_ten_seconds_no_errors_no_leaks():

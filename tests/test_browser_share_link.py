@@ -1,4 +1,4 @@
-"""Share links in a real browser (headless system Chromium + the real dashboard), issue #4.
+"""Share links in a real browser (headless system Chromium + the real dashboard).
 
 * A link with non-default values on a non-default page opens that page, the controls show the
   link's values, and the chart's numbers equal ``python -m skbmodel eval`` for the same query.
@@ -78,7 +78,7 @@ def _url_state(page) -> dict:
 
 def _no_exception(page):
     assert page.locator('[data-testid="stException"]').count() == 0
-    assert not page._skb_errors, page._skb_errors  # noqa: SLF001
+    assert not page._skb_errors, page._skb_errors  # noqa: SLF001 - the errors the harness collected on the page object
 
 
 def _eventually(check, timeout: float = 20.0):

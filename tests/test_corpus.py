@@ -115,7 +115,8 @@ def test_series_sorted_and_curves(df):
         corpus.series(df, "no-such-series")
 
 
-# A 256 B kmem_cache typically has 32 objects per slab (order-1 slab page), so a loop of n alloc+free pairs leaves the fastpath once n passes ~32.
+# A 256 B kmem_cache typically has 32 objects per slab (order-1 slab page), so a loop of n alloc+free
+# pairs leaves the fastpath once n passes ~32.
 # Known exception, checked against the source text: in the kfree_bulk V2 SLUB table with
 # kmemcg active at runtime the fallback column has an outlier at bulk 128 (155 cycles,
 # 38.976 ns, against 100 at 64 and 132 at 158), larger than the +45 step at 32->34.
@@ -173,7 +174,8 @@ def test_cycles_and_ns_agree_with_ghz(df):
 
 def test_page_alloc_bulk_amortises(df):
     """Per-page cost of the array bulk API at the largest bulk is well below its bulk-1 cost."""
-    names = [n for n in corpus.curves(df, subsystem="page_alloc", output="page_alloc.bulk_cycles") if n.endswith("bulk-array")]
+    names = [n for n in corpus.curves(df, subsystem="page_alloc", output="page_alloc.bulk_cycles")
+             if n.endswith("bulk-array")]
     assert len(names) >= 3
     for name in names:
         c = corpus.series(df, name)

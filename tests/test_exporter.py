@@ -76,7 +76,7 @@ def test_concurrent_exports_return_their_own_image():
             barrier.wait(timeout=30)
             for r in range(rounds):
                 results[(i, r)] = exporter.figure_to_svg(_fig(titles[i]), 300, 200)
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:  # noqa: BLE001 - any failure in a worker thread is reported by the main thread
             errors.append(exc)
 
     threads = [threading.Thread(target=work, args=(i,)) for i in range(len(titles))]

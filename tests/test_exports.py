@@ -1,4 +1,4 @@
-"""Exports of the real dashboard charts with the real kaleido + system Chromium (issue #4).
+"""Exports of the real dashboard charts with the real kaleido + system Chromium.
 
 PNG: magic bytes and the requested pixel size (2x); SVG: parses as XML and carries the title and
 caption; HTML report: opens in headless Chromium offline with every chart drawn; PNG zip; file names;

@@ -1,4 +1,4 @@
-"""Fitting a profile to user measurements (issue #5): synthetic recovery, seed reproduction, bad input."""
+"""Fitting a profile to user measurements: synthetic recovery, seed reproduction, bad input."""
 from __future__ import annotations
 
 import json

@@ -1,5 +1,4 @@
-"""Seed measurements reproduced by the model, by row id, with the issue's tolerances."""
-import numpy as np
+"""Seed measurements reproduced by the model, by row id, within the tolerances of skbmodel.validation."""
 import pytest
 
 from skbmodel import model, units, validation
@@ -70,7 +69,8 @@ def test_line_rate_kfl11():
     assert o["budget.ns_per_packet"] == pytest.approx(67.2, abs=0.05)
 
 
-@pytest.mark.parametrize("recycle,src,drop,dst", [(0.0, "cpm-03", "cpm-04", "cpm-05"), (1.0, "cpm-06", "cpm-07", "cpm-08")])
+@pytest.mark.parametrize("recycle,src,drop,dst",
+                         [(0.0, "cpm-03", "cpm-04", "cpm-05"), (1.0, "cpm-06", "cpm-07", "cpm-08")])
 def test_cpumap_rows(recycle, src, drop, dst):
     o = ev(PLAT, pp_recycle=recycle, numa="same")
     assert o["cpumap.src_mpps"] == pytest.approx(OBS[src].value, rel=0.03)

@@ -1,6 +1,7 @@
-"""Parsers of user measurements (issue #5): real tool output lines, bad input, and fuzzing.
+"""Parsers of user measurements: real tool output lines, bad input, and fuzzing.
 
-Real text: the seed mails (public; copied to tests/data/seeds, and their key lines below) and public prototype-kernel / pktgen / xdp-bench output formats in
+Real text: the seed mails (public; copied to tests/data/seeds, and their key lines below) and public
+prototype-kernel / pktgen / xdp-bench output formats in
 tests/data/prototype_kernel_formats.txt.
 """
 from __future__ import annotations

@@ -5,7 +5,7 @@ import math
 from urllib.parse import parse_qsl, quote, urlencode
 
 import pytest
-from hypothesis import HealthCheck, assume, example, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from skbmodel import state as S

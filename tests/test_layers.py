@@ -1,0 +1,176 @@
+"""Import layers: the model knows nothing of the view, the exports know nothing of Streamlit, no cycles.
+
+Every import of every project module is read with ``ast``, at module level and inside functions alike,
+so a function-level import cannot hide a dependency.
+
+    skbmodel (numpy, pandas, stdlib)  <-  skbview figures/report/export (plotly, kaleido)
+                                      <-  skbview Streamlit modules, dashboard.py, pages/ (streamlit)
+
+``skbmodel/__main__.py`` is the program ``python -m skbmodel``, not a library module (nothing imports it):
+it alone may add the view layer's ``export`` subcommand (``skbview.cli_export``).
+"""
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: skbview's modules that use Streamlit (with dashboard.py and pages/ the only places that may).
+STREAMLIT_MODULES = {"skbview.appstate", "skbview.custom_profile", "skbview.downloads", "skbview.media_grace",
+                     "skbview.ui"}
+#: skbview's figure, report and export modules: the only places that may import Plotly or kaleido.
+PLOTTING_MODULES = {"skbview.charts", "skbview.report", "skbview.exporter"}
+#: Modules that must work without Streamlit (the CLI's export uses them): no Streamlit, not even indirectly.
+NO_STREAMLIT = {"skbview.charts", "skbview.report", "skbview.exporter", "skbview.cli_export", "skbview.tables",
+                "skbview.safe_text"}
+MODEL_EXTERNAL_OK = {"numpy", "pandas"}
+MAIN = "skbmodel.__main__"
+
+
+def _module_name(path: Path) -> str:
+    rel = path.relative_to(ROOT).with_suffix("")
+    parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
+    return ".".join(parts)
+
+
+def _project_files() -> dict[str, Path]:
+    files = [ROOT / "dashboard.py", *sorted((ROOT / "pages").glob("*.py"))]
+    for pkg in ("skbmodel", "skbview"):
+        files += sorted((ROOT / pkg).rglob("*.py"))
+    return {_module_name(p): p for p in files}
+
+
+MODULES = _project_files()
+
+
+def _imports(name: str, path: Path) -> set[str]:
+    """Absolute names of everything ``name`` imports anywhere in its source (``a.b`` for ``from a import b``
+    when ``a.b`` is a project module)."""
+    is_pkg = path.name == "__init__.py"
+    out: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            out.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = name.split(".") if is_pkg else name.split(".")[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                mod = ".".join([*base, node.module] if node.module else base)
+            else:
+                mod = node.module
+            out.add(mod)
+            out.update(f"{mod}.{a.name}" for a in node.names if f"{mod}.{a.name}" in MODULES)
+    return out
+
+
+IMPORTS = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def _top(mod: str) -> str:
+    return mod.split(".", 1)[0]
+
+
+def _external(name: str) -> set[str]:
+    return {_top(m) for m in IMPORTS[name] if _top(m) not in {"skbmodel", "skbview", "pages", "dashboard"}}
+
+
+def _project_edges(name: str) -> set[str]:
+    return {m for m in IMPORTS[name] if m in MODULES and m != name}
+
+
+def test_every_layer_module_is_seen():
+    for m in ("skbmodel.cli", "skbmodel.model", "skbview.charts", "skbview.appstate", "dashboard", "pages.calibrate"):
+        assert m in MODULES
+    assert "skbmodel" in IMPORTS["skbmodel.cli"] or "skbmodel.state" in IMPORTS["skbmodel.cli"]
+
+
+def test_model_imports_only_numpy_pandas_stdlib_and_itself():
+    bad = {}
+    for name in MODULES:
+        if _top(name) != "skbmodel" or name == MAIN:
+            continue
+        ext = {m for m in _external(name) if m not in MODEL_EXTERNAL_OK and m not in sys.stdlib_module_names}
+        view = {m for m in IMPORTS[name] if _top(m) in {"skbview", "pages", "dashboard"}}
+        if ext or view:
+            bad[name] = sorted(ext | view)
+    assert not bad, f"skbmodel must not import the view layer or other libraries: {bad}"
+
+
+def test_main_adds_only_the_export_subcommand_from_the_view():
+    view = {m for m in IMPORTS[MAIN] if _top(m) != "skbmodel" and m not in sys.stdlib_module_names}
+    assert view <= {"skbview.cli_export"}, view
+
+
+def test_streamlit_only_in_the_app_and_its_modules():
+    allowed = {"dashboard", *STREAMLIT_MODULES} | {m for m in MODULES if _top(m) == "pages"}
+    users = {m for m in MODULES if "streamlit" in _external(m)}
+    assert users <= allowed, f"Streamlit imported outside the app: {sorted(users - allowed)}"
+    assert STREAMLIT_MODULES <= users, f"listed as Streamlit modules but import none: {STREAMLIT_MODULES - users}"
+
+
+def test_plotly_and_kaleido_only_in_the_figure_report_export_modules():
+    users = {m for m in MODULES if _external(m) & {"plotly", "kaleido"}}
+    assert users <= PLOTTING_MODULES, f"Plotly/kaleido outside the figure modules: {sorted(users - PLOTTING_MODULES)}"
+
+
+def test_figure_report_export_modules_never_reach_streamlit():
+    for start in NO_STREAMLIT:
+        seen, todo = set(), [start]
+        while todo:
+            m = todo.pop()
+            if m in seen:
+                continue
+            seen.add(m)
+            assert "streamlit" not in _external(m), f"{start} reaches Streamlit through {m}"
+            todo += _project_edges(m)
+
+
+def _cycles() -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on, out = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on.add(v)
+        for w in _project_edges(v):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    for v in MODULES:
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycles_among_project_modules():
+    assert _cycles() == []
+
+
+def test_cycle_detection_finds_a_cycle(monkeypatch):
+    """The check above can fail: a planted edge back from skbmodel.state to skbmodel.cli is a cycle."""
+    monkeypatch.setitem(IMPORTS, "skbmodel.state", IMPORTS["skbmodel.state"] | {"skbmodel.cli"})
+    assert any({"skbmodel.cli", "skbmodel.state"} <= set(c) for c in _cycles())
+
+
+def test_importing_the_model_cli_loads_no_view_library():
+    code = ("import sys, skbmodel.cli, skbmodel.model, skbmodel.userfit; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'skbview', 'streamlit', 'plotly', 'kaleido'}))")
+    r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
+    assert r.stdout.strip() == "[]"
