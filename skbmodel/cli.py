@@ -29,14 +29,22 @@ def _scalar(v):
 
 
 def cmd_eval(args) -> int:
-    st = state.decode_strict(args.query)
+    from . import versions
+    from .profile import profile_version
+    st = state.decode_strict(args.query)  # an unknown profile version (pv) is a StateError: exit 2
     params = state.scenario(st, "a")
     prof = state.profile_for(st, "a")
     out = model.evaluate(params, prof)
     outputs = {k: _scalar(v) for k, v in out.items()}
+    notice = versions.link_notice(args.query, st)
+    if notice:  # the dashboard's version notice, one line
+        print(f"notice: {notice['text']}", file=sys.stderr)
     if args.json:
-        json.dump({"state": {k: st[k] for k in ["page", *state.MODEL_KEYS, *state.PROFILE_KEYS] if k in st}, "outputs": outputs,
-                   "units": dict(model.OUTPUT_UNITS), "profile": prof.id, "model_version": __version__},
+        json.dump({"state": {k: st[k] for k in ["page", *state.MODEL_KEYS, *state.PROFILE_KEYS, *state.VERSION_KEYS]
+                             if k in st}, "outputs": outputs,
+                   "units": dict(model.OUTPUT_UNITS), "profile": prof.id, "model_version": __version__,
+                   "profile_version": st.get("pv") or profile_version(st["cpu"]),
+                   "headline": versions.headline(st["page"]), "version_notice": notice},
                   sys.stdout, indent=1, sort_keys=False)
         sys.stdout.write("\n")
     else:

@@ -8,7 +8,9 @@ import pytest
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 
+import skbmodel
 from skbmodel import state as S
+from skbmodel import versions as VERSIONS
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -36,7 +38,9 @@ def _in_range(p: S.Param, v) -> bool:
     return type(v) is float and math.isfinite(v) and p.lo <= v <= p.hi
 
 
-_OPTIONAL = set(getattr(S, "PROFILE_KEYS", ()))  # custom-profile keys: present only when a link carries one
+# custom-profile keys: present only when a link carries one; version keys: only an archived profile
+# version (pv, b_pv) or a link's provenance (mv, h) that differs from today's
+_OPTIONAL = set(getattr(S, "PROFILE_KEYS", ())) | set(S.VERSION_KEYS)
 
 
 def _assert_valid_state(s: dict):
@@ -84,8 +88,14 @@ def test_encode_carries_every_parameter_and_version_first(s):
     pairs = parse_qsl(S.encode(s), keep_blank_values=True)
     assert pairs[0] == ("v", str(S.FORMAT_VERSION))
     keys = [k for k, _ in pairs]
-    assert keys[1:] == list(S.PARAMS)
+    # then the versions (the validation page has no headline output, so no h)
+    nv = len(S.VERSION_KEYS) - (s["page"] not in VERSIONS.HEADLINES)
+    assert keys[1:1 + nv] == [k for k in S.VERSION_KEYS if k != "h" or s["page"] in VERSIONS.HEADLINES]
+    assert keys[1 + nv:] == list(S.PARAMS)
     assert len(keys) == len(set(keys))
+    got = dict(pairs)
+    assert got["mv"] == skbmodel.__version__
+    assert got["pv"] == S._profile.profile_version(s["cpu"]) and got["b_pv"] == S._profile.profile_version(s["b_cpu"])
 
 
 @SETTINGS
