@@ -137,7 +137,8 @@ def notice(state: Mapping, unversioned: bool = False) -> dict | None:
     head = headline(page)
     messages: list[str] = []
     profiles = []
-    for which, pre in (("a", ""), ("b", _state.B_PREFIX)):
+    # scenario B only where it is shown (the compare page)
+    for which, pre in (("a", ""), ("b", _state.B_PREFIX))[: 2 if page == "compare" else 1]:
         pv = state.get(pre + "pv")
         cpu = state.get(pre + "cpu")
         if not pv or not cpu:
@@ -149,13 +150,13 @@ def notice(state: Mapping, unversioned: bool = False) -> dict | None:
                 "current_version": current, "archived": _profile.is_archived(cpu, pv)}
         who = f"profile {cpu}" if not item["custom"] else f"a custom profile on {cpu}"
         scen = " for scenario B" if which == "b" else ""
-        text = f"This link was made with {who}{scen} version {pv} (archived)"
+        text = f"This link was made with {who} version {pv} (archived){scen}"
         if head:
             shown = headline_value(state, which)
             now = headline_value(state, which, version=current)
             item.update(output=head["output"], value=shown, current_value=now, change_pct=_pct(now, shown))
             if shown is not None and now is not None:
-                text += (f"; current version {current} gives {head['label']}{scen} = {_num(now, shown)} instead of "
+                text += (f"; current version {current} gives {head['label']}{' of B' if scen else ''} = {_num(now, shown)} instead of "
                          f"{_num(shown, now)}{_pct_text(item['change_pct'])}.")
             else:
                 text += f"; current version {current}."

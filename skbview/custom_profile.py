@@ -64,6 +64,7 @@ def select(profile: Profile, which: str = "a") -> None:
     register(profile)
     store = _store()
     store[pre + "prof"] = custom.encode_profile(profile)
+    store.pop(pre + "pv", None)  # fitted/uploaded on today's version of its base
     store[pre + "cpu"] = profile.inherits
     store[pre + "ghz"] = profile.ghz
     ss = st.session_state
@@ -79,6 +80,7 @@ def clear(which: str = "a") -> None:
     pre = "" if which == "a" else sk_state.B_PREFIX
     store = _store()
     store.pop(pre + "prof", None)
+    store.pop(pre + "pv", None)
     cpu = store.get(pre + "cpu") or st.session_state.get(pre + "cpu")
     if cpu:
         store[pre + "ghz"] = load_profile(cpu).ghz
