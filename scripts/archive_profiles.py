@@ -52,7 +52,7 @@ def main(argv=None) -> int:
             path.unlink()
             print(f"{pid}: archived file does not load back to the same values; removed", file=sys.stderr)
             return 1
-        print(f"{pid}: archived version {version} as {path.relative_to(P.PROFILE_DIR.parents[1])}")
+        print(f"{pid}: archived version {version} as {path}")
     return 1 if missing else 0
 
 

@@ -224,7 +224,7 @@ def _apply_profile(state: dict, key: str, raw: str, given: set) -> str | None:
     except _custom.ProfileLinkError as e:
         return str(e)
     cpu_key, ghz_key = key.replace("prof", "cpu"), key.replace("prof", "ghz")
-    state[cpu_key] = prof.inherits
+    state[cpu_key] = prof.inherits.split("@", 1)[0]  # the shipped id, also when built on an archived version
     state[key] = raw
     if ghz_key not in given:
         state[ghz_key] = prof.ghz

@@ -216,3 +216,21 @@ def link_versions(query: str) -> dict:
         if k in _state.VERSION_KEYS and k not in out:
             out[k] = v
     return out
+
+
+def link_numbers(query) -> dict:
+    """What a link evaluates to, as the golden links record it (strict decode: raises ``StateError``).
+
+    ``{"headline": {"output", "value"} | None, "path.ns_per_packet": A's, ["b.path.ns_per_packet": B's on
+    the compare page]}``; values are plain floats, exactly as the model computes them.
+    """
+    st = _state.decode_strict(query)
+    head = headline(st["page"])
+    out_a = model.evaluate(_state.scenario(st, "a"), _state.profile_for(st, "a"))
+    res: dict = {"headline": None if head is None else
+                 {"output": head["output"], "value": float(out_a[head["output"]])},
+                 "path.ns_per_packet": float(out_a["path.ns_per_packet"])}
+    if st["page"] == "compare":
+        out_b = model.evaluate(_state.scenario(st, "b"), _state.profile_for(st, "b"))
+        res["b.path.ns_per_packet"] = float(out_b["path.ns_per_packet"])
+    return res

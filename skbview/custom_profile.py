@@ -65,10 +65,11 @@ def select(profile: Profile, which: str = "a") -> None:
     store = _store()
     store[pre + "prof"] = custom.encode_profile(profile)
     store.pop(pre + "pv", None)  # fitted/uploaded on today's version of its base
-    store[pre + "cpu"] = profile.inherits
+    base_id = profile.inherits.split("@", 1)[0]
+    store[pre + "cpu"] = base_id
     store[pre + "ghz"] = profile.ghz
     ss = st.session_state
-    ss[pre + "cpu"] = profile.inherits
+    ss[pre + "cpu"] = base_id
     ss[pre + "ghz"] = profile.ghz
     if which == "a":
         ss[PICK_KEY] = profile.id
