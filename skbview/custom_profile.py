@@ -41,11 +41,12 @@ def register(profile: Profile) -> None:
 def active(which: str = "a") -> Profile | None:
     """The custom profile in use for scenario ``which`` (None = a shipped profile)."""
     pre = "" if which == "a" else sk_state.B_PREFIX
-    text = _store().get(pre + "prof")
+    store = _store()
+    text = store.get(pre + "prof")
     if not text:
         return None
-    try:
-        prof = custom.decode_cached(text)
+    try:  # on the base version the link asks for (pv), like the model evaluation (state.profile_for)
+        prof = custom.decode_cached(text, store.get(pre + "pv") or None)
     except custom.ProfileLinkError:
         return None
     return registry().get(prof.id, prof)
