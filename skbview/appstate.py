@@ -249,6 +249,7 @@ def _use_current_versions() -> None:
     for k in sk_state.VERSION_KEYS:
         ss.get(STORE, {}).pop(k, None)
     ss[NOTICE] = None
+    ss["_skb_versions_changed"] = True  # the notice fragment then reruns the whole app (page, link, URL)
 
 
 def has_version_notice() -> bool:
@@ -269,6 +270,8 @@ def _version_notice() -> None:
     from skbmodel import versions as sk_versions
     from skbview.safe_text import md_escape
 
+    if st.session_state.pop("_skb_versions_changed", False):
+        st.rerun()  # Use current: every number on the page and the URL change, not just this fragment
     state = drop_stale_provenance(get_state())
     info = st.session_state.get(NOTICE) or {}
     notice = sk_versions.notice(state, unversioned=bool(info.get("unversioned")))
@@ -281,9 +284,9 @@ def _version_notice() -> None:
                 st.info(md_escape(msg), icon=":material/history:")
             else:  # a link from before versions were recorded: a fact, not a problem
                 st.caption(md_escape(msg))
-        if old and st.button("Use current", key="use_current_versions", on_click=_use_current_versions,
-                             help="Evaluate with today's profile versions and model; the share link records them"):
-            st.rerun()
+        if old:
+            st.button("Use current", key="use_current_versions", on_click=_use_current_versions,
+                      help="Evaluate with today's profile versions and model; the share link records them")
 
 
 def show_link_warnings() -> None:
