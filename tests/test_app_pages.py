@@ -445,3 +445,18 @@ def test_unknown_profile_version_warns_and_keeps_the_rest():
     text = " ".join(w.value for w in at.warning)
     assert "pv" in text and "deadbeef" in text and "unknown" in text
     assert at.slider(key="bulk").value == 32
+
+
+@pytest.mark.parametrize("slug", ["overview", "slub", "zeroing", "veth", "cpumap", "kfree", "compare"])
+def test_the_headline_a_link_records_is_the_page_s_first_metric(slug):
+    """skbmodel.versions.HEADLINES (the h of a share link) names the output of each page's first metric."""
+    from skbmodel import versions as V
+    at = _app({"page": slug, "bulk": "24", "zero": "memset"})
+    st = _state(at)
+    assert st["page"] == slug
+    out, _label = V.HEADLINES[slug]
+    v = float(_eval(at)[out])
+    first = at.metric[0].value
+    shown = f"{v * 1e6:,.0f}" if out == "kfree_skb_list.mpps" else f"{v:.4g}"
+    assert first == shown, (slug, out, first, shown)
+    assert float(at.query_params["h"]) == float(format(v, ".6g"))
