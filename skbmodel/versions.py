@@ -123,7 +123,7 @@ def link_notice(query, state: Mapping) -> dict | None:
     """The version notice for a link (``query`` as given to :func:`skbmodel.state.decode`) decoded to ``state``."""
     keys = _link_keys(query)
     known = set(_state.PARAMS) | set(_state.PROFILE_KEYS) | set(_state.VERSION_KEYS)
-    unversioned = bool(keys & known) and "mv" not in keys
+    unversioned = bool(keys & known) and not keys & {"mv", *_state.PV_KEYS}
     return notice(state, unversioned=unversioned)
 
 
