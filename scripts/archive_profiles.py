@@ -4,7 +4,7 @@
 Run this BEFORE a recalibration (``python -m skbmodel calibrate``, a refit or a hand edit of
 ``skbmodel/profiles/*.toml``): share links record the profile version they were made with (key
 ``pv``) and open with the archived version, so the version that is about to be replaced must be in
-the archive.  ``tests/test_golden_links.py`` fails while a shipped profile's current version is not
+the archive (``python -m skbmodel calibrate`` into the shipped folder archives first by itself).  ``tests/test_golden_links.py`` fails while a shipped profile's current version is not
 archived.
 
 Each file is ``<id>@<version>.toml``: self-contained (inherited constants resolved, no
@@ -29,31 +29,18 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true", help="only check; exit 1 if a current version is missing")
     args = ap.parse_args(argv)
-    P.clear_cache()
-    missing = 0
-    for pid in P.available_profiles():
-        prof = P.load_profile(pid)
-        version = P.profile_version(prof)
+    try:
+        rows = P.archive_current(check_only=args.check)
+    except P.ProfileError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    for pid, version, status in rows:
         path = P.ARCHIVE_DIR / f"{pid}@{version}.toml"
-        if path.is_file():
-            archived = P.load_archived(f"{pid}@{version}")  # refuses a file whose values do not hash to its name
-            assert archived.values() == prof.values(), path
-            print(f"{pid}: version {version} already archived ({path.name})")
-            continue
-        if args.check:
+        if status == "missing":
             print(f"{pid}: current version {version} is NOT archived; run scripts/archive_profiles.py", file=sys.stderr)
-            missing += 1
-            continue
-        P.ARCHIVE_DIR.mkdir(parents=True, exist_ok=True)
-        path.write_text(P.archive_toml(prof), encoding="utf-8")
-        P.clear_cache()
-        back = P.load_archived(f"{pid}@{version}")
-        if back.values() != prof.values():
-            path.unlink()
-            print(f"{pid}: archived file does not load back to the same values; removed", file=sys.stderr)
-            return 1
-        print(f"{pid}: archived version {version} as {path}")
-    return 1 if missing else 0
+        else:
+            print(f"{pid}: version {version} {'already archived' if status == 'present' else 'archived as'} {path}")
+    return 1 if any(s == "missing" for *_, s in rows) else 0
 
 
 if __name__ == "__main__":

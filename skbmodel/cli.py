@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -76,6 +77,12 @@ def cmd_calibrate(args) -> int:
     from . import calibration
     from .profile import PROFILE_DIR, clear_cache
     out = args.out or str(PROFILE_DIR)
+    if Path(out).resolve() == PROFILE_DIR.resolve():
+        # share links record the profile version they were made with: keep the versions about to be replaced
+        from .profile import archive_current
+        for pid, version, status in archive_current():
+            if status == "archived":
+                print(f"archived {pid} version {version} before refitting it")
     profiles, report = calibration.calibrate(out)
     clear_cache()
     print(f"{'row':<8} {'before':>8} {'after':>8}   (residual / tolerance)")

@@ -327,3 +327,33 @@ def archive_toml(profile: Profile) -> str:
             elif isinstance(v, (tuple, list)) and all(isinstance(x, (int, float)) for x in v):
                 lines.append(f"{f.name} = [{', '.join(repr(float(x)) for x in v)}]")
     return "\n".join(lines) + "\n"
+
+
+def archive_current(check_only: bool = False) -> list[tuple[str, str, str]]:
+    """Put the current version of every shipped profile into the archive (idempotent).
+
+    Returns ``[(profile id, version, "archived" | "present" | "missing")]``; ``check_only`` writes nothing.
+    An existing archive file is verified (its values must equal the shipped profile's), never rewritten.
+    """
+    clear_cache()
+    out = []
+    for pid in available_profiles():
+        prof = load_profile(pid)
+        version = profile_version(prof)
+        path = ARCHIVE_DIR / f"{pid}@{version}.toml"
+        if path.is_file():
+            if load_archived(f"{pid}@{version}").values() != prof.values():
+                raise ProfileError(f"{path}: does not hold the values of profile {pid}")
+            out.append((pid, version, "present"))
+            continue
+        if check_only:
+            out.append((pid, version, "missing"))
+            continue
+        ARCHIVE_DIR.mkdir(parents=True, exist_ok=True)
+        path.write_text(archive_toml(prof), encoding="utf-8")
+        _CACHE.pop(f"{pid}@{version}", None)
+        if load_archived(f"{pid}@{version}").values() != prof.values():
+            path.unlink()
+            raise ProfileError(f"{path}: did not load back to the values of profile {pid}; removed")
+        out.append((pid, version, "archived"))
+    return out
