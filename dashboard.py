@@ -39,6 +39,7 @@ if wanted in PAGES:
     st.switch_page(PAGES[wanted])
 appstate.set_page(slug)
 appstate.show_link_warnings()
+appstate.show_version_notice()  # a link made with an archived profile version or another model version
 pg.run()  # the page records its own slug (appstate.page_state) and draws
 # After the page: the share link carries the page's state; sidebar placement is unaffected.  The sidebar's
 # link box (share link, report downloads, URL write-back) is a view fragment like the page's live area.

@@ -10,6 +10,11 @@ def _copy_a_to_b() -> None:
     ss = st.session_state
     for k in sk_state.MODEL_KEYS:
         ss[sk_state.B_PREFIX + k] = ss[k]
+    store = ss.get(appstate.STORE, {})
+    if store.get("pv"):  # B gets A's profile in A's version
+        store[sk_state.B_PREFIX + "pv"] = store["pv"]
+    else:
+        store.pop(sk_state.B_PREFIX + "pv", None)
 
 
 st.title("Compare scenarios A and B")

@@ -4,4 +4,11 @@ Subsystem modules: :mod:`slub`, :mod:`zeroing`, :mod:`page_pool`, :mod:`kfree_sk
 :mod:`cpumap`, :mod:`napi_cache`, :mod:`budget`, :mod:`noise`; composition in :mod:`model`;
 CPU profiles in :mod:`profile`; the share-link codec in :mod:`state`.
 """
+#: The model version, recorded in every share link as ``mv`` (see :mod:`skbmodel.versions`).
+#: Bump the MINOR version whenever a model formula, a mechanism or an output's definition changes
+#: (anything that can move a number for the same profile values), then record the golden links'
+#: new numbers with a reason: ``python scripts/golden_links.py --record --reason "..."``.
+#: Bump the PATCH version for changes that cannot move a number.  A recalibration is not a model
+#: change: the profile gets a new version (hash of its values) by itself; run
+#: ``python scripts/archive_profiles.py`` BEFORE it so old links keep opening with their numbers.
 __version__ = "0.1.0"

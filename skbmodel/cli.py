@@ -12,12 +12,15 @@ import dataclasses
 import json
 import math
 import sys
+from pathlib import Path
 
 import numpy as np
 
-from . import __version__, calibration, corpus, custom, model, outofsample, parsers, state, userfit, validation
+from . import (__version__, calibration, corpus, custom, model, outofsample, parsers, state, userfit, validation,
+               versions)
 from .bench import run_bench
-from .profile import DEFAULT_PROFILE, PROFILE_DIR, ProfileError, available_profiles, clear_cache, load_profile
+from .profile import (DEFAULT_PROFILE, PROFILE_DIR, ProfileError, archive_current, available_profiles, clear_cache,
+                      load_profile, profile_version)
 
 
 class UsageError(Exception):
@@ -39,15 +42,20 @@ def _scalar(v):
 
 
 def cmd_eval(args) -> int:
-    st = state.decode_strict(args.query)
+    st = state.decode_strict(args.query)  # an unknown profile version (pv) is a StateError: exit 2
     params = state.scenario(st, "a")
     prof = state.profile_for(st, "a")
     out = model.evaluate(params, prof)
     outputs = {k: _scalar(v) for k, v in out.items()}
+    notice = versions.link_notice(args.query, st)
+    if notice:  # the dashboard's version notice, one line
+        print(f"notice: {notice['text']}", file=sys.stderr)
     if args.json:
-        json.dump({"state": {k: st[k] for k in ["page", *state.MODEL_KEYS, *state.PROFILE_KEYS] if k in st},
-                   "outputs": outputs,
-                   "units": dict(model.OUTPUT_UNITS), "profile": prof.id, "model_version": __version__},
+        json.dump({"state": {k: st[k] for k in ["page", *state.MODEL_KEYS, *state.PROFILE_KEYS, *state.VERSION_KEYS]
+                             if k in st}, "outputs": outputs,
+                   "units": dict(model.OUTPUT_UNITS), "profile": prof.id, "model_version": __version__,
+                   "profile_version": st.get("pv") or profile_version(st["cpu"]),
+                   "headline": versions.headline(st["page"]), "version_notice": notice},
                   sys.stdout, indent=1, sort_keys=False)
         sys.stdout.write("\n")
     else:
@@ -89,6 +97,11 @@ def _validate_out_of_sample(args) -> int:
 
 def cmd_calibrate(args) -> int:
     out = args.out or str(PROFILE_DIR)
+    if Path(out).resolve() == PROFILE_DIR.resolve():
+        # share links record the profile version they were made with: keep the versions about to be replaced
+        for pid, version, status in archive_current():
+            if status == "archived":
+                print(f"archived {pid} version {version} before refitting it")
     profiles, report = calibration.calibrate(out)
     clear_cache()
     print(f"{'row':<8} {'before':>8} {'after':>8}   (residual / tolerance)")
@@ -127,7 +140,6 @@ MAX_GHZ = 10.0
 
 def check_ghz(value, what: str = "--ghz") -> float:
     """The clock given by the user [GHz]; :class:`UsageError` unless 0 < value <= 10 and within a profile's range."""
-    from .custom import GHZ_RANGE
     try:
         ghz = float(value)
     except (TypeError, ValueError):
@@ -135,8 +147,9 @@ def check_ghz(value, what: str = "--ghz") -> float:
     if not math.isfinite(ghz) or ghz <= 0 or ghz > MAX_GHZ:
         raise UsageError(f"{what} {value}: expected the TSC clock in GHz, above 0 and at most {MAX_GHZ:g} "
                          f"(e.g. {what} 3.6)")
-    if not GHZ_RANGE[0] <= ghz <= GHZ_RANGE[1]:
-        raise UsageError(f"{what} {value}: a profile's clock must be between {GHZ_RANGE[0]:g} and {GHZ_RANGE[1]:g} GHz")
+    if not custom.GHZ_RANGE[0] <= ghz <= custom.GHZ_RANGE[1]:
+        lo, hi = custom.GHZ_RANGE
+        raise UsageError(f"{what} {value}: a profile's clock must be between {lo:g} and {hi:g} GHz")
     return ghz
 
 

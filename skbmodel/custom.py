@@ -23,7 +23,8 @@ import hashlib
 import math
 import re
 
-from .profile import DEFAULT_PROFILE, Profile, ProfileError, available_profiles, load_profile, parse_profile
+from .profile import (DEFAULT_PROFILE, Profile, ProfileError, available_profiles, load_profile, parse_profile,
+                      profile_version)
 
 LINK_VERSION = "1"
 MAX_LINK_CHARS = 1_500
@@ -77,11 +78,19 @@ def check_structure(base: Profile, changes: dict[str, float]) -> None:
 
 
 def base_of(profile: Profile) -> Profile:
-    """The shipped profile a custom profile is based on (``inherits``; a shipped profile is its own base)."""
+    """The shipped profile a custom profile is based on (``inherits``; a shipped profile is its own base).
+
+    A custom profile built on an archived version (``inherits = "<id>@<version>"``) has that version as base.
+    """
     if profile.id in available_profiles():
         return load_profile(profile.id)
     if profile.inherits and profile.inherits in available_profiles():
         return load_profile(profile.inherits)
+    if profile.inherits and profile.inherits.split("@", 1)[0] in available_profiles():
+        try:
+            return load_profile(profile.inherits)
+        except ProfileError:
+            return load_profile(profile.inherits.split("@", 1)[0])
     return load_profile(DEFAULT_PROFILE)
 
 
@@ -117,8 +126,12 @@ def encode_profile(profile: Profile) -> str:
     return text
 
 
-def decode_profile(text: str) -> Profile:
-    """Strictly decode link text into a :class:`Profile`; raises :class:`ProfileLinkError`."""
+def decode_profile(text: str, base_version: str | None = None) -> Profile:
+    """Strictly decode link text into a :class:`Profile`; raises :class:`ProfileLinkError`.
+
+    ``base_version``: apply the link's changes to that archived version of the base profile
+    (``<base>@<version>``, see :func:`skbmodel.profile.load_archived`) instead of the current one.
+    """
     if not isinstance(text, str):
         raise ProfileLinkError("expected text")
     text = text.strip()
@@ -134,6 +147,11 @@ def decode_profile(text: str) -> Profile:
         raise ProfileLinkError(f"base profile {base_id[:40]!r} is unknown; "
                                f"available: {', '.join(available_profiles())}")
     base = load_profile(base_id)
+    if base_version and base_version != profile_version(base):
+        try:
+            base = load_profile(f"{base_id}@{base_version}")
+        except ProfileError as e:
+            raise ProfileLinkError(str(e)) from None
     label = ""
     if len(parts) == 4:
         label = parts[3]
@@ -158,9 +176,9 @@ def decode_profile(text: str) -> Profile:
 
 
 @functools.lru_cache(maxsize=64)
-def decode_cached(text: str) -> Profile:
+def decode_cached(text: str, base_version: str | None = None) -> Profile:
     """:func:`decode_profile` with a small cache (the dashboard decodes the same link every rerun)."""
-    return decode_profile(text)
+    return decode_profile(text, base_version)
 
 
 def build(base: Profile, changes: dict[str, float], label: str = "", source: str | None = None,

@@ -14,7 +14,9 @@ A profile may ``inherit`` another one: constants it does not list come from the 
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
+import re
 import tomllib
 from pathlib import Path
 
@@ -156,7 +158,9 @@ def available_profiles() -> list[str]:
 
 
 def load_profile(profile_id: str) -> Profile:
-    """Load a shipped profile by id (cached)."""
+    """Load a shipped profile by id, or an archived version by ``<id>@<version>`` (cached)."""
+    if "@" in str(profile_id):
+        return load_archived(profile_id)
     if profile_id not in _CACHE:
         path = PROFILE_DIR / f"{profile_id}.toml"
         if not path.is_file():
@@ -167,6 +171,7 @@ def load_profile(profile_id: str) -> Profile:
 
 def clear_cache() -> None:
     _CACHE.clear()
+    _VERSIONS.clear()
 
 
 DEFAULT_PROFILE = "e5-1650v4"
@@ -193,3 +198,168 @@ REQUIRED_CONSTANTS = (
     "napi_base_cycles", "napi_cache_pair_cycles",
     "noise_floor_ns",
 )
+
+
+# ---------------------------------------------------------------- versions and the archive
+#: Superseded (and current) profile versions, one self-contained file ``<id>@<version>.toml`` each,
+#: written by ``scripts/archive_profiles.py`` before a recalibration changes a shipped profile.
+ARCHIVE_DIR = PROFILE_DIR / "archive"
+VERSION_CHARS = 8
+_VERSION_RE = re.compile(r"^[0-9a-f]{%d}$" % VERSION_CHARS)
+_ARCHIVED_ID_RE = re.compile(r"^([A-Za-z0-9._-]{1,64})@([0-9a-f]{%d})$" % VERSION_CHARS)
+_VERSIONS: dict[str, str] = {}
+
+
+def values_version(values: dict[str, float]) -> str:
+    """Version of a set of constant values: 8 hex of sha256 over the sorted ``name=repr(float(value))`` lines.
+
+    Computed from the values only (not sources, units, bounds or notes): a refit that changes any
+    number gives a new version by itself, and editing a source text does not invent one.
+    """
+    text = "\n".join(f"{k}={float(v)!r}" for k, v in sorted(values.items()))
+    return hashlib.sha256(text.encode()).hexdigest()[:VERSION_CHARS]
+
+
+def profile_version(profile: Profile | str) -> str:
+    """The version of a profile (its resolved constant values), or of the shipped profile with this id.
+
+    An archived profile (id ``<id>@<version>``) has the version in its id.
+    """
+    if isinstance(profile, str):
+        if profile not in _VERSIONS:
+            _VERSIONS[profile] = profile_version(load_profile(profile))
+        return _VERSIONS[profile]
+    m = _ARCHIVED_ID_RE.match(profile.id)
+    if m and profile.inherits is None:
+        return m.group(2)
+    return values_version(profile.values())
+
+
+def is_version(text: str) -> bool:
+    """True for a well-formed profile version (8 lowercase hex digits)."""
+    return isinstance(text, str) and bool(_VERSION_RE.match(text))
+
+
+def archived_versions(profile_id: str) -> list[str]:
+    """Versions of ``profile_id`` in the archive (sorted)."""
+    if not re.match(r"^[A-Za-z0-9._-]{1,64}$", str(profile_id)):
+        return []
+    return sorted(p.stem.split("@", 1)[1] for p in ARCHIVE_DIR.glob(f"{profile_id}@*.toml")
+                  if _ARCHIVED_ID_RE.match(p.stem) and p.stem.split("@", 1)[0] == profile_id)
+
+
+def is_archived(profile_id: str, version: str) -> bool:
+    return is_version(version) and (ARCHIVE_DIR / f"{profile_id}@{version}.toml").is_file() \
+        and bool(_ARCHIVED_ID_RE.match(f"{profile_id}@{version}"))
+
+
+def load_archived(archived_id: str) -> Profile:
+    """Load ``<id>@<version>`` from the archive (cached); its values hash to ``<version>`` or it is refused.
+
+    The file is self-contained (every constant resolved).  A constant the model requires that did
+    not exist when the version was archived (a mechanism added later) takes the value of the current
+    shipped profile ``<id>``; the model-version notice covers such a change.
+    """
+    m = _ARCHIVED_ID_RE.match(str(archived_id))
+    if not m:
+        raise ProfileError(f"{str(archived_id)[:80]!r} is not '<profile id>@<8 hex digit version>'")
+    if archived_id in _CACHE:
+        return _CACHE[archived_id]
+    base_id, version = m.groups()
+    path = ARCHIVE_DIR / f"{archived_id}.toml"
+    if not path.is_file():
+        have = ", ".join(archived_versions(base_id)) or "none"
+        raise ProfileError(f"profile {base_id} version {version} is not archived (archived versions: {have})")
+    text = path.read_text()
+    try:
+        own = tomllib.loads(text).get("constants", {})
+    except tomllib.TOMLDecodeError as e:
+        raise ProfileError(f"{path}: not valid TOML ({e})") from None
+    if "inherits" in tomllib.loads(text):
+        raise ProfileError(f"{path}: an archived profile must be self-contained (no inherits)")
+
+    class _Current:  # supplies only the constants the archived file lacks
+        constants: dict = {}
+
+    def fill(_pid):
+        try:
+            return load_profile(base_id)
+        except ProfileError:
+            return _Current
+    # parse as if it inherited the current profile: every constant it lists wins; only missing ones are filled
+    prof = parse_profile(f"inherits = {_q(base_id)}\n" + text, origin=str(path), resolve_parent=fill)
+    got = values_version({k: prof.constants[k].value for k in own})
+    if got != version or prof.id != archived_id:
+        raise ProfileError(f"{path}: its values have version {got} and id {prof.id!r}; expected {archived_id}")
+    prof = dataclasses.replace(prof, inherits=None)
+    _CACHE[archived_id] = prof
+    return prof
+
+
+def _archive_note(profile: Profile, version: str) -> str:
+    inherited = f" (inherited from {profile.inherits}, resolved)" if profile.inherits else ""
+    return f"version {version} of profile {profile.id}{inherited}" + (f": {profile.notes}" if profile.notes else "")
+
+
+def archive_toml(profile: Profile) -> str:
+    """Self-contained TOML of ``profile`` as the archive keeps it: id ``<id>@<version>``, no ``inherits``,
+    every resolved constant with its value at full precision (``repr``), so that it loads back to the
+    same values and the same version whatever happens to the shipped file or its parent later."""
+    version = profile_version(profile)
+    lines = [
+        "# skbmodel archived CPU profile version: every constant resolved, values at full precision.",
+        "# Written by scripts/archive_profiles.py; do not edit (the values must hash to the version in the id).",
+        f"format_version = {profile.format_version}",
+        f"id = {_q(profile.id + '@' + version)}",
+        f"name = {_q(profile.name)}",
+        f"notes = {_q(_archive_note(profile, version))}",
+    ]
+    for c in profile.constants.values():
+        lines += ["", f"[constants.{c.name}]", f"value = {float(c.value)!r}"]
+        for f in dataclasses.fields(c):
+            if f.name in ("name", "value"):
+                continue
+            v = getattr(c, f.name)
+            if v is None:
+                continue
+            if isinstance(v, str):
+                lines.append(f"{f.name} = {_q(v)}")
+            elif isinstance(v, bool):
+                lines.append(f"{f.name} = {'true' if v else 'false'}")
+            elif isinstance(v, int):
+                lines.append(f"{f.name} = {v}")
+            elif isinstance(v, float):
+                lines.append(f"{f.name} = {v!r}")
+            elif isinstance(v, (tuple, list)) and all(isinstance(x, (int, float)) for x in v):
+                lines.append(f"{f.name} = [{', '.join(repr(float(x)) for x in v)}]")
+    return "\n".join(lines) + "\n"
+
+
+def archive_current(check_only: bool = False) -> list[tuple[str, str, str]]:
+    """Put the current version of every shipped profile into the archive (idempotent).
+
+    Returns ``[(profile id, version, "archived" | "present" | "missing")]``; ``check_only`` writes nothing.
+    An existing archive file is verified (its values must equal the shipped profile's), never rewritten.
+    """
+    clear_cache()
+    out = []
+    for pid in available_profiles():
+        prof = load_profile(pid)
+        version = profile_version(prof)
+        path = ARCHIVE_DIR / f"{pid}@{version}.toml"
+        if path.is_file():
+            if load_archived(f"{pid}@{version}").values() != prof.values():
+                raise ProfileError(f"{path}: does not hold the values of profile {pid}")
+            out.append((pid, version, "present"))
+            continue
+        if check_only:
+            out.append((pid, version, "missing"))
+            continue
+        ARCHIVE_DIR.mkdir(parents=True, exist_ok=True)
+        path.write_text(archive_toml(prof), encoding="utf-8")
+        _CACHE.pop(f"{pid}@{version}", None)
+        if load_archived(f"{pid}@{version}").values() != prof.values():
+            path.unlink()
+            raise ProfileError(f"{path}: did not load back to the values of profile {pid}; removed")
+        out.append((pid, version, "archived"))
+    return out

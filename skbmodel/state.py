@@ -11,14 +11,35 @@ Keys are whitelisted, typed and clamped; nothing is ever evaluated or unpickled.
   meaning when a default or a profile changes.
 
 Scenario B of the A/B comparison uses the same keys with the prefix ``b_``.
+
+Versions (keys written by :func:`encode` after ``v``; see :data:`VERSION_KEYS`)::
+
+    v=1&mv=0.1.0&pv=8896fc54&b_pv=8896fc54&h=3.05381&cpu=...
+
+* ``mv``: the model version (``skbmodel.__version__``) the link was made with.
+* ``pv`` / ``b_pv``: the version of scenario A's / B's CPU profile (8 hex digits of the hash of its
+  constant values, :func:`skbmodel.profile.profile_version`; for a custom profile ``prof``, the
+  version of its base).  A link whose ``pv`` is archived opens with that archived profile, so it
+  shows the numbers it was made with after a recalibration.
+* ``h``: the page's headline output (:data:`skbmodel.versions.HEADLINES`) as the link's maker saw
+  it (6 significant digits); absent on pages without one (validation).
+
+In a decoded state ``pv``/``b_pv`` are present only when they name an archived, non-current
+version, and ``mv``/``h`` (the link's *provenance*) only when they differ from what this code
+computes (an older/newer model, or a number that moved under the same version); :func:`encode`
+writes them back unchanged, otherwise the current versions and headline.  A link without ``mv``
+was made before versions were recorded; it decodes as today's versions
+(:func:`skbmodel.versions.link_notice` says so).
 """
 from __future__ import annotations
 
 import dataclasses
 import math
+import re
 from collections.abc import Mapping
 from urllib.parse import parse_qsl, urlencode
 
+from . import __version__ as MODEL_VERSION
 from . import custom as _custom
 from . import profile as _profile
 
@@ -139,17 +160,71 @@ PARAMS.update({B_PREFIX + p.key: dataclasses.replace(p, key=B_PREFIX + p.key) fo
 PROFILE_KEYS = ("prof", B_PREFIX + "prof")
 
 
+#: Version keys (see the module docstring): model version, profile versions of A and B, headline value.
+VERSION_KEYS = ("mv", "pv", B_PREFIX + "pv", "h")
+PV_KEYS = ("pv", B_PREFIX + "pv")
+_MV_RE = r"[0-9]{1,4}\.[0-9]{1,4}\.[0-9]{1,4}"
+_H_RE = r"-?[0-9]{1,16}(?:\.[0-9]{1,16})?(?:[eE][-+]?[0-9]{1,3})?"
+H_LIMIT = 1e15
+
+
+def _parse_mv(raw: str):
+    raw = raw.strip()
+    if re.fullmatch(_MV_RE, raw):
+        return raw, None
+    return None, f"{_show(raw)} is not a model version (major.minor.patch, e.g. {MODEL_VERSION})"
+
+
+def _parse_h(raw: str):
+    raw = raw.strip()
+    if re.fullmatch(_H_RE, raw):
+        x = float(raw)
+        if math.isfinite(x) and abs(x) <= H_LIMIT:
+            return x, None
+    return None, f"{_show(raw)} is not a headline value (a plain decimal number)"
+
+
+def _link_cpu(state: Mapping, pre: str, prof_text) -> str:
+    """The shipped profile a scenario's ``pv`` refers to: the base of its custom profile, else ``cpu``."""
+    if prof_text:
+        parts = str(prof_text).strip().split("~")
+        if len(parts) >= 2 and parts[1] in _profile.available_profiles():
+            return parts[1]
+    return state[pre + "cpu"]
+
+
+def _parse_pv(raw: str, cpu: str):
+    """``(value to keep in the state or None, problem or None)``: None when ``raw`` is the current version."""
+    raw = raw.strip()
+    current = _profile.profile_version(cpu)
+    if not _profile.is_version(raw):
+        return None, f"{_show(raw)} is not a profile version (8 hex digits, e.g. {current})"
+    if raw == current:
+        return None, None
+    if _profile.is_archived(cpu, raw):
+        return raw, None
+    have = ", ".join(_profile.archived_versions(cpu)) or "none"
+    return None, (f"profile {cpu} version {raw} is unknown: not the current version {current} and not archived "
+                  f"(archived: {have})")
+
+
+def _version_of(state: Mapping, pre: str) -> str | None:
+    """The profile version the state asks for (None: the current one)."""
+    pv = state.get(pre + "pv")
+    return str(pv) if pv else None
+
+
 def _apply_profile(state: dict, key: str, raw: str, given: set) -> str | None:
     """Set ``state[key]`` (and cpu/ghz) from link text; returns a problem text or None."""
     raw = raw.strip()
     if not raw:
         return None
     try:
-        prof = _custom.decode_cached(raw)
+        prof = _custom.decode_cached(raw, _version_of(state, key[: -len("prof")]))
     except _custom.ProfileLinkError as e:
         return str(e)
     cpu_key, ghz_key = key.replace("prof", "cpu"), key.replace("prof", "ghz")
-    state[cpu_key] = prof.inherits
+    state[cpu_key] = prof.inherits.split("@", 1)[0]  # the shipped id, also when built on an archived version
     state[key] = raw
     if ghz_key not in given:
         state[ghz_key] = prof.ghz
@@ -157,15 +232,21 @@ def _apply_profile(state: dict, key: str, raw: str, given: set) -> str | None:
 
 
 def profile_for(state: Mapping, which: str = "a") -> _profile.Profile:
-    """The CPU profile of scenario ``"a"``/``"b"``: the custom profile (key ``prof``) or the shipped ``cpu``.
+    """The CPU profile of scenario ``"a"``/``"b"``: the custom profile (key ``prof``) or the shipped ``cpu``,
+    in the version ``pv``/``b_pv`` asks for (archived, ``<cpu>@<version>``) or else the current one.
 
     Raises :class:`skbmodel.custom.ProfileLinkError` for an invalid ``prof`` value.
     """
     pre = "" if which == "a" else B_PREFIX
     raw = state.get(pre + "prof")
+    cpu = state.get(pre + "cpu") or _profile.DEFAULT_PROFILE
+    pv = _version_of(state, pre)
+    if pv and pv == _profile.profile_version(cpu):
+        pv = None
     if raw:
-        return _custom.decode_cached(str(raw))
-    return _profile.load_profile(state.get(pre + "cpu") or _profile.DEFAULT_PROFILE)
+        return _custom.decode_cached(str(raw), pv)
+    # a link made with an older profile version evaluates with that archived version (key pv)
+    return _profile.load_profile(f"{cpu}@{pv}" if pv else cpu)
 
 
 def defaults(cpu: str | None = None) -> dict:
@@ -228,6 +309,16 @@ def decode(query) -> tuple[dict, list[str]]:
                 state[cpu_key] = val
                 ghz_key = cpu_key.replace("cpu", "ghz")
                 state[ghz_key] = _profile.load_profile(val).ghz
+    # profile versions before the custom profiles: a custom profile applies to its base in that version
+    for vk in PV_KEYS:
+        if vk in seen:
+            pre = vk[: -len("pv")]
+            cpu = _link_cpu(state, pre, seen.get(pre + "prof"))
+            val, problem = _parse_pv(seen[vk], cpu)
+            if problem:
+                warnings.append(f"{vk}: {problem}; using the current version {_profile.profile_version(cpu)}")
+            elif val:
+                state[vk] = val
     for pk in PROFILE_KEYS:
         if pk in seen:
             cpu_key = pk.replace("prof", "cpu")
@@ -237,8 +328,13 @@ def decode(query) -> tuple[dict, list[str]]:
                 warnings.append(f"{pk}: custom profile ignored ({problem}); using {state[cpu_key]}")
             elif cpu_key in seen and state[cpu_key] != before:
                 warnings.append(f"{cpu_key}: {before} replaced by {state[cpu_key]}, the base of the custom profile")
+    for vk in PV_KEYS:  # a pv checked against a custom profile's base that was then refused
+        pre = vk[: -len("pv")]
+        if vk in state and not _profile.is_archived(state[pre + "cpu"], state[vk]):
+            warnings.append(f"{vk}: version {state.pop(vk)} is not one of profile {state[pre + 'cpu']}; "
+                            f"using the current version {_profile.profile_version(state[pre + 'cpu'])}")
     for k, raw in seen.items():
-        if k in ("cpu", B_PREFIX + "cpu") or k in PROFILE_KEYS:
+        if k in ("cpu", B_PREFIX + "cpu") or k in PROFILE_KEYS or k in VERSION_KEYS:
             continue
         if k == "v":
             if raw.strip() != str(FORMAT_VERSION):
@@ -256,7 +352,36 @@ def decode(query) -> tuple[dict, list[str]]:
         if problem:
             warnings.append(f"{k}: {problem}")
         state[k] = val
+    mv = h = None
+    if "mv" in seen:
+        mv, problem = _parse_mv(seen["mv"])
+        if problem:
+            warnings.append(f"mv: {problem}; read as made before versions were recorded")
+    if "h" in seen:
+        h, problem = _parse_h(seen["h"])
+        if problem:
+            warnings.append(f"h: {problem}; ignored")
+        elif mv is None:
+            warnings.append("h: ignored: the link has no (valid) model version mv")
+    _set_provenance(state, mv, h)
     return state, warnings
+
+
+def _set_provenance(state: dict, mv: str | None, h: float | None) -> None:
+    """Keep the link's ``mv``/``h`` in the state when they differ from what this code computes."""
+    if mv is None:
+        return
+    if mv != MODEL_VERSION:
+        state["mv"] = mv
+        if h is not None:
+            state["h"] = h
+        return
+    if h is None:
+        return
+    from . import versions
+    now = versions.headline_value(state)
+    if now is not None and not versions.same_value(h, now):
+        state["mv"], state["h"] = mv, h
 
 
 def decode_strict(query) -> dict:
@@ -265,10 +390,32 @@ def decode_strict(query) -> dict:
     seen = set()
     state = defaults()
     cpu_pairs = [(k, v) for k, v in pairs if k in ("cpu", B_PREFIX + "cpu")]
-    for k, v in cpu_pairs + [(k, v) for k, v in pairs if k not in ("cpu", B_PREFIX + "cpu")]:
+    pv_pairs = [(k, v) for k, v in pairs if k in PV_KEYS]
+    rest = [(k, v) for k, v in pairs if k not in ("cpu", B_PREFIX + "cpu") and k not in PV_KEYS]
+    given_prof = {k: v for k, v in pairs if k in PROFILE_KEYS}
+    mv = h = None
+    for k, v in cpu_pairs + pv_pairs + rest:
         if k in seen:
             raise StateError(k, "given more than once")
         seen.add(k)
+        if k in PV_KEYS:
+            pre = k[: -len("pv")]
+            val, problem = _parse_pv(v, _link_cpu(state, pre, given_prof.get(pre + "prof")))
+            if problem:
+                raise StateError(k, problem)
+            if val:
+                state[k] = val
+            continue
+        if k == "mv":
+            mv, problem = _parse_mv(v)
+            if problem:
+                raise StateError(k, problem)
+            continue
+        if k == "h":
+            h, problem = _parse_h(v)
+            if problem:
+                raise StateError(k, problem)
+            continue
         if k == "v":
             if v.strip() != str(FORMAT_VERSION):
                 raise StateError("v", f"link format {_show(v)} is not supported; expected {FORMAT_VERSION}")
@@ -285,7 +432,8 @@ def decode_strict(query) -> dict:
             continue
         p = PARAMS.get(k)
         if p is None:
-            raise StateError(k, "unknown parameter; allowed: " + ", ".join(["v"] + list(PARAMS) + list(PROFILE_KEYS)))
+            allowed = ", ".join(["v", *VERSION_KEYS, *PARAMS, *PROFILE_KEYS])
+            raise StateError(k, f"unknown parameter; allowed: {allowed}")
         val, problem = p.parse(v)
         if val is None or (problem and "clamped" in problem):
             raise StateError(k, f"{_show(v)} is not allowed; expected {p.allowed()}")
@@ -294,6 +442,13 @@ def decode_strict(query) -> dict:
         state[k] = val
         if k in ("cpu", B_PREFIX + "cpu") and k.replace("cpu", "ghz") not in {kk for kk, _ in pairs}:
             state[k.replace("cpu", "ghz")] = _profile.load_profile(val).ghz
+    for vk in PV_KEYS:
+        pre = vk[: -len("pv")]
+        if vk in state and not _profile.is_archived(state[pre + "cpu"], state[vk]):
+            raise StateError(vk, f"version {state[vk]} is not one of profile {state[pre + 'cpu']}")
+    if h is not None and mv is None:
+        raise StateError("h", "given without a model version mv")
+    _set_provenance(state, mv, h)
     return state
 
 
@@ -308,12 +463,39 @@ def encode(state: Mapping, keys=None) -> str:
             full[cpu_key.replace("cpu", "ghz")] = _profile.load_profile(state[cpu_key]).ghz
     full.update({k: v for k, v in state.items() if k in PARAMS})
     keys_given = None if keys is None else list(keys)
-    keys = list(PARAMS) if keys is None else [k for k in keys if k not in PROFILE_KEYS]
-    items = [("v", str(FORMAT_VERSION))] + [(k, _fmt(full[k])) for k in keys]
+    keys = list(PARAMS) if keys is None else [k for k in keys if k not in PROFILE_KEYS and k not in VERSION_KEYS]
+    items = [("v", str(FORMAT_VERSION))] + _version_items(state, full, keys_given) + [(k, _fmt(full[k])) for k in keys]
     # an optional custom profile travels too (compact, see skbmodel.custom)
     items += [(pk, str(state[pk]).strip()) for pk in PROFILE_KEYS
               if state.get(pk) and (keys_given is None or pk in keys_given)]
     return urlencode(items, safe=":,~")
+
+
+def _version_items(state: Mapping, full: dict, keys_given) -> list[tuple[str, str]]:
+    """``mv``, ``pv``, ``b_pv``, ``h``: the state's provenance if it has one, else today's versions and headline."""
+    want = VERSION_KEYS if keys_given is None else [k for k in VERSION_KEYS if k in keys_given]
+    if not want:
+        return []
+    full = dict(full)
+    for k in PROFILE_KEYS + PV_KEYS:
+        if state.get(k):
+            full[k] = state[k]
+    out = []
+    for k in want:
+        if k == "mv":
+            out.append((k, str(state.get("mv") or MODEL_VERSION)))
+        elif k in PV_KEYS:
+            pre = k[: -len("pv")]
+            out.append((k, str(full.get(k) or _profile.profile_version(full[pre + "cpu"]))))
+        elif k == "h":
+            if state.get("mv"):  # the link's provenance: its own headline value, or none
+                h = state.get("h")
+            else:
+                from . import versions
+                h = versions.headline_value(full)
+            if h is not None:
+                out.append((k, format(float(h), ".6g")))
+    return out
 
 
 def scenario(state: Mapping, which: str = "a") -> dict:

@@ -9,6 +9,10 @@
   ``st.query_params`` after the widgets, on every run (also from fragments).
 * ``page`` follows the current ``st.navigation`` page (url_path == slug of ``state.PAGES``); a
   link whose ``page`` differs from the opened page switches to it once.
+* Versions (:mod:`skbmodel.versions`): a link made with an archived profile version keeps it
+  (``pv``/``b_pv`` in the state, so the page shows the link's numbers) until **Use current** or
+  another CPU profile; the link's model version and headline (``mv``/``h``) stay in the URL while
+  the scenario and page are the link's.  :func:`show_version_notice` says what differs.
 """
 from __future__ import annotations
 
@@ -29,6 +33,7 @@ STORE = "_skb_state"
 WARNINGS = "_skb_warnings"
 VIEWS = "_skb_views"  # keys of the fragments (page's live area, sidebar link box) drawn in the last full run
 LINK_PAGE = "_skb_link_page"
+NOTICE = "_skb_version_notice"  # {"unversioned": bool, "page": the link's page} while the link's notice applies
 MODEL_KEYS = sk_state.MODEL_KEYS
 B = sk_state.B_PREFIX
 WIDGET_KEYS = tuple(MODEL_KEYS) + tuple(B + k for k in MODEL_KEYS)
@@ -92,6 +97,9 @@ def init() -> None:
         ss[WARNINGS] = warnings
         ss[LINK_PAGE] = state["page"] if "page" in mapping else None
         ss["_skb_link_query"] = sk_state.encode({k: v for k, v in state.items() if k != "page"}, WIDGET_KEYS)
+        from skbmodel import versions as sk_versions
+        notice = sk_versions.link_notice(mapping, state)
+        ss[NOTICE] = None if notice is None else {"unversioned": notice["unversioned"], "page": state["page"]}
     store = ss[STORE]
     current = ss.to_dict()
     for k in WIDGET_KEYS:
@@ -205,6 +213,75 @@ def share_link(state: dict | None = None) -> str:
     return page_share_link(state or get_state())
 
 
+def _link_scenario_kept(state: dict) -> bool:
+    """True while the scenario and page are still the ones the opened link gave."""
+    info = st.session_state.get(NOTICE) or {}
+    return (state.get("page") == info.get("page")
+            and sk_state.encode(state, WIDGET_KEYS) == st.session_state.get("_skb_link_query"))
+
+
+def drop_stale_provenance(state: dict) -> dict:
+    """Forget the link's ``mv``/``h`` once the scenario or page moved away from the link's.
+
+    From then on the URL and share link record today's model version and headline: they describe
+    a view made now.  An archived profile version (``pv``) stays until **Use current**.
+    """
+    ss = st.session_state
+    if ("mv" in state or (ss.get(NOTICE) or {}).get("unversioned")) and not _link_scenario_kept(state):
+        for k in ("mv", "h"):
+            state.pop(k, None)
+            ss.get(STORE, {}).pop(k, None)
+        if ss.get(NOTICE):
+            ss[NOTICE] = {**ss[NOTICE], "unversioned": False}
+    return state
+
+
+def _use_current_versions() -> None:
+    """**Use current**: today's profile versions and model for both scenarios; the notice goes."""
+    ss = st.session_state
+    for k in sk_state.VERSION_KEYS:
+        ss.get(STORE, {}).pop(k, None)
+    ss[NOTICE] = None
+    ss["_skb_versions_changed"] = True  # the notice fragment then reruns the whole app (page, link, URL)
+
+
+def has_version_notice() -> bool:
+    """Whether the opened link's version notice may still apply (decides if its fragment is drawn)."""
+    ss = st.session_state
+    store = ss.get(STORE) or {}
+    return bool(ss.get(NOTICE)) or any(store.get(k) for k in sk_state.VERSION_KEYS)
+
+
+def show_version_notice() -> None:
+    """The version notice of the opened link, above the page (a view fragment: redrawn on every move)."""
+    if has_version_notice():
+        _version_notice()
+
+
+@view_fragment("notice")
+def _version_notice() -> None:
+    from skbmodel import versions as sk_versions
+    from skbview.safe_text import md_escape
+
+    if st.session_state.pop("_skb_versions_changed", False):
+        st.rerun()  # Use current: every number on the page and the URL change, not just this fragment
+    state = drop_stale_provenance(get_state())
+    info = st.session_state.get(NOTICE) or {}
+    notice = sk_versions.notice(state, unversioned=bool(info.get("unversioned")))
+    if notice is None:
+        return
+    with st.container(key="version_notice"):
+        old = notice["profile"] or notice["model"]
+        for msg in notice["messages"]:
+            if old:
+                st.info(md_escape(msg), icon=":material/history:")
+            else:  # a link from before versions were recorded: a fact, not a problem
+                st.caption(md_escape(msg))
+        if old:
+            st.button("Use current", key="use_current_versions", on_click=_use_current_versions,
+                      help="Evaluate with today's profile versions and model; the share link records them")
+
+
 def show_link_warnings() -> None:
     """Warn about every ignored/clamped link parameter while the controls still show the link's state."""
     ss = st.session_state
@@ -225,6 +302,7 @@ def _cpu_changed(prefix: str = "") -> None:
     ss[prefix + "ghz"] = sk_profile.load_profile(ss[prefix + "cpu"]).ghz
     if STORE in ss:
         ss[STORE].pop(prefix + "prof", None)
+        ss[STORE].pop(prefix + "pv", None)  # another profile: its current version
 
 
 def _apply_preset(preset_id: str) -> None:
@@ -232,7 +310,8 @@ def _apply_preset(preset_id: str) -> None:
     ss = st.session_state
     for k in WIDGET_KEYS:
         ss[k] = full[k]
-    ss[STORE] = {**ss.get(STORE, {}), **{k: full[k] for k in WIDGET_KEYS}}
+    ss[STORE] = {k: v for k, v in {**ss.get(STORE, {}), **{k: full[k] for k in WIDGET_KEYS}}.items()
+                 if k not in sk_state.PV_KEYS}  # a preset uses today's profile versions
     ss["_skb_preset"] = preset_id
 
 
@@ -306,8 +385,8 @@ def render_sidebar() -> None:
 @view_fragment("link")
 def _link_box() -> None:
     """Share link, report downloads and the URL write-back: rerun with the page's view on every move."""
-    state = get_state()
-    st.markdown("**Share link** (every parameter, v=1)")
+    state = drop_stale_provenance(get_state())
+    st.markdown("**Share link** (every parameter, v=1, model and profile versions)")
     with st.container(key="share_link"):
         st.code(share_link(state), language=None, wrap_lines=True)
     # Exports (skbview.downloads): "Download report" (one HTML file) and a zip of every chart's PNG.

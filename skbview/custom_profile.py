@@ -42,11 +42,12 @@ def register(profile: Profile) -> None:
 def active(which: str = "a") -> Profile | None:
     """The custom profile in use for scenario ``which`` (None = a shipped profile)."""
     pre = "" if which == "a" else sk_state.B_PREFIX
-    text = _store().get(pre + "prof")
+    store = _store()
+    text = store.get(pre + "prof")
     if not text:
         return None
-    try:
-        prof = custom.decode_cached(text)
+    try:  # on the base version the link asks for (pv), like the model evaluation (state.profile_for)
+        prof = custom.decode_cached(text, store.get(pre + "pv") or None)
     except custom.ProfileLinkError:
         return None
     return registry().get(prof.id, prof)
@@ -65,10 +66,12 @@ def select(profile: Profile, which: str = "a") -> None:
     register(profile)
     store = _store()
     store[pre + "prof"] = custom.encode_profile(profile)
-    store[pre + "cpu"] = profile.inherits
+    store.pop(pre + "pv", None)  # fitted/uploaded on today's version of its base
+    base_id = profile.inherits.split("@", 1)[0]
+    store[pre + "cpu"] = base_id
     store[pre + "ghz"] = profile.ghz
     ss = st.session_state
-    ss[pre + "cpu"] = profile.inherits
+    ss[pre + "cpu"] = base_id
     ss[pre + "ghz"] = profile.ghz
     if which == "a":
         ss[PICK_KEY] = profile.id
@@ -79,6 +82,7 @@ def clear(which: str = "a") -> None:
     pre = "" if which == "a" else sk_state.B_PREFIX
     store = _store()
     store.pop(pre + "prof", None)
+    store.pop(pre + "pv", None)
     cpu = store.get(pre + "cpu") or st.session_state.get(pre + "cpu")
     if cpu:
         store[pre + "ghz"] = load_profile(cpu).ghz

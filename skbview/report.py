@@ -74,7 +74,8 @@ def state_hash(state: Mapping) -> str:
     return _hash_full(_full(state))
 
 
-_HASH_KEYS = [k for k in S.PARAMS if k != "page"] + list(getattr(S, "PROFILE_KEYS", ()))
+_HASH_KEYS = [k for k in S.PARAMS if k != "page"] + list(getattr(S, "PROFILE_KEYS", ())) \
+    + list(getattr(S, "PV_KEYS", ()))  # an archived profile version gives other numbers: another file name
 
 
 def _hash_full(full: Mapping) -> str:
@@ -164,13 +165,14 @@ def _profile(state: Mapping, which: str = "a"):
 
 
 def profile_version(state_or_cpu, which: str = "a") -> str:
-    """``<id> (format v<n>, constants <hash>)``: the hash changes whenever a recalibration changes a value."""
+    """``<id> (format v<n>, version <hash>)``: the version a share link records as ``pv`` (the hash of the
+    constant values, :func:`skbmodel.profile.profile_version`; it changes whenever a recalibration changes a value)."""
+    from skbmodel.profile import profile_version as _pv
     if isinstance(state_or_cpu, str):
         prof = load_profile(state_or_cpu)
     else:
         prof = _profile(state_or_cpu, which)
-    digest = hashlib.sha1(prof.to_toml().encode()).hexdigest()[:8]
-    return f"{prof.id} (format v{prof.format_version}, constants {digest})"
+    return f"{prof.id} (format v{prof.format_version}, version {_pv(prof)})"
 
 
 # ------------------------------------------------------------------ zip of PNGs

@@ -406,3 +406,91 @@ def test_figures_are_valid_plotly_with_units(page):
                 assert axis.title.text, (page, name)
                 if numeric:
                     assert "(" in axis.title.text, (page, name, axis.title.text)
+
+
+# --------------------------------------------------------------------------- links made with other versions
+@pytest.fixture
+def old_e5_version(tmp_path, monkeypatch):
+    """The archive plus an older e5-1650v4 version (as if the profile had been recalibrated since)."""
+    import shutil
+
+    from skbmodel import profile as P, versions as V
+    for f in P.ARCHIVE_DIR.glob("*.toml"):
+        shutil.copy(f, tmp_path)
+    old = P.load_profile("e5-1650v4").with_values({"slub_fast_pair_cycles": 100.0, "veth_base_cycles": 850.0})
+    ver = P.profile_version(old)
+    (tmp_path / f"e5-1650v4@{ver}.toml").write_text(P.archive_toml(old))
+    monkeypatch.setattr(P, "ARCHIVE_DIR", tmp_path)
+    P.clear_cache()
+    V._value.cache_clear()
+    yield ver, old
+    monkeypatch.undo()
+    P.clear_cache()
+    V._value.cache_clear()
+
+
+def test_old_profile_version_link_shows_its_numbers_a_notice_and_use_current(old_e5_version):
+    from skbmodel import profile as P
+    ver, old = old_e5_version
+    cur = P.profile_version("e5-1650v4")
+    q = dict(parse_qsl(sk_state.encode({**sk_state.defaults(), "page": "overview", "pv": ver})))
+    at = _app(q)
+    info = " ".join(i.value for i in at.info).replace("\\", "")
+    assert f"This link was made with profile e5-1650v4 version {ver} (archived); current version {cur} gives " \
+           f"Throughput (Mpps) = " in info, info
+    want_old = float(model.evaluate({}, old)["path.mpps"])
+    want_cur = float(model.evaluate({}, load_profile("e5-1650v4"))["path.mpps"])
+    assert f"= {want_cur:.4g} instead of {want_old:.4g}" in info
+    assert _metric(at, "Throughput") == f"{want_old:.4g}"  # the page shows the link's numbers
+    assert at.query_params["pv"] == ver and at.query_params["mv"] == q["mv"] and at.query_params["h"] == q["h"]
+    assert not at.warning
+    at.button(key="use_current_versions").click().run()
+    assert not at.exception
+    assert not at.info and at.query_params["pv"] == cur
+    assert _metric(at, "Throughput") == f"{want_cur:.4g}"
+
+
+def test_old_model_version_link_notice_until_the_scenario_moves():
+    import skbmodel
+    q = dict(parse_qsl(sk_state.encode({**sk_state.defaults(), "page": "slub", "bulk": 32})))
+    q["mv"], q["h"] = "0.0.1", "150"
+    at = _app(q)
+    info = " ".join(i.value for i in at.info).replace("\\", "")
+    assert (f"This link was made with model 0.0.1; this is model {skbmodel.__version__}: One at a time "
+            f"(cycles/object) is 140.7 now, 150 when the link was made (-6.2 %).") in info, info
+    assert at.query_params["mv"] == "0.0.1" and at.query_params["h"] == "150"  # a reload shows it again
+    at.slider(key="bulk").set_value(40).run()
+    assert not at.exception
+    assert not at.info
+    assert at.query_params["mv"] == skbmodel.__version__ and at.query_params["h"] != "150"
+
+
+def test_link_without_versions_gets_a_quiet_caption_and_the_url_gains_them():
+    import skbmodel
+    at = _app({"bulk": "20", "page": "slub"})
+    assert not at.info and not at.warning
+    caps = " ".join(c.value for c in at.caption)
+    assert "made before versions were recorded" in caps
+    assert at.query_params["mv"] == skbmodel.__version__ and "pv" in at.query_params and "h" in at.query_params
+
+
+def test_unknown_profile_version_warns_and_keeps_the_rest():
+    at = _app({"v": "1", "pv": "deadbeef", "bulk": "32", "page": "slub"})
+    text = " ".join(w.value for w in at.warning)
+    assert "pv" in text and "deadbeef" in text and "unknown" in text
+    assert at.slider(key="bulk").value == 32
+
+
+@pytest.mark.parametrize("slug", ["overview", "slub", "zeroing", "veth", "cpumap", "kfree", "compare"])
+def test_the_headline_a_link_records_is_the_page_s_first_metric(slug):
+    """skbmodel.versions.HEADLINES (the h of a share link) names the output of each page's first metric."""
+    from skbmodel import versions as V
+    at = _app({"page": slug, "bulk": "24", "zero": "memset"})
+    st = _state(at)
+    assert st["page"] == slug
+    out, _label = V.HEADLINES[slug]
+    v = float(_eval(at)[out])
+    first = at.metric[0].value
+    shown = f"{v * 1e6:,.0f}" if out == "kfree_skb_list.mpps" else f"{v:.4g}"
+    assert first == shown, (slug, out, first, shown)
+    assert float(at.query_params["h"]) == float(format(v, ".6g"))

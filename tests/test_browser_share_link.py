@@ -240,3 +240,28 @@ def test_downloads_from_the_page(app, tmp_path):
         _no_exception(page)
     finally:
         page.close()
+
+
+def test_link_from_another_model_version_shows_the_notice_until_use_current(app):
+    """A link made with another model version: the page says how far the headline moved; Use current
+    makes the URL record today's versions."""
+    import skbmodel
+    q = S.encode({**S.defaults(), "page": "slub", "bulk": 32}).replace(f"mv={skbmodel.__version__}", "mv=0.0.1")
+    q = q.replace("&h=" + dict(parse_qsl(q))["h"], "&h=150")
+    page = _open(app, q)
+    try:
+        _no_exception(page)
+        box = page.locator(".st-key-version_notice")
+        box.wait_for(timeout=15_000)
+        text = box.inner_text()
+        assert f"This link was made with model 0.0.1; this is model {skbmodel.__version__}" in text, text
+        assert "150 when the link was made" in text
+        assert dict(parse_qsl(urlsplit(page.url).query))["mv"] == "0.0.1"  # a reload shows it again
+        box.get_by_role("button", name="Use current").click()
+        page.wait_for_function(f"() => new URL(location.href).searchParams.get('mv') === '{skbmodel.__version__}'",
+                               timeout=15_000)
+        wait_for_app(page)
+        assert page.locator(".st-key-version_notice").count() == 0
+        _no_exception(page)
+    finally:
+        page.close()

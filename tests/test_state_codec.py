@@ -8,7 +8,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+import skbmodel
 from skbmodel import state as S
+from skbmodel import versions as VERSIONS
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -36,7 +38,9 @@ def _in_range(p: S.Param, v) -> bool:
     return type(v) is float and math.isfinite(v) and p.lo <= v <= p.hi
 
 
-_OPTIONAL = set(getattr(S, "PROFILE_KEYS", ()))  # custom-profile keys: present only when a link carries one
+# custom-profile keys: present only when a link carries one; version keys: only an archived profile
+# version (pv, b_pv) or a link's provenance (mv, h) that differs from today's
+_OPTIONAL = set(getattr(S, "PROFILE_KEYS", ())) | set(S.VERSION_KEYS)
 
 
 def _assert_valid_state(s: dict):
@@ -84,8 +88,14 @@ def test_encode_carries_every_parameter_and_version_first(s):
     pairs = parse_qsl(S.encode(s), keep_blank_values=True)
     assert pairs[0] == ("v", str(S.FORMAT_VERSION))
     keys = [k for k, _ in pairs]
-    assert keys[1:] == list(S.PARAMS)
+    # then the versions (the validation page has no headline output, so no h)
+    nv = len(S.VERSION_KEYS) - (s["page"] not in VERSIONS.HEADLINES)
+    assert keys[1:1 + nv] == [k for k in S.VERSION_KEYS if k != "h" or s["page"] in VERSIONS.HEADLINES]
+    assert keys[1 + nv:] == list(S.PARAMS)
     assert len(keys) == len(set(keys))
+    got = dict(pairs)
+    assert got["mv"] == skbmodel.__version__
+    assert got["pv"] == S._profile.profile_version(s["cpu"]) and got["b_pv"] == S._profile.profile_version(s["b_cpu"])
 
 
 @SETTINGS
@@ -302,3 +312,186 @@ def test_clamp_warning_quotes_the_link_text():
     """Regression: the warning quoted the parsed number ('-5.0', '1000000000'), not what the link said."""
     _, w = S.decode("clone_frac=-5&b_bulk=1e9")
     assert w[0].startswith("clone_frac: '-5' outside") and w[1].startswith("b_bulk: '1e9' outside"), w
+
+
+# ---------------------------------------------------------------- versions: mv, pv, b_pv, h
+import shutil  # noqa: E402
+
+from skbmodel import profile as P  # noqa: E402
+
+CUR = P.profile_version("e5-1650v4")
+
+
+@pytest.fixture
+def old_version(tmp_path, monkeypatch):
+    """An archive holding, besides today's versions, an older e5-1650v4 version (other values)."""
+    for f in P.ARCHIVE_DIR.glob("*.toml"):
+        shutil.copy(f, tmp_path)
+    old = P.load_profile("e5-1650v4").with_values({"slub_fast_pair_cycles": 100.0, "veth_base_cycles": 850.0})
+    ver = P.profile_version(old)
+    (tmp_path / f"e5-1650v4@{ver}.toml").write_text(P.archive_toml(old))
+    monkeypatch.setattr(P, "ARCHIVE_DIR", tmp_path)
+    P.clear_cache()
+    VERSIONS._value.cache_clear()
+    yield ver, old
+    monkeypatch.undo()
+    P.clear_cache()
+    VERSIONS._value.cache_clear()
+
+
+def test_profile_version_is_a_hash_of_the_values_only():
+    e5 = P.load_profile("e5-1650v4")
+    assert P.is_version(CUR) and CUR == P.values_version(e5.values())
+    # sources, notes and bounds do not make a version; any value does
+    import dataclasses
+    resourced = dataclasses.replace(e5, notes="x", constants={k: dataclasses.replace(c, source="y")
+                                                              for k, c in e5.constants.items()})
+    assert P.profile_version(resourced) == CUR
+    assert P.profile_version(e5.with_values({"slub_fast_pair_cycles": 109.4390001})) != CUR
+    assert P.profile_version("xeon-platinum-iavf") != CUR
+
+
+def test_link_carries_versions_and_headline():
+    q = S.encode({**S.defaults(), "page": "slub", "bulk": 32})
+    got = dict(parse_qsl(q))
+    assert q.startswith(f"v=1&mv={skbmodel.__version__}&pv={CUR}&b_pv={CUR}&h=")
+    from skbmodel import model
+    want = float(model.evaluate({"bulk": 32}, P.load_profile("e5-1650v4"))["slub.loop_cycles"])
+    assert float(got["h"]) == float(format(want, ".6g"))
+    # no headline on the validation page
+    assert "h" not in dict(parse_qsl(S.encode({**S.defaults(), "page": "validation"})))
+    # keys= selects version keys like any other
+    assert S.encode(S.defaults(), keys=["bulk"]) == "v=1&bulk=16"
+    assert S.encode(S.defaults(), keys=["pv", "bulk"]) == f"v=1&pv={CUR}&bulk=16"
+
+
+def test_links_without_versions_read_as_made_before_versions_were_recorded():
+    s, w = S.decode("bulk=8&page=slub")
+    assert w == [] and not set(S.VERSION_KEYS) & set(s)
+    n = VERSIONS.link_notice("bulk=8&page=slub", s)
+    assert n["unversioned"] and n["profile"] == [] and n["model"] is None
+    assert n["text"] == (f"This link carries no model or profile version (made before versions were recorded): it "
+                         f"is shown with model {skbmodel.__version__} and profile e5-1650v4 version {CUR}.")
+    assert VERSIONS.link_notice("", S.defaults()) is None  # no link at all
+    assert VERSIONS.link_notice(S.encode(s), s) is None     # a link made today
+
+
+@pytest.mark.parametrize("key,raw,needle", [
+    ("mv", "1", "not a model version"), ("mv", "0.1", "not a model version"), ("mv", "0.1.0.0", "not a model version"),
+    ("mv", "v0.1.0", "not a model version"), ("mv", "", "not a model version"), ("mv", "١.٢.٣", "not a model version"),
+    ("pv", "xyz", "not a profile version"), ("pv", "8896FC54", "not a profile version"),
+    ("pv", "8896fc5", "not a profile version"), ("pv", "../../x", "not a profile version"),
+    ("b_pv", "8896fc54a", "not a profile version"), ("pv", "deadbeef", "unknown"), ("b_pv", "00000000", "unknown"),
+    ("h", "abc", "not a headline value"), ("h", "nan", "not a headline value"), ("h", "inf", "not a headline value"),
+    ("h", "1e999", "not a headline value"), ("h", "0x10", "not a headline value"), ("h", "1" * 40, "not a headline"),
+])
+def test_bad_version_values_are_named_and_the_rest_survives(key, raw, needle):
+    q = urlencode([("v", "1"), ("mv", skbmodel.__version__), (key, raw), ("bulk", "32"), ("page", "slub")]) \
+        if key != "mv" else urlencode([("v", "1"), ("mv", raw), ("bulk", "32"), ("page", "slub")])
+    s, w = S.decode(q)
+    assert s["bulk"] == 32 and s["page"] == "slub" and not set(S.VERSION_KEYS) & set(s)
+    assert len(w) == 1 and w[0].startswith(key + ":") and needle in w[0], w
+    with pytest.raises(S.StateError) as ei:
+        S.decode_strict(q)
+    assert ei.value.key == key and needle in str(ei.value) and "\n" not in str(ei.value)
+
+
+def test_unknown_profile_version_names_current_and_archived():
+    s, w = S.decode("pv=deadbeef&bulk=8")
+    assert s["bulk"] == 8 and "pv" not in s
+    assert w == [f"pv: profile e5-1650v4 version deadbeef is unknown: not the current version {CUR} and not "
+                 f"archived (archived: {CUR}); using the current version {CUR}"]
+
+
+def test_headline_without_model_version_is_ignored():
+    s, w = S.decode("h=3.5&bulk=8")
+    assert "h" not in s and len(w) == 1 and w[0].startswith("h:")
+    with pytest.raises(S.StateError, match="^h: given without a model version"):
+        S.decode_strict("h=3.5&bulk=8")
+
+
+def test_archived_profile_version_is_used_and_round_trips(old_version):
+    ver, old = old_version
+    assert ver != CUR
+    q = S.encode({**S.defaults(), "page": "veth", "pv": ver})  # a link made while version ver was current
+    s, w = S.decode(q)
+    assert w == [] and s["pv"] == ver and "b_pv" not in s
+    assert S.decode_strict(q) == s
+    prof = S.profile_for(s)
+    assert prof.id == f"e5-1650v4@{ver}" and prof.values() == old.values()
+    assert S.profile_for(s, "b").id == "e5-1650v4"
+    assert q.startswith(f"v=1&mv={skbmodel.__version__}&pv={ver}&b_pv={CUR}&h=")
+    assert S.encode(s) == q
+    assert "mv" not in s and "h" not in s  # its h is the archived profile's number: nothing moved
+    n = VERSIONS.link_notice(q, s)
+    (p,) = n["profile"]
+    assert (p["version"], p["current_version"], p["archived"]) == (ver, CUR, True)
+    assert p["value"] > p["current_value"]  # the old profile's veth was faster (fewer cycles)
+    assert float(dict(parse_qsl(q))["h"]) == float(format(p["value"], ".6g"))
+    assert n["text"] == (
+        f"This link was made with profile e5-1650v4 version {ver} (archived); current version {CUR} gives "
+        f"veth throughput (Mpps) = {p['current_value']:.4g} instead of {p['value']:.4g} ({p['change_pct']:+.1f} %).")
+    assert p["change_pct"] < 0
+
+
+def test_archived_version_with_a_custom_profile(old_version):
+    ver, old = old_version
+    text = "1~e5-1650v4~ghz:3.1,stos_line_cycles:3.5~lab"
+    s, w = S.decode({"prof": text, "pv": ver, "page": "slub"})
+    assert w == [] and s["pv"] == ver and s["cpu"] == "e5-1650v4"
+    prof = S.profile_for(s)
+    assert prof.value("slub_fast_pair_cycles") == 100.0 and prof.value("stos_line_cycles") == 3.5
+    assert prof.ghz == 3.1 and prof.inherits == f"e5-1650v4@{ver}"
+    assert S.decode(S.encode(s)) == (s, [])
+
+
+def test_pv_of_another_profile_is_refused(old_version):
+    ver, _ = old_version
+    s, w = S.decode({"cpu": "xeon-platinum-iavf", "pv": ver})
+    assert "pv" not in s and len(w) == 1 and w[0].startswith("pv: profile xeon-platinum-iavf version")
+    with pytest.raises(S.StateError) as ei:
+        S.decode_strict({"cpu": "xeon-platinum-iavf", "pv": ver})
+    assert ei.value.key == "pv"
+
+
+def test_older_model_version_is_kept_as_provenance_and_written_back():
+    q = S.encode({**S.defaults(), "page": "kfree"}).replace(f"mv={skbmodel.__version__}", "mv=0.0.1")
+    s, w = S.decode(q)
+    assert w == [] and s["mv"] == "0.0.1" and isinstance(s["h"], float)
+    assert S.encode(s) == q and S.decode_strict(q) == s
+    n = VERSIONS.link_notice(q, s)
+    assert n["model"]["link_version"] == "0.0.1" and "unchanged" in n["text"]
+    # h of another number under today's model version: the model changed without a version bump
+    q2 = S.encode({**S.defaults(), "page": "kfree"}).replace("&h=", "&h=1")
+    s2, _ = S.decode(q2)
+    assert s2["mv"] == skbmodel.__version__ and "without a version bump" in VERSIONS.link_notice(q2, s2)["text"]
+
+
+@SETTINGS
+@given(valid_states(), st.sampled_from(["mv", "pv", "b_pv", "h"]), st.text(max_size=30))
+def test_any_version_value_never_raises_and_keeps_the_state(s, key, raw):
+    pairs = [(k, v) for k, v in parse_qsl(S.encode(s)) if k != key] + [(key, raw)]
+    got, w = S.decode(urlencode(pairs))
+    _assert_valid_state(got)
+    assert {k: got[k] for k in S.PARAMS} == {k: s[k] for k in S.PARAMS}
+    assert S.decode(S.encode(got)) == (got, [])
+
+
+def test_eval_cli_prints_the_notice_and_fails_on_unknown_versions():
+    import json as _json
+    import subprocess
+    import sys
+    q = S.encode({**S.defaults(), "page": "slub"}).replace(f"mv={skbmodel.__version__}", "mv=0.0.1")
+    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", q, "--json"], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    doc = _json.loads(r.stdout)
+    assert doc["version_notice"]["model"]["link_version"] == "0.0.1"
+    assert doc["profile_version"] == CUR and doc["model_version"] == skbmodel.__version__
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("notice: This link was made with model 0.0.1")
+    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", S.encode(S.defaults()), "--json"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 0 and r.stderr == "" and _json.loads(r.stdout)["version_notice"] is None
+    for bad, key in (("pv=deadbeef&bulk=8", "pv"), ("mv=x&bulk=8", "mv"), ("b_pv=12&bulk=8", "b_pv")):
+        r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", bad], capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith(f"error: {key}:"), r.stderr

@@ -1,0 +1,237 @@
+"""Model and profile versions of share links: each page's headline output and the notice an old link gets.
+
+A share link records the model version (``mv``), the version of each scenario's CPU profile
+(``pv``, ``b_pv``) and the page's headline output (``h``) it was made with (keys and their
+validation: :mod:`skbmodel.state`).  Opening it:
+
+* its profile version is archived (``skbmodel/profiles/archive/``): the page is evaluated with that
+  archived profile, i.e. shows the numbers the link was made with, and the notice says what the
+  current profile version gives instead;
+* its model version differs from :data:`skbmodel.__version__`: the page shows the current model's
+  numbers (old code is not kept) and the notice says how far the headline moved from ``h``;
+* same model version but the headline is not ``h``: the model changed without a version bump
+  (a bug in the release process); the notice says so;
+* no ``mv`` at all: the link was made before versions were recorded and shows today's numbers.
+
+Model version rule (``skbmodel/__init__.py``): bump the **minor** version whenever a model formula,
+a mechanism or an output's definition changes (anything that can move a number for the same
+profile values); bump the patch for changes that cannot move a number.  Refitting a profile is
+not a model change: it gives the profile a new version by itself (hash of its values), and
+``scripts/archive_profiles.py`` must be run before it so old links keep their numbers.
+"""
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping
+from urllib.parse import parse_qsl
+
+from . import __version__ as MODEL_VERSION
+from . import model
+from . import profile as _profile
+from . import state as _state
+
+#: The headline output of each page: the first metric of its metric row, as a model output.
+#: ``(output, label)``; the value is in ``model.OUTPUT_UNITS[output]``.  Pages not listed (validation)
+#: show no scenario output, so their links carry no ``h``.
+HEADLINES: dict[str, tuple[str, str]] = {
+    "overview": ("path.mpps", "Throughput (Mpps)"),
+    "slub": ("slub.loop_cycles", "One at a time (cycles/object)"),
+    "zeroing": ("zero.memset_ns", "memset (ns)"),
+    "veth": ("veth.mpps", "veth throughput (Mpps)"),
+    "cpumap": ("cpumap.src_mpps", "Source CPU rx (Mpps)"),
+    "kfree": ("kfree_skb_list.mpps", "Injection rate (Mpps)"),
+    "compare": ("path.ns_per_packet", "Overview path (ns/packet)"),
+}
+
+#: ``h`` travels with 6 significant digits: values within this relative distance are the same number.
+REL_TOL = 1e-5
+
+
+def same_value(a: float, b: float) -> bool:
+    return math.isclose(float(a), float(b), rel_tol=REL_TOL, abs_tol=1e-12)
+
+
+def headline(page: str) -> dict | None:
+    """``{page, output, label, unit}`` of a page's headline output, or None."""
+    spec = HEADLINES.get(page)
+    if spec is None:
+        return None
+    return {"page": page, "output": spec[0], "label": spec[1], "unit": model.OUTPUT_UNITS[spec[0]]}
+
+
+@functools.lru_cache(maxsize=1024)
+def _value(output: str, which: str, items: tuple, prof: str, pv: str) -> float:
+    pre = "" if which == "a" else _state.B_PREFIX
+    st = {pre + k: v for k, v in items}
+    if prof:
+        st[pre + "prof"] = prof
+    st[pre + "pv"] = pv
+    params = _state.scenario(st, which)
+    return float(model.evaluate(params, _state.profile_for(st, which))[output])
+
+
+def headline_value(state: Mapping, which: str = "a", version: str | None = None) -> float | None:
+    """The page's headline output for scenario ``which`` of ``state`` (None for a page without one).
+
+    ``version``: the profile version to use (default: the state's ``pv``/``b_pv``, else the current).
+    Never raises (None when the state cannot be evaluated).
+    """
+    spec = HEADLINES.get(state.get("page", "overview"))
+    if spec is None:
+        return None
+    pre = "" if which == "a" else _state.B_PREFIX
+    try:
+        cpu = state[pre + "cpu"]
+        pv = version or state.get(pre + "pv") or _profile.profile_version(cpu)
+        items = tuple((k, state[pre + k]) for k in _state.MODEL_KEYS)
+        return _value(spec[0], which, items, str(state.get(pre + "prof") or ""), str(pv))
+    except Exception:  # noqa: BLE001 - decode() must never raise; a state that cannot be evaluated has no headline
+        return None
+
+
+def _num(x: float, other: float | None = None) -> str:
+    """4 significant digits, more when that is needed to tell ``x`` from ``other``."""
+    for digits in (4, 6, 9):
+        s = f"{x:.{digits}g}"
+        if other is None or s != f"{other:.{digits}g}":
+            return s
+    return f"{x:.9g}"
+
+
+def _pct(new: float | None, old: float | None) -> float | None:
+    if new is None or old is None or old == 0:
+        return None
+    return (new / old - 1.0) * 100.0
+
+
+def _pct_text(p: float | None) -> str:
+    if p is None:
+        return ""
+    return f" ({p:+.2g} %)" if abs(p) < 0.1 else f" ({p:+.1f} %)"
+
+
+def _link_keys(query) -> set[str]:
+    try:
+        pairs = _state._pairs(query)  # noqa: SLF001 - the codec's own query reader
+    except Exception:  # noqa: BLE001
+        return set()
+    return {k.strip() for k, _ in pairs}
+
+
+def link_notice(query, state: Mapping) -> dict | None:
+    """The version notice for a link (``query`` as given to :func:`skbmodel.state.decode`) decoded to ``state``."""
+    keys = _link_keys(query)
+    known = set(_state.PARAMS) | set(_state.PROFILE_KEYS) | set(_state.VERSION_KEYS)
+    unversioned = bool(keys & known) and not keys & {"mv", *_state.PV_KEYS}
+    return notice(state, unversioned=unversioned)
+
+
+def notice(state: Mapping, unversioned: bool = False) -> dict | None:
+    """What differs between the versions a state's link was made with and this code; None if nothing.
+
+    ``{"text": one line, "messages": [...], "model_version", "headline": {...} | None,
+    "profile": [per scenario with an archived version], "model": {...} | None, "unversioned": bool}``.
+    """
+    page = state.get("page", "overview")
+    head = headline(page)
+    messages: list[str] = []
+    profiles = []
+    # scenario B only where it is shown (the compare page)
+    for which, pre in (("a", ""), ("b", _state.B_PREFIX))[: 2 if page == "compare" else 1]:
+        pv = state.get(pre + "pv")
+        cpu = state.get(pre + "cpu")
+        if not pv or not cpu:
+            continue
+        current = _profile.profile_version(cpu)
+        if pv == current:
+            continue
+        item = {"scenario": which, "profile": cpu, "custom": bool(state.get(pre + "prof")), "version": pv,
+                "current_version": current, "archived": _profile.is_archived(cpu, pv)}
+        who = f"profile {cpu}" if not item["custom"] else f"a custom profile on {cpu}"
+        scen = " for scenario B" if which == "b" else ""
+        text = f"This link was made with {who} version {pv} (archived){scen}"
+        if head:
+            shown = headline_value(state, which)
+            now = headline_value(state, which, version=current)
+            item.update(output=head["output"], value=shown, current_value=now, change_pct=_pct(now, shown))
+            if shown is not None and now is not None:
+                of_b = " of B" if scen else ""
+                text += (f"; current version {current} gives {head['label']}{of_b} = {_num(now, shown)} instead of "
+                         f"{_num(shown, now)}{_pct_text(item['change_pct'])}.")
+            else:
+                text += f"; current version {current}."
+        else:
+            text += f"; current version {current}."
+        item["text"] = text
+        profiles.append(item)
+        messages.append(text)
+    model_part = None
+    mv = state.get("mv")
+    if mv:
+        h = state.get("h")
+        shown = headline_value(state) if head else None
+        model_part = {"link_version": mv, "current_version": MODEL_VERSION, "output": head and head["output"],
+                      "at_link": h, "now": shown, "change_pct": _pct(shown, h)}
+        if mv != MODEL_VERSION:
+            if h is not None and shown is not None and same_value(h, shown):
+                model_part["change_pct"] = 0.0
+                text = (f"This link was made with model {mv}; this is model {MODEL_VERSION}: {head['label']} is "
+                        f"unchanged ({_num(shown)}).")
+            elif h is not None and shown is not None:
+                text = (f"This link was made with model {mv}; this is model {MODEL_VERSION}: {head['label']} is "
+                        f"{_num(shown, h)} now, {_num(h, shown)} when the link was made"
+                        f"{_pct_text(model_part['change_pct'])}.")
+            else:
+                text = (f"This link was made with model {mv}; this is model {MODEL_VERSION}: the numbers may differ "
+                        f"(the link records no headline value to compare).")
+        else:
+            text = (f"This link recorded {head['label'] if head else 'its headline'} = "
+                    f"{_num(h, shown) if h is not None else '?'} with model {mv}, but the same model version now "
+                    f"gives {_num(shown, h) if shown is not None else '?'}{_pct_text(model_part['change_pct'])}: "
+                    f"the model changed without a version bump.")
+        model_part["text"] = text
+        messages.append(text)
+    if unversioned and not mv:
+        cpu = state.get("cpu") or _profile.DEFAULT_PROFILE
+        text = (f"This link carries no model or profile version (made before versions were recorded): it is shown "
+                f"with model {MODEL_VERSION} and profile {cpu} version {_profile.profile_version(cpu)}.")
+        messages.append(text)
+    if not messages:
+        return None
+    return {"text": " ".join(messages), "messages": messages, "model_version": MODEL_VERSION, "headline": head,
+            "profile": profiles, "model": model_part, "unversioned": bool(unversioned and not mv)}
+
+
+def current_versions(state: Mapping) -> dict:
+    """``{"mv", "pv", "b_pv"}`` of this code for the state's CPU profiles."""
+    return {"mv": MODEL_VERSION, "pv": _profile.profile_version(state["cpu"]),
+            "b_pv": _profile.profile_version(state[_state.B_PREFIX + "cpu"])}
+
+
+def link_versions(query: str) -> dict:
+    """The raw ``mv``/``pv``/``b_pv``/``h`` texts of a query string (first value of each; absent keys omitted)."""
+    out: dict = {}
+    for k, v in parse_qsl(str(query or "").lstrip("?"), keep_blank_values=True):
+        k = k.strip()
+        if k in _state.VERSION_KEYS and k not in out:
+            out[k] = v
+    return out
+
+
+def link_numbers(query) -> dict:
+    """What a link evaluates to, as the golden links record it (strict decode: raises ``StateError``).
+
+    ``{"headline": {"output", "value"} | None, "path.ns_per_packet": A's, ["b.path.ns_per_packet": B's on
+    the compare page]}``; values are plain floats, exactly as the model computes them.
+    """
+    st = _state.decode_strict(query)
+    head = headline(st["page"])
+    out_a = model.evaluate(_state.scenario(st, "a"), _state.profile_for(st, "a"))
+    res: dict = {"headline": None if head is None else
+                 {"output": head["output"], "value": float(out_a[head["output"]])},
+                 "path.ns_per_packet": float(out_a["path.ns_per_packet"])}
+    if st["page"] == "compare":
+        out_b = model.evaluate(_state.scenario(st, "b"), _state.profile_for(st, "b"))
+        res["b.path.ns_per_packet"] = float(out_b["path.ns_per_packet"])
+    return res
