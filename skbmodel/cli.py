@@ -55,7 +55,7 @@ def cmd_eval(args) -> int:
                              if k in st}, "outputs": outputs,
                    "units": dict(model.OUTPUT_UNITS), "profile": prof.id, "model_version": __version__,
                    "profile_version": st.get("pv") or profile_version(st["cpu"]),
-                   "headline": versions.headline(st["page"]), "version_notice": notice},
+                   "headline": state.headline(st["page"]), "version_notice": notice},
                   sys.stdout, indent=1, sort_keys=False)
         sys.stdout.write("\n")
     else:

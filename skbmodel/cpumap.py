@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import page_pool, slub, zeroing
+from . import page_alloc, page_pool, slub, zeroing
 
 NAPI_SKB_CACHE_BULK = 16  # net/core/skbuff.c
 
@@ -39,11 +39,17 @@ def _skb_costs(bulk, c):
     return alloc, free
 
 
-def src_cycles(recycle_ratio, c):
-    """Source CPU breakdown [cycles]: ``{"rest of path", "page alloc/recycle"}``."""
-    page = page_pool.alloc_side_cycles(recycle_ratio, pp_ring_cycles=c["pp_ring_cycles"],
-                                       page_slow_cycles=c["page_slow_cycles"],
-                                       page_alloc_share=c["page_alloc_share"])
+def src_cycles(recycle_ratio, c, page_bulk=page_alloc.PP_ALLOC_CACHE_REFILL):
+    """Source CPU breakdown [cycles]: ``{"rest of path", "page alloc/recycle"}``.
+
+    A page that is not recycled comes from page_pool's refill of ``page_bulk`` pages from the
+    page allocator (:func:`skbmodel.page_alloc.refill_extra_cycles`, 0 at the kernel's 64).
+    """
+    r = np.clip(np.asarray(recycle_ratio, dtype=float), 0.0, 1.0)
+    page = (page_pool.alloc_side_cycles(r, pp_ring_cycles=c["pp_ring_cycles"],
+                                        page_slow_cycles=c["page_slow_cycles"],
+                                        page_alloc_share=c["page_alloc_share"])
+            + (1.0 - r) * page_alloc.refill_extra_cycles(page_bulk, c))
     return {"page alloc/recycle": page, "rest of path": c["cpumap_src_base_cycles"]}
 
 

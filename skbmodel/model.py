@@ -11,7 +11,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import budget, cpumap, kfree_skb_list, napi_cache, noise, page_pool, slub, units, veth, zeroing
+from . import budget, cpumap, kfree_skb_list, napi_cache, noise, page_alloc, page_pool, slub, units, veth, zeroing
 from .custom import decode_cached
 from .profile import DEFAULT_PROFILE, Profile, load_profile
 
@@ -21,7 +21,9 @@ OUTPUT_UNITS: dict[str, str] = {
     "zero.memset_cycles": "cycles", "zero.erms_cycles": "cycles", "zero.gfp_zero_cycles": "cycles",
     "zero.memset_ns": "ns", "zero.gfp_zero_ns": "ns", "zero.delta_ns": "ns",
     "page_pool.fast_cycles": "cycles", "page_pool.ring_cycles": "cycles", "page_pool.slow_cycles": "cycles",
-    "page_pool.mix_cycles": "cycles",
+    "page_pool.mix_cycles": "cycles", "page_pool.slow_refill_cycles": "cycles",
+    "page_alloc.bulk_cycles": "cycles", "page_alloc.single_cycles": "cycles",
+    "page_alloc.refill_saving_cycles": "cycles",
     "kfree_skb_list.mpps": "Mpps", "kfree_skb_list.ns_per_packet": "ns", "kfree_skb_list.drop_fraction": "1",
     "kfree_skb_list.free_cycles_per_drop": "cycles", "kfree_skb_list.saving_ns": "ns",
     "veth.mpps": "Mpps", "veth.ns_per_packet": "ns", "veth.zero_delta_ns": "ns", "veth.zero_delta_runs": "runs",
@@ -54,7 +56,8 @@ def _profile_of(params: Mapping, profile: Profile | None) -> Profile:
 
 
 _DEFAULTS = dict(bulk=16, zero="gfp_zero", zero_bytes=184, xdp_batch=16, kfl_bulk=16, drop_batch=64,
-                 clone_frac=0.0, pp_recycle=1.0, numa="same", defer_cache=1, link_gbps=10.0, frame_bytes=64,
+                 clone_frac=0.0, pp_recycle=1.0, page_bulk=page_alloc.PP_ALLOC_CACHE_REFILL, numa="same",
+                 defer_cache=1, link_gbps=10.0, frame_bytes=64,
                  path="veth")
 
 
@@ -73,7 +76,7 @@ def _inputs(params: Mapping, prof: Profile | None = None):
     raw = params if prof is None else _raw(params, prof)
     f = lambda k: np.asarray(raw[k], dtype=float)  # noqa: E731  (no copy when already float)
     x = {k: f(k) for k in ("ghz", "bulk", "zero_bytes", "xdp_batch", "kfl_bulk", "drop_batch", "clone_frac",
-                          "pp_recycle", "link_gbps", "frame_bytes", "noise_ns")}
+                          "pp_recycle", "page_bulk", "link_gbps", "frame_bytes", "noise_ns")}
     x["is_gfp"] = _is(raw["zero"], "gfp_zero")
     x["is_cross"] = _is(raw["numa"], "cross")
     dc = raw["defer_cache"]
@@ -144,7 +147,7 @@ def _scenarios(x, c):
     return dict(
         veth=veth.per_packet_cycles(x["xdp_batch"], x["is_gfp"], x["zero_bytes"], c),
         cpumap=cpumap.dst_cycles(r, x["is_cross"], c),
-        cpumap_src=cpumap.src_cycles(r, c),
+        cpumap_src=cpumap.src_cycles(r, c, x["page_bulk"]),
         xdp_pass=cpumap.xdp_pass_cycles(x["is_gfp"], x["zero_bytes"], c),
         kfree_skb_list=kfl_parts,
         _kfl=(t_kfl, d_kfl, f_kfl),
@@ -186,6 +189,13 @@ def _evaluate_inputs(x, c) -> dict:
     out["page_pool.fast_cycles"] = c["pp_fast_cycles"]
     out["page_pool.ring_cycles"] = c["pp_ring_cycles"]
     out["page_pool.slow_cycles"] = c["page_slow_cycles"]
+    out["page_pool.slow_refill_cycles"] = c["page_slow_cycles"] + page_alloc.refill_extra_cycles(x["page_bulk"], c)
+
+    # the page allocator, order-0 pages one at a time vs in bulk (page_bench04_bulk)
+    pkw = {k: c[k] for k in page_alloc.CONSTANTS}
+    out["page_alloc.bulk_cycles"] = page_alloc.bulk_cycles(x["page_bulk"], **pkw)
+    out["page_alloc.single_cycles"] = c["page_single_cycles"]
+    out["page_alloc.refill_saving_cycles"] = page_alloc.refill_saving_cycles(x["page_bulk"], **pkw)
     out["page_pool.mix_cycles"] = page_pool.recycle_mix_cycles(r, pp_ring_cycles=c["pp_ring_cycles"],
                                                                page_slow_cycles=c["page_slow_cycles"])
 

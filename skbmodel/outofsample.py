@@ -186,8 +186,17 @@ def validate_curve(series: str, output: str, x_name: str, xs, values, unit: str,
                        errors=list(res.errors), design=design, warnings=list(res.warnings))
 
 
-#: corpus outputs the model can predict, and the state key their ``x_name`` maps to
+#: the state key a corpus ``x_name`` maps to (the page allocator's ``bulk`` counts pages)
 CURVE_INPUTS = {"bulk": "bulk", "zero_bytes": "zero_bytes", "batch": "xdp_batch", "recycle_ratio": "pp_recycle"}
+CURVE_INPUTS_BY_OUTPUT = {"page_alloc.": {"bulk": "page_bulk"}}
+
+
+def curve_input(output: str, x_name: str) -> str | None:
+    """State key of a corpus curve's varied input, or ``None`` if the model has no such input."""
+    for prefix, names in CURVE_INPUTS_BY_OUTPUT.items():
+        if output.startswith(prefix) and x_name in names:
+            return names[x_name]
+    return CURVE_INPUTS.get(x_name)
 
 
 def corpus_curves(df, min_points: int = N_FIT + 1) -> list[dict]:
@@ -197,13 +206,13 @@ def corpus_curves(df, min_points: int = N_FIT + 1) -> list[dict]:
     for name, g in df.groupby("series", sort=True):
         output = str(g["output"].iloc[0])
         x_name = str(g["x_name"].iloc[0]) if g["x_name"].notna().all() else ""
-        if output not in model.OUTPUT_UNITS or x_name not in CURVE_INPUTS or len(g) < min_points:
+        if output not in model.OUTPUT_UNITS or curve_input(output, x_name) is None or len(g) < min_points:
             continue
         unit = str(g["unit"].iloc[0])
         if not parsers.compatible(output, _unit_of(unit)):
             continue
         ghz = g["ghz"].iloc[0]
-        out.append(dict(series=name, output=output, x_name=CURVE_INPUTS[x_name], xs=g["x_value"].to_numpy(float),
+        out.append(dict(series=name, output=output, x_name=curve_input(output, x_name), xs=g["x_value"].to_numpy(float),
                         values=g["value"].to_numpy(float), unit=_unit_of(unit),
                         ghz=float(ghz) if ghz == ghz and ghz else None,
                         object_bytes=object_bytes_of(str(g["conditions"].iloc[0])),

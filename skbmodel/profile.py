@@ -189,6 +189,8 @@ REQUIRED_CONSTANTS = (
     "store_buffer_bytes", "erms_setup_cycles", "erms_line_cycles",
     # page allocator / page_pool
     "pp_fast_cycles", "pp_ring_cycles", "page_slow_cycles", "page_alloc_share",
+    "page_single_cycles", "page_bulk_page_cycles", "page_bulk_call_cycles", "pcp_high_pages",
+    "page_buddy_extra_cycles",
     "xcpu_line_cycles", "numa_remote_factor",
     # scenario bases and conditions
     "kfl_base_cycles", "kfl_wire_kpps",

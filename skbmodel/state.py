@@ -21,7 +21,7 @@ Versions (keys written by :func:`encode` after ``v``; see :data:`VERSION_KEYS`):
   constant values, :func:`skbmodel.profile.profile_version`; for a custom profile ``prof``, the
   version of its base).  A link whose ``pv`` is archived opens with that archived profile, so it
   shows the numbers it was made with after a recalibration.
-* ``h``: the page's headline output (:data:`skbmodel.versions.HEADLINES`) as the link's maker saw
+* ``h``: the page's headline output (:data:`HEADLINES`) as the link's maker saw
   it (6 significant digits); absent on pages without one (validation).
 
 In a decoded state ``pv``/``b_pv`` are present only when they name an archived, non-current
@@ -34,6 +34,7 @@ was made before versions were recorded; it decodes as today's versions
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
 from collections.abc import Mapping
@@ -41,6 +42,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from . import __version__ as MODEL_VERSION
 from . import custom as _custom
+from . import model
 from . import profile as _profile
 
 FORMAT_VERSION = 1
@@ -138,6 +140,8 @@ MODEL_PARAMS: tuple[Param, ...] = (
     Param("drop_batch", "fq_codel drop_batch (packets)", "int", 64, 1, 1024, unit="packets", step=1),
     Param("clone_frac", "Cloned skbs in drop list (fraction)", "float", 0.0, 0.0, 1.0, step=0.05),
     Param("pp_recycle", "page_pool recycle ratio (fraction)", "float", 1.0, 0.0, 1.0, step=0.05),
+    Param("page_bulk", "page_pool refill from the page allocator, bulk (pages)", "int", 64, 1, 256, unit="pages",
+          step=1),
     Param("numa", "cpumap destination node", "choice", "same", choices=("same", "cross")),
     Param("defer_cache", "Same-CPU defer free to NAPI cache (0/1)", "int", 1, 0, 1, step=1),
     Param("link_gbps", "Link speed (Gbit/s)", "float", 10.0, 1.0, 800.0, unit="Gbit/s", step=1.0),
@@ -378,9 +382,8 @@ def _set_provenance(state: dict, mv: str | None, h: float | None) -> None:
         return
     if h is None:
         return
-    from . import versions
-    now = versions.headline_value(state)
-    if now is not None and not versions.same_value(h, now):
+    now = headline_value(state)
+    if now is not None and not same_value(h, now):
         state["mv"], state["h"] = mv, h
 
 
@@ -491,8 +494,7 @@ def _version_items(state: Mapping, full: dict, keys_given) -> list[tuple[str, st
             if state.get("mv"):  # the link's provenance: its own headline value, or none
                 h = state.get("h")
             else:
-                from . import versions
-                h = versions.headline_value(full)
+                h = headline_value(full)
             if h is not None:
                 out.append((k, format(float(h), ".6g")))
     return out
@@ -505,3 +507,63 @@ def scenario(state: Mapping, which: str = "a") -> dict:
     if state.get(pre + "prof"):
         out["prof"] = state[pre + "prof"]
     return out
+
+
+# ---- the page's headline output (the h of a share link) ----------------------------------------
+#: The headline output of each page: the first metric of its metric row, as a model output.
+#: ``(output, label)``; the value is in ``model.OUTPUT_UNITS[output]``.  Pages not listed (validation)
+#: show no scenario output, so their links carry no ``h``.
+HEADLINES: dict[str, tuple[str, str]] = {
+    "overview": ("path.mpps", "Throughput (Mpps)"),
+    "slub": ("slub.loop_cycles", "One at a time (cycles/object)"),
+    "zeroing": ("zero.memset_ns", "memset (ns)"),
+    "veth": ("veth.mpps", "veth throughput (Mpps)"),
+    "cpumap": ("cpumap.src_mpps", "Source CPU rx (Mpps)"),
+    "kfree": ("kfree_skb_list.mpps", "Injection rate (Mpps)"),
+    "compare": ("path.ns_per_packet", "Overview path (ns/packet)"),
+}
+
+#: ``h`` travels with 6 significant digits: values within this relative distance are the same number.
+REL_TOL = 1e-5
+
+
+def same_value(a: float, b: float) -> bool:
+    return math.isclose(float(a), float(b), rel_tol=REL_TOL, abs_tol=1e-12)
+
+
+def headline(page: str) -> dict | None:
+    """``{page, output, label, unit}`` of a page's headline output, or None."""
+    spec = HEADLINES.get(page)
+    if spec is None:
+        return None
+    return {"page": page, "output": spec[0], "label": spec[1], "unit": model.OUTPUT_UNITS[spec[0]]}
+
+
+@functools.lru_cache(maxsize=1024)
+def _value(output: str, which: str, items: tuple, prof: str, pv: str) -> float:
+    pre = "" if which == "a" else B_PREFIX
+    st = {pre + k: v for k, v in items}
+    if prof:
+        st[pre + "prof"] = prof
+    st[pre + "pv"] = pv
+    params = scenario(st, which)
+    return float(model.evaluate(params, profile_for(st, which))[output])
+
+
+def headline_value(state: Mapping, which: str = "a", version: str | None = None) -> float | None:
+    """The page's headline output for scenario ``which`` of ``state`` (None for a page without one).
+
+    ``version``: the profile version to use (default: the state's ``pv``/``b_pv``, else the current).
+    Never raises (None when the state cannot be evaluated).
+    """
+    spec = HEADLINES.get(state.get("page", "overview"))
+    if spec is None:
+        return None
+    pre = "" if which == "a" else B_PREFIX
+    try:
+        cpu = state[pre + "cpu"]
+        pv = version or state.get(pre + "pv") or _profile.profile_version(cpu)
+        items = tuple((k, state[pre + k]) for k in MODEL_KEYS)
+        return _value(spec[0], which, items, str(state.get(pre + "prof") or ""), str(pv))
+    except Exception:  # noqa: BLE001 - decode() must never raise; a state that cannot be evaluated has no headline
+        return None

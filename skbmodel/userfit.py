@@ -49,6 +49,8 @@ FAMILY = {
     "zero.": ("stos_setup_cycles", "stos_line_cycles", "stos_drain_line_cycles", "erms_setup_cycles",
               "erms_line_cycles"),
     "page_pool.": ("pp_fast_cycles", "pp_ring_cycles", "page_slow_cycles"),
+    # one page_bench04_bulk curve: bulk 1 (one page at a time), then the per-call and per-page costs
+    "page_alloc.bulk_cycles": ("page_single_cycles", "page_bulk_call_cycles", "page_bulk_page_cycles"),
     "kfree_skb_list.": ("kfl_base_cycles", "slub_free_slow_extra_cycles"),
     "veth.": ("veth_base_cycles",),
     "napi_defer.": ("napi_base_cycles",),

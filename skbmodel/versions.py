@@ -21,8 +21,6 @@ not a model change: it gives the profile a new version by itself (hash of its va
 """
 from __future__ import annotations
 
-import functools
-import math
 from collections.abc import Mapping
 from urllib.parse import parse_qsl
 
@@ -30,65 +28,7 @@ from . import __version__ as MODEL_VERSION
 from . import model
 from . import profile as _profile
 from . import state as _state
-
-#: The headline output of each page: the first metric of its metric row, as a model output.
-#: ``(output, label)``; the value is in ``model.OUTPUT_UNITS[output]``.  Pages not listed (validation)
-#: show no scenario output, so their links carry no ``h``.
-HEADLINES: dict[str, tuple[str, str]] = {
-    "overview": ("path.mpps", "Throughput (Mpps)"),
-    "slub": ("slub.loop_cycles", "One at a time (cycles/object)"),
-    "zeroing": ("zero.memset_ns", "memset (ns)"),
-    "veth": ("veth.mpps", "veth throughput (Mpps)"),
-    "cpumap": ("cpumap.src_mpps", "Source CPU rx (Mpps)"),
-    "kfree": ("kfree_skb_list.mpps", "Injection rate (Mpps)"),
-    "compare": ("path.ns_per_packet", "Overview path (ns/packet)"),
-}
-
-#: ``h`` travels with 6 significant digits: values within this relative distance are the same number.
-REL_TOL = 1e-5
-
-
-def same_value(a: float, b: float) -> bool:
-    return math.isclose(float(a), float(b), rel_tol=REL_TOL, abs_tol=1e-12)
-
-
-def headline(page: str) -> dict | None:
-    """``{page, output, label, unit}`` of a page's headline output, or None."""
-    spec = HEADLINES.get(page)
-    if spec is None:
-        return None
-    return {"page": page, "output": spec[0], "label": spec[1], "unit": model.OUTPUT_UNITS[spec[0]]}
-
-
-@functools.lru_cache(maxsize=1024)
-def _value(output: str, which: str, items: tuple, prof: str, pv: str) -> float:
-    pre = "" if which == "a" else _state.B_PREFIX
-    st = {pre + k: v for k, v in items}
-    if prof:
-        st[pre + "prof"] = prof
-    st[pre + "pv"] = pv
-    params = _state.scenario(st, which)
-    return float(model.evaluate(params, _state.profile_for(st, which))[output])
-
-
-def headline_value(state: Mapping, which: str = "a", version: str | None = None) -> float | None:
-    """The page's headline output for scenario ``which`` of ``state`` (None for a page without one).
-
-    ``version``: the profile version to use (default: the state's ``pv``/``b_pv``, else the current).
-    Never raises (None when the state cannot be evaluated).
-    """
-    spec = HEADLINES.get(state.get("page", "overview"))
-    if spec is None:
-        return None
-    pre = "" if which == "a" else _state.B_PREFIX
-    try:
-        cpu = state[pre + "cpu"]
-        pv = version or state.get(pre + "pv") or _profile.profile_version(cpu)
-        items = tuple((k, state[pre + k]) for k in _state.MODEL_KEYS)
-        return _value(spec[0], which, items, str(state.get(pre + "prof") or ""), str(pv))
-    except Exception:  # noqa: BLE001 - decode() must never raise; a state that cannot be evaluated has no headline
-        return None
-
+from .state import headline, headline_value, same_value
 
 def _num(x: float, other: float | None = None) -> str:
     """4 significant digits, more when that is needed to tell ``x`` from ``other``."""

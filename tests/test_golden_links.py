@@ -27,7 +27,7 @@ IDS = [link["name"] for link in LINKS]
 def _clear_caches():
     P.clear_cache()
     custom.decode_cached.cache_clear()
-    V._value.cache_clear()
+    S._value.cache_clear()
 
 
 def golden_problems(data: dict, model_version: str) -> list[str]:
@@ -54,7 +54,7 @@ def test_golden_links_cover_every_page_ab_and_a_custom_profile():
     for link in LINKS:
         keys = [k for k, _ in parse_qsl(link["query"])]
         assert keys[:4] == ["v", "mv", "pv", "b_pv"], keys
-        assert ("h" in keys) == (link["page"] in V.HEADLINES)
+        assert ("h" in keys) == (link["page"] in S.HEADLINES)
 
 
 @pytest.mark.parametrize("link", LINKS, ids=IDS)
@@ -189,7 +189,7 @@ def test_a_model_bump_needs_a_recorded_reason_and_shows_the_notice(monkeypatch):
         res["path.mpps"] = res["path.mpps"] * 1.1
         return res
     monkeypatch.setattr(model, "evaluate", changed)
-    V._value.cache_clear()
+    S._value.cache_clear()
     try:
         problems = golden_problems(GOLDEN, new)
         assert problems and "no reason" in problems[0]
@@ -211,4 +211,4 @@ def test_a_model_bump_needs_a_recorded_reason_and_shows_the_notice(monkeypatch):
         assert "changed without a version bump" in V.link_notice(link["query"], st2)["text"]
     finally:
         monkeypatch.undo()
-        V._value.cache_clear()
+        S._value.cache_clear()

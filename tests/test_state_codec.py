@@ -89,8 +89,8 @@ def test_encode_carries_every_parameter_and_version_first(s):
     assert pairs[0] == ("v", str(S.FORMAT_VERSION))
     keys = [k for k, _ in pairs]
     # then the versions (the validation page has no headline output, so no h)
-    nv = len(S.VERSION_KEYS) - (s["page"] not in VERSIONS.HEADLINES)
-    assert keys[1:1 + nv] == [k for k in S.VERSION_KEYS if k != "h" or s["page"] in VERSIONS.HEADLINES]
+    nv = len(S.VERSION_KEYS) - (s["page"] not in S.HEADLINES)
+    assert keys[1:1 + nv] == [k for k in S.VERSION_KEYS if k != "h" or s["page"] in S.HEADLINES]
     assert keys[1 + nv:] == list(S.PARAMS)
     assert len(keys) == len(set(keys))
     got = dict(pairs)
@@ -332,11 +332,11 @@ def old_version(tmp_path, monkeypatch):
     (tmp_path / f"e5-1650v4@{ver}.toml").write_text(P.archive_toml(old))
     monkeypatch.setattr(P, "ARCHIVE_DIR", tmp_path)
     P.clear_cache()
-    VERSIONS._value.cache_clear()
+    S._value.cache_clear()
     yield ver, old
     monkeypatch.undo()
     P.clear_cache()
-    VERSIONS._value.cache_clear()
+    S._value.cache_clear()
 
 
 def test_profile_version_is_a_hash_of_the_values_only():
