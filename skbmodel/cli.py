@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-from . import __version__, model, state, validation
+from . import __version__, model, state, uncertainty, validation
 from .profile import ProfileError, load_profile
 
 
@@ -34,15 +34,21 @@ def cmd_eval(args) -> int:
     prof = state.profile_for(st, "a")
     out = model.evaluate(params, prof)
     outputs = {k: _scalar(v) for k, v in out.items()}
+    iv = uncertainty.intervals(params, prof, level=uncertainty.LEVEL)
+    bounds = {k: [_scalar(iv[k][0]), _scalar(iv[k][1])] for k in outputs}
     if args.json:
         json.dump({"state": {k: st[k] for k in ["page", *state.MODEL_KEYS, *state.PROFILE_KEYS] if k in st}, "outputs": outputs,
+                   "intervals": bounds, "interval_level": uncertainty.LEVEL,
                    "units": dict(model.OUTPUT_UNITS), "profile": prof.id, "model_version": __version__},
                   sys.stdout, indent=1, sort_keys=False)
         sys.stdout.write("\n")
     else:
         width = max(map(len, outputs))
+        level = f"{uncertainty.LEVEL:.0%} interval"
+        print(f"{'output':<{width}}  {'value':>14}  {level:>31}  unit")
         for k, v in outputs.items():
-            print(f"{k:<{width}}  {v:>14.6g}  {model.OUTPUT_UNITS[k]}")
+            lo, hi = bounds[k]
+            print(f"{k:<{width}}  {v:>14.6g}  [{lo:>14.6g}, {hi:>14.6g}]  {model.OUTPUT_UNITS[k]}")
     return 0
 
 
