@@ -35,6 +35,7 @@ exactly ``[0, 0]``.
 """
 from __future__ import annotations
 
+import zlib
 from collections.abc import Mapping, Sequence
 from statistics import NormalDist
 
@@ -124,7 +125,9 @@ def relevance(profile: Profile) -> tuple[list[str], np.ndarray]:
     names, sd, corr = uncertain_constants(profile)
     key = (profile.id, tuple(names), tuple(sd), tuple(profile.value(n) for n in names))
     hit = _RELEVANCE.get(key)
-    if hit is None:
+    if hit is None and not names:
+        hit = np.zeros((len(model.OUTPUT_UNITS), 0), dtype=bool)
+    elif hit is None:
         params = _probe_params(profile)
         base = np.array([profile.value(n) for n in names])
         d = len(names)
@@ -195,7 +198,7 @@ def _joint(profiles: Sequence[Profile], outputs):
             key = ("shared", n, profiles[0].constants[n].value if n in profiles[0].constants else None, s)
             shared = all(n in q.constants and q.constants[n].value == p.constants[n].value
                          and q.constants[n].stderr == s for q in profiles)
-            key = key if shared else (id(p), n)
+            key = key if shared else (len(index), n)
             if key not in dims:
                 dims.append(key)
             cols.append(dims.index(key))
@@ -211,14 +214,22 @@ def _joint(profiles: Sequence[Profile], outputs):
     return dims, sd, corr, index
 
 
-def _deltas(method: str, sd: np.ndarray, corr: np.ndarray, n_samples: int) -> np.ndarray:
-    """Perturbations ``(K, D)`` [constant units]: row 0 is the nominal set."""
+def _deltas(method: str, sd: np.ndarray, corr: np.ndarray, n_samples: int, labels=()) -> np.ndarray:
+    """Perturbations ``(K, D)`` [constant units]: row 0 is the nominal set.
+
+    Sampling draws each dimension's standard normals from its own stream, seeded by :data:`SEED`
+    and the dimension's label (its constant's name), then correlates them: the draws of one
+    constant do not change when another, independent constant enters or leaves the set.
+    """
     d = sd.size
     if method == "linear":
         eye = np.diag(sd)
         return np.vstack([np.zeros((1, d)), eye, -eye])
-    rng = np.random.default_rng(SEED)
-    z = rng.standard_normal((n_samples, d)) @ _factor(corr).T
+    z = np.empty((n_samples, d))
+    for j in range(d):
+        label = str(labels[j]) if j < len(labels) else str(j)
+        z[:, j] = np.random.default_rng([SEED, zlib.crc32(label.encode())]).standard_normal(n_samples)
+    z = z @ _factor(corr).T
     return np.vstack([np.zeros((1, d)), z * sd])
 
 
@@ -241,8 +252,11 @@ def _propagate(values_of, k: int, grid: int, outputs, method, corr, level, struc
             v = np.asarray(vals[o], dtype=float)
             f = v[0]
             with np.errstate(invalid="ignore"):
-                u = ((v[1:1 + d] - v[1 + d:]) / 2.0).reshape(d, -1)  # output change per sd
-                var = np.sum(u * (corr @ u), axis=0).reshape(np.shape(f)) if d else np.zeros(np.shape(f))
+                if d:
+                    u = ((v[1:1 + d] - v[1 + d:]) / 2.0).reshape(d, -1)  # output change per sd
+                    var = np.sum(u * (corr @ u), axis=0).reshape(np.shape(f))
+                else:
+                    var = np.zeros(np.shape(f))
                 hw = z * np.sqrt(np.clip(var, 0.0, None) + struct_sd(o, f) ** 2)
             f0[o] = f
             res[o] = (f - hw, f + hw)
@@ -301,7 +315,7 @@ def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, out
     prof = model._profile_of(params, profile)
     names, sd, corr = _relevant(prof, outputs)
     base = np.array([prof.value(n) for n in names])
-    deltas = _deltas(method, sd, corr, n_samples)
+    deltas = _deltas(method, sd, corr, n_samples, names)
     grid = int(np.prod(np.broadcast_shapes(*[np.shape(v) for v in model._raw(params, prof).values()])))
 
     def values_of(rows):
@@ -339,7 +353,8 @@ def delta_intervals(params_a: Mapping, params_b: Mapping, profile_a: Profile | N
     pa = model._profile_of(params_a, profile_a)
     pb = model._profile_of(params_b, profile_b)
     dims, sd, corr, index = _joint([pa, pb], outputs)
-    deltas = _deltas(method, sd, corr, n_samples)
+    labels = [k[1] if k[0] == "shared" else f"{k[1]}@{i}" for i, k in enumerate(dims)]
+    deltas = _deltas(method, sd, corr, n_samples, labels)
     shapes = [np.broadcast_shapes(*[np.shape(v) for v in model._raw(p, q).values()])
               for p, q in ((params_a, pa), (params_b, pb))]
     grid = int(np.prod(np.broadcast_shapes(*shapes)))

@@ -739,8 +739,8 @@ def compare_delta(state: Mapping) -> go.Figure:
     a, b = _eval(state, "a"), _eval(state, "b")
     nf = float(state["noise_ns"])
     d = np.array([_f(b[k]) - _f(a[k]) for k in TIME_OUTPUTS])
-    _, div = uncertainty.delta_intervals(_params(state, "a"), _params(state, "b"), _prof(state, "a"),
-                                         _prof(state, "b"), TIME_OUTPUTS)
+    from skbview.tables import paired_deltas  # shared with the A/B table (one propagation per scenario)
+    _, div = paired_deltas(state)
     lo = np.array([_f(div[k][0]) for k in TIME_OUTPUTS])
     hi = np.array([_f(div[k][1]) for k in TIME_OUTPUTS])
     verdicts = [noise.verdict(v, nf, l_, h_) for v, l_, h_ in zip(d, lo, hi)]

@@ -13,6 +13,28 @@ def _eval(state: Mapping, which: str) -> dict:
     return model.evaluate(p, sk_state.profile_for(state, which))
 
 
+_PAIRED: dict[tuple, tuple] = {}
+_PAIRED_MAX = 16
+
+
+def paired_deltas(state: Mapping) -> tuple[dict, dict]:
+    """:func:`skbmodel.uncertainty.delta_intervals` of every output for the state's A and B.
+
+    The A/B table and the A/B delta chart both need it on every move; a small cache keyed by the
+    scenario parameters (and custom profiles) of A and B computes it once per scenario.
+    """
+    keys = [*sk_state.MODEL_KEYS, *(sk_state.B_PREFIX + k for k in sk_state.MODEL_KEYS), *sk_state.PROFILE_KEYS]
+    key = tuple((k, state.get(k)) for k in keys)
+    hit = _PAIRED.get(key)
+    if hit is None:
+        hit = uncertainty.delta_intervals(sk_state.scenario(state, "a"), sk_state.scenario(state, "b"),
+                                          sk_state.profile_for(state, "a"), sk_state.profile_for(state, "b"))
+        if len(_PAIRED) >= _PAIRED_MAX:
+            _PAIRED.pop(next(iter(_PAIRED)))
+        _PAIRED[key] = hit
+    return hit
+
+
 def compare_rows(state: Mapping) -> list[dict]:
     """Every model output for scenario A and B, the delta, its per-packet time and rate form, and
     whether it is measurable against A's noise floor (``noise_ns``) and how many runs it needs.
@@ -27,8 +49,7 @@ def compare_rows(state: Mapping) -> list[dict]:
     :data:`skbmodel.noise.VERDICTS` where there is a per-packet form, else "—".
     """
     a, b = _eval(state, "a"), _eval(state, "b")
-    _, div = uncertainty.delta_intervals(sk_state.scenario(state, "a"), sk_state.scenario(state, "b"),
-                                         sk_state.profile_for(state, "a"), sk_state.profile_for(state, "b"))
+    _, div = paired_deltas(state)
     ghz_a, ghz_b = float(state["ghz"]), float(state[sk_state.B_PREFIX + "ghz"])
     nf = float(state["noise_ns"])
     rows = []
