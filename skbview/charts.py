@@ -593,7 +593,7 @@ def cpumap_rates(state: Mapping) -> go.Figure:
     numas = np.array([p["numa"], other])
     out, iv = uncertainty.evaluate_with_intervals({**p, "pp_recycle": RECYCLE_X[None, :], "numa": numas[:, None]}, prof,
                                                   ("cpumap.src_mpps", "cpumap.dst_mpps", "cpumap.drop_mpps"))
-    cur, cur_iv = uncertainty.evaluate_with_intervals(p, prof)
+    cur, cur_iv = uncertainty.evaluate_with_intervals(p, prof, ("cpumap.src_mpps", "cpumap.dst_mpps", "xdp_pass.mpps"))
     r = float(p["pp_recycle"])
     fig = _Fig()
     fig.add_trace(_current(r, (cur["cpumap.src_mpps"], cur["cpumap.dst_mpps"]), f"current ratio = {r:g}",
