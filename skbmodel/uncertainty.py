@@ -19,11 +19,14 @@ of :func:`skbmodel.model.evaluate`, vectorised over the parameter grid, by one o
 Reference: JCGM 100:2008 (GUM), section 5 (law of propagation of uncertainty, with correlations)
 and JCGM 101:2008 (GUM Supplement 1, propagation of distributions by Monte Carlo).
 
-**Default: linearisation.**  ``python benchmarks/bench_intervals.py`` (200-point sweep, both
-profiles, one run on the 2-core development machine): a plain evaluate takes ~0.3 ms, the
-linearised intervals ~1.1 ms (the model evaluated for 1 + 2 x 25 constant sets), sampling
-~35 ms (1000 draws); the half-widths agree within ~5 % (median ~1 %) on the smooth outputs.
-Only linearisation fits the dashboard's budget of a few ms per slider move.
+**Default: linearisation.**  ``python benchmarks/bench_intervals.py`` (200-point sweep of every
+output, 28 uncertain constants, both profiles, one run on the 2-vCPU development machine under
+load): a plain evaluate takes 0.35 ms, the linearised intervals 3.3-3.6 ms (1 + 2 x 28 constant
+sets in one call), sampling 330-610 ms (1000 draws).  The half-widths of the costs (cycles, ns)
+agree with a median ratio of 1.004 (5-95 %: 0.74-1.05); the only larger gaps are at bulk >= 32,
+where the SLUB bulk cost holds the product ``slab_locality * slub_free_slow_extra_cycles`` of two
+uncertain constants (the latter's sd is twice its value), a second-order term linearisation leaves
+out.  Only linearisation fits the dashboard's budget of a few ms per slider move (docs/intervals.md).
 
 A structural (model) error can be added per subsystem: :data:`STRUCTURAL_REL_SD` holds a relative
 sd per output prefix (0 until out-of-sample validation fills it), combined in quadrature:
