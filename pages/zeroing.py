@@ -16,8 +16,9 @@ def _headline(params: dict, out: dict, iv: dict) -> list:
         ("__GFP_ZERO, whole object (ns)", ui.fmt(out["zero.gfp_zero_ns"], 4), f"{float(out['zero.gfp_zero_cycles']):.1f} cycles",
          ui.pm(iv, "zero.gfp_zero_ns")),
         ("Difference (ns/skb)", f"{delta:+.2f}", None, ui.pm(iv, "zero.delta_ns")),
-        ("Measurable?", "yes" if bool(noise.measurable(delta, params["noise_ns"])) else "no",
-         f"noise floor {params['noise_ns']:g} ns; {int(out['veth.zero_delta_runs'])} runs per variant needed"),
+        ("Measurable?", noise.verdict(delta, params["noise_ns"], *iv["zero.delta_ns"]),
+         f"noise floor {params['noise_ns']:g} ns; sure of the sign when the 90 % interval of the difference "
+         f"excludes 0; {int(out['veth.zero_delta_runs'])} runs per variant needed"),
     ]
 
 

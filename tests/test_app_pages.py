@@ -253,6 +253,7 @@ def test_zeroing_page():
     at.slider(key="zero_bytes").set_value(512).run()
     out = _eval(at)
     assert _metric(at, "memset 512 B") == f"{float(out['zero.memset_ns']):.4g}"
+    assert _metric(at, "Measurable?") == noise.VERDICT_SURE  # 512 B: ~11 ns, interval well above 0
     spec = _spec(at, 0)
     _check_chart_basics(spec)
     sweep = _eval(at, zero_bytes=np.arange(8, 1025))
