@@ -25,6 +25,8 @@ import math
 import tomllib
 from pathlib import Path
 
+import numpy as np
+
 FORMAT_VERSION = 1
 PROFILE_DIR = Path(__file__).with_name("profiles")
 KINDS = ("fitted", "published", "kernel", "assumed")
@@ -80,9 +82,8 @@ class Profile:
         """One standard deviation of constant ``name`` [its unit]; 0 when exact or not stated."""
         return self.constants[name].stderr
 
-    def correlation(self, names) -> "np.ndarray":
+    def correlation(self, names) -> np.ndarray:
         """Correlation matrix of ``names`` (identity where the profile states no correlation)."""
-        import numpy as np
         names = list(names)
         out = np.eye(len(names))
         pos = {n: i for i, n in enumerate(self.fit_names)}
