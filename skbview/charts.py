@@ -94,20 +94,21 @@ def _eval_iv(state: Mapping, outputs, which: str = "a", **override):
     return uncertainty.evaluate_with_intervals(p, _prof(state, which), outputs)
 
 
-def _band(fig, x, interval, color: str, row=None) -> None:
+def _band(fig, x, interval, color: str, row=None, alpha: float = 0.15, legend: bool | None = None) -> None:
     """The prediction interval of one curve as a light filled band (one closed trace, no hover).
 
-    ``interval`` is ``(lo, hi)``; ``row`` picks one row of 2-D sweeps.  The first band of a figure
-    carries the legend entry :data:`BAND_NAME`; all bands toggle together.
+    ``interval`` is ``(lo, hi)``; ``row`` picks one row of 2-D sweeps; ``alpha`` the fill's opacity
+    (lower where many bands overlap).  The first band of a figure carries the legend entry
+    :data:`BAND_NAME` (or the one given ``legend=True``); all bands toggle together.
     """
     lo, hi = (np.asarray(a, dtype=float) for a in interval)
     if row is not None:
         lo, hi = lo[row], hi[row]
     x = np.asarray(x, dtype=float)
     lo, hi = np.broadcast_to(lo, x.shape), np.broadcast_to(hi, x.shape)
-    first = not any(t.get("legendgroup") == "interval" for t in fig.traces)
+    first = not any(t.get("legendgroup") == "interval" for t in fig.traces) if legend is None else legend
     fig.add_trace(Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([hi, lo[::-1]]), mode="lines",
-                          fill="toself", fillcolor=_rgba(color, 0.15), line=dict(width=0), name=BAND_NAME,
+                          fill="toself", fillcolor=_rgba(color, alpha), line=dict(width=0), name=BAND_NAME,
                           legendgroup="interval", showlegend=first, hoverinfo="skip"))
 
 
@@ -681,7 +682,8 @@ def kfree_drop_batch(state: Mapping) -> go.Figure:
         cur_line = int(kb) == int(p["kfl_bulk"])
         name = "no bulk free (1)" if kb == 1 else f"KFREE_SKB_BULK_SIZE {kb}"
         color = _line_color(i + 1)
-        _band(fig, DROP_X, iv["kfree_skb_list.mpps"], color, row=i)
+        # up to five overlapping bands: the current line's stands out, the others stay faint
+        _band(fig, DROP_X, iv["kfree_skb_list.mpps"], color, row=i, alpha=0.15 if cur_line else 0.05, legend=cur_line)
         fig.add_trace(Scatter(x=DROP_X, y=np.asarray(out["kfree_skb_list.mpps"][i], dtype=float), mode="lines",
                                  name=name + (" (current)" if cur_line else ""),
                                  line=dict(color=color, width=3.5 if cur_line else 1.8),
