@@ -36,6 +36,8 @@ def _table(df: pd.DataFrame) -> None:
                  column_config={"delta_ns": st.column_config.NumberColumn("Δ ns/packet", format="%+.3f"),
                                 "delta_mpps": st.column_config.NumberColumn("Δ Mpps", format="%+.4f"),
                                 "delta": st.column_config.NumberColumn("Δ (unit)", format="%+.4g"),
+                                "delta_lo": st.column_config.NumberColumn("Δ 90 % low", format="%+.4g"),
+                                "delta_hi": st.column_config.NumberColumn("Δ 90 % high", format="%+.4g"),
                                 "A": st.column_config.NumberColumn(format="%.5g"),
                                 "B": st.column_config.NumberColumn(format="%.5g"),
                                 "runs_needed": st.column_config.NumberColumn("runs needed", format="%d")})
@@ -45,12 +47,16 @@ def _draw(state: dict) -> None:
     """Headline delta, the A/B table and the charts: the live area, redrawn alone when a control moves."""
     rows = tables.compare_rows(state)
     path = next(r for r in rows if r["output"] == "path.ns_per_packet")
+    lo, hi = path["delta_lo"], path["delta_hi"]
     ui.metrics([
         ("Overview path A (ns/packet)", ui.fmt(path["A"], 4), None),
         ("Overview path B (ns/packet)", ui.fmt(path["B"], 4), None),
-        ("Δ B − A (ns/packet)", "—" if path["delta_ns"] is None else f"{path['delta_ns']:+.2f}", None),
+        ("Δ B − A (ns/packet)", "—" if path["delta_ns"] is None else f"{path['delta_ns']:+.2f}",
+         f"90 % interval {lo:+.2f} to {hi:+.2f} ns/packet (paired: A and B see the same constants)",
+         ui.pm_text((hi - lo) / 2)),
         ("Verdict", path["verdict"],
-         None if path["runs_needed"] is None else f"{path['runs_needed']} runs per variant"),
+         "measurable: |Δ| ≥ the noise floor; sure of the sign: the 90 % interval excludes 0"
+         + ("" if path["runs_needed"] is None else f"; {path['runs_needed']} runs per variant")),
     ])
     _table(pd.DataFrame(rows))
     ui.show_charts(charts.figures_for_page("compare", state), state)

@@ -6,12 +6,13 @@ from skbview import ui
 st.title("veth XDP_PASS with bulk-allocated skbs")
 
 
-def _headline(params: dict, out: dict) -> list:
+def _headline(params: dict, out: dict, iv: dict) -> list:
     """The metric row above the charts (parameters and model outputs of the scenario)."""
     return [
-        (f"Throughput, batch {params['xdp_batch']} (Mpps)", ui.fmt(out["veth.mpps"], 4), None),
-        ("Cost (ns/packet)", ui.fmt(out["veth.ns_per_packet"], 4), None),
-        ("memset − __GFP_ZERO (ns/packet)", f"{float(out['veth.zero_delta_ns']):+.2f}", None),
+        (f"Throughput, batch {params['xdp_batch']} (Mpps)", ui.fmt(out["veth.mpps"], 4), None, ui.pm(iv, "veth.mpps")),
+        ("Cost (ns/packet)", ui.fmt(out["veth.ns_per_packet"], 4), None, ui.pm(iv, "veth.ns_per_packet")),
+        ("memset − __GFP_ZERO (ns/packet)", f"{float(out['veth.zero_delta_ns']):+.2f}", None,
+         ui.pm(iv, "veth.zero_delta_ns")),
         ("Runs per variant to see it", f"{int(out['veth.zero_delta_runs'])}",
          f"two-sample test, 5 % / 80 % power, noise {params['noise_ns']:g} ns per run"),
     ]

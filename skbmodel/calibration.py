@@ -88,13 +88,8 @@ def fit_profile(prof: Profile, specs, free: list[str] | None = None, staged: boo
     """
     free = list(free or prof.fitted_names())
     specs = [s for s in specs if s.tol_kind != "exact"]
-    micro = [s for s in specs if s.microbenchmark]
     z0 = _residual_fun(prof, specs, [])(np.array([]))
-    stages = [(specs, free)]
-    if staged and micro and len(micro) < len(specs):
-        first = [n for n in free if _depends(prof, micro, n)]
-        stages = [(micro, first), (specs, [n for n in free if n not in first])]
-    for rows, names in stages:
+    for rows, names in fit_stages(prof, specs, free, staged):
         if not names:
             continue
         x0 = np.array([prof.value(n) for n in names])
@@ -104,6 +99,187 @@ def fit_profile(prof: Profile, specs, free: list[str] | None = None, staged: boo
         prof = prof.with_values(dict(zip(names, np.round(x, 4))))
     z1 = _residual_fun(prof, specs, [])(np.array([]))
     return prof, [(s.id, float(a), float(b)) for s, a, b in zip(specs, z0, z1)]
+
+
+def fit_stages(prof: Profile, specs, free, staged: bool = True) -> list[tuple[list, list[str]]]:
+    """``[(rows, constants), ...]`` in the order :func:`fit_profile` fits them (see there)."""
+    specs = [s for s in specs if s.tol_kind != "exact"]
+    free = list(free)
+    micro = [s for s in specs if s.microbenchmark]
+    if staged and micro and len(micro) < len(specs):
+        first = [n for n in free if _depends(prof, micro, n)]
+        return [(micro, first), (specs, [n for n in free if n not in first])]
+    return [(specs, free)]
+
+
+# ---------------------------------------------------------------- uncertainty of the fitted constants
+#: time_bench prints whole cycles: rounding is uniform on +-0.5 cycle, sd 1/sqrt(12) cycles
+TIME_BENCH_ROUNDING_SD = 1.0 / np.sqrt(12.0)
+#: run-to-run spread of a time_bench result (relative sd) where the seed states none
+TIME_BENCH_REL_SD = 0.01
+#: seed 002: per-packet noise of one veth run [ns/packet]
+VETH_NOISE_NS = 2.0
+#: other system throughputs (pktgen, xdp-bench, netbench): relative sd of one run
+SYSTEM_REL_SD = 0.03
+#: the E5 profile's cpumap constants come from another CPU's fit: relative sd added for the move
+COPIED_REL_SD = 0.25
+_UNCERTAINTY_MARK = "; uncertainty: "
+
+
+def measurement_sd(spec, value: float, unit: str, ghz: float) -> float:
+    """One standard deviation of a measured row [the row's own ``unit``].
+
+    * time_bench microbenchmarks (cycles): ``sqrt(0.29**2 + (0.01 v)**2)`` -- whole-cycle rounding
+      (uniform +-0.5 cycle) plus 1 % run-to-run spread; in ns the rounding is ``0.29 / ghz``.
+    * veth throughputs: the seed's 2 ns/packet noise, ``sd_Mpps = v**2 * 2e-3`` for a rate ``v`` in Mpps.
+    * a row whose tolerance is an absolute band in ns (the kfree_skb_list saving): that band.
+    * other system throughputs: 3 % of the value.
+    """
+    from . import units
+    v = abs(float(value))
+    if spec.microbenchmark:
+        rounding = TIME_BENCH_ROUNDING_SD / ghz if unit == "ns" else TIME_BENCH_ROUNDING_SD
+        return float(np.hypot(rounding, TIME_BENCH_REL_SD * v))
+    if spec.output.startswith("veth."):
+        mpps = float(units.convert(v, unit, "Mpps"))
+        return float(units.convert(mpps ** 2 * VETH_NOISE_NS / 1e3, "Mpps", unit))
+    if spec.tol_kind == "abs" and unit == "ns":
+        return float(spec.tol)
+    return SYSTEM_REL_SD * v
+
+
+#: Seed rows that repeat another row's measurement (another unit, or arithmetic on other rows):
+#: they carry no information of their own, so the covariance leaves them out.
+REDUNDANT_ROWS = {
+    "kfl-02": "kfl-01 in ns (same time_bench line)", "kfl-04": "kfl-03 in ns (same time_bench line)",
+    "kfl-05": "kfl-01 - kfl-03", "kfl-08": "computed from kfl-06 and kfl-07",
+    "cpm-02": "the same run as cpm-01 (one CPU does everything)",
+    "cpm-04": "cpm-03 - cpm-05", "cpm-07": "cpm-06 - cpm-08",
+}
+
+
+def _fit_cov(prof: Profile, specs, names) -> dict:
+    """Covariance of ``names`` from the rows ``specs`` they were fitted to (see :func:`fit_covariance`).
+
+    Constants that share no row are independent sub-fits (e.g. SLUB and zeroing): each connected
+    group of constants and rows gets its own residual variance and degrees of freedom.
+    """
+    specs = [s for s in specs if s.tol_kind != "exact" and s.id not in REDUNDANT_ROWS]
+    names = list(names)
+    x = np.array([prof.value(n) for n in names])
+    meas = [validation._measured(s) for s in specs]
+    m = np.array([v for v, _ in meas])
+    sd = np.array([measurement_sd(s, v, u, prof.ghz) for s, (v, u) in zip(specs, meas)])
+
+    def pred(xx):
+        return validation.predict_rows(specs, {prof.id: prof}, {prof.id: dict(zip(names, xx))})
+    p0 = pred(x)
+    jac = np.empty((len(specs), len(names)))
+    for j in range(len(names)):  # central differences, in measured units per constant unit
+        h = 1e-4 * max(abs(x[j]), 1.0)
+        xp, xm = x.copy(), x.copy()
+        xp[j] += h
+        xm[j] -= h
+        jac[:, j] = (pred(xp) - pred(xm)) / (2 * h)
+    dep = np.abs(jac) * np.maximum(np.abs(x), 1.0) > 1e-9 * np.maximum(np.abs(p0), 1e-12)[:, None]
+    k_all = len(names)
+    cov = np.zeros((k_all, k_all))
+    info = [None] * k_all
+    group = list(range(k_all))  # union-find over constants that share a row
+
+    def root(i):
+        while group[i] != i:
+            i = group[i]
+        return i
+    for row in dep:
+        js = np.flatnonzero(row)
+        for j in js[1:]:
+            group[root(j)] = root(js[0])
+    for g in sorted({root(j) for j in range(k_all)}):
+        cols = [j for j in range(k_all) if root(j) == g]
+        rows = np.any(dep[:, cols], axis=1)
+        jw = jac[np.ix_(rows, cols)] / sd[rows, None]
+        rw = (p0[rows] - m[rows]) / sd[rows]
+        n, k = int(rows.sum()), len(cols)
+        # never below the rows' own precision: with 1-5 degrees of freedom the residual variance
+        # alone can be ~0 (mem-01 and mem-02 agree to the cycle, as whole-cycle readings often do)
+        s2 = max(float(rw @ rw / (n - k)), 1.0) if n > k else 1.0
+        cov[np.ix_(cols, cols)] = s2 * np.linalg.pinv(jw.T @ jw)
+        for j in cols:
+            info[j] = dict(n=n, k=k, s2=s2, rows=[s.id for s, u in zip(specs, rows) if u])
+    se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        corr = np.where(np.outer(se, se) > 0, cov / np.outer(se, se), 0.0)
+    np.fill_diagonal(corr, 1.0)
+    return dict(stderr=se, corr=np.clip(corr, -1.0, 1.0), info=info)
+
+
+def fit_covariance(prof: Profile, specs, names) -> tuple[np.ndarray, np.ndarray]:
+    """Standard errors [constant units] and correlation matrix of the fitted constants ``names``.
+
+    Linearised least squares at the optimum: with ``J`` the Jacobian of the rows' predictions
+    (measured units) with respect to the constants (constant units), each row scaled by its
+    measurement sd ``sigma_i`` (:func:`measurement_sd`, so that rows in different units combine),
+
+    ``cov = s2 * inv(J_w^T J_w)``, ``J_w = J / sigma``, ``s2 = sum(((pred - meas) / sigma)**2) / (n - k)``
+
+    over the ``n`` rows that depend on at least one of the ``k`` constants (rows that only repeat
+    another row, :data:`REDUNDANT_ROWS`, left out; constants sharing no row fitted as separate
+    groups, each with its own ``n``, ``k`` and ``s2``).  With ``n > k`` the residual variance
+    ``s2`` scales the covariance, but never below 1 (the rows' own precision: with so few degrees
+    of freedom a residual variance near 0 is luck, not precision); with ``n == k`` (constants
+    determined exactly, as for most seed fits) ``s2 = 1``: the rows' own measurement precision.
+    For rows of one unit
+    and equal ``sigma`` this is ``s2 * inv(J^T J)`` with ``s2`` the residual variance in measured
+    units.  Reference: Press et al., *Numerical Recipes*, 3rd ed., section 15.4 (general linear
+    least squares, covariance of the parameters); the minimax polish of :func:`minimax_fit` is
+    ignored (the optimum is close to the least-squares one within the tolerances).
+    """
+    res = _fit_cov(prof, specs, names)
+    return res["stderr"], res["corr"]
+
+
+def _uncertainty_text(res: dict, j: int) -> str:
+    i = res["info"][j]
+    rows = ", ".join(i["rows"])
+    how = (f"residual variance of rows {rows} ({i['n']} rows, {i['k']} constants, s2 = {i['s2']:.3g} "
+           "in units of the rows' measurement sd, at least 1)" if i["n"] > i["k"] else
+           f"rows {rows} determine {i['k']} constant(s) exactly, so their own precision "
+           "(time_bench: whole-cycle rounding sd 0.29 cycles and 1 % run-to-run; veth: 2 ns/packet; "
+           "other throughputs 3 %)")
+    return f"{_UNCERTAINTY_MARK}stderr {res['stderr'][j]:.3g} from the fit's Jacobian, cov = s2 inv(J^T J), {how}"
+
+
+def _strip_uncertainty(source: str) -> str:
+    return source.split(_UNCERTAINTY_MARK)[0]
+
+
+def with_fit_uncertainty(prof: Profile, specs, free=None, staged: bool = True) -> Profile:
+    """``prof`` with ``stderr`` (and the source text saying how) on each fitted constant and the
+    correlations among them, stage by stage as :func:`fit_profile` fits them.
+
+    Constants of different stages are uncorrelated here: a later stage takes the earlier stage's
+    constants as exact, as the fit does.
+    """
+    free = list(free or prof.fitted_names())
+    consts = dict(prof.constants)
+    names_all, blocks = [], []
+    for rows, names in fit_stages(prof, specs, free, staged):
+        if not names:
+            continue
+        res = _fit_cov(prof, rows, names)
+        for j, n in enumerate(names):
+            c = consts[n]
+            consts[n] = dataclasses.replace(c, stderr=float(np.round(res["stderr"][j], 6)),
+                                            source=_strip_uncertainty(c.source) + _uncertainty_text(res, j))
+        names_all += names
+        blocks.append(res["corr"])
+    corr = np.zeros((len(names_all), len(names_all)))
+    i = 0
+    for b in blocks:
+        corr[i:i + len(b), i:i + len(b)] = b
+        i += len(b)
+    return dataclasses.replace(prof, constants=consts).with_correlation(names_all, np.round(corr, 6))
 
 
 def _residual_fun(prof: Profile, specs, names):
@@ -148,18 +324,35 @@ def calibrate(out_dir: Path | str = PROFILE_DIR) -> tuple[dict[str, Profile], li
     rows_e5 = [s for s in validation.ROWS if s.profile == validation.E5]
     rows_pl = [s for s in validation.ROWS if s.profile == validation.PLAT]
     parent, rep1 = fit_profile(parent, rows_e5)
+    parent = with_fit_uncertainty(parent, rows_e5)
     child = parse_profile(child_file, origin=validation.PLAT, resolve_parent=lambda _id: parent)
     own_names = _own_names(child_file)
     own_fitted = [n for n in own_names if child.constants[n].kind == "fitted"]
     child, rep2 = fit_profile(child, rows_pl, free=own_fitted)
+    child = with_fit_uncertainty(child, rows_pl, free=own_fitted)
     # the parent's cpumap constants follow the child's fit (no cpumap measurement on the parent CPU)
     parent = parent.with_values({n: child.value(n) for n in CHILD_COPIED})
+    parent = _copied_uncertainty(parent, child)
     # the child's file keeps only the constants it lists itself; the rest it inherits
     child_out = dataclasses.replace(child, constants={n: child.constants[n] for n in own_names})
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / f"{parent.id}.toml").write_text(parent.to_toml())
     (out_dir / f"{child.id}.toml").write_text(child_out.to_toml())
     return {parent.id: parent, child.id: child}, rep1 + rep2
+
+
+def _copied_uncertainty(parent: Profile, child: Profile) -> Profile:
+    """The copied cpumap constants: the child's fit sd and :data:`COPIED_REL_SD` for the other CPU,
+    in quadrature."""
+    consts = dict(parent.constants)
+    for n in CHILD_COPIED:
+        c, cc = consts[n], child.constants[n]
+        se = float(np.hypot(cc.stderr, COPIED_REL_SD * c.value))
+        consts[n] = dataclasses.replace(
+            c, stderr=round(se, 6),
+            source=_strip_uncertainty(c.source) + f"{_UNCERTAINTY_MARK}stderr {se:.3g}: the fit's {cc.stderr:.3g} on "
+                   f"{child.id} and {COPIED_REL_SD:.0%} for another CPU and memory system, in quadrature")
+    return dataclasses.replace(parent, constants=consts)
 
 
 def _own_names(toml_text: str) -> list[str]:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import (__version__, calibration, corpus, custom, model, outofsample, parsers, state, userfit, validation,
-               versions)
+from . import (__version__, calibration, corpus, custom, model, outofsample, parsers, state, uncertainty, userfit,
+               validation, versions)
 from .bench import run_bench
 from .profile import (DEFAULT_PROFILE, PROFILE_DIR, ProfileError, archive_current, available_profiles, clear_cache,
                       load_profile, profile_version)
@@ -47,12 +47,14 @@ def cmd_eval(args) -> int:
     prof = state.profile_for(st, "a")
     out = model.evaluate(params, prof)
     outputs = {k: _scalar(v) for k, v in out.items()}
+    iv = uncertainty.intervals(params, prof, level=uncertainty.LEVEL)
+    bounds = {k: [_scalar(iv[k][0]), _scalar(iv[k][1])] for k in outputs}
     notice = versions.link_notice(args.query, st)
     if notice:  # the dashboard's version notice, one line
         print(f"notice: {notice['text']}", file=sys.stderr)
     if args.json:
         json.dump({"state": {k: st[k] for k in ["page", *state.MODEL_KEYS, *state.PROFILE_KEYS, *state.VERSION_KEYS]
-                             if k in st}, "outputs": outputs,
+                             if k in st}, "outputs": outputs, "intervals": bounds, "interval_level": uncertainty.LEVEL,
                    "units": dict(model.OUTPUT_UNITS), "profile": prof.id, "model_version": __version__,
                    "profile_version": st.get("pv") or profile_version(st["cpu"]),
                    "headline": state.headline(st["page"]), "version_notice": notice},
@@ -60,8 +62,11 @@ def cmd_eval(args) -> int:
         sys.stdout.write("\n")
     else:
         width = max(map(len, outputs))
+        level = f"{uncertainty.LEVEL:.0%} interval"
+        print(f"{'output':<{width}}  {'value':>14}  {level:>31}  unit")
         for k, v in outputs.items():
-            print(f"{k:<{width}}  {v:>14.6g}  {model.OUTPUT_UNITS[k]}")
+            lo, hi = bounds[k]
+            print(f"{k:<{width}}  {v:>14.6g}  [{lo:>14.6g}, {hi:>14.6g}]  {model.OUTPUT_UNITS[k]}")
     return 0
 
 

@@ -193,8 +193,10 @@ def build(base: Profile, changes: dict[str, float], label: str = "", source: str
                                         bounds=c.bounds or _default_bounds(k, c.value))
     cid = custom_id(base.id, {k: v for k, v in changes.items() if base.constants[k].value != v})
     name = label or f"custom fit on {base.id}"
+    # the base's correlations stay: the unchanged constants are the same quantities
     return Profile(id=cid, name=name, constants=consts, inherits=base.id,
-                   notes=f"custom profile based on {base.id}")
+                   notes=f"custom profile based on {base.id}", fit_names=base.fit_names,
+                   fit_correlation=base.fit_correlation)
 
 
 def _default_bounds(name: str, value: float) -> tuple[float, float]:

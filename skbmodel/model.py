@@ -109,7 +109,11 @@ def evaluate(params: Mapping, profile: Profile | None = None, constants: Mapping
     params : mapping of state keys (see :mod:`skbmodel.state`) to scalars or arrays.
         Categorical keys (``zero``, ``numa``, ``path``) take string arrays.
     profile : CPU profile; default: the one named by ``params["cpu"]``.
-    constants : optional ``{name: value}`` overriding profile constants (used by the fit).
+    constants : optional ``{name: value}`` overriding profile constants (used by the fit).  A value
+        may be an array: it broadcasts against the parameter grid like a parameter, so a leading
+        axis of shape ``(K,) + (1,) * grid.ndim`` evaluates ``K`` constant sets on the whole grid
+        in one call (:mod:`skbmodel.uncertainty`); such calls are not split into blocks and take
+        no ``out``.
     out : optional ``{output name: float ndarray}`` of the broadcast shape to write into (reuse
         buffers across sweeps instead of allocating fresh memory).
 
@@ -126,6 +130,12 @@ def evaluate(params: Mapping, profile: Profile | None = None, constants: Mapping
     raw = _raw(params, prof)
     shape = np.broadcast_shapes(*[np.shape(v) for v in raw.values()])
     size = int(np.prod(shape))
+    if constants and any(np.ndim(v) for v in constants.values()):
+        if out is not None:
+            raise ValueError("evaluate: array-valued constants take no out buffers")
+        res = _evaluate_inputs(_inputs(raw), c)
+        shape = np.broadcast_shapes(shape, *(np.shape(v) for v in constants.values()))
+        return {k: np.broadcast_to(v, shape) for k, v in res.items()}
     if size <= CHUNK_STATES and out is None:
         return {k: np.broadcast_to(v, shape) for k, v in _evaluate_inputs(_inputs(raw), c).items()}
     flat = {k: (np.broadcast_to(v, shape).reshape(-1) if v.ndim else v) for k, v in raw.items()}

@@ -23,6 +23,31 @@ def measurable(delta_ns, noise_ns):
     return np.abs(np.asarray(delta_ns, dtype=float)) >= np.asarray(noise_ns, dtype=float)
 
 
+#: The three A/B verdicts (exactly one applies to a difference with a per-packet form).
+VERDICT_SURE = "measurable, and the model is sure of the sign"
+VERDICT_NOISE = "below the noise floor"
+VERDICT_UNSURE = "the model cannot tell"
+VERDICTS = (VERDICT_SURE, VERDICT_NOISE, VERDICT_UNSURE)
+
+
+def verdict(delta_ns, noise_ns, lo, hi) -> str:
+    """One A/B verdict for a predicted difference ``delta_ns`` [ns/packet] and its prediction interval.
+
+    ``lo``, ``hi``: the interval of the difference (paired propagation,
+    :func:`skbmodel.uncertainty.delta_interval`) in any unit of the same sign as ``delta_ns`` or
+    the opposite one (only whether it holds 0 matters).
+
+    * :data:`VERDICT_NOISE` if ``|delta_ns| < noise_ns`` (one run cannot see it);
+    * :data:`VERDICT_SURE` if ``|delta_ns| >= noise_ns`` and the interval excludes 0;
+    * :data:`VERDICT_UNSURE` if ``|delta_ns| >= noise_ns`` but the interval contains 0 (the model's
+      own uncertainty allows either sign).
+    """
+    if not bool(measurable(delta_ns, noise_ns)):
+        return VERDICT_NOISE
+    lo, hi = float(lo), float(hi)
+    return VERDICT_SURE if (lo > 0 or hi < 0) else VERDICT_UNSURE
+
+
 def runs_needed(delta_ns, noise_ns, z_alpha_half=Z_ALPHA_HALF, z_power=Z_POWER):
     """Benchmark runs per variant to detect ``delta_ns`` given per-run noise ``noise_ns`` [runs].
 

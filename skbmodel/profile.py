@@ -10,6 +10,13 @@ and source: ``kind`` is one of
 * ``assumed``   -- an engineering assumption, stated in ``source``.
 
 A profile may ``inherit`` another one: constants it does not list come from the parent.
+
+Uncertainty (optional; files without it load unchanged, missing ``stderr`` = 0): each constant may
+carry ``stderr``, one standard deviation in the constant's own unit, and the profile may carry a
+``[fit]`` table, ``names = [...]`` and ``correlation = [[...]]``, the correlation matrix of those
+(fitted) constants.  How each number was obtained is stated in the constant's ``source``.  An
+inheriting profile keeps the parent's correlations; a ``[fit]`` table of its own overrides the
+entries among the names it lists.  :mod:`skbmodel.uncertainty` propagates both to every output.
 """
 from __future__ import annotations
 
@@ -19,6 +26,8 @@ import math
 import re
 import tomllib
 from pathlib import Path
+
+import numpy as np
 
 FORMAT_VERSION = 1
 PROFILE_DIR = Path(__file__).with_name("profiles")
@@ -34,6 +43,8 @@ class Constant:
     source: str
     #: only for kind == "fitted": allowed range during the fit [unit]
     bounds: tuple[float, float] | None = None
+    #: one standard deviation of ``value`` [unit]; 0 = exact (kernel constants) or not stated
+    stderr: float = 0.0
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -42,6 +53,8 @@ class Constant:
             raise ValueError(f"constant {self.name}: empty source")
         if not math.isfinite(self.value):
             raise ValueError(f"constant {self.name}: value {self.value!r} is not finite")
+        if not (math.isfinite(self.stderr) and self.stderr >= 0):
+            raise ValueError(f"constant {self.name}: stderr {self.stderr!r} must be finite and >= 0")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,6 +65,9 @@ class Profile:
     inherits: str | None = None
     notes: str = ""
     format_version: int = FORMAT_VERSION
+    #: correlations among fitted constants: ``fit_names[i]`` x ``fit_names[j]`` -> ``fit_correlation[i][j]``
+    fit_names: tuple[str, ...] = ()
+    fit_correlation: tuple[tuple[float, ...], ...] = ()
 
     @property
     def ghz(self) -> float:
@@ -63,6 +79,26 @@ class Profile:
     def values(self) -> dict[str, float]:
         """All constants as ``{name: value}``."""
         return {k: c.value for k, c in self.constants.items()}
+
+    def stderr(self, name: str) -> float:
+        """One standard deviation of constant ``name`` [its unit]; 0 when exact or not stated."""
+        return self.constants[name].stderr
+
+    def correlation(self, names) -> np.ndarray:
+        """Correlation matrix of ``names`` (identity where the profile states no correlation)."""
+        names = list(names)
+        out = np.eye(len(names))
+        pos = {n: i for i, n in enumerate(self.fit_names)}
+        idx = [(i, pos[n]) for i, n in enumerate(names) if n in pos]
+        for i, a in idx:
+            for j, b in idx:
+                if i != j:
+                    out[i, j] = self.fit_correlation[a][b]
+        return out
+
+    def with_correlation(self, names, corr) -> "Profile":
+        """A copy whose correlations among ``names`` are ``corr``; other stated pairs are kept."""
+        return dataclasses.replace(self, **_merge_correlation(self.fit_names, self.fit_correlation, names, corr))
 
     def fitted_names(self) -> list[str]:
         return [k for k, c in self.constants.items() if c.kind == "fitted"]
@@ -94,7 +130,39 @@ class Profile:
                       f"kind = {_q(c.kind)}", f"source = {_q(c.source)}"]
             if c.bounds is not None:
                 lines.append(f"bounds = [{_num(c.bounds[0])}, {_num(c.bounds[1])}]")
+            if c.stderr:
+                lines.append(f"stderr = {_num(c.stderr)}")
+        # only the correlations among constants this file lists (an inheriting file: its own block)
+        names = [n for n in self.fit_names if n in self.constants]
+        if len(names) > 1:
+            corr = self.correlation(names)
+            lines += ["", "[fit]", "names = [" + ", ".join(_q(n) for n in names) + "]", "correlation = ["]
+            lines += ["  [" + ", ".join(_num(x) for x in row) + "]," for row in corr]
+            lines.append("]")
         return "\n".join(lines) + "\n"
+
+
+def _merge_correlation(old_names, old_corr, names, corr) -> dict:
+    """``fit_names``/``fit_correlation`` with the entries among ``names`` replaced by ``corr``."""
+    names = [str(n) for n in names]
+    merged = list(old_names) + [n for n in names if n not in old_names]
+    pos_old = {n: i for i, n in enumerate(old_names)}
+    pos_new = {n: i for i, n in enumerate(names)}
+    rows = []
+    for a in merged:
+        row = []
+        for b in merged:
+            if a == b:
+                v = 1.0
+            elif a in pos_new and b in pos_new:
+                v = float(corr[pos_new[a]][pos_new[b]])
+            elif a in pos_old and b in pos_old:
+                v = float(old_corr[pos_old[a]][pos_old[b]])
+            else:
+                v = 0.0
+            row.append(v)
+        rows.append(tuple(row))
+    return dict(fit_names=tuple(merged), fit_correlation=tuple(rows))
 
 
 def _q(s: str) -> str:
@@ -122,11 +190,14 @@ def parse_profile(text: str, origin: str = "<profile>", resolve_parent=None) -> 
         if not isinstance(doc.get(field), str) or not doc[field]:
             raise ProfileError(f"{origin}: missing required string field {field!r}")
     constants: dict[str, Constant] = {}
+    fit = dict(fit_names=(), fit_correlation=())
     parent_id = doc.get("inherits")
     if parent_id:
         if resolve_parent is None:
             raise ProfileError(f"{origin}: inherits {parent_id!r} but no parent can be loaded")
-        constants.update(resolve_parent(parent_id).constants)
+        parent = resolve_parent(parent_id)
+        constants.update(parent.constants)
+        fit = dict(fit_names=parent.fit_names, fit_correlation=parent.fit_correlation)
     raw = doc.get("constants", {})
     if not isinstance(raw, dict):
         raise ProfileError(f"{origin}: [constants] must be a table")
@@ -137,7 +208,8 @@ def parse_profile(text: str, origin: str = "<profile>", resolve_parent=None) -> 
             bounds = rec.get("bounds")
             constants[name] = Constant(
                 name=name, value=float(rec["value"]), unit=str(rec["unit"]), kind=str(rec["kind"]),
-                source=str(rec["source"]), bounds=tuple(float(b) for b in bounds) if bounds else None)
+                source=str(rec["source"]), bounds=tuple(float(b) for b in bounds) if bounds else None,
+                stderr=float(rec.get("stderr", 0.0)))
         except KeyError as e:
             raise ProfileError(f"{origin}: constants.{name} lacks field {e.args[0]!r}") from None
         except (TypeError, ValueError) as e:
@@ -145,8 +217,37 @@ def parse_profile(text: str, origin: str = "<profile>", resolve_parent=None) -> 
     missing = sorted(set(REQUIRED_CONSTANTS) - set(constants))
     if missing:
         raise ProfileError(f"{origin}: missing constants {', '.join(missing)}")
+    if "fit" in doc:
+        fit = _parse_fit(doc["fit"], constants, fit, origin)
     return Profile(id=doc["id"], name=doc["name"], constants=constants, inherits=parent_id,
-                   notes=doc.get("notes", ""))
+                   notes=doc.get("notes", ""), **fit)
+
+
+def _parse_fit(raw, constants: dict, inherited: dict, origin: str) -> dict:
+    """The ``[fit]`` table: ``names`` (known constants) and a symmetric ``correlation`` in [-1, 1]."""
+    if not isinstance(raw, dict):
+        raise ProfileError(f"{origin}: [fit] must be a table")
+    names, corr = raw.get("names"), raw.get("correlation")
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names) or len(set(names)) != len(names):
+        raise ProfileError(f"{origin}: fit.names must be a list of distinct constant names")
+    unknown = [n for n in names if n not in constants]
+    if unknown:
+        raise ProfileError(f"{origin}: fit.names: unknown constants {', '.join(unknown)}")
+    n = len(names)
+    try:
+        ok = (isinstance(corr, list) and len(corr) == n and all(isinstance(r, list) and len(r) == n for r in corr))
+        m = [[float(x) for x in r] for r in corr] if ok else None
+    except (TypeError, ValueError):
+        m = None
+    if m is None:
+        raise ProfileError(f"{origin}: fit.correlation must be a {n} x {n} list of numbers")
+    for i in range(n):
+        for j in range(n):
+            x = m[i][j]
+            if not (math.isfinite(x) and -1.0 <= x <= 1.0) or (i == j and x != 1.0) or abs(x - m[j][i]) > 1e-6:
+                raise ProfileError(f"{origin}: fit.correlation must be symmetric, within [-1, 1], with a unit "
+                                   f"diagonal (entry {names[i]}, {names[j]})")
+    return _merge_correlation(inherited["fit_names"], inherited["fit_correlation"], names, m)
 
 
 _CACHE: dict[str, Profile] = {}

@@ -361,7 +361,7 @@ SIDEBAR_GROUPS = (
     ("SLUB and zeroing", ("bulk", "zero", "zero_bytes")),
     ("veth", ("xdp_batch",)),
     ("kfree_skb_list", ("kfl_bulk", "drop_batch", "clone_frac")),
-    ("page_pool and cpumap", ("pp_recycle", "numa", "defer_cache")),
+    ("page_pool and cpumap", ("pp_recycle", "page_bulk", "numa", "defer_cache")),
     ("Link and noise", ("link_gbps", "frame_bytes", "noise_ns")),
 )
 

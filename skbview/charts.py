@@ -8,6 +8,10 @@ a static export (kaleido) render the same picture.
 
 Seed measurements are overlaid where the model has a matching output (positions from
 :data:`skbmodel.validation.ROWS`, values from :func:`skbmodel.observations.seed_observations`).
+
+Every model curve carries its 90 % prediction interval (:mod:`skbmodel.uncertainty`) as a light
+filled band of the curve's colour (legend entry :data:`BAND_NAME`, once per figure; the bands toggle
+together), bar charts carry it as error bars on the totals and the A/B delta chart on each delta.
 """
 from __future__ import annotations
 
@@ -19,7 +23,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 import skbmodel
-from skbmodel import model, noise, outofsample, state as st_mod, units, validation
+from skbmodel import model, noise, outofsample, state as st_mod, uncertainty, units, validation
 from skbmodel.observations import seed_observations
 from skbmodel.profile import load_profile
 
@@ -58,6 +62,9 @@ SEED_MARKER = dict(symbol="diamond", size=11, color=COLORS["seed"], line=dict(co
 CURRENT_MARKER = dict(symbol="circle-open", size=14, line=dict(width=2.5), color=COLORS["current"])
 
 
+BAND_NAME = "90 % interval"
+
+
 def _current(x, ys, name: str, hovertemplate: str) -> dict:
     """The trace marking the current setting: an open circle at ``x`` on each of the values ``ys``."""
     return Scatter(x=np.array([x] * len(ys)), y=np.array([_f(y) for y in ys]), mode="markers", name=name,
@@ -79,6 +86,49 @@ def _prof(state: Mapping, which: str = "a"):
 def _eval(state: Mapping, which: str = "a", **override) -> dict:
     p = _params(state, which, **override)
     return model.evaluate(p, _prof(state, which))
+
+
+def _eval_iv(state: Mapping, outputs, which: str = "a", **override):
+    """``(outputs, intervals)`` of the scenario (with ``override``): see
+    :func:`skbmodel.uncertainty.evaluate_with_intervals`."""
+    p = _params(state, which, **override)
+    return uncertainty.evaluate_with_intervals(p, _prof(state, which), outputs)
+
+
+def _band(fig, x, interval, color: str, row=None, alpha: float = 0.15, legend: bool | None = None) -> None:
+    """The prediction interval of one curve as a light filled band (one closed trace, no hover).
+
+    ``interval`` is ``(lo, hi)``; ``row`` picks one row of 2-D sweeps; ``alpha`` the fill's opacity
+    (lower where many bands overlap).  The first band of a figure carries the legend entry
+    :data:`BAND_NAME` (or the one given ``legend=True``); all bands toggle together.
+    """
+    lo, hi = (np.asarray(a, dtype=float) for a in interval)
+    if row is not None:
+        lo, hi = lo[row], hi[row]
+    x = np.asarray(x, dtype=float)
+    lo, hi = np.broadcast_to(lo, x.shape), np.broadcast_to(hi, x.shape)
+    first = not any(t.get("legendgroup") == "interval" for t in fig.traces) if legend is None else legend
+    fig.add_trace(Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([hi, lo[::-1]]), mode="lines",
+                          fill="toself", fillcolor=_rgba(color, alpha), line=dict(width=0), name=BAND_NAME,
+                          legendgroup="interval", showlegend=first, hoverinfo="skip"))
+
+
+def _error_bars(fig, x, y, interval, orientation: str = "v", color: str = "#333", showlegend: bool = True) -> None:
+    """The prediction interval of bar totals ``y`` at ``x`` as error bars (legend entry :data:`BAND_NAME`)."""
+    y = np.atleast_1d(np.asarray(y, dtype=float))
+    lo, hi = (np.broadcast_to(np.asarray(a, dtype=float), y.shape) for a in interval)
+    err = dict(type="data", symmetric=False, array=hi - y, arrayminus=y - lo, color=color, thickness=1.5, width=6)
+    pos = dict(x=x, y=y, error_y=err) if orientation == "v" else dict(x=y, y=x, error_x=err)
+    fig.add_trace(Scatter(**pos, mode="markers", marker=dict(size=4, color=color), name=BAND_NAME,
+                          legendgroup="interval", showlegend=showlegend, customdata=np.stack([lo, hi], axis=-1),
+                          hovertemplate="90 % interval: %{customdata[0]:.2f} to %{customdata[1]:.2f}<extra></extra>"))
+
+
+def _line_color(trace_index: int) -> str:
+    """The colour Plotly gives the ``trace_index``-th trace by default (the template's colorway), made
+    explicit so that a band added before a line does not shift the line's colour."""
+    colorway = TEMPLATE.layout.colorway
+    return colorway[trace_index % len(colorway)]
 
 
 def _f(x) -> float:
@@ -277,17 +327,21 @@ def overview_breakdown(state: Mapping) -> go.Figure:
     names = [k.replace(" ", "<br>", 1) if len(k) > 10 else k for k in keys]
     vals = np.array([_f(parts[k]) for k in keys])
     total = _f(out["path.ns_per_packet"])
+    iv = uncertainty.intervals(p, prof, ["path.ns_per_packet"])["path.ns_per_packet"]
+    hw = (_f(iv[1]) - _f(iv[0])) / 2
     budget = _f(out["budget.ns_per_packet"])
     fig = _Fig(Waterfall(
         name="per-packet cost", orientation="v", measure=["relative"] * len(names) + ["total"],
         x=names + ["total"], y=np.append(vals, total),
-        text=[f"{v:.1f}" if abs(v) >= 0.05 else "" for v in vals] + [f"{total:.1f} ns"],
+        text=[f"{v:.1f}" if abs(v) >= 0.05 else "" for v in vals] + [f"{total:.1f} ± {hw:.2g} ns"],
         textposition="outside", cliponaxis=False,
         connector=dict(line=dict(color="#bbb", width=1)),
         increasing=dict(marker=dict(color="#4e79a7")), decreasing=dict(marker=dict(color="#59a14f")),
         totals=dict(marker=dict(color="#f28e2b")),
         hovertemplate="%{x}: %{y:.2f} ns/packet<extra></extra>",
     ))
+    # no legend on this chart: the total's label carries the ± and the bar its 90 % interval
+    _error_bars(fig, ["total"], total, iv, showlegend=False)
     fig.add_hline(y=budget, line=dict(color=COLORS["budget"], dash="dash", width=2))
     fig.add_annotation(x=0, xref="paper", y=budget, xanchor="left", yanchor="bottom", font=dict(size=12, color="#444"),
                        text=f"line-rate budget {budget:.1f} ns/packet "
@@ -315,6 +369,8 @@ def overview_paths(state: Mapping) -> go.Figure:
         y = np.broadcast_to(np.asarray(parts[comp], dtype=float), paths.shape)
         fig.add_trace(Bar(x=labels, y=np.array(y), name=comp, marker_color=COMPONENT_COLORS[comp],
                              hovertemplate=comp + ": %{y:.1f} ns/packet<extra></extra>"))
+    tot, iv = uncertainty.evaluate_with_intervals({**p, "path": paths}, prof, ["path.ns_per_packet"])
+    _error_bars(fig, labels, tot["path.ns_per_packet"], iv["path.ns_per_packet"])
     fig.add_hline(y=budget, line=dict(color=COLORS["budget"], dash="dash", width=2))
     fig.add_annotation(x=1, xref="paper", y=budget, text=f"line-rate budget {budget:.1f} ns", showarrow=False,
                        xanchor="right", yanchor="bottom", font=dict(size=11, color="#333"),
@@ -334,7 +390,7 @@ BULK_X = np.arange(1, 257)
 def slub_per_object(state: Mapping) -> go.Figure:
     """Alloc+free cost per object [cycles] vs bulk size: one at a time vs kmem_cache_*_bulk."""
     p = _params(state)
-    out = _eval(state, bulk=BULK_X)
+    out, iv = _eval_iv(state, ("slub.loop_cycles", "slub.bulk_cycles"), bulk=BULK_X)
     cur = _eval(state)
     ghz = float(p["ghz"])
     b = int(p["bulk"])
@@ -344,6 +400,7 @@ def slub_per_object(state: Mapping) -> go.Figure:
     for key, name, color in (("slub.loop_cycles", "one at a time (kmem_cache_alloc/free)", COLORS["memset"]),
                              ("slub.bulk_cycles", "bulk API (kmem_cache_alloc_bulk/free_bulk)", COLORS["a"])):
         y = np.asarray(out[key], dtype=float)
+        _band(fig, BULK_X, iv[key], color)
         fig.add_trace(Scatter(x=BULK_X, y=y, mode="lines", name=name, line=dict(color=color, width=2.5),
                                  customdata=y / ghz,
                                  hovertemplate="bulk %{x}: %{y:.1f} cycles = %{customdata:.2f} ns<extra></extra>"))
@@ -361,13 +418,14 @@ def slub_per_object(state: Mapping) -> go.Figure:
 def slub_gain(state: Mapping) -> go.Figure:
     """Saving of the bulk API per object [ns and cycles] vs bulk size."""
     p = _params(state)
-    out = _eval(state, bulk=BULK_X)
+    out, iv = _eval_iv(state, ("slub.bulk_gain_cycles",), bulk=BULK_X)
     cur = _eval(state)
     b = int(p["bulk"])
     gain = np.asarray(out["slub.bulk_gain_cycles"], dtype=float)
     fig = _Fig()
     fig.add_trace(_current(b, (cur["slub.bulk_gain_cycles"],), f"current bulk = {b}",
                            "bulk %{x}: %{y:.1f} cycles<extra></extra>"))
+    _band(fig, BULK_X, iv["slub.bulk_gain_cycles"], COLORS["a"])
     fig.add_trace(Scatter(x=BULK_X, y=gain, mode="lines", name="loop − bulk (model)",
                              line=dict(color=COLORS["a"], width=2.5), customdata=gain / float(p["ghz"]),
                              hovertemplate="bulk %{x}: %{y:.1f} cycles = %{customdata:.2f} ns<extra></extra>"))
@@ -389,7 +447,7 @@ ZERO_X = np.arange(8, 1025)
 def zeroing_cost(state: Mapping) -> go.Figure:
     """memset (rep stos) vs memset_erms (what __GFP_ZERO calls) [cycles] vs bytes zeroed."""
     p = _params(state)
-    out = _eval(state, zero_bytes=ZERO_X)
+    out, iv = _eval_iv(state, ("zero.memset_cycles", "zero.erms_cycles"), zero_bytes=ZERO_X)
     cur = _eval(state)
     zb = int(p["zero_bytes"])
     ghz = float(p["ghz"])
@@ -399,6 +457,7 @@ def zeroing_cost(state: Mapping) -> go.Figure:
     for key, name, color in (("zero.memset_cycles", "memset, constant size (rep stos)", COLORS["memset"]),
                              ("zero.erms_cycles", "memset_erms, variable size (__GFP_ZERO)", COLORS["gfp_zero"])):
         y = np.asarray(out[key], dtype=float)
+        _band(fig, ZERO_X, iv[key], color)
         fig.add_trace(Scatter(x=ZERO_X, y=y, mode="lines", line_shape="hv", name=name,
                                  line=dict(color=color, width=2.5), customdata=y / ghz,
                                  hovertemplate="%{x} B: %{y:.1f} cycles = %{customdata:.2f} ns<extra></extra>"))
@@ -419,7 +478,7 @@ def zeroing_cost(state: Mapping) -> go.Figure:
 def zeroing_delta(state: Mapping) -> go.Figure:
     """memset(zero_bytes) − __GFP_ZERO(object) per skb [ns] vs size, against the noise floor."""
     p = _params(state)
-    out = _eval(state, zero_bytes=ZERO_X)
+    out, iv = _eval_iv(state, ("zero.delta_ns",), zero_bytes=ZERO_X)
     cur = _eval(state)
     zb = int(p["zero_bytes"])
     nf = float(p["noise_ns"])
@@ -432,6 +491,7 @@ def zeroing_delta(state: Mapping) -> go.Figure:
     fig.add_trace(Scatter(x=np.array([0, 1032]), y=np.array([-nf, -nf]), mode="lines", line=dict(width=0),
                              fill="tonexty", fillcolor=COLORS["noise"],
                              name=f"noise floor ±{nf:g} ns (not measurable inside)", hoverinfo="skip"))
+    _band(fig, ZERO_X, iv["zero.delta_ns"], COLORS["memset"])
     fig.add_trace(Scatter(x=ZERO_X, y=d, mode="lines", line_shape="hv", name="memset − __GFP_ZERO (model)",
                              line=dict(color=COLORS["memset"], width=2.5),
                              hovertemplate="%{x} B: %{y:.2f} ns per skb<extra></extra>"))
@@ -456,7 +516,8 @@ def veth_batch(state: Mapping) -> go.Figure:
     p = _params(state)
     prof = _prof(state)
     methods = np.array(["memset", "gfp_zero"])
-    out = model.evaluate({**p, "xdp_batch": BATCH_X[None, :], "zero": methods[:, None]}, prof)
+    out, iv = uncertainty.evaluate_with_intervals({**p, "xdp_batch": BATCH_X[None, :], "zero": methods[:, None]}, prof,
+                                                  ("veth.mpps", "veth.ns_per_packet"))
     cur = model.evaluate(p, prof)
     nf = float(p["noise_ns"])
     b = int(p["xdp_batch"])
@@ -474,6 +535,7 @@ def veth_batch(state: Mapping) -> go.Figure:
         fig.add_trace(Scatter(x=BATCH_X, y=lo, mode="lines", line=dict(width=0), fill="tonexty",
                                  fillcolor=_rgba(color, 0.15), name=f"{names[m]}: ±{nf:g} ns noise",
                                  hoverinfo="skip", legendgroup=m))
+        _band(fig, BATCH_X, iv["veth.mpps"], color, row=i)
         fig.add_trace(Scatter(x=BATCH_X, y=np.asarray(out["veth.mpps"][i], dtype=float), mode="lines",
                                  name=names[m], line=dict(color=color, width=2.5), legendgroup=m,
                                  hovertemplate="batch %{x}: %{y:.3f} Mpps<extra>" + names[m] + "</extra>"))
@@ -525,8 +587,9 @@ def cpumap_rates(state: Mapping) -> go.Figure:
     prof = _prof(state)
     other = "cross" if p["numa"] == "same" else "same"
     numas = np.array([p["numa"], other])
-    out = model.evaluate({**p, "pp_recycle": RECYCLE_X[None, :], "numa": numas[:, None]}, prof)
-    cur = model.evaluate(p, prof)
+    out, iv = uncertainty.evaluate_with_intervals({**p, "pp_recycle": RECYCLE_X[None, :], "numa": numas[:, None]}, prof,
+                                                  ("cpumap.src_mpps", "cpumap.dst_mpps", "cpumap.drop_mpps"))
+    cur, cur_iv = uncertainty.evaluate_with_intervals(p, prof, ("cpumap.src_mpps", "cpumap.dst_mpps", "xdp_pass.mpps"))
     r = float(p["pp_recycle"])
     fig = _Fig()
     fig.add_trace(_current(r, (cur["cpumap.src_mpps"], cur["cpumap.dst_mpps"]), f"current ratio = {r:g}",
@@ -534,13 +597,16 @@ def cpumap_rates(state: Mapping) -> go.Figure:
     for key, name, color in (("cpumap.src_mpps", "source CPU rx", COLORS["src"]),
                              ("cpumap.dst_mpps", "destination CPU rx", COLORS["dst"]),
                              ("cpumap.drop_mpps", "drops (src − dst)", COLORS["drop"])):
+        _band(fig, RECYCLE_X, iv[key], color, row=0)
         fig.add_trace(Scatter(x=RECYCLE_X, y=np.asarray(out[key][0], dtype=float), mode="lines",
                                  name=f"{name}, {p['numa']} node", line=dict(color=color, width=2.5),
                                  hovertemplate="ratio %{x:.2f}: %{y:.2f} Mpps<extra>" + name + "</extra>"))
     fig.add_trace(Scatter(x=RECYCLE_X, y=np.asarray(out["cpumap.dst_mpps"][1], dtype=float), mode="lines",
                              name=f"destination CPU rx, {other} node", line=dict(color=COLORS["dst"], dash="dot"),
                              hovertemplate="ratio %{x:.2f}: %{y:.2f} Mpps<extra>" + other + " node</extra>"))
+    _band(fig, RECYCLE_X, iv["cpumap.dst_mpps"], COLORS["dst"], row=1)
     xp = _f(cur["xdp_pass.mpps"])
+    _band(fig, np.array([0.0, 1.0]), cur_iv["xdp_pass.mpps"], COLORS["xdp_pass"])
     fig.add_trace(Scatter(x=np.array([0.0, 1.0]), y=np.array([xp, xp]), mode="lines",
                              name=f"XDP_PASS on one CPU ({xp:.2f} Mpps)",
                              line=dict(color=COLORS["xdp_pass"], dash="dash", width=2),
@@ -569,7 +635,7 @@ def cpumap_numa(state: Mapping) -> go.Figure:
     prof = _prof(state)
     numas = np.array(["same", "cross"])
     parts = model.breakdown_ns({**p, "path": "cpumap", "numa": numas}, prof)
-    out = model.evaluate({**p, "numa": numas}, prof)
+    out, iv = uncertainty.evaluate_with_intervals({**p, "numa": numas}, prof, ("cpumap.dst_mpps", "cpumap.dst_ns"))
     labels = np.array(["same NUMA node", "cross NUMA node"])
     fig = _Fig()
     for comp in model.COMPONENTS:
@@ -578,11 +644,12 @@ def cpumap_numa(state: Mapping) -> go.Figure:
                              hovertemplate=comp + ": %{y:.1f} ns/packet<extra></extra>"))
     dst = np.asarray(out["cpumap.dst_mpps"], dtype=float)
     ns = np.asarray(out["cpumap.dst_ns"], dtype=float)
+    _error_bars(fig, labels, ns, iv["cpumap.dst_ns"])
     for i, lab in enumerate(labels):
         fig.add_annotation(x=lab, y=float(ns[i]), text=f"{ns[i]:.0f} ns → {dst[i]:.2f} Mpps", showarrow=False,
                            yanchor="bottom", font=dict(size=12))
     fig.update_layout(barmode="stack")
-    fig.update_yaxes(range=[0, float(ns.max()) * 1.15])
+    fig.update_yaxes(range=[0, max(float(ns.max()) * 1.15, float(np.max(iv["cpumap.dst_ns"][1])) * 1.05)])
     return _finish(fig, "cpumap destination CPU: NUMA effect on the per-packet cost", "destination CPU placement",
                    "time per packet on the destination CPU (ns)", caption(state, ("pp_recycle",)))
 
@@ -600,7 +667,8 @@ def kfree_drop_batch(state: Mapping) -> go.Figure:
     p = _params(state)
     prof = _prof(state)
     bulks = np.array(_kfl_lines(p))
-    out = model.evaluate({**p, "kfl_bulk": bulks[:, None], "drop_batch": DROP_X[None, :]}, prof)
+    out, iv = uncertainty.evaluate_with_intervals({**p, "kfl_bulk": bulks[:, None], "drop_batch": DROP_X[None, :]},
+                                                  prof, ("kfree_skb_list.mpps",))
     cur = model.evaluate(p, prof)
     fig = _Fig()
     fig.add_trace(_current(int(p["drop_batch"]), (cur["kfree_skb_list.mpps"],),
@@ -609,9 +677,12 @@ def kfree_drop_batch(state: Mapping) -> go.Figure:
     for i, kb in enumerate(bulks):
         cur_line = int(kb) == int(p["kfl_bulk"])
         name = "no bulk free (1)" if kb == 1 else f"KFREE_SKB_BULK_SIZE {kb}"
+        color = _line_color(i + 1)
+        # up to five overlapping bands: the current line's stands out, the others stay faint
+        _band(fig, DROP_X, iv["kfree_skb_list.mpps"], color, row=i, alpha=0.15 if cur_line else 0.05, legend=cur_line)
         fig.add_trace(Scatter(x=DROP_X, y=np.asarray(out["kfree_skb_list.mpps"][i], dtype=float), mode="lines",
                                  name=name + (" (current)" if cur_line else ""),
-                                 line=dict(width=3.5 if cur_line else 1.8),
+                                 line=dict(color=color, width=3.5 if cur_line else 1.8),
                                  hovertemplate="drop_batch %{x}: %{y:.4f} Mpps<extra>" + name + "</extra>"))
     _add_seed_points(fig, "kfree_skb_list.mpps", "drop_batch", "Mpps", "seed 000 pktgen queue_xmit (E5)",
                      text=lambda r, o: f"{r.id} (bulk {r.state['kfl_bulk']})", textposition="middle right",
@@ -630,15 +701,18 @@ def kfree_clones(state: Mapping) -> go.Figure:
     p = _params(state)
     prof = _prof(state)
     bulks = np.array(sorted({1, int(p["kfl_bulk"])}))
-    out = model.evaluate({**p, "kfl_bulk": bulks[:, None], "clone_frac": CLONE_X[None, :]}, prof)
+    out, iv = uncertainty.evaluate_with_intervals({**p, "kfl_bulk": bulks[:, None], "clone_frac": CLONE_X[None, :]},
+                                                  prof, ("kfree_skb_list.mpps",))
     cur = model.evaluate(p, prof)
     fig = _Fig()
     fig.add_trace(_current(float(p["clone_frac"]), (cur["kfree_skb_list.mpps"],), "current setting",
                            "clones %{x:.0%}: %{y:.4f} Mpps<extra></extra>"))
     for i, kb in enumerate(bulks):
         name = "no bulk free (1)" if kb == 1 else f"KFREE_SKB_BULK_SIZE {kb}"
+        color = _line_color(i + 1)
+        _band(fig, CLONE_X, iv["kfree_skb_list.mpps"], color, row=i)
         fig.add_trace(Scatter(x=CLONE_X, y=np.asarray(out["kfree_skb_list.mpps"][i], dtype=float), mode="lines",
-                                 name=name, line=dict(width=2.5),
+                                 name=name, line=dict(color=color, width=2.5),
                                  hovertemplate="clones %{x:.0%}: %{y:.4f} Mpps<extra>" + name + "</extra>"))
     fig.update_xaxes(tickformat=".0%")
     return _finish(fig, "kfree_skb_list: effect of cloned skbs in the drop list",
@@ -660,23 +734,36 @@ TIME_OUTPUTS = tuple(TIME_LABELS)
 
 
 def compare_delta(state: Mapping) -> go.Figure:
-    """B − A per-packet time of every path/microbenchmark [ns], against the ±noise floor."""
+    """B − A per-packet time of every path/microbenchmark [ns], against the ±noise floor, with the
+    paired 90 % interval of each difference as error bars."""
     a, b = _eval(state, "a"), _eval(state, "b")
     nf = float(state["noise_ns"])
     d = np.array([_f(b[k]) - _f(a[k]) for k in TIME_OUTPUTS])
-    ok = noise.measurable(d, nf)
+    from skbview.tables import paired_deltas  # shared with the A/B table (one propagation per scenario)
+    _, div = paired_deltas(state)
+    lo = np.array([_f(div[k][0]) for k in TIME_OUTPUTS])
+    hi = np.array([_f(div[k][1]) for k in TIME_OUTPUTS])
+    verdicts = [noise.verdict(v, nf, l_, h_) for v, l_, h_ in zip(d, lo, hi)]
+    color = {noise.VERDICT_SURE: COLORS["b"], noise.VERDICT_UNSURE: _rgba(COLORS["b"], 0.45),
+             noise.VERDICT_NOISE: "#c7c7c7"}
+    note = {noise.VERDICT_SURE: "", noise.VERDICT_UNSURE: " (sign unsure)", noise.VERDICT_NOISE: " (noise)"}
     names = [TIME_LABELS[k] for k in TIME_OUTPUTS]
     fig = _Fig()
     fig.add_trace(Bar(y=names, x=d, orientation="h", name="B − A (ns)",
-                         marker_color=[COLORS["b"] if m else "#c7c7c7" for m in ok],
-                         text=[f"{v:+.2f} ns" + ("" if m else " (noise)") for v, m in zip(d, ok)],
+                         marker_color=[color[v] for v in verdicts],
+                         error_x=dict(type="data", symmetric=False, array=hi - d, arrayminus=d - lo, color="#444",
+                                      thickness=1.5, width=4),
+                         text=[f"{v:+.2f} ns" + note[m] for v, m in zip(d, verdicts)],
                          textposition="outside", cliponaxis=False,
-                         hovertemplate="%{y}: %{x:+.2f} ns<extra></extra>"))
-    lim = max(float(np.abs(d).max()) * 1.3, nf * 2.5)
+                         customdata=np.stack([lo, hi], axis=-1),
+                         hovertemplate="%{y}: %{x:+.2f} ns (90 % interval %{customdata[0]:+.2f} to "
+                                       "%{customdata[1]:+.2f})<extra></extra>"))
+    lim = max(float(np.abs(d).max()) * 1.3, nf * 2.5, float(np.max(np.abs(np.concatenate([lo, hi])))) * 1.1)
     fig.add_shape(type="rect", x0=-nf, x1=nf, y0=0, y1=1, yref="paper", fillcolor=COLORS["noise"],
                   line=dict(width=0), layer="below")
     fig.add_annotation(x=0, xref="paper", y=1, yref="paper", xanchor="left", yanchor="bottom",
-                       font=dict(size=11, color="#555"), text=f"grey band: ±{nf:g} ns noise floor (not measurable)")
+                       font=dict(size=11, color="#555"),
+                       text=f"grey band: ±{nf:g} ns noise floor (not measurable) · error bars: 90 % interval (paired)")
     fig.update_layout(showlegend=False)
     fig.update_xaxes(range=[-lim, lim], zeroline=True, zerolinecolor="#888")
     fig.update_yaxes(autorange="reversed", ticks="", showline=False)
@@ -703,6 +790,9 @@ def compare_breakdown(state: Mapping) -> go.Figure:
         fig.add_trace(Bar(x=labels, y=np.array([_f(ba[comp]), _f(bb[comp])]), name=comp,
                              marker_color=COMPONENT_COLORS[comp],
                              hovertemplate=comp + ": %{y:.2f} ns/packet<extra></extra>"))
+    ends = [_eval_iv(state, ("path.ns_per_packet",), w) for w in ("a", "b")]
+    _error_bars(fig, labels, [_f(o["path.ns_per_packet"]) for o, _ in ends],
+                tuple(np.array([_f(iv["path.ns_per_packet"][j]) for _, iv in ends]) for j in (0, 1)))
     fig.update_layout(barmode="stack")
     return _finish(fig, "A/B: per-packet cost of the overview path", "scenario", "time per packet (ns)",
                    _ab_caption(state))

@@ -5,12 +5,34 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from skbmodel import model, noise, state as sk_state, units
+from skbmodel import model, noise, state as sk_state, uncertainty, units
 
 
 def _eval(state: Mapping, which: str) -> dict:
     p = sk_state.scenario(state, which)
     return model.evaluate(p, sk_state.profile_for(state, which))
+
+
+_PAIRED: dict[tuple, tuple] = {}
+_PAIRED_MAX = 16
+
+
+def paired_deltas(state: Mapping) -> tuple[dict, dict]:
+    """:func:`skbmodel.uncertainty.delta_intervals` of every output for the state's A and B.
+
+    The A/B table and the A/B delta chart both need it on every move; a small cache keyed by the
+    scenario parameters (and custom profiles) of A and B computes it once per scenario.
+    """
+    keys = [*sk_state.MODEL_KEYS, *(sk_state.B_PREFIX + k for k in sk_state.MODEL_KEYS), *sk_state.PROFILE_KEYS]
+    key = tuple((k, state.get(k)) for k in keys)
+    hit = _PAIRED.get(key)
+    if hit is None:
+        hit = uncertainty.delta_intervals(sk_state.scenario(state, "a"), sk_state.scenario(state, "b"),
+                                          sk_state.profile_for(state, "a"), sk_state.profile_for(state, "b"))
+        if len(_PAIRED) >= _PAIRED_MAX:
+            _PAIRED.pop(next(iter(_PAIRED)))
+        _PAIRED[key] = hit
+    return hit
 
 
 def compare_rows(state: Mapping) -> list[dict]:
@@ -21,8 +43,13 @@ def compare_rows(state: Mapping) -> list[dict]:
     * Mpps outputs: ``delta_mpps = B - A``; ``delta_ns = 1e3/B - 1e3/A`` (time per packet).
     * cycles outputs: ``delta_ns`` converts each side with its own clock.
     * other units (objects, Krps, %, runs, fraction): no per-packet form.
+
+    ``delta_lo``/``delta_hi``: the 90 % interval of ``delta`` (the output's own unit) from paired
+    propagation (:func:`skbmodel.uncertainty.delta_intervals`); ``verdict`` is one of
+    :data:`skbmodel.noise.VERDICTS` where there is a per-packet form, else "—".
     """
     a, b = _eval(state, "a"), _eval(state, "b")
+    _, div = paired_deltas(state)
     ghz_a, ghz_b = float(state["ghz"]), float(state[sk_state.B_PREFIX + "ghz"])
     nf = float(state["noise_ns"])
     rows = []
@@ -40,13 +67,12 @@ def compare_rows(state: Mapping) -> list[dict]:
                 d_ns = float(units.cycles_to_ns(vb, ghz_b) - units.cycles_to_ns(va, ghz_a))
         if d_ns is not None and not np.isfinite(d_ns):
             d_ns = None
+        lo, hi = (float(np.asarray(x)) for x in div[k])
         verdict, runs = "—", None
         if d_ns is not None:
-            if d_ns == 0:
-                verdict = "no change"
-            else:
+            verdict = noise.verdict(d_ns, nf, lo, hi)
+            if d_ns != 0:
                 runs = int(noise.runs_needed(d_ns, nf))
-                verdict = "measurable" if bool(noise.measurable(d_ns, nf)) else "below noise floor"
-        rows.append(dict(output=k, unit=unit, A=va, B=vb, delta=vb - va, delta_ns=d_ns, delta_mpps=d_mpps,
-                         verdict=verdict, runs_needed=runs))
+        rows.append(dict(output=k, unit=unit, A=va, B=vb, delta=vb - va, delta_lo=lo, delta_hi=hi, delta_ns=d_ns,
+                         delta_mpps=d_mpps, verdict=verdict, runs_needed=runs))
     return rows

@@ -5,9 +5,10 @@ from collections.abc import Mapping
 
 import gc
 
+import numpy as np
 import streamlit as st
 
-from skbmodel import model
+from skbmodel import uncertainty
 from skbmodel import state as sk_state
 from skbview import appstate, charts
 from skbview.downloads import download_buttons
@@ -50,14 +51,16 @@ def live(draw) -> None:
 def model_view(slug: str, headline) -> None:
     """The live area of a model page: headline metrics, then every chart of the page.
 
-    ``headline(params, out)`` turns the scenario's parameters and its ``model.evaluate`` outputs into
-    the metric row (see :func:`metrics`).  Records the page (:func:`appstate.page_state`) first.
+    ``headline(params, out, iv)`` turns the scenario's parameters, its ``model.evaluate`` outputs and
+    their 90 % intervals (:func:`skbmodel.uncertainty.evaluate_with_intervals`) into the metric row
+    (see :func:`metrics`, :func:`pm`).  Records the page (:func:`appstate.page_state`) first.
     """
     appstate.page_state(slug)
 
     def draw(state: dict) -> None:
         params = sk_state.scenario(state)
-        metrics(headline(params, model.evaluate(params, sk_state.profile_for(state))))
+        out, iv = uncertainty.evaluate_with_intervals(params, sk_state.profile_for(state))
+        metrics(headline(params, out, iv))
         show_charts(charts.figures_for_page(slug, state), state)
 
     live(draw)
@@ -69,10 +72,32 @@ def show_charts(figures, state: Mapping) -> None:
 
 
 def metrics(items) -> None:
-    """A row of headline numbers: ``[(label, value text, help or None), ...]``."""
+    """A row of headline numbers: ``[(label, value text, help or None[, ± text or None]), ...]``.
+
+    The optional fourth element (:func:`pm`) is shown as the metric's delta line, without colour
+    or arrow: it is the value's uncertainty, not a change.
+    """
     cols = st.columns(len(items))
-    for col, (label, value, help_) in zip(cols, items):
-        col.metric(label, value, help=help_)
+    for col, (label, value, help_, *rest) in zip(cols, items):
+        pm_ = rest[0] if rest else None
+        col.metric(label, value, delta=pm_, delta_color="off", delta_arrow="off", help=help_)
+
+
+def pm_text(half_width: float, scale: float = 1.0, digits: int = 2) -> str | None:
+    """``"± x (90 %)"`` for a half-width [the metric's unit after ``scale``]; None when it is 0."""
+    hw = abs(float(half_width)) * scale
+    if not np.isfinite(hw) or hw == 0:
+        return None
+    if hw >= 10 ** digits:  # no exponent for large values: 123,456 -> 120,000
+        hw = round(hw, digits - 1 - int(np.floor(np.log10(hw))))
+        return f"± {hw:,.0f} (90 %)"
+    return f"± {hw:.{digits}g} (90 %)"
+
+
+def pm(iv: Mapping, output: str, scale: float = 1.0, digits: int = 2) -> str | None:
+    """The ± text of one output's interval in ``iv`` (:func:`skbmodel.uncertainty.evaluate_with_intervals`)."""
+    lo, hi = iv[output]
+    return pm_text((float(np.asarray(hi)) - float(np.asarray(lo))) / 2, scale, digits)
 
 
 def fmt(x: float, digits: int = 3) -> str:

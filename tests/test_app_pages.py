@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from skbmodel import model, state as sk_state, validation
+from skbmodel import model, noise, state as sk_state, uncertainty, validation
 from skbmodel.observations import seed_observations
 from skbmodel.profile import load_profile
 
@@ -224,7 +224,7 @@ def test_overview_breakdown_and_headline():
     assert budget[0]["y0"] == pytest.approx(float(out["budget.ns_per_packet"]))
     # paths chart: one stacked bar per path, components sum to each path's total
     paths = _spec(at, 1)
-    total = sum(_arr(t["y"]) for t in paths["data"])
+    total = sum(_arr(t["y"]) for t in paths["data"] if t["type"] == "bar")
     for i, path in enumerate(sk_state.PATHS):
         out = model.evaluate({**p, "path": path}, load_profile(p["cpu"]))
         assert total[i] == pytest.approx(float(out["path.ns_per_packet"]))
@@ -255,6 +255,7 @@ def test_zeroing_page():
     at.slider(key="zero_bytes").set_value(512).run()
     out = _eval(at)
     assert _metric(at, "memset 512 B") == f"{float(out['zero.memset_ns']):.4g}"
+    assert _metric(at, "Measurable?") == noise.VERDICT_SURE  # 512 B: ~11 ns, interval well above 0
     spec = _spec(at, 0)
     _check_chart_basics(spec)
     sweep = _eval(at, zero_bytes=np.arange(8, 1025))
@@ -302,7 +303,7 @@ def test_cpumap_page_with_preset_003_matches_seed():
     assert len(_arr(_trace(spec, "seed 003 (")["y"])) == 6
     at.radio(key="numa").set_value("cross").run()
     numa = _spec(at, 1)
-    totals = sum(_arr(t["y"]) for t in numa["data"])
+    totals = sum(_arr(t["y"]) for t in numa["data"] if t["type"] == "bar")
     assert totals[1] > totals[0]  # the cross-node destination costs more
 
 
@@ -332,7 +333,9 @@ def test_compare_page_with_preset_002():
     b = model.evaluate(sk_state.scenario(st, "b"), load_profile(st["b_cpu"]))
     d = float(b["path.ns_per_packet"] - a["path.ns_per_packet"])
     assert _metric(at, "Δ B − A") == f"{d:+.2f}"
-    assert _metric(at, "Verdict") == ("measurable" if abs(d) >= st["noise_ns"] else "below noise floor")
+    lo, hi = uncertainty.delta_interval(sk_state.scenario(st, "a"), sk_state.scenario(st, "b"), load_profile(st["cpu"]),
+                                        load_profile(st["b_cpu"]), "path.ns_per_packet")
+    assert _metric(at, "Verdict") == noise.verdict(d, st["noise_ns"], lo, hi)
     df = at.dataframe[0].value
     assert "veth.ns_per_packet" in set(df["output"])
     spec = _spec(at, 0)
@@ -340,7 +343,7 @@ def test_compare_page_with_preset_002():
     x = _arr(spec["data"][0]["x"])
     assert x[0] == pytest.approx(d)
     at.button(key="copy_a_to_b").click().run()
-    assert _metric(at, "Verdict") == "no change"
+    assert _metric(at, "Verdict") == "below the noise floor"
 
 
 def test_validation_page():

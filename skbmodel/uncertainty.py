@@ -1,0 +1,393 @@
+"""Prediction intervals on every model output, from the uncertainty of the profile's constants.
+
+Each constant of a CPU profile may carry ``stderr`` (one standard deviation, in its own unit) and
+the profile a correlation matrix among its fitted constants (:mod:`skbmodel.profile`; how each
+number was obtained is in the constant's ``source``).  This module propagates them to the outputs
+of :func:`skbmodel.model.evaluate`, vectorised over the parameter grid, by one of two methods:
+
+* ``"linear"`` (first-order propagation, the default): the model is evaluated once for the
+  nominal constants and once for each constant moved by ``+-1`` sd (one vectorised call with a
+  leading constant axis), giving the sensitivities ``u_j = (f(c + sd_j e_j) - f(c - sd_j e_j)) / 2``
+  [output unit per sd] and ``var f = u^T R u`` with ``R`` the correlation matrix.  The interval is
+  ``f +- z sd``, ``z = Phi^-1((1 + level) / 2)``.  A secant over ``+-1`` sd rather than a tangent,
+  so that kinks (``min``, slab boundaries) count with the size of the step a constant makes.
+* ``"sampling"`` (Monte Carlo): :data:`N_SAMPLES` draws of the constants from the multivariate
+  normal with these sd and correlations (fixed seed :data:`SEED`), evaluated in blocks of one
+  vectorised call each; the interval's half-widths are the distances from ``f`` to the sample
+  quantiles ``(1 - level) / 2`` and ``(1 + level) / 2``.
+
+Reference: JCGM 100:2008 (GUM), section 5 (law of propagation of uncertainty, with correlations)
+and JCGM 101:2008 (GUM Supplement 1, propagation of distributions by Monte Carlo).
+
+**Default: linearisation.**  ``python benchmarks/bench_intervals.py`` (200-point sweep of every
+output, 28 uncertain constants, both profiles, one run on the 2-vCPU development machine under
+load): a plain evaluate takes 0.35 ms, the linearised intervals 3.3-3.6 ms (1 + 2 x 28 constant
+sets in one call), sampling 330-610 ms (1000 draws).  The half-widths of the costs (cycles, ns)
+agree with a median ratio of 1.004 (5-95 %: 0.74-1.05); the only larger gaps are at bulk >= 32,
+where the SLUB bulk cost holds the product ``slab_locality * slub_free_slow_extra_cycles`` of two
+uncertain constants (the latter's sd is twice its value), a second-order term linearisation leaves
+out.  Only linearisation fits the dashboard's budget of a few ms per slider move (docs/intervals.md).
+
+A structural (model) error can be added per subsystem: :data:`STRUCTURAL_REL_SD` holds a relative
+sd per output prefix (0 until out-of-sample validation fills it), combined in quadrature:
+``sd_total = sqrt(sd_constants^2 + (rel * |f|)^2)``.
+
+:func:`delta_interval` gives the interval of a B - A difference with *paired* propagation: A and
+B see the same constant perturbations, so a constant both share cancels and identical A and B give
+exactly ``[0, 0]``.
+"""
+from __future__ import annotations
+
+import zlib
+from collections.abc import Mapping, Sequence
+from statistics import NormalDist
+
+import numpy as np
+
+from . import model
+from .profile import Profile
+
+LEVEL = 0.9
+METHODS = ("linear", "sampling")
+#: see the module docstring for the measured figures behind this choice
+DEFAULT_METHOD = "linear"
+N_SAMPLES = 1000
+SEED = 20261130
+#: sample blocks are sized so that one vectorised call holds at most this many states
+_STATES_PER_CALL = 65_536
+
+#: Relative structural (model-form) sd per output prefix, [1].  Filled from cross-validation;
+#: 0 means only the constants' uncertainty is shown.
+STRUCTURAL_REL_SD: dict[str, float] = {
+    "slub.": 0.0, "zero.": 0.0, "page_pool.": 0.0, "kfree_skb_list.": 0.0, "veth.": 0.0,
+    "cpumap.": 0.0, "xdp_pass.": 0.0, "napi_defer.": 0.0, "path.": 0.0,
+}
+
+
+def structural_rel_sd(output: str) -> float:
+    """Relative structural sd of ``output`` [1]: the :data:`STRUCTURAL_REL_SD` entry of its prefix, else 0."""
+    for prefix, rel in STRUCTURAL_REL_SD.items():
+        if output.startswith(prefix):
+            return float(rel)
+    return 0.0
+
+
+def z_value(level: float = LEVEL) -> float:
+    """Two-sided standard-normal quantile ``Phi^-1((1 + level) / 2)`` (1.645 for 90 %)."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    return NormalDist().inv_cdf((1.0 + level) / 2.0)
+
+
+def uncertain_constants(profile: Profile) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """``(names, sd, corr)`` of the constants with ``stderr > 0``: sd [constant units], correlation [1]."""
+    names = [k for k, c in profile.constants.items() if c.stderr > 0]
+    sd = np.array([profile.constants[k].stderr for k in names])
+    return names, sd, profile.correlation(names)
+
+
+# ---------------------------------------------------------------- internals
+_RELEVANCE: dict[tuple, np.ndarray] = {}
+_RELEVANCE_MAX = 32
+
+
+def _probe_params(profile: Profile) -> dict:
+    """Probe states: the defaults, each numeric parameter at its bounds, and 512 random states
+    (fixed seed) over every parameter's range and choices."""
+    from . import state
+    rng = np.random.default_rng(SEED + 1)
+    params = [p for p in state.MODEL_PARAMS if p.key not in ("cpu", "ghz")]
+    rows = [{p.key: p.default for p in params}]
+    for p in params:
+        if p.kind != "choice":
+            rows += [{**rows[0], p.key: p.lo}, {**rows[0], p.key: p.hi}]
+    for _ in range(512):
+        r = {}
+        for p in params:
+            if p.kind == "choice":
+                r[p.key] = p.choices[rng.integers(len(p.choices))]
+            else:
+                x = rng.uniform(p.lo, p.hi)
+                r[p.key] = round(x) if p.kind == "int" else x
+        rows.append(r)
+    out = {p.key: np.array([r[p.key] for r in rows]) for p in params}
+    out["ghz"] = profile.ghz
+    return out
+
+
+def relevance(profile: Profile) -> tuple[list[str], np.ndarray]:
+    """``(names, mask)``: ``mask[i, j]`` is whether output ``i`` (order of
+    :data:`skbmodel.model.OUTPUT_UNITS`) moves when uncertain constant ``names[j]`` moves by +-1 sd
+    in any probe state (:func:`_probe_params`).  Cached per profile.
+
+    Perturbing only the constants that the requested outputs depend on makes the linearised
+    intervals of one subsystem's outputs several times cheaper; the probe spans every control's
+    range so that regime switches (a bulk beyond the per-CPU slab, a cross-node cpumap, a recycle
+    ratio below 1, bulk free off) are seen.
+    """
+    names, sd, corr = uncertain_constants(profile)
+    key = (profile.id, tuple(names), tuple(sd), tuple(profile.value(n) for n in names))
+    hit = _RELEVANCE.get(key)
+    if hit is None and not names:
+        hit = np.zeros((len(model.OUTPUT_UNITS), 0), dtype=bool)
+    elif hit is None:
+        params = _probe_params(profile)
+        base = np.array([profile.value(n) for n in names])
+        d = len(names)
+        vals = _evaluate_sets(params, profile, names, base, _deltas("linear", sd, corr, 0))
+        hit = np.zeros((len(model.OUTPUT_UNITS), d), dtype=bool)
+        for i, o in enumerate(model.OUTPUT_UNITS):
+            v = np.asarray(vals[o], dtype=float)
+            with np.errstate(invalid="ignore"):
+                moved = (np.abs(v[1:1 + d] - v[0]) > 0) | (np.abs(v[1 + d:] - v[0]) > 0)
+            hit[i] = moved.reshape(d, -1).any(axis=1)
+        if len(_RELEVANCE) >= _RELEVANCE_MAX:
+            _RELEVANCE.pop(next(iter(_RELEVANCE)))
+        _RELEVANCE[key] = hit
+    return names, hit
+
+
+def _relevant(profile: Profile, outputs) -> tuple[list[str], np.ndarray, np.ndarray]:
+    """:func:`uncertain_constants` restricted to those some of ``outputs`` depend on."""
+    names, mask = relevance(profile)
+    rows = [list(model.OUTPUT_UNITS).index(o) for o in outputs]
+    keep = mask[rows].any(axis=0) if rows else np.zeros(len(names), dtype=bool)
+    names = [n for n, k in zip(names, keep) if k]
+    sd = np.array([profile.constants[n].stderr for n in names])
+    return names, sd, profile.correlation(names)
+
+
+def _ndim(params: Mapping, profile: Profile) -> int:
+    raw = model._raw(params, profile)
+    return len(np.broadcast_shapes(*[np.shape(v) for v in raw.values()]))
+
+
+def _evaluate_sets(params, profile, names, base, deltas) -> dict:
+    """``model.evaluate`` for ``K`` constant sets ``base + deltas[k]`` (``deltas``: ``(K, D)``) in one call;
+    outputs get a leading axis of length ``K``."""
+    k = deltas.shape[0]
+    if not names:
+        out = model.evaluate(params, profile)
+        return {n: np.broadcast_to(v, (k,) + np.shape(v)) for n, v in out.items()}
+    tail = (1,) * _ndim(params, profile)
+    consts = {n: (base[j] + deltas[:, j]).reshape((k,) + tail) for j, n in enumerate(names)}
+    out = model.evaluate(params, profile, constants=consts)
+    return {n: np.broadcast_to(v, (k,) + np.shape(v)[1:]) if np.shape(v)[:1] != (k,) else v
+            for n, v in out.items()}
+
+
+def _factor(corr: np.ndarray) -> np.ndarray:
+    """``L`` with ``L L^T = corr`` (eigenvalues clipped at 0 if rounding left it slightly indefinite)."""
+    try:
+        return np.linalg.cholesky(corr)
+    except np.linalg.LinAlgError:
+        w, v = np.linalg.eigh(corr)
+        return v * np.sqrt(np.clip(w, 0.0, None))
+
+
+def _joint(profiles: Sequence[Profile], outputs):
+    """Uncertain dimensions of one or two profiles.
+
+    A constant is shared (one dimension, one draw) when every profile has it with the same value
+    and sd -- the same quantity, e.g. inherited; otherwise each profile has its own dimension.
+    Returns ``(dims, sd, corr, index)``: ``index[p]`` = ``(names, dim numbers)`` of profile ``p``.
+    """
+    per = [_relevant(p, outputs) for p in profiles]
+    dims: list[tuple] = []
+    index = []
+    for p, (names, sd, _) in zip(profiles, per):
+        cols = []
+        for n, s in zip(names, sd):
+            key = ("shared", n, profiles[0].constants[n].value if n in profiles[0].constants else None, s)
+            shared = all(n in q.constants and q.constants[n].value == p.constants[n].value
+                         and q.constants[n].stderr == s for q in profiles)
+            key = key if shared else (len(index), n)
+            if key not in dims:
+                dims.append(key)
+            cols.append(dims.index(key))
+        index.append((names, np.array(cols, dtype=int)))
+    d = len(dims)
+    sd = np.zeros(d)
+    corr = np.eye(d)
+    for p, (names, psd, pcorr), (_, cols) in zip(profiles, per, index):
+        sd[cols] = psd
+        block = corr[np.ix_(cols, cols)]
+        # the first profile's correlations win among shared dimensions (they are the same quantity)
+        corr[np.ix_(cols, cols)] = np.where(block != np.eye(len(cols)), block, pcorr)
+    return dims, sd, corr, index
+
+
+def _deltas(method: str, sd: np.ndarray, corr: np.ndarray, n_samples: int, labels=()) -> np.ndarray:
+    """Perturbations ``(K, D)`` [constant units]: row 0 is the nominal set.
+
+    Sampling draws each dimension's standard normals from its own stream, seeded by :data:`SEED`
+    and the dimension's label (its constant's name), then correlates them: the draws of one
+    constant do not change when another, independent constant enters or leaves the set.
+    """
+    d = sd.size
+    if method == "linear":
+        eye = np.diag(sd)
+        return np.vstack([np.zeros((1, d)), eye, -eye])
+    z = np.empty((n_samples, d))
+    for j in range(d):
+        label = str(labels[j]) if j < len(labels) else str(j)
+        z[:, j] = np.random.default_rng([SEED, zlib.crc32(label.encode())]).standard_normal(n_samples)
+    z = z @ _factor(corr).T
+    return np.vstack([np.zeros((1, d)), z * sd])
+
+
+def _blocks(k: int, grid: int) -> list[slice]:
+    step = max(1, _STATES_PER_CALL // max(grid, 1))
+    return [slice(i, min(i + step, k)) for i in range(0, k, step)]
+
+
+def _propagate(values_of, k: int, grid: int, outputs, method, corr, level, struct_sd):
+    """Run ``values_of(rows) -> {output: (len(rows), ...)}`` over the perturbation rows and reduce.
+
+    ``struct_sd(output, f0)`` gives the structural sd [output unit].  Returns ``(f0, {output: (lo, hi)})``.
+    """
+    z = z_value(level)
+    if method == "linear":
+        vals = values_of(slice(0, k))
+        f0, res = {}, {}
+        d = (k - 1) // 2
+        for o in outputs:
+            v = np.asarray(vals[o], dtype=float)
+            f = v[0]
+            with np.errstate(invalid="ignore"):
+                if d:
+                    u = ((v[1:1 + d] - v[1 + d:]) / 2.0).reshape(d, -1)  # output change per sd
+                    var = np.sum(u * (corr @ u), axis=0).reshape(np.shape(f))
+                else:
+                    var = np.zeros(np.shape(f))
+                hw = z * np.sqrt(np.clip(var, 0.0, None) + struct_sd(o, f) ** 2)
+            f0[o] = f
+            res[o] = (f - hw, f + hw)
+        return f0, res
+    stacks = {o: [] for o in outputs}
+    for sl in _blocks(k, grid):
+        vals = values_of(sl)
+        for o in outputs:
+            stacks[o].append(np.asarray(vals[o], dtype=float))
+    f0, res = {}, {}
+    q = ((1.0 - level) / 2.0, (1.0 + level) / 2.0)
+    for o in outputs:
+        v = np.concatenate(stacks[o])
+        f = v[0]
+        with np.errstate(invalid="ignore"):
+            lo_q, hi_q = np.quantile(v[1:], q, axis=0)
+            s = z * struct_sd(o, f)
+            lo = f - np.sqrt(np.clip(f - lo_q, 0.0, None) ** 2 + s ** 2)
+            hi = f + np.sqrt(np.clip(hi_q - f, 0.0, None) ** 2 + s ** 2)
+        f0[o] = f
+        res[o] = (lo, hi)
+    return f0, res
+
+
+def _check(method, outputs):
+    method = method or DEFAULT_METHOD
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    if outputs is None:
+        outputs = list(model.OUTPUT_UNITS)
+    elif isinstance(outputs, str):
+        outputs = [outputs]
+    else:
+        outputs = list(outputs)
+    unknown = [o for o in outputs if o not in model.OUTPUT_UNITS]
+    if unknown:
+        raise ValueError(f"unknown outputs: {', '.join(unknown)}")
+    return method, outputs
+
+
+# ---------------------------------------------------------------- public API
+def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, outputs=None, level: float = LEVEL,
+                            method: str | None = None, n_samples: int = N_SAMPLES):
+    """Point values and prediction intervals of ``outputs`` (default: every output) in one pass.
+
+    Parameters
+    ----------
+    params : state parameters (scalars or broadcastable arrays), as for :func:`skbmodel.model.evaluate`.
+    profile : CPU profile; default: the one the parameters name.
+    outputs : output names (default all of :data:`skbmodel.model.OUTPUT_UNITS`).
+    level : two-sided coverage, default 0.9.
+    method : ``"linear"`` or ``"sampling"`` (default :data:`DEFAULT_METHOD`).
+    n_samples : draws for ``"sampling"``.
+
+    Returns
+    -------
+    ``(values, intervals)``: ``{output: ndarray}`` [output unit] and ``{output: (lo, hi)}`` of
+    arrays of the grid's shape [output unit], with ``lo <= value <= hi``.
+    """
+    method, outputs = _check(method, outputs)
+    prof = model._profile_of(params, profile)
+    names, sd, corr = _relevant(prof, outputs)
+    base = np.array([prof.value(n) for n in names])
+    deltas = _deltas(method, sd, corr, n_samples, names)
+    grid = int(np.prod(np.broadcast_shapes(*[np.shape(v) for v in model._raw(params, prof).values()])))
+
+    def values_of(rows):
+        return _evaluate_sets(params, prof, names, base, deltas[rows])
+
+    def struct_sd(o, f):
+        return structural_rel_sd(o) * np.abs(f)
+    return _propagate(values_of, deltas.shape[0], grid, outputs, method, corr, level, struct_sd)
+
+
+def intervals(params: Mapping, profile: Profile | None = None, outputs=None, level: float = LEVEL,
+              method: str | None = None, n_samples: int = N_SAMPLES) -> dict:
+    """Prediction interval ``(lo, hi)`` [output unit] of each output, vectorised over the params grid.
+
+    ``level`` is the two-sided coverage (0.9: the 5 % and 95 % points).  Sources of uncertainty:
+    the profile constants' ``stderr`` and correlations, and :func:`structural_rel_sd`, in
+    quadrature.  Method and defaults: see the module docstring and :func:`evaluate_with_intervals`.
+    """
+    return evaluate_with_intervals(params, profile, outputs, level, method, n_samples)[1]
+
+
+def delta_intervals(params_a: Mapping, params_b: Mapping, profile_a: Profile | None = None,
+                    profile_b: Profile | None = None, outputs=None, level: float = LEVEL,
+                    method: str | None = None, n_samples: int = N_SAMPLES):
+    """Paired intervals of ``B - A`` for ``outputs``: ``(delta, {output: (lo, hi)})`` [output unit].
+
+    A and B are evaluated with the *same* perturbations of the constants (the same Jacobian steps or
+    the same draws), so the interval is that of the difference: a constant that A and B share
+    (same name, value and sd, e.g. inherited by both profiles) cancels where both depend on it
+    alike, and identical A and B give exactly ``[0, 0]``.  Constants that differ between the two
+    profiles are independent.  The structural term is taken as fully correlated between A and B
+    (the same model form): ``rel * |f_B - f_A|``.
+    """
+    method, outputs = _check(method, outputs)
+    pa = model._profile_of(params_a, profile_a)
+    pb = model._profile_of(params_b, profile_b)
+    dims, sd, corr, index = _joint([pa, pb], outputs)
+    labels = [k[1] if k[0] == "shared" else f"{k[1]}@{i}" for i, k in enumerate(dims)]
+    deltas = _deltas(method, sd, corr, n_samples, labels)
+    shapes = [np.broadcast_shapes(*[np.shape(v) for v in model._raw(p, q).values()])
+              for p, q in ((params_a, pa), (params_b, pb))]
+    grid = int(np.prod(np.broadcast_shapes(*shapes)))
+    sides = []
+    for params, prof, (names, cols) in ((params_a, pa, index[0]), (params_b, pb, index[1])):
+        sides.append((params, prof, names, np.array([prof.value(n) for n in names]), cols))
+
+    def values_of(rows):
+        va, vb = (_evaluate_sets(params, prof, names, base, deltas[rows][:, cols])
+                  for params, prof, names, base, cols in sides)
+        return {o: np.asarray(vb[o], dtype=float) - np.asarray(va[o], dtype=float) for o in outputs}
+
+    def struct_sd(o, f):
+        return structural_rel_sd(o) * np.abs(f)
+    return _propagate(values_of, deltas.shape[0], grid, outputs, method, corr, level, struct_sd)
+
+
+def delta_interval(params_a: Mapping, params_b: Mapping, profile_a: Profile | None = None,
+                   profile_b: Profile | None = None, output: str = "path.ns_per_packet", level: float = LEVEL,
+                   method: str | None = None, n_samples: int = N_SAMPLES):
+    """``(lo, hi)`` of ``B - A`` for one ``output`` [its unit], paired (see :func:`delta_intervals`)."""
+    return delta_intervals(params_a, params_b, profile_a, profile_b, [output], level, method, n_samples)[1][output]
+
+
+def half_width(interval) -> np.ndarray:
+    """``(hi - lo) / 2`` of an interval [its unit] (the ``±`` the dashboard shows)."""
+    lo, hi = interval
+    return (np.asarray(hi, dtype=float) - np.asarray(lo, dtype=float)) / 2.0
