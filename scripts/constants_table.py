@@ -3,7 +3,8 @@
     python scripts/constants_table.py          # rewrite the block between the markers in docs/model.md
     python scripts/constants_table.py --check  # exit 1 if the committed block differs from the profiles
 
-One table per shipped profile, one row per constant: value, unit, kind, where it is defined (in the profile
+One table per shipped profile, one row per constant: value, standard deviation,
+unit, kind, where it is defined (in the profile
 itself or inherited from a parent profile) and its source.  Only the text between
 ``<!-- constants:begin -->`` and ``<!-- constants:end -->`` is written; the rest of the file is left alone.
 """
@@ -50,11 +51,13 @@ def table() -> str:
         out.append(f"Inherits from `{prof.inherits}`." if prof.inherits else "Inherits from no other profile.")
         if prof.notes:
             out[-1] += f" {_cell(prof.notes)}"
-        out += ["", "| constant | value | unit | kind | defined | source |", "|---|---|---|---|---|---|"]
+        out += ["", "| constant | value | sd | unit | kind | defined | source |", "|---|---|---|---|---|---|---|"]
         for name, c in prof.constants.items():
             home = _defined_in(pid, name)
             defined = "own" if home == pid else f"inherited from `{home}`"
-            out.append(f"| `{name}` | {c.value:.6g} | {_cell(c.unit)} | {c.kind} | {defined} | {_cell(c.source)} |")
+            sd = f"{c.stderr:.3g}" if c.stderr else "0"
+            out.append(f"| `{name}` | {c.value:.6g} | {sd} | {_cell(c.unit)} | {c.kind} | {defined} | "
+                       f"{_cell(c.source)} |")
     return "\n".join(out) + "\n"
 
 
