@@ -49,6 +49,12 @@ st.caption("Each published curve of the public corpus is fitted on 3 points spre
            " (same as `python -m skbmodel validate --out-of-sample`).")
 rep = outofsample.load_report()
 ui.show_chart(charts.oos_summary(state, rep), "oos_summary", state)
+cov = rep["coverage"]
+st.caption("Coverage of the 90 % prediction intervals on the out-of-sample points of the published curves "
+           "(the constants' uncertainty, and the structural sd estimated from the group's other curves): "
+           + "; ".join(f"{g}: {c['inside']} of {c['points']} ({c['coverage'] * 100:.0f} %)"
+                       for g, c in sorted(cov.items())) + ". Structural sd used by every interval: "
+           + ", ".join(f"{k}* {v * 100:.1f} %" for k, v in sorted(rep["structural_rel_sd"].items())) + ".")
 
 
 @st.fragment

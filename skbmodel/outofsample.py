@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import calibration, model, parsers, units, userfit, validation
+from . import calibration, model, parsers, uncertainty, units, userfit, validation
 from .observations import seed_observations
 from .profile import DEFAULT_PROFILE, Profile, load_profile
 
@@ -176,10 +176,16 @@ def validate_curve(series: str, output: str, x_name: str, xs, values, unit: str,
     res = userfit.fit(ms, prof, free, label=series)
     fitted_prof = res.profile if res.ok else prof
     pred = predict_curve(fitted_prof, output, x_name, xs, unit)
+    # the constants' share of the uncertainty (the fit's standard errors, the base profile's
+    # stated ones for the rest), as a relative sd; the structural share is estimated from the curves
+    lo, hi = uncertainty.intervals({x_name: xs}, fitted_prof, outputs=[output], structural=False)[output]
+    f0 = model.evaluate({x_name: xs}, fitted_prof)[output]
+    rel_sd = (np.asarray(hi) - np.asarray(lo)) / 2 / uncertainty.z_value() / np.maximum(np.abs(f0), 1e-300)
     in_fit = np.zeros(xs.size, dtype=bool)
     in_fit[idx] = True
-    points = [dict(x=float(x), measured=float(m), predicted=float(p), rel_error=float((p - m) / m), fit=bool(f))
-              for x, m, p, f in zip(xs, values, pred, in_fit)]
+    points = [dict(x=float(x), measured=float(m), predicted=float(p), rel_error=float((p - m) / m), fit=bool(f),
+                   constants_rel_sd=float(s))
+              for x, m, p, f, s in zip(xs, values, pred, in_fit, np.broadcast_to(rel_sd, xs.shape))]
     return CurveResult(series=series, subsystem=subsystem_of(output), output=output, x_name=x_name, cpu=cpu,
                        ghz=float(fitted_prof.ghz), source=source, fit_x=[float(x) for x in xs[idx]], free=free,
                        fitted={n: float(fitted_prof.value(n)) for n in free}, points=points,
@@ -418,13 +424,61 @@ def summarise(curves: list[CurveResult], loso: list[dict], loro: list[dict] = ()
             for k, v in sorted(acc.items()) if v]
 
 
+#: output prefix of the model outputs each curve group's structural sd applies to
+STRUCTURAL_PREFIX = {"slub": "slub.", "page_alloc": "page_alloc.", "zeroing": "zero."}
+
+
+def structural_rel_sd(curves: list[CurveResult], leave_out: str | None = None,
+                      level: float = uncertainty.LEVEL) -> dict[str, float]:
+    """``{group: relative sd}`` of the model's form, from the curves' out-of-sample errors.
+
+    The smallest ``s_m`` with which the ``level`` intervals ``pred +- z sqrt(s_c^2 + s_m^2) |pred|``
+    hold ``level`` of the group's out-of-sample points: the ``level`` quantile of
+    ``sqrt(max((e / z)^2 - s_c^2, 0))`` (``e`` the relative error, ``s_c`` the relative sd the
+    constants explain).  The curve ``leave_out`` is left out, so that a curve's coverage is judged
+    with a figure it did not shape.  The errors, not a variance formula, set it: they are neither
+    normal nor independent of ``s_c`` (a curve is off as a whole, at its step more than elsewhere).
+    """
+    acc: dict[str, list[tuple[float, float]]] = {}
+    for c in curves:
+        if c.series == leave_out:
+            continue
+        acc.setdefault(c.group, []).extend((p["rel_error"], p["constants_rel_sd"]) for p in c.predicted)
+    z = uncertainty.z_value(level)
+    out = {}
+    for g, pairs in acc.items():
+        e, s = np.array(pairs).T
+        need = np.sqrt(np.maximum((e / z) ** 2 - s ** 2, 0.0))
+        out[g] = float(np.quantile(need, level))
+    return out
+
+
+def coverage(curves: list[CurveResult], level: float = uncertainty.LEVEL) -> dict[str, dict]:
+    """Per group: the share of out-of-sample points whose measured value lies inside their interval.
+
+    The interval of a point: ``pred +- z * sqrt(s_c^2 + s_m^2) * |pred|``, ``s_c`` from the fitted
+    profile's constants, ``s_m`` the structural sd estimated from the group's *other* curves.
+    """
+    z = uncertainty.z_value(level)
+    acc: dict[str, list[bool]] = {}
+    for c in curves:
+        s_m = structural_rel_sd(curves, leave_out=c.series, level=level).get(c.group, 0.0)
+        for p in c.predicted:
+            hw = z * np.hypot(p["constants_rel_sd"], s_m) * abs(p["predicted"])
+            acc.setdefault(c.group, []).append(abs(p["measured"] - p["predicted"]) <= hw)
+    return {g: dict(points=len(v), inside=int(np.sum(v)), coverage=float(np.mean(v))) for g, v in acc.items()}
+
+
 def report(df, profiles: dict[str, Profile] | None = None) -> dict:
-    """Both protocols and the in-sample degrees of freedom, as plain data (the CLI's ``--json``)."""
+    """Both protocols, the coverage of the 90 % intervals, the structural sd per subsystem and the
+    in-sample degrees of freedom, as plain data (the CLI's ``--json``)."""
     curves = validate_corpus(df)
     loso = leave_one_source_out(profiles)
     loro = leave_one_row_out(profiles)
-    return dict(summary=summarise(curves, loso, loro), curves=[_curve_dict(c) for c in curves], loso=loso,
-                loro=loro, in_sample=in_sample_dof(profiles))
+    struct = structural_rel_sd(curves)
+    return dict(summary=summarise(curves, loso, loro), coverage=coverage(curves),
+                structural_rel_sd={STRUCTURAL_PREFIX[g]: v for g, v in struct.items() if g in STRUCTURAL_PREFIX},
+                curves=[_curve_dict(c) for c in curves], loso=loso, loro=loro, in_sample=in_sample_dof(profiles))
 
 
 REPORT_JSON = Path(__file__).with_name("data") / "outofsample.json"
@@ -467,6 +521,13 @@ def format_report(rep: dict) -> str:
     for s in rep["summary"]:
         lines.append(f"| {s['subsystem']:<15} | {s['protocol']:<27} | {s['points']:>16} | {_pct(s['mape']):>8} | "
                      f"{_pct(s['max_error']):>11} |")
+    lines += ["", f"Coverage of the {uncertainty.LEVEL:.0%} prediction intervals on the curves' out-of-sample "
+              "points (constants' uncertainty and the structural sd estimated from the group's other curves)", "",
+              "| group | points | inside | coverage |", "|---|---:|---:|---:|"]
+    for g, c in sorted(rep["coverage"].items()):
+        lines.append(f"| {g} | {c['points']} | {c['inside']} | {_pct(c['coverage'])} |")
+    lines += ["", "Structural (model-form) relative sd used by the intervals: "
+              + ", ".join(f"`{k}*` {_pct(v)}" for k, v in sorted(rep["structural_rel_sd"].items())), ""]
     lines += ["", "Curves", "",
               "| series | design | output | CPU | GHz | fitted on | free constants | predicted | MAPE | max |",
               "|---|---|---|---|---:|---|---|---:|---:|---:|"]

@@ -38,8 +38,10 @@ exactly ``[0, 0]``.
 """
 from __future__ import annotations
 
+import json
 import zlib
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from statistics import NormalDist
 
 import numpy as np
@@ -56,12 +58,27 @@ SEED = 20261130
 #: sample blocks are sized so that one vectorised call holds at most this many states
 _STATES_PER_CALL = 65_536
 
-#: Relative structural (model-form) sd per output prefix, [1].  Filled from cross-validation;
-#: 0 means only the constants' uncertainty is shown.
-STRUCTURAL_REL_SD: dict[str, float] = {
-    "slub.": 0.0, "zero.": 0.0, "page_pool.": 0.0, "kfree_skb_list.": 0.0, "veth.": 0.0,
-    "cpumap.": 0.0, "xdp_pass.": 0.0, "napi_defer.": 0.0, "path.": 0.0,
-}
+#: The out-of-sample report (``scripts/validation_report.py``; a test keeps it current).
+REPORT_JSON = Path(__file__).with_name("data") / "outofsample.json"
+
+
+def _structural_from_report(path: Path = REPORT_JSON) -> dict[str, float]:
+    """``{output prefix: relative sd}`` the out-of-sample validation estimated for the model's form.
+
+    For each group of published curves (fitted on 3 points, the rest predicted), the mean squared
+    relative error of the predictions less the mean squared relative sd the constants explain:
+    ``sqrt(max(mean(e^2) - mean(s_c^2), 0))``.  Subsystems without such curves get 0 (only the
+    constants' uncertainty is shown for them).
+    """
+    if not path.is_file():
+        return {}
+    rep = json.loads(path.read_text())
+    return {prefix: float(v) for prefix, v in rep.get("structural_rel_sd", {}).items()}
+
+
+#: Relative structural (model-form) sd per output prefix [1], from the out-of-sample validation;
+#: prefixes not listed: 0.
+STRUCTURAL_REL_SD: dict[str, float] = _structural_from_report()
 
 
 def structural_rel_sd(output: str) -> float:
@@ -302,7 +319,7 @@ def _check(method, outputs):
 
 # ---------------------------------------------------------------- public API
 def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, outputs=None, level: float = LEVEL,
-                            method: str | None = None, n_samples: int = N_SAMPLES):
+                            method: str | None = None, n_samples: int = N_SAMPLES, structural: bool = True):
     """Point values and prediction intervals of ``outputs`` (default: every output) in one pass.
 
     Parameters
@@ -313,6 +330,8 @@ def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, out
     level : two-sided coverage, default 0.9.
     method : ``"linear"`` or ``"sampling"`` (default :data:`DEFAULT_METHOD`).
     n_samples : draws for ``"sampling"``.
+    structural : add :func:`structural_rel_sd` (default); ``False`` gives the constants' share alone
+        (the out-of-sample validation estimates the structural term from that).
 
     Returns
     -------
@@ -330,19 +349,19 @@ def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, out
         return _evaluate_sets(params, prof, names, base, deltas[rows])
 
     def struct_sd(o, f):
-        return structural_rel_sd(o) * np.abs(f)
+        return (structural_rel_sd(o) if structural else 0.0) * np.abs(f)
     return _propagate(values_of, deltas.shape[0], grid, outputs, method, corr, level, struct_sd)
 
 
 def intervals(params: Mapping, profile: Profile | None = None, outputs=None, level: float = LEVEL,
-              method: str | None = None, n_samples: int = N_SAMPLES) -> dict:
+              method: str | None = None, n_samples: int = N_SAMPLES, structural: bool = True) -> dict:
     """Prediction interval ``(lo, hi)`` [output unit] of each output, vectorised over the params grid.
 
     ``level`` is the two-sided coverage (0.9: the 5 % and 95 % points).  Sources of uncertainty:
     the profile constants' ``stderr`` and correlations, and :func:`structural_rel_sd`, in
     quadrature.  Method and defaults: see the module docstring and :func:`evaluate_with_intervals`.
     """
-    return evaluate_with_intervals(params, profile, outputs, level, method, n_samples)[1]
+    return evaluate_with_intervals(params, profile, outputs, level, method, n_samples, structural)[1]
 
 
 def delta_intervals(params_a: Mapping, params_b: Mapping, profile_a: Profile | None = None,

@@ -30,11 +30,6 @@ FIXED_KINDS = ("kernel",)
 MAX_FREE = 12
 #: a fitted value within this share of its bound range from a bound "ended on" the bound
 ON_BOUND = 1e-3
-#: the measurements' own precision, used for the standard errors when there are no more distinct
-#: measurements than free constants: time_bench rounds to whole cycles (uniform, sd 1/sqrt(12) =
-#: 0.29 cycles; ns are printed to 0.001) and repeats differ by ~1 % from run to run
-ROUNDING = {"cycles": 0.29, "ns": 0.29e-3}
-RUN_TO_RUN = 0.01
 
 #: the constants each test family measures (by model output prefix), preferred as free constants
 #: for measurements of that family (see :func:`suggest_free`)
@@ -256,60 +251,6 @@ def _jacobian(prof: Profile, specs, names, relative: bool = False, x=None) -> np
     return jac
 
 
-def _precision(m, ghz: float) -> float:
-    """One measurement's own standard deviation (in its unit): rounding plus run-to-run spread."""
-    return math.hypot(ROUNDING.get(m.unit, 0.0), RUN_TO_RUN * abs(m.value))
-
-
-def _covariance(prof: Profile, specs, names, ms) -> tuple[np.ndarray, np.ndarray]:
-    """``(stderr, corr)`` of the constants ``names`` of the fitted ``prof``.
-
-    From the Jacobian ``J`` of the normalised residuals at the optimum: ``cov = s2 inv(J^T J)``,
-    ``s2`` the residual variance ``sum z^2 / (n - p)`` when there are more measurements ``n`` than
-    free constants ``p`` (but never below what the measurements' own precision allows); else the
-    measurements' own precision (:data:`ROUNDING` plus :data:`RUN_TO_RUN`) in place of ``s2``.
-    A constant the data cannot determine (a null direction of ``J``) gets an infinite error.
-
-    To be replaced by ``calibration.fit_covariance`` (same formula) once that is available.
-    """
-    names = list(names)
-    p = len(names)
-    jac = _jacobian(prof, specs, names)
-    z = calibration._residual_fun(prof, specs, [])(np.array([]))
-    # each measurement's precision in units of its tolerance (z units)
-    prec = np.array([_precision(m, prof.ghz) / (abs(s.measured) * s.tol) for m, s in zip(ms, specs)])
-    n = len(specs)
-    if n > p:
-        s2 = max(float(z @ z) / (n - p), float(np.mean(prec ** 2)))
-        w = np.full(n, 1.0)
-    else:
-        s2 = 1.0
-        w = 1.0 / np.maximum(prec, 1e-12)
-    jw = jac * w[:, None]
-    u, sv, vt = np.linalg.svd(jw, full_matrices=False)
-    cov = np.zeros((p, p))
-    ok = sv > 1e-9 * max(sv.max(initial=0.0), 1e-300)
-    for k in range(len(sv)):
-        if ok[k]:
-            cov += np.outer(vt[k], vt[k]) / sv[k] ** 2
-    cov *= s2
-    stderr = np.sqrt(np.maximum(np.diag(cov), 0.0))
-    null = np.zeros(p, dtype=bool)
-    for k in range(len(sv)):
-        if not ok[k]:
-            null |= np.abs(vt[k]) > 1e-6
-    if len(sv) < p:  # fewer rows than constants: the rest of the space is null too
-        rest = np.eye(p) - vt[ok].T @ vt[ok]
-        null |= np.abs(np.diag(rest)) > 1e-6
-    stderr[null] = np.inf
-    with np.errstate(invalid="ignore", divide="ignore"):
-        d = np.sqrt(np.diag(cov))
-        corr = cov / np.outer(d, d)
-    corr[~np.isfinite(corr)] = np.nan
-    np.fill_diagonal(corr, 1.0)
-    return stderr, corr
-
-
 def _lines(ms) -> str:
     by_origin: dict[str, list[int]] = {}
     for m in ms:
@@ -425,7 +366,7 @@ def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None
     if not np.all(np.isfinite(z1)):
         res.errors.append("the fitted model gives non-finite predictions; the model in use is unchanged")
         return
-    stderr, corr = _covariance(fitted, specs, free, ms)
+    stderr, corr = calibration.fit_covariance(fitted, specs, free)
     res.stderr = {n: float(e) for n, e in zip(free, stderr)}
     res.corr = [[float(x) for x in row] for row in corr]
     res.warnings += bound_warnings(fitted, free)
@@ -443,6 +384,9 @@ def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None
         consts[n] = dataclasses.replace(consts[n], bounds=fitted.constants[n].bounds)
     if res.ghz is not None:
         consts["ghz"] = dataclasses.replace(consts["ghz"], kind=base.constants["ghz"].kind)
+    # the fit's own uncertainty, so that the intervals of a fitted profile are its data's
+    for n in free:
+        consts[n] = dataclasses.replace(consts[n], stderr=res.stderr[n] if math.isfinite(res.stderr[n]) else 0.0)
     prof = dataclasses.replace(prof, constants=consts,
                                notes=f"fitted to {len(ms)} measurements ({', '.join(sorted({m.origin for m in ms}))}) "
                                      f"on base {base.id}; free: {', '.join(free)}"
@@ -457,4 +401,4 @@ def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None
         res.warnings.append(f"{r['origin']}, line {r['line']}: {r['test']} = {r['measured']:g} {r['unit']}, the fitted "
                             f"model gives {r['after']:.4g} ({(r['after'] / r['measured'] - 1) * 100:+.1f} %, "
                             f"tolerance ±{r['tol'] * 100:g} %)")
-    res.profile, res.ok = prof, True
+    res.profile, res.ok = prof.with_correlation(free, np.nan_to_num(np.asarray(corr, dtype=float))), True

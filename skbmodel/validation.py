@@ -36,7 +36,7 @@ class RowSpec:
     @property
     def microbenchmark(self) -> bool:
         """A time_bench microbenchmark row (precise to a cycle) rather than a system throughput."""
-        return self.output.startswith(("slub.", "zero.", "page_pool."))
+        return self.output.startswith(("slub.", "zero.", "page_pool.", "page_alloc."))
 
 
 def _r(id, prof, output, tol_kind, tol, note="", **state):

@@ -10,7 +10,8 @@ import re
 
 import pytest
 
-from skbmodel import custom, model
+from skbmodel import model, parsers, userfit
+from skbmodel.profile import load_profile
 from tests.browser_util import (app_and_browser, plotly_y, REPO_ROOT, wait_for_app, wait_for_plotly)
 
 pytestmark = pytest.mark.browser
@@ -68,8 +69,11 @@ def test_paste_fit_select_and_share(app):
 
     # the clock inferred from the two lines' cycles/ns pairs becomes the profile's clock; the cycles
     # values are fitted (their ns twins convert through that clock)
-    want = custom.decode_profile(
-        "1~e5-1650v4~ghz:3.5944,slub_bulk_obj_pair_cycles:61.0,slub_fast_pair_cycles:109.0~my-lab")
+    # (the same fit as the page's, done here: the profile the page must end up using)
+    ms = parsers.parse_text(SEED_004_LINES, "pasted text").measurements
+    e5 = load_profile("e5-1650v4")
+    want = userfit.fit(ms, e5, userfit.suggest_free(ms, e5), label="my-lab", ghz=parsers.infer_clock(ms).ghz).profile
+    assert want.value("ghz") == 3.5944
     in_use = _in_use_text(page)
     assert want.id in in_use and "my-lab" in in_use
     assert "fitted from: pasted text, lines 1, 2" in in_use

@@ -70,7 +70,8 @@ correlation = [[1.0, 0.25], [0.25, 1.0]]
     assert over.correlation([s, t])[0, 1] == parent.correlation([s, t])[0, 1]
 
 
-def test_old_profile_without_uncertainty_loads_with_zero_stderr():
+def test_old_profile_without_uncertainty_loads_with_zero_stderr(monkeypatch):
+    monkeypatch.setattr(uncertainty, "STRUCTURAL_REL_SD", {})  # only the constants' share is of interest here
     lines = [ln for ln in load_profile(E5).to_toml().splitlines() if not ln.startswith("stderr")]
     text = "\n".join(lines[:lines.index("[fit]")])
     prof = parse_profile(text)
@@ -156,6 +157,7 @@ def test_interval_widens_monotonically_with_one_constants_stderr(method):
 def test_structural_term_adds_in_quadrature(monkeypatch):
     prof = load_profile(E5)
     params = sk_state.scenario(sk_state.defaults())
+    monkeypatch.setattr(uncertainty, "STRUCTURAL_REL_SD", {})
     f, iv = uncertainty.evaluate_with_intervals(params, prof, ["veth.ns_per_packet", "slub.loop_cycles"])
     monkeypatch.setitem(uncertainty.STRUCTURAL_REL_SD, "veth.", 0.02)
     assert uncertainty.structural_rel_sd("veth.mpps") == 0.02 and uncertainty.structural_rel_sd("slub.loop_ns") == 0

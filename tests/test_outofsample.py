@@ -76,6 +76,21 @@ def test_slub_upstream_curves_predicted_within_10_percent_on_average(report):
     assert slub_rows[0]["mape"] <= 0.10
 
 
+def test_interval_coverage_on_the_out_of_sample_points(report):
+    """Goal: 80-95 % of the measured values inside their 90 % intervals (upstream SLUB, page allocator)."""
+    for group in ("slub", "page_alloc"):
+        c = report["coverage"][group]
+        assert c["points"] >= 40 and 0.80 <= c["coverage"] <= 0.95, (group, c)
+    assert report["structural_rel_sd"]["slub."] > 0
+
+
+def test_structural_sd_comes_from_the_other_curves():
+    """A curve the model cannot follow gets a structural sd; left out, it leaves nothing to estimate from."""
+    curves = [oos.validate_curve("syn-a", "slub.loop_cycles", "bulk", BULKS, BULKS * 0 + 100.0, "cycles", ghz=3.6)]
+    assert oos.structural_rel_sd(curves)["slub"] > 0.03  # a flat curve the model cannot follow
+    assert oos.structural_rel_sd(curves, leave_out="syn-a") == {}
+
+
 def test_rows_reproduced_by_construction_are_labelled(report):
     dof = {d["subsystem"]: d for d in report["in_sample"]}
     assert dof["cpumap"]["by_construction"] and dof["cpumap"]["dof"] == 0
