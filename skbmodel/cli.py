@@ -91,7 +91,11 @@ def cmd_validate(args) -> int:
 
 
 def _validate_out_of_sample(args) -> int:
-    rep = outofsample.report(corpus.load_corpus())
+    try:
+        df = corpus.load_corpus(args.corpus)
+    except (corpus.CorpusError, OSError) as e:
+        raise UsageError(f"--corpus: {e}") from None
+    rep = outofsample.report(df)
     if args.json:
         json.dump(rep, sys.stdout, indent=1, default=float)
         sys.stdout.write("\n")
@@ -378,6 +382,8 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
                    help="predict what no fit saw: published curves fitted on 3 points, seed rows with their "
                         "source or row left out; per subsystem MAPE and max error, and the in-sample degrees "
                         "of freedom")
+    v.add_argument("--corpus", metavar="CSV", help="public measurements to validate against (default: the shipped "
+                   "corpus, skbmodel/data/public-measurements.csv; same columns)")
     v.set_defaults(func=cmd_validate)
     c = sub.add_parser("calibrate", help="refit the profiles' fitted constants to the seed rows")
     c.add_argument("--out", help="folder for the profile files (default: the shipped profiles)")

@@ -240,6 +240,36 @@ def validate_corpus(df, base: Profile | None = None) -> list[CurveResult]:
             for c in corpus_curves(df)]
 
 
+# ---- single published points on the CPU of a shipped profile ---------------------------------
+
+#: the CPU a shipped profile describes, as corpus rows name it
+PROFILE_CPUS = {"e5-1650v4": "E5-1650 v4"}
+
+
+def profile_cpu_points(df) -> list[dict]:
+    """Published single numbers measured on a shipped profile's CPU (another kernel, another run),
+    predicted by that profile as shipped: whether its constants carry over from the run they
+    were taken from.  Rows the profile's own constants cite (by series) are left out.
+    """
+    out = []
+    for pid, cpu in PROFILE_CPUS.items():
+        prof = load_profile(pid)
+        cited = " ".join(c.source for c in prof.constants.values())
+        rows = df[df["cpu"].str.contains(cpu, regex=False) & (df["x_name"] == "")
+                  & df["output"].isin(list(model.OUTPUT_UNITS))]
+        for r in rows.itertuples(index=False):
+            if r.series in cited:
+                continue
+            unit = _unit_of(r.unit)
+            if not parsers.compatible(r.output, unit):
+                continue
+            pred = float(predict_curve(prof, r.output, "bulk", [1.0], unit)[0])
+            out.append(dict(id=r.id, subsystem=subsystem_of(r.output), profile=pid, output=r.output,
+                            kernel=r.kernel, measured=float(r.value), predicted=pred, unit=unit,
+                            rel_error=(pred - float(r.value)) / float(r.value), source=r.source))
+    return out
+
+
 # ---- scenario rows: leave one source out ---------------------------------------------------
 
 def source_groups() -> dict[str, str]:
@@ -407,7 +437,8 @@ def in_sample_dof(profiles: dict[str, Profile] | None = None) -> list[dict]:
     return out
 
 
-def summarise(curves: list[CurveResult], loso: list[dict], loro: list[dict] = ()) -> list[dict]:
+def summarise(curves: list[CurveResult], loso: list[dict], loro: list[dict] = (),
+              points: list[dict] = ()) -> list[dict]:
     """Per subsystem: points predicted out of sample, MAPE and max |error|, for the curves and for
     the seed rows left out by source, kept apart (a curve predicts within one test; a left-out
     source predicts another test)."""
@@ -420,6 +451,8 @@ def summarise(curves: list[CurveResult], loso: list[dict], loro: list[dict] = ()
     for r in loro:
         if r["status"] == "predicted":
             acc.setdefault((r["subsystem"], "seed rows, row left out"), []).append(abs(r["rel_error"]))
+    for r in points:
+        acc.setdefault((r["subsystem"], "same CPU, other kernel"), []).append(abs(r["rel_error"]))
     return [dict(subsystem=k[0], protocol=k[1], points=len(v), mape=float(np.mean(v)), max_error=float(np.max(v)))
             for k, v in sorted(acc.items()) if v]
 
@@ -476,7 +509,8 @@ def report(df, profiles: dict[str, Profile] | None = None) -> dict:
     loso = leave_one_source_out(profiles)
     loro = leave_one_row_out(profiles)
     struct = structural_rel_sd(curves)
-    return dict(summary=summarise(curves, loso, loro), coverage=coverage(curves),
+    points = profile_cpu_points(df)
+    return dict(summary=summarise(curves, loso, loro, points), coverage=coverage(curves), points=points,
                 structural_rel_sd={STRUCTURAL_PREFIX[g]: v for g, v in struct.items() if g in STRUCTURAL_PREFIX},
                 curves=[_curve_dict(c) for c in curves], loso=loso, loro=loro, in_sample=in_sample_dof(profiles))
 
@@ -536,6 +570,12 @@ def format_report(rep: dict) -> str:
         lines.append(f"| {c['series']} | {c['design'] or '—'} | {c['output']} | {c['cpu'][:40]} | {c['ghz']:g} | "
                      f"{c['x_name']} {fit_x} | "
                      f"{', '.join(c['free'])} | {c['n_predicted']} | {_pct(c['mape'])} | {_pct(c['max_error'])} |")
+    lines += ["", "Published points on a shipped profile's CPU (other kernels), predicted by the profile as shipped",
+              "",
+              "| row | output | kernel | measured | predicted | unit | error |", "|---|---|---|---:|---:|---|---:|"]
+    for r in rep["points"]:
+        lines.append(f"| {r['id']} | {r['output']} | {r['kernel'][:40]} | {r['measured']:.6g} | "
+                     f"{r['predicted']:.6g} | {r['unit']} | {r['rel_error'] * 100:+.1f} % |")
     for title, key in (("Seed rows, leave one source out", "loso"), ("Seed rows, leave one row out", "loro")):
         lines += ["", title, "", "| row | subsystem | left out | measured | predicted | unit | error | status |",
                   "|---|---|---|---:|---:|---|---:|---|"]
