@@ -1,0 +1,144 @@
+"""Write the CPU profiles that come from the public measurement corpus (not from the seed threads).
+
+    python scripts/corpus_profiles.py           # (re)write skbmodel/profiles/<id>.toml for each
+    python scripts/corpus_profiles.py --check   # exit 1 if a written profile differs from what this gives
+
+Each profile inherits ``e5-1650v4`` and lists only what the corpus measured on its CPU, each constant
+with the rows it comes from:
+
+* ``i7-4790k``: the SLUB constants fitted to the detached-freelist fallback and bulk curves of the
+  2016-01 kfree_bulk series (28 points, 6 constants; kind ``fitted``, standard errors and
+  correlations from the fit), the clock from the cycles/ns pairs.
+* ``xeon-gold-6140``, ``xeon-platinum-8481c``: the clock and the bench_page_pool_simple costs
+  (kind ``published``, time_bench precision); every other constant is inherited from the E5-1650 v4,
+  which the profile's notes say.
+
+Run ``python scripts/archive_profiles.py`` after a change (share links record profile versions).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from skbmodel import corpus, outofsample, userfit  # noqa: E402  (after the path set-up)
+from skbmodel.profile import PROFILE_DIR, Constant, Profile, load_profile  # noqa: E402
+
+BASE = "e5-1650v4"
+TB = "time_bench precision: whole-cycle rounding sd 0.29 cycles and 1 % run-to-run"
+
+
+def _row(df, rid: str):
+    r = df[df["id"] == rid]
+    if r.empty:
+        raise SystemExit(f"corpus row {rid} is missing")
+    return r.iloc[0]
+
+
+def _tb_sd(v: float) -> float:
+    return float(np.hypot(0.29, 0.01 * v))
+
+
+def _published(name, value, unit, source, sd, sd_text) -> Constant:
+    return Constant(name=name, value=float(value), unit=unit, kind="published",
+                    source=f"{source}; uncertainty: {sd_text}", stderr=float(sd))
+
+
+def i7_4790k(df) -> Profile:
+    base = load_profile(BASE)
+    series = ("slub-i7-4790k-2016-01-kfree-bulk-loop", "slub-i7-4790k-2016-01-kfree-bulk-bulk")
+    ms = []
+    for s in series:
+        g = df[df["series"] == s].sort_values("x_value")
+        ms += outofsample._measurements(s, str(g["output"].iloc[0]), "bulk", g["x_value"], g["value"], "cycles")
+    free = ["slub_fast_pair_cycles", "slub_loop_call_cycles", "slub_bulk_obj_pair_cycles",
+            "slub_free_slow_extra_cycles", "slub_refill_cycles", "l1_miss_cycles"]
+    ghz = float(df[df["series"] == series[0]]["ghz"].iloc[0])
+    res = userfit.fit(ms, base, free, label="i7-4790k", ghz=None)
+    if not res.ok:
+        raise SystemExit("; ".join(res.errors))
+    fitted = res.profile
+    src = df[df["series"] == series[0]]["source"].iloc[0]
+    consts = {"ghz": _published("ghz", ghz, "GHz", f"Intel Core i7-4790K @ 4.00GHz (the corpus series {series[0]}: "
+                                "cycles / ns = 4.0)", 0.0, "0: the TSC clock")}
+    for j, n in enumerate(free):
+        c = base.constants[n]
+        consts[n] = Constant(name=n, value=round(fitted.value(n), 4), unit=c.unit, kind="fitted",
+                             source=(f"the 28 rows of public corpus series {series[0]} and {series[1]} "
+                                     f"(slab_bulk_test01 fallback and bulk columns, bulk 1-250; {src}); "
+                                     "uncertainty: from the fit's "
+                                     "Jacobian, cov = s2 inv(J^T J)"),
+                             bounds=fitted.constants[n].bounds, stderr=round(res.stderr[n], 6))
+    prof = Profile(id="i7-4790k", name="Intel Core i7-4790K @ 4.00GHz (2015-2016 SLUB bulk API threads)",
+                   constants=consts, inherits=BASE,
+                   notes=("SLUB constants fitted to the published detached-freelist curves of this CPU; everything "
+                          "else (zeroing, page_pool, the page allocator, the path bases) inherited from e5-1650v4 "
+                          "unmeasured: a Haswell desktop part, not the Broadwell-EP server part"))
+    return prof.with_correlation(free, np.asarray(res.corr, dtype=float))
+
+
+def page_pool_profile(df, pid: str, name: str, ghz_row: str, rows: dict, caches: dict, note: str) -> Profile:
+    consts = {}
+    r0 = _row(df, ghz_row)
+    consts["ghz"] = _published("ghz", r0["ghz"], "GHz", f"{r0['cpu']} (corpus row {ghz_row})", 0.0, "0: the TSC clock")
+    for n, rid in rows.items():
+        r = _row(df, rid)
+        consts[n] = _published(n, r["value"], "cycles",
+                               f"{r['conditions'].split(';')[0] if 'ns=' in r['conditions'] else ''} "
+                               f"corpus row {rid}: {r['source'][:160]}".strip(), _tb_sd(float(r["value"])), TB)
+    for n, (v, src) in caches.items():
+        consts[n] = _published(n, v, "bytes", src, 0.0, "0: a documented cache size")
+    return Profile(id=pid, name=name, constants=consts, inherits=BASE, notes=note)
+
+
+def build(df) -> list[Profile]:
+    gold = page_pool_profile(
+        df, "xeon-gold-6140", "Intel Xeon Gold 6140 @ 2.30GHz (Skylake-SP; 2022 page_pool stats thread)",
+        "pp-gold6140-2022-control-tasklet-fast",
+        {"pp_fast_cycles": "pp-gold6140-2022-control-tasklet-fast",
+         "pp_ring_cycles": "pp-gold6140-2022-control-tasklet-ring",
+         "page_slow_cycles": "pp-gold6140-2022-control-tasklet-slow"},
+        {"l2_bytes": (1048576.0, "L2 cache per core, Intel Xeon Scalable (Skylake-SP): 1 MiB")},
+        "page_pool costs and clock measured on this CPU (control kernel); the rest inherited from e5-1650v4 "
+        "unmeasured")
+    spr = page_pool_profile(
+        df, "xeon-platinum-8481c", "Intel Xeon Platinum 8481C @ 2.70GHz (Sapphire Rapids; 2025 page_pool bench)",
+        "pp-spr8481c-2025-upstream-bench-fast",
+        {"pp_fast_cycles": "pp-spr8481c-2025-upstream-bench-fast",
+         "pp_ring_cycles": "pp-spr8481c-2025-upstream-bench-ring",
+         "page_slow_cycles": "pp-spr8481c-2025-upstream-bench-slow"},
+        {"l1d_bytes": (49152.0, "L1d cache per core, Intel Sapphire Rapids: 48 KiB"),
+         "l2_bytes": (2097152.0, "L2 cache per core, Intel Sapphire Rapids: 2 MiB")},
+        "page_pool costs and clock measured on this CPU (upstream selftest bench, no-softirq context); the rest "
+        "inherited from e5-1650v4 unmeasured")
+    return [i7_4790k(df), gold, spr]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--check", action="store_true")
+    args = ap.parse_args(argv)
+    df = corpus.load_corpus()
+    stale = []
+    for prof in build(df):
+        path = PROFILE_DIR / f"{prof.id}.toml"
+        text = prof.to_toml()
+        if args.check:
+            if not path.is_file() or path.read_text() != text:
+                stale.append(path.name)
+            continue
+        path.write_text(text)
+        print(f"wrote {path.relative_to(ROOT)}")
+    if stale:
+        print(f"out of date: {', '.join(stale)}; run python scripts/corpus_profiles.py", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,47 @@
+"""The CPU profiles built from the public corpus: reproducible from it, and honest about each constant."""
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skbmodel import corpus, model
+from skbmodel.profile import PROFILE_DIR, load_profile
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPUS_PROFILES = ("i7-4790k", "xeon-gold-6140", "xeon-platinum-8481c")
+
+
+def test_profiles_are_what_the_script_writes_from_the_corpus():
+    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "corpus_profiles.py"), "--check"],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("pid", CORPUS_PROFILES)
+def test_every_own_constant_names_corpus_rows_that_exist(pid):
+    df = corpus.load_corpus()
+    known = set(df["id"]) | set(df["series"])
+    text = (PROFILE_DIR / f"{pid}.toml").read_text()
+    prof = load_profile(pid)
+    own = re.findall(r"^\[constants\.(\w+)\]", text, re.M)
+    assert own and prof.inherits == "e5-1650v4" and "inherited from e5-1650v4" in prof.notes
+    for name in own:
+        c = prof.constants[name]
+        assert c.kind in ("fitted", "published"), (name, c.kind)
+        if name not in ("l1d_bytes", "l2_bytes"):
+            cited = set(re.findall(r"[a-z0-9][a-z0-9.-]+", c.source)) & known
+            assert cited, (pid, name, c.source)
+        if c.kind == "fitted":
+            assert c.stderr > 0
+
+
+def test_i7_profile_reproduces_its_curves():
+    """Fitted to two whole curves (28 points, 6 constants): every point within 10 %."""
+    df = corpus.load_corpus()
+    prof = load_profile("i7-4790k")
+    for s in ("slub-i7-4790k-2016-01-kfree-bulk-loop", "slub-i7-4790k-2016-01-kfree-bulk-bulk"):
+        g = df[df["series"] == s]
+        out = model.evaluate({"bulk": g["x_value"].to_numpy(float)}, prof)[g["output"].iloc[0]]
+        assert max(abs(out / g["value"].to_numpy(float) - 1)) < 0.10, s
