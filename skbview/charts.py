@@ -893,7 +893,13 @@ def oos_curve(state: Mapping, rep=None, series: str | None = None) -> go.Figure:
     meas = np.array([p["measured"] for p in pts])
     pred = np.array([p["predicted"] for p in pts])
     err = np.array([p["rel_error"] * 100 for p in pts])
+    # the 90 % interval: the fitted constants' share and the structural sd of the curve's subsystem
+    s_m = rep["structural_rel_sd"].get(outofsample.STRUCTURAL_PREFIX.get(c["group"], ""), 0.0)
+    hw = uncertainty.z_value() * np.hypot(np.array([p.get("constants_rel_sd", 0.0) for p in pts]), s_m) * np.abs(pred)
     fig = _Fig(
+        Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([pred + hw, (pred - hw)[::-1]]), fill="toself",
+                mode="lines", line=dict(width=0), fillcolor=_rgba(COLORS["a"], 0.15), name="90 % interval",
+                hoverinfo="skip"),
         Scatter(x=x, y=pred, mode="lines+markers", name="model (fitted on the 3 filled points)",
                 line=dict(color=COLORS["a"]), marker=dict(size=5), customdata=err,
                 hovertemplate=c["x_name"] + " %{x}: predicted %{y:.1f} (%{customdata:+.1f} %)<extra></extra>"),
