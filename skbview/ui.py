@@ -88,10 +88,10 @@ def pm_text(half_width: float, scale: float = 1.0, digits: int = 2) -> str | Non
     hw = abs(float(half_width)) * scale
     if not np.isfinite(hw) or hw == 0:
         return None
-    if hw >= 10 ** digits:  # no exponent for large values: 123,456 -> 120,000
-        hw = round(hw, digits - 1 - int(np.floor(np.log10(hw))))
-        return f"± {hw:,.0f} (90 %)"
-    return f"± {hw:.{digits}g} (90 %)"
+    # ``digits`` significant digits, never an exponent: 99.6 -> 100, 123,456 -> 120,000, 0.0123 -> 0.012
+    decimals = digits - 1 - int(np.floor(np.log10(hw)))
+    hw = round(hw, decimals)
+    return f"± {hw:,.{max(decimals, 0)}f} (90 %)"
 
 
 def pm(iv: Mapping, output: str, scale: float = 1.0, digits: int = 2) -> str | None:
