@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from skbmodel import state as sk_state
+from skbmodel import noise, state as sk_state
 from skbview import appstate, charts, tables, ui
 
 
@@ -54,8 +54,8 @@ def _draw(state: dict) -> None:
         ("Δ B − A (ns/packet)", "—" if path["delta_ns"] is None else f"{path['delta_ns']:+.2f}",
          f"90 % interval {lo:+.2f} to {hi:+.2f} ns/packet (paired: A and B see the same constants)",
          ui.pm_text((hi - lo) / 2)),
-        ("Verdict", path["verdict"],
-         "measurable: |Δ| ≥ the noise floor; sure of the sign: the 90 % interval excludes 0"
+        ("Verdict", noise.VERDICT_SHORT.get(path["verdict"], path["verdict"]),
+         f"{path['verdict']}. Measurable: |Δ| ≥ the noise floor; sure of the sign: the 90 % interval excludes 0"
          + ("" if path["runs_needed"] is None else f"; {path['runs_needed']} runs per variant")),
     ])
     _table(pd.DataFrame(rows))

@@ -10,15 +10,16 @@ st.title("Zeroing an skb: memset vs __GFP_ZERO")
 def _headline(params: dict, out: dict, iv: dict) -> list:
     """The metric row above the charts (parameters and model outputs of the scenario)."""
     delta = float(out["zero.delta_ns"])
+    verdict = noise.verdict(delta, params["noise_ns"], *iv["zero.delta_ns"])
     return [
         (f"memset {params['zero_bytes']} B (ns)", ui.fmt(out["zero.memset_ns"], 4),
          f"{float(out['zero.memset_cycles']):.1f} cycles", ui.pm(iv, "zero.memset_ns")),
         ("__GFP_ZERO, whole object (ns)", ui.fmt(out["zero.gfp_zero_ns"], 4),
          f"{float(out['zero.gfp_zero_cycles']):.1f} cycles", ui.pm(iv, "zero.gfp_zero_ns")),
         ("Difference (ns/skb)", f"{delta:+.2f}", None, ui.pm(iv, "zero.delta_ns")),
-        ("Measurable?", noise.verdict(delta, params["noise_ns"], *iv["zero.delta_ns"]),
-         f"noise floor {params['noise_ns']:g} ns; sure of the sign when the 90 % interval of the difference "
-         f"excludes 0; {int(out['veth.zero_delta_runs'])} runs per variant needed"),
+        ("Measurable?", noise.VERDICT_SHORT[verdict],
+         f"{verdict}; noise floor {params['noise_ns']:g} ns; sure of the sign when the 90 % interval of the "
+         f"difference excludes 0; {int(out['veth.zero_delta_runs'])} runs per variant needed"),
     ]
 
 

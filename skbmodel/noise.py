@@ -28,6 +28,8 @@ VERDICT_SURE = "measurable, and the model is sure of the sign"
 VERDICT_NOISE = "below the noise floor"
 VERDICT_UNSURE = "the model cannot tell"
 VERDICTS = (VERDICT_SURE, VERDICT_NOISE, VERDICT_UNSURE)
+#: the same, short enough for a metric tile (the full sentence goes in its help)
+VERDICT_SHORT = {VERDICT_SURE: "measurable", VERDICT_NOISE: "below noise", VERDICT_UNSURE: "cannot tell"}
 
 
 def verdict(delta_ns, noise_ns, lo, hi) -> str:
