@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import calibration, model, parsers, uncertainty, units, userfit, validation
+from . import calibration, model, parsers, uncertainty, userfit, validation
 from .observations import seed_observations
 from .profile import DEFAULT_PROFILE, Profile, load_profile
 
@@ -150,15 +150,7 @@ def predict_curve(profile: Profile, output: str, x_name: str, xs, unit: str) -> 
     """Model ``output`` at inputs ``xs`` (one vectorised call), in the measured ``unit``."""
     xs = np.asarray(xs, dtype=float)
     out = model.evaluate({x_name: xs}, profile)[output]
-    return np.asarray(_to_unit(out, model.OUTPUT_UNITS[output], unit, profile.ghz), dtype=float)
-
-
-def _to_unit(v, out_unit: str, unit: str, ghz):
-    if out_unit == "cycles" and unit == "ns":
-        return units.cycles_to_ns(v, ghz)
-    if out_unit == "ns" and unit == "cycles":
-        return units.ns_to_cycles(v, ghz)
-    return units.convert(v, out_unit, unit)
+    return np.asarray(validation.to_measured_unit(out, model.OUTPUT_UNITS[output], unit, profile.ghz), dtype=float)
 
 
 def validate_curve(series: str, output: str, x_name: str, xs, values, unit: str, *, ghz: float | None = None,

@@ -109,7 +109,7 @@ def _measured(spec: RowSpec) -> tuple[float, str]:
     return o.value, o.unit
 
 
-def _to_measured_unit(v, out_unit: str, unit: str, ghz):
+def to_measured_unit(v, out_unit: str, unit: str, ghz):
     """Convert a prediction to the measured unit; cycles and ns convert with the profile clock."""
     if out_unit == "cycles" and unit == "ns":
         return units.cycles_to_ns(v, ghz)
@@ -146,7 +146,7 @@ def predict_rows(specs, profiles: dict[str, Profile] | None = None, constants: d
                 v = params[s.output[6:]][j]
             else:
                 v = out[s.output][j]
-            preds[i] = _to_measured_unit(v, _output_unit(s), _measured(s)[1], params["ghz"][j])
+            preds[i] = to_measured_unit(v, _output_unit(s), _measured(s)[1], params["ghz"][j])
     return preds
 
 

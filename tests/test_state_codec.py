@@ -315,28 +315,10 @@ def test_clamp_warning_quotes_the_link_text():
 
 
 # ---------------------------------------------------------------- versions: mv, pv, b_pv, h
-import shutil  # noqa: E402
 
 from skbmodel import profile as P  # noqa: E402
 
 CUR = P.profile_version("e5-1650v4")
-
-
-@pytest.fixture
-def old_version(tmp_path, monkeypatch):
-    """An archive holding, besides today's versions, an older e5-1650v4 version (other values)."""
-    for f in P.ARCHIVE_DIR.glob("*.toml"):
-        shutil.copy(f, tmp_path)
-    old = P.load_profile("e5-1650v4").with_values({"slub_fast_pair_cycles": 100.0, "veth_base_cycles": 850.0})
-    ver = P.profile_version(old)
-    (tmp_path / f"e5-1650v4@{ver}.toml").write_text(P.archive_toml(old))
-    monkeypatch.setattr(P, "ARCHIVE_DIR", tmp_path)
-    P.clear_cache()
-    S._value.cache_clear()
-    yield ver, old
-    monkeypatch.undo()
-    P.clear_cache()
-    S._value.cache_clear()
 
 
 def test_profile_version_is_a_hash_of_the_values_only():
@@ -412,8 +394,8 @@ def test_headline_without_model_version_is_ignored():
         S.decode_strict("h=3.5&bulk=8")
 
 
-def test_archived_profile_version_is_used_and_round_trips(old_version):
-    ver, old = old_version
+def test_archived_profile_version_is_used_and_round_trips(old_e5_version):
+    ver, old = old_e5_version
     assert ver != CUR
     q = S.encode({**S.defaults(), "page": "veth", "pv": ver})  # a link made while version ver was current
     s, w = S.decode(q)
@@ -436,8 +418,8 @@ def test_archived_profile_version_is_used_and_round_trips(old_version):
     assert p["change_pct"] < 0
 
 
-def test_archived_version_with_a_custom_profile(old_version):
-    ver, old = old_version
+def test_archived_version_with_a_custom_profile(old_e5_version):
+    ver, old = old_e5_version
     text = "1~e5-1650v4~ghz:3.1,stos_line_cycles:3.5~lab"
     s, w = S.decode({"prof": text, "pv": ver, "page": "slub"})
     assert w == [] and s["pv"] == ver and s["cpu"] == "e5-1650v4"
@@ -447,8 +429,8 @@ def test_archived_version_with_a_custom_profile(old_version):
     assert S.decode(S.encode(s)) == (s, [])
 
 
-def test_pv_of_another_profile_is_refused(old_version):
-    ver, _ = old_version
+def test_pv_of_another_profile_is_refused(old_e5_version):
+    ver, _ = old_e5_version
     s, w = S.decode({"cpu": "xeon-platinum-iavf", "pv": ver})
     assert "pv" not in s and len(w) == 1 and w[0].startswith("pv: profile xeon-platinum-iavf version")
     with pytest.raises(S.StateError) as ei:
