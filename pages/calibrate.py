@@ -18,6 +18,7 @@ import streamlit as st
 
 from skbmodel import custom, model, parsers, userfit
 from skbmodel import state as sk_state
+from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbmodel.profile import available_profiles, load_profile
 from skbview import charts, custom_profile
 from skbview.safe_text import md_escape  # file names, lines and TOML sources are user data: never markdown
@@ -32,10 +33,10 @@ PARSED = "_cal_parsed"
 RESULT = "_cal_result"
 MAX_PASTE = parsers.MAX_TEXT_CHARS
 
-st.title("Calibrate: fit a CPU profile to your measurements")
+st.title(PAGE_BY_SLUG["calibrate"].heading)
 if appstate is not None:
     # a first request to /calibrate on a fresh server must go through dashboard.py's st.navigation
-    getattr(appstate, "_ensure_navigation", lambda: None)()
+    appstate._ensure_navigation()
 state = appstate.get_state() if appstate else dict(custom_profile._store())
 custom_profile.adopt_link_profile()
 

@@ -174,3 +174,11 @@ def test_importing_the_model_cli_loads_no_view_library():
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'skbview', 'streamlit', 'plotly', 'kaleido'}))")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert r.stdout.strip() == "[]"
+
+
+def test_one_page_registry():
+    """Every page of the registry has its figure builders, and nothing else does."""
+    from skbmodel import pages, state
+    from skbview import charts
+    assert tuple(charts.PAGE_CHARTS) == pages.SLUGS == state.PAGES
+    assert set(state.HEADLINES) <= set(pages.SLUGS)
