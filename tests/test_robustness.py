@@ -37,7 +37,7 @@ from tests.fuzz_inputs import (
 pytest.importorskip("streamlit.testing.v1")
 REPO = Path(__file__).resolve().parent.parent
 APP_FILES = sorted([REPO / "dashboard.py", *(REPO / "pages").glob("*.py"), *(REPO / "skbview").glob("*.py"),
-                    *(REPO / "skbmodel").glob("*.py")])
+                    *(REPO / "skbmodel").rglob("*.py")])
 LINKS_PER_PAGE = 25
 UPLOADS = 36
 LINK_SEED = 500_000   # the suite's sample does not repeat the soak script's seeds 0..9,999
