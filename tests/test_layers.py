@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 #: skbview's modules that use Streamlit (with dashboard.py and pages/ the only places that may).
-STREAMLIT_MODULES = {"skbview.appstate", "skbview.custom_profile", "skbview.downloads", "skbview.media_grace",
-                     "skbview.ui"}
+STREAMLIT_MODULES = {"skbview.appstate", "skbview.calibrate_view", "skbview.custom_profile", "skbview.downloads",
+                     "skbview.media_grace", "skbview.ui"}
 #: skbview's figure, report and export modules: the only places that may import Plotly or kaleido.
 PLOTTING_MODULES = {"skbview.charts", "skbview.report", "skbview.exporter"}
 #: Modules that must work without Streamlit (the CLI's export uses them): no Streamlit, not even indirectly.
