@@ -35,7 +35,7 @@ def in_use(state) -> None:
             st.markdown("\n".join(
                 f"- `{k}` = {prof.value(k):.6g} {prof.constants[k].unit} (base {base.value(k):.6g}) — "
                 f"{md_escape(prof.constants[k].source)}" for k in sorted(diff)))
-        bulk = int(st.session_state.get("bulk", state.get("bulk", 16)))
+        bulk = int(st.session_state.get("bulk", state.get("bulk", sk_state.PARAMS["bulk"].default)))
         out = model.evaluate({"bulk": bulk}, prof)
         st.caption(f"With it: kmem_cache one-at-a-time {float(out['slub.loop_cycles']):.2f} cycles, bulk "
                    f"{float(out['slub.bulk_cycles']):.2f} cycles per object at bulk {bulk}; clock {prof.ghz:g} GHz.")
