@@ -1,10 +1,11 @@
 """skbmodel dashboard: ``streamlit run dashboard.py``.
 
-Entry point only: page config, the once-per-process GC freeze, navigation (one thin page per slug of
-``skbmodel.state.PAGES``) and the shared sidebar (skbview.appstate), whose link box writes the URL back.
+Entry point only: page config, the once-per-process GC freeze, navigation (one thin page per page of
+``skbmodel.pages``) and the shared sidebar (skbview.appstate), whose link box writes the URL back.
 """
 import streamlit as st
 
+from skbmodel import pages
 from skbview import appstate, ui
 
 st.set_page_config(page_title="skbmodel — SKB memory lifecycle", page_icon=":material/memory:", layout="wide")
@@ -12,27 +13,19 @@ st.set_page_config(page_title="skbmodel — SKB memory lifecycle", page_icon=":m
 
 ui.freeze_gc_once()
 
-PAGES = {
-    "overview": st.Page("pages/overview.py", title="Overview", icon=":material/dashboard:", url_path="overview",
-                        default=True),
-    "slub": st.Page("pages/slub.py", title="SLUB bulk", icon=":material/view_module:", url_path="slub"),
-    "zeroing": st.Page("pages/zeroing.py", title="Zeroing", icon=":material/format_color_reset:", url_path="zeroing"),
-    "veth": st.Page("pages/veth.py", title="veth XDP_BATCH", icon=":material/sync_alt:", url_path="veth"),
-    "cpumap": st.Page("pages/cpumap.py", title="page_pool + cpumap", icon=":material/call_split:", url_path="cpumap"),
-    "kfree": st.Page("pages/kfree.py", title="kfree_skb_list", icon=":material/delete_sweep:", url_path="kfree"),
-    "compare": st.Page("pages/compare.py", title="Compare A/B", icon=":material/compare:", url_path="compare"),
-    "validation": st.Page("pages/validation.py", title="Validation", icon=":material/fact_check:",
-                          url_path="validation"),
-}
 
-# Bring-your-own-measurements page (not a slug of state.PAGES: it has no charts to export;
-# its share link opens /calibrate and carries the custom profile as ``prof``).
-CALIBRATE = st.Page("pages/calibrate.py", title="Calibrate", icon=":material/tune:", url_path="calibrate")
+def _nav_page(page: pages.Page) -> st.Page:
+    return st.Page(f"pages/{page.slug}.py", title=page.title, icon=page.icon, url_path=page.slug,
+                   default=page.slug == pages.DEFAULT_PAGE)
+
+
+PAGES = {p.slug: _nav_page(p) for p in pages.PAGES}
+CALIBRATE = _nav_page(pages.CALIBRATE)  # not a scenario page: no charts to export, no page= in its links
 
 appstate.init()
 appstate.begin_full_run()
 pg = st.navigation([*PAGES.values(), CALIBRATE])
-slug = next((s for s, p in PAGES.items() if p.url_path == pg.url_path), "overview")
+slug = next((s for s, p in PAGES.items() if p.url_path == pg.url_path), pages.DEFAULT_PAGE)
 wanted = appstate.link_page_to_open(slug)
 if wanted in PAGES:
     appstate.set_page(wanted)

@@ -3,6 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from skbmodel import noise, state as sk_state
+from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import appstate, charts, tables, ui
 
 
@@ -17,7 +18,7 @@ def _copy_a_to_b() -> None:
         store.pop(sk_state.B_PREFIX + "pv", None)
 
 
-st.title("Compare scenarios A and B")
+st.title(PAGE_BY_SLUG["compare"].heading)
 st.caption("A is the sidebar; B is set here (e.g. before/after a patch). Presets set B to the thread's 'before' case.")
 with st.expander("Scenario B controls", expanded=True):
     st.button("Copy A → B", key="copy_a_to_b", on_click=_copy_a_to_b)

@@ -1,9 +1,10 @@
 """page_pool + cpumap: source, destination and drop rates vs recycle ratio; XDP_PASS; NUMA."""
 import streamlit as st
 
+from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import ui
 
-st.title("cpumap redirect and page_pool recycling")
+st.title(PAGE_BY_SLUG["cpumap"].heading)
 
 
 def _headline(params: dict, out: dict, iv: dict) -> list:

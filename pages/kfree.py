@@ -1,9 +1,10 @@
 """kfree_skb_list: injection rate vs fq_codel drop_batch and KFREE_SKB_BULK_SIZE; clones."""
 import streamlit as st
 
+from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import ui
 
-st.title("kfree_skb_list bulk free on the qdisc drop path")
+st.title(PAGE_BY_SLUG["kfree"].heading)
 
 
 def _headline(params: dict, out: dict, iv: dict) -> list:

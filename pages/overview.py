@@ -1,9 +1,10 @@
 """Overview: the chosen path's per-packet cost breakdown against the line-rate budget."""
 import streamlit as st
 
+from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import appstate, ui
 
-st.title("SKB memory lifecycle: per-packet cost")
+st.title(PAGE_BY_SLUG["overview"].heading)
 appstate.param_widget("path")
 
 

@@ -1,9 +1,10 @@
 """SLUB: per-object cost vs kmem_cache bulk size, one at a time vs bulk, slab boundaries."""
 import streamlit as st
 
+from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import ui
 
-st.title("SLUB kmem_cache: bulk alloc/free")
+st.title(PAGE_BY_SLUG["slub"].heading)
 
 
 def _headline(params: dict, out: dict, iv: dict) -> list:

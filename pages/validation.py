@@ -3,6 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from skbmodel import outofsample, validation
+from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import appstate, charts, ui
 
 
@@ -12,7 +13,7 @@ def _rows() -> list[dict]:
     return validation.validate()
 
 
-st.title("Validation against the seed measurements")
+st.title(PAGE_BY_SLUG["validation"].heading)
 state = appstate.page_state("validation")
 rows = _rows()
 n_ok = sum(r["ok"] for r in rows)

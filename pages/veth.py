@@ -1,9 +1,10 @@
 """veth: Mpps vs VETH_XDP_BATCH for both zeroing methods, noise band, batch heatmap."""
 import streamlit as st
 
+from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import ui
 
-st.title("veth XDP_PASS with bulk-allocated skbs")
+st.title(PAGE_BY_SLUG["veth"].heading)
 
 
 def _headline(params: dict, out: dict, iv: dict) -> list:

@@ -2,9 +2,10 @@
 import streamlit as st
 
 from skbmodel import noise
+from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import ui
 
-st.title("Zeroing an skb: memset vs __GFP_ZERO")
+st.title(PAGE_BY_SLUG["zeroing"].heading)
 
 
 def _headline(params: dict, out: dict, iv: dict) -> list:

@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from . import (__version__, calibration, corpus, custom, model, outofsample, parsers, state, uncertainty, userfit,
-               validation, versions)
+               userinput, validation, versions)
 from .bench import run_bench
 from .profile import (DEFAULT_PROFILE, PROFILE_DIR, ProfileError, archive_current, available_profiles, clear_cache,
                       load_profile, profile_version)
@@ -162,21 +162,6 @@ def check_ghz(value, what: str = "--ghz") -> float:
     return ghz
 
 
-def runs_in_conflict(measurements, runs) -> tuple | None:
-    """``(key, m1, m2)`` for two runs of ``runs`` that measure the same output at the same conditions
-    (so they cannot be fitted together), else ``None``."""
-    seen: dict[tuple, object] = {}
-    for m in userfit.usable(measurements):
-        r = (m.origin, m.run)
-        if r not in runs:
-            continue
-        k = m.key()
-        if k in seen and (seen[k].origin, seen[k].run) != r:
-            return k, seen[k], m
-        seen.setdefault(k, m)
-    return None
-
-
 def cmd_fit(args) -> int:
     """Parse measurement files, split them into runs, fit the chosen constants, print (or --json), write --out."""
     if args.base not in available_profiles():
@@ -219,7 +204,7 @@ def cmd_fit(args) -> int:
             picks = [[k] for k in range(1, len(runs) + 1)]
     else:
         picks = [list(range(1, len(runs) + 1))]
-        clash = runs_in_conflict(measurements, {(r.origin, r.index) for r in runs}) if len(runs) > 1 else None
+        clash = userinput.runs_in_conflict(measurements, {(r.origin, r.index) for r in runs}) if len(runs) > 1 else None
         if clash:
             _key, a, b = clash
             raise UsageError(

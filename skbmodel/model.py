@@ -13,6 +13,7 @@ import numpy as np
 
 from . import budget, cpumap, kfree_skb_list, napi_cache, noise, page_alloc, page_pool, slub, units, veth, zeroing
 from .custom import decode_cached
+from .params import MODEL_PARAMS
 from .profile import DEFAULT_PROFILE, Profile, load_profile
 
 OUTPUT_UNITS: dict[str, str] = {
@@ -55,10 +56,9 @@ def _profile_of(params: Mapping, profile: Profile | None) -> Profile:
     return load_profile(str(np.asarray(cpu).flat[0]) if cpu is not None else DEFAULT_PROFILE)
 
 
-_DEFAULTS = dict(bulk=16, zero="gfp_zero", zero_bytes=184, xdp_batch=16, kfl_bulk=16, drop_batch=64,
-                 clone_frac=0.0, pp_recycle=1.0, page_bulk=page_alloc.PP_ALLOC_CACHE_REFILL, numa="same",
-                 defer_cache=1, link_gbps=10.0, frame_bytes=64,
-                 path="veth")
+#: Defaults of a partial scenario, from the parameter schema; the clock and the noise floor default to
+#: the profile's (below), the CPU to the default profile (:func:`_profile_of`).
+_DEFAULTS = {p.key: p.default for p in MODEL_PARAMS if p.key not in ("cpu", "ghz", "noise_ns")}
 
 
 def _raw(params: Mapping, prof: Profile) -> dict:

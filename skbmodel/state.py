@@ -44,11 +44,14 @@ from . import __version__ as MODEL_VERSION
 from . import custom as _custom
 from . import model
 from . import profile as _profile
+from .pages import BY_SLUG as _PAGE_BY_SLUG
+from .pages import DEFAULT_PAGE, SLUGS
+# the schema is re-exported: callers keep reading it as state.Param, state.MODEL_PARAMS, ...
+from .params import MAX_VALUE_CHARS, MODEL_KEYS, MODEL_PARAMS, PATHS, Param, _fmt, _show  # noqa: F401
 
 FORMAT_VERSION = 1
 B_PREFIX = "b_"
 MAX_QUERY_CHARS = 16_384
-MAX_VALUE_CHARS = 200
 
 
 class StateError(ValueError):
@@ -59,99 +62,10 @@ class StateError(ValueError):
         self.key = key
 
 
-@dataclasses.dataclass(frozen=True)
-class Param:
-    key: str
-    label: str
-    kind: str  # "int" | "float" | "choice"
-    default: object
-    lo: float | None = None
-    hi: float | None = None
-    choices: tuple[str, ...] = ()
-    unit: str = ""
-    step: float | None = None
-
-    def allowed(self) -> str:
-        if self.kind == "choice":
-            return "one of " + ", ".join(self.choices)
-        kind = "an integer" if self.kind == "int" else "a number"
-        return f"{kind} in [{_fmt(self.lo)}, {_fmt(self.hi)}]" + (f" {self.unit}" if self.unit else "")
-
-    def parse(self, raw: str):
-        """Parse a raw string: returns ``(value, problem)``; ``problem`` is None when valid.
-
-        Out-of-range numbers come back clamped with a problem text; unusable input comes back as
-        ``(None, problem)``.
-        """
-        raw = raw.strip()
-        if len(raw) > MAX_VALUE_CHARS:
-            return None, f"value too long; expected {self.allowed()}"
-        if self.kind == "choice":
-            if raw in self.choices:
-                return raw, None
-            return None, f"{_show(raw)} is not {self.allowed()}"
-        try:
-            x = float(raw)
-        except ValueError:
-            return None, f"{_show(raw)} is not {self.allowed()}"
-        if not math.isfinite(x):
-            return None, f"{_show(raw)} is not {self.allowed()}"
-        if self.kind == "int":
-            if x != int(x):
-                xi = int(round(x))
-                return self._clamp(xi, f"{_show(raw)} rounded to {xi}", raw)
-            x = int(x)
-        return self._clamp(x, None, raw)
-
-    def _clamp(self, x, problem, raw=None):
-        lo, hi = self.lo, self.hi
-        if x < lo or x > hi:
-            y = min(max(x, lo), hi)
-            y = int(y) if self.kind == "int" else float(y)
-            # quote what the link said ('1e9'), not the parsed number ('1000000000')
-            return y, f"{_show(str(x) if raw is None else raw)} outside {self.allowed()}, clamped to {_fmt(y)}"
-        return (int(x) if self.kind == "int" else float(x)), problem
-
-
-def _fmt(x) -> str:
-    """Shortest text that parses back to exactly ``x`` (``repr``; ``%g`` kept only 6 digits)."""
-    if isinstance(x, float) and x.is_integer():
-        return str(int(x))
-    return repr(float(x)) if isinstance(x, float) else str(x)
-
-
-def _show(raw: str) -> str:
-    raw = raw if len(raw) <= 40 else raw[:37] + "..."
-    return repr(raw)
-
-
-PATHS = ("veth", "cpumap", "xdp_pass", "kfree_skb_list")
-PAGES = ("overview", "slub", "zeroing", "veth", "cpumap", "kfree", "compare", "validation")
-
-#: Parameters of one scenario (A; B uses the same with the ``b_`` prefix).
-MODEL_PARAMS: tuple[Param, ...] = (
-    Param("cpu", "CPU profile", "choice", _profile.DEFAULT_PROFILE, choices=tuple(_profile.available_profiles())),
-    Param("ghz", "Clock (GHz)", "float", None, 0.5, 6.0, unit="GHz", step=0.05),
-    Param("bulk", "kmem_cache bulk size (objects)", "int", 16, 1, 256, unit="objects", step=1),
-    Param("zero", "Zeroing method", "choice", "gfp_zero", choices=("memset", "gfp_zero")),
-    Param("zero_bytes", "Bytes zeroed by memset (bytes)", "int", 184, 8, 1024, unit="bytes", step=8),
-    Param("xdp_batch", "VETH_XDP_BATCH (skbs)", "int", 16, 1, 64, unit="skbs", step=1),
-    Param("kfl_bulk", "KFREE_SKB_BULK_SIZE (skbs, 1 = no bulk)", "int", 16, 1, 64, unit="skbs", step=1),
-    Param("drop_batch", "fq_codel drop_batch (packets)", "int", 64, 1, 1024, unit="packets", step=1),
-    Param("clone_frac", "Cloned skbs in drop list (fraction)", "float", 0.0, 0.0, 1.0, step=0.05),
-    Param("pp_recycle", "page_pool recycle ratio (fraction)", "float", 1.0, 0.0, 1.0, step=0.05),
-    Param("page_bulk", "page_pool refill from the page allocator, bulk (pages)", "int", 64, 1, 256, unit="pages",
-          step=1),
-    Param("numa", "cpumap destination node", "choice", "same", choices=("same", "cross")),
-    Param("defer_cache", "Same-CPU defer free to NAPI cache (0/1)", "int", 1, 0, 1, step=1),
-    Param("link_gbps", "Link speed (Gbit/s)", "float", 10.0, 1.0, 800.0, unit="Gbit/s", step=1.0),
-    Param("frame_bytes", "Frame size (bytes, incl. FCS)", "int", 64, 64, 9216, unit="bytes", step=1),
-    Param("noise_ns", "Benchmark noise per run (ns/packet)", "float", 2.0, 0.1, 50.0, unit="ns", step=0.1),
-    Param("path", "Path shown in the overview", "choice", "veth", choices=PATHS),
-)
-MODEL_KEYS = tuple(p.key for p in MODEL_PARAMS)
+#: The scenario pages' slugs (:mod:`skbmodel.pages` describes each).
+PAGES = SLUGS
 VIEW_PARAMS: tuple[Param, ...] = (
-    Param("page", "Page", "choice", "overview", choices=PAGES),
+    Param("page", "Page", "choice", DEFAULT_PAGE, choices=PAGES),
 )
 PARAMS: dict[str, Param] = {p.key: p for p in MODEL_PARAMS + VIEW_PARAMS}
 PARAMS.update({B_PREFIX + p.key: dataclasses.replace(p, key=B_PREFIX + p.key) for p in MODEL_PARAMS})
@@ -510,18 +424,10 @@ def scenario(state: Mapping, which: str = "a") -> dict:
 
 
 # ---- the page's headline output (the h of a share link) ----------------------------------------
-#: The headline output of each page: the first metric of its metric row, as a model output.
-#: ``(output, label)``; the value is in ``model.OUTPUT_UNITS[output]``.  Pages not listed (validation)
-#: show no scenario output, so their links carry no ``h``.
-HEADLINES: dict[str, tuple[str, str]] = {
-    "overview": ("path.mpps", "Throughput (Mpps)"),
-    "slub": ("slub.loop_cycles", "One at a time (cycles/object)"),
-    "zeroing": ("zero.memset_ns", "memset (ns)"),
-    "veth": ("veth.mpps", "veth throughput (Mpps)"),
-    "cpumap": ("cpumap.src_mpps", "Source CPU rx (Mpps)"),
-    "kfree": ("kfree_skb_list.mpps", "Injection rate (Mpps)"),
-    "compare": ("path.ns_per_packet", "Overview path (ns/packet)"),
-}
+#: The headline output of each page (``(output, label)``, :attr:`skbmodel.pages.Page.headline`); the
+#: value is in ``model.OUTPUT_UNITS[output]``.  Pages without one (validation) show no scenario output,
+#: so their links carry no ``h``.
+HEADLINES: dict[str, tuple[str, str]] = {s: p.headline for s, p in _PAGE_BY_SLUG.items() if p.headline}
 
 #: ``h`` travels with 6 significant digits: values within this relative distance are the same number.
 REL_TOL = 1e-5
@@ -556,7 +462,7 @@ def headline_value(state: Mapping, which: str = "a", version: str | None = None)
     ``version``: the profile version to use (default: the state's ``pv``/``b_pv``, else the current).
     Never raises (None when the state cannot be evaluated).
     """
-    spec = HEADLINES.get(state.get("page", "overview"))
+    spec = HEADLINES.get(state.get("page", DEFAULT_PAGE))
     if spec is None:
         return None
     pre = "" if which == "a" else B_PREFIX

@@ -28,6 +28,7 @@ from . import __version__ as MODEL_VERSION
 from . import model
 from . import profile as _profile
 from . import state as _state
+from .pages import DEFAULT_PAGE
 from .state import headline, headline_value, same_value
 
 def _num(x: float, other: float | None = None) -> str:
@@ -73,7 +74,7 @@ def notice(state: Mapping, unversioned: bool = False) -> dict | None:
     ``{"text": one line, "messages": [...], "model_version", "headline": {...} | None,
     "profile": [per scenario with an archived version], "model": {...} | None, "unversioned": bool}``.
     """
-    page = state.get("page", "overview")
+    page = state.get("page", DEFAULT_PAGE)
     head = headline(page)
     messages: list[str] = []
     profiles = []

@@ -7,7 +7,7 @@
   widgets that are not on the current page (page-local controls, scenario B) across page switches.
 * :func:`commit_url` writes the FULL :func:`skbmodel.state.encode` (every parameter + ``v=1``) into
   ``st.query_params`` after the widgets, on every run (also from fragments).
-* ``page`` follows the current ``st.navigation`` page (url_path == slug of ``state.PAGES``); a
+* ``page`` follows the current ``st.navigation`` page (url_path == slug of ``skbmodel.pages.PAGES``); a
   link whose ``page`` differs from the opened page switches to it once.
 * Versions (:mod:`skbmodel.versions`): a link made with an archived profile version keeps it
   (``pv``/``b_pv`` in the state, so the page shows the link's numbers) until **Use current** or
@@ -315,12 +315,6 @@ def _apply_preset(preset_id: str) -> None:
     ss["_skb_preset"] = preset_id
 
 
-ZERO_LABELS = {"memset": "memset (rep stos)", "gfp_zero": "__GFP_ZERO"}
-NUMA_LABELS = {"same": "same NUMA node", "cross": "cross NUMA node"}
-PATH_LABELS = {"veth": "veth XDP_PASS", "cpumap": "cpumap (destination CPU)", "xdp_pass": "XDP_PASS on one CPU",
-               "kfree_skb_list": "kfree_skb_list drop path"}
-
-
 def _profile_label(pid: str) -> str:
     try:
         return f"{pid} — {sk_profile.load_profile(pid).name}"
@@ -338,12 +332,8 @@ def param_widget(key: str, container=None) -> None:
     live = _rerun_views  # the CPU selectbox reruns the app: it also sets the clock slider
     if base == "cpu":
         c.selectbox(label, p.choices, key=key, format_func=_profile_label, on_change=_cpu_changed, args=(prefix,))
-    elif base == "zero":
-        c.radio("Zeroing method", p.choices, key=key, format_func=ZERO_LABELS.get, horizontal=True, on_change=live)
-    elif base == "numa":
-        c.radio(label, p.choices, key=key, format_func=NUMA_LABELS.get, horizontal=True, on_change=live)
-    elif base == "path":
-        c.radio(label, p.choices, key=key, format_func=PATH_LABELS.get, horizontal=True, on_change=live)
+    elif p.kind == "choice":  # zero, numa, path: the texts shown are the schema's labels
+        c.radio(label, p.choices, key=key, format_func=p.label_of, horizontal=True, on_change=live)
     elif base == "defer_cache":
         c.radio(label, (0, 1), key=key, format_func={0: "off", 1: "on"}.get, horizontal=True, on_change=live)
     elif base == "link_gbps":

@@ -313,8 +313,7 @@ def _vlines(fig, xs, text=None, color="#999", log=False):
 
 
 # ---------------------------------------------------------------- overview
-PATH_LABELS = {"veth": "veth XDP_PASS (veth CPU)", "cpumap": "cpumap (destination CPU)",
-               "xdp_pass": "XDP_PASS, one CPU", "kfree_skb_list": "kfree_skb_list drop path (pktgen CPU)"}
+PATH_LABELS = {c: st_mod.PARAMS["path"].label_of(c) for c in st_mod.PATHS}
 
 
 def overview_breakdown(state: Mapping) -> go.Figure:
@@ -524,7 +523,7 @@ def veth_batch(state: Mapping) -> go.Figure:
     fig = _Fig()
     fig.add_trace(_current(b, (cur["veth.mpps"],), f"current: batch {b}, {p['zero']}",
                            "batch %{x}: %{y:.3f} Mpps<extra></extra>"))
-    names = {"memset": "memset (rep stos)", "gfp_zero": "__GFP_ZERO"}
+    names = {m: st_mod.PARAMS["zero"].label_of(m) for m in methods}
     for i, m in enumerate(methods):
         ns = np.asarray(out["veth.ns_per_packet"][i], dtype=float)
         hi = 1e3 / np.maximum(ns - nf, 1e-9)
@@ -946,6 +945,8 @@ def fit_parity(rows, names) -> go.Figure:
 
 
 # ---------------------------------------------------------------- registry
+#: The figure builders of each page, keyed by the slugs of :data:`skbmodel.pages.PAGES` (every page there
+#: has an entry here: tests/test_layers.py checks it).
 PAGE_CHARTS = {
     "overview": (("breakdown", overview_breakdown), ("paths", overview_paths)),
     "slub": (("per_object", slub_per_object), ("bulk_gain", slub_gain)),
@@ -960,7 +961,7 @@ PAGE_CHARTS = {
 
 
 def figures_for_page(page: str, state: Mapping) -> list[tuple[str, go.Figure]]:
-    """``[(short chart name, figure), ...]`` for every chart of ``page`` (a slug of ``state.PAGES``)."""
+    """``[(short chart name, figure), ...]`` for every chart of ``page`` (a slug of ``skbmodel.pages.PAGES``)."""
     if page not in PAGE_CHARTS:
         raise ValueError(f"unknown page {page!r}; pages: {', '.join(PAGE_CHARTS)}")
     full = st_mod.defaults(state.get("cpu"))

@@ -10,6 +10,8 @@ from collections.abc import Mapping
 
 import streamlit as st
 
+from skbmodel.pages import DEFAULT_PAGE
+
 from . import media_grace, report
 
 media_grace.install()  # a download must survive other sessions' media sweeps until it is fetched
@@ -20,7 +22,7 @@ camera_config = report.camera_config
 
 
 def _page(state: Mapping) -> str:
-    return str(state.get("page") or "overview")
+    return str(state.get("page") or DEFAULT_PAGE)
 
 
 def download_buttons(fig, name: str, state: Mapping) -> None:

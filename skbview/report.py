@@ -22,33 +22,15 @@ from plotly.offline import get_plotlyjs
 import skbmodel
 from skbmodel import state as S
 from skbmodel import validation
+from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbmodel.profile import load_profile
 
 from . import exporter
 
 __all__ = [
-    "PAGE_TITLES", "KEY_PARAMS", "DEFAULT_BASE_URL", "file_stem", "export_size", "figure_png", "figure_svg",
+    "DEFAULT_BASE_URL", "file_stem", "export_size", "figure_png", "figure_svg",
     "all_figures", "share_link", "camera_config", "build_html_report", "build_png_zip", "report_file_name",
 ]
-
-PAGE_TITLES = {
-    "overview": "Overview", "slub": "SLUB bulk allocation", "zeroing": "Zeroing: memset vs __GFP_ZERO",
-    "veth": "veth XDP", "cpumap": "cpumap redirect", "kfree": "kfree_skb_list", "compare": "Compare A/B",
-    "validation": "Validation",
-}
-
-#: The parameters a file name carries for each page (the ones its charts vary with); the rest of
-#: the scenario is pinned by the short hash of the full share link at the end of the name.
-KEY_PARAMS: dict[str, tuple[str, ...]] = {
-    "overview": ("cpu", "path", "bulk", "zero"),
-    "slub": ("cpu", "bulk"),
-    "zeroing": ("cpu", "zero", "zero_bytes"),
-    "veth": ("cpu", "xdp_batch", "zero", "pp_recycle"),
-    "cpumap": ("cpu", "numa", "pp_recycle"),
-    "kfree": ("cpu", "kfl_bulk", "drop_batch", "clone_frac"),
-    "compare": ("cpu", "b_cpu"),  # + every parameter where A and B differ
-    "validation": (),
-}
 
 DEFAULT_BASE_URL = "http://localhost:8501/"
 DEFAULT_WIDTH = exporter.DEFAULT_WIDTH
@@ -74,8 +56,8 @@ def state_hash(state: Mapping) -> str:
     return _hash_full(_full(state))
 
 
-_HASH_KEYS = [k for k in S.PARAMS if k != "page"] + list(getattr(S, "PROFILE_KEYS", ())) \
-    + list(getattr(S, "PV_KEYS", ()))  # an archived profile version gives other numbers: another file name
+_HASH_KEYS = [k for k in S.PARAMS if k != "page"] + list(S.PROFILE_KEYS) \
+    + list(S.PV_KEYS)  # an archived profile version gives other numbers: another file name
 
 
 def _hash_full(full: Mapping) -> str:
@@ -83,7 +65,7 @@ def _hash_full(full: Mapping) -> str:
 
 
 def _key_params(page: str, state: Mapping) -> list[str]:
-    keys = list(KEY_PARAMS.get(page, ("cpu",)))
+    keys = list(PAGE_BY_SLUG[page].key_params)
     if page == "compare":
         keys = ["cpu"] + [S.B_PREFIX + "cpu"] if state["cpu"] != state[S.B_PREFIX + "cpu"] else ["cpu"]
         keys += [k for k in S.MODEL_KEYS if k != "cpu" and state[k] != state[S.B_PREFIX + k]][:4]
@@ -144,8 +126,8 @@ def all_figures(state: Mapping, pages_=None) -> list[tuple[str, str, object]]:
     """``[(page, chart name, figure), ...]`` for every chart of every page (or of ``pages_``)."""
     st = _full(state)
     out = []
-    if pages_ is None:  # every page that has charts (a page may be controls/tables only)
-        pages_ = [p for p in S.PAGES if p in getattr(_charts(), "PAGE_CHARTS", S.PAGES)]
+    if pages_ is None:
+        pages_ = S.PAGES
     for page in pages_:
         for name, fig in _charts().figures_for_page(page, {**st, "page": page}):
             out.append((page, name, fig))
@@ -159,9 +141,7 @@ def share_link(state: Mapping, base_url: str | None = None) -> str:
 
 
 def _profile(state: Mapping, which: str = "a"):
-    if hasattr(S, "profile_for"):  # custom profiles (key prof / b_prof)
-        return S.profile_for(state, which)
-    return load_profile(state["cpu" if which == "a" else S.B_PREFIX + "cpu"])
+    return S.profile_for(state, which)
 
 
 def profile_version(state_or_cpu, which: str = "a") -> str:
@@ -214,7 +194,7 @@ def _param_table(st: dict) -> str:
         rows.append(f"<tr{cls}><td><code>{_e(p.key)}</code></td><td>{_e(p.label)}</td>"
                     f"<td class=num>{_e(S._fmt(a))}</td><td class=num>{_e(S._fmt(b))}</td>"
                     f"<td>{_e(p.unit)}</td><td>{_e(rng)}</td></tr>")
-    for k in getattr(S, "PROFILE_KEYS", ())[:1]:
+    for k in S.PROFILE_KEYS[:1]:
         a, b = st.get(k) or "", st.get(S.B_PREFIX + k) or ""
         if a or b:
             cls = ' class="diff"' if a != b else ""
@@ -267,12 +247,12 @@ def build_html_report(state: Mapping, base_url: str | None = None, pages_=None, 
     if warnings:
         out.append("<p><b>Link warnings:</b></p><ul>" + "".join(f"<li>{_e(w)}</li>" for w in warnings) + "</ul>")
     out += ["<h2>Parameters</h2>", _param_table(st), "<h2>Charts</h2>"]
-    out.append("<ul>" + "".join(f"<li><a href=\"#{_e(p)}-{_e(n)}\">{_e(PAGE_TITLES.get(p, p))}: {_e(n)}</a></li>"
+    out.append("<ul>" + "".join(f"<li><a href=\"#{_e(p)}-{_e(n)}\">{_e(PAGE_BY_SLUG[p].title)}: {_e(n)}</a></li>"
                                 for p, n, _ in figs) + "</ul>")
     last_page = None
     for page, name, fig in figs:
         if page != last_page:
-            out.append(f"<h3>{_e(PAGE_TITLES.get(page, page))}</h3>")
+            out.append(f"<h3>{_e(PAGE_BY_SLUG[page].title)}</h3>")
             last_page = page
         w, h = export_size(fig)
         div = pio.to_html(fig, full_html=False, include_plotlyjs=False, div_id=f"{page}-{name}",

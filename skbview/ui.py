@@ -9,6 +9,7 @@ import numpy as np
 import streamlit as st
 
 from skbmodel import uncertainty
+from skbmodel.pages import DEFAULT_PAGE
 from skbmodel import state as sk_state
 from skbview import appstate, charts
 from skbview.downloads import download_buttons
@@ -29,7 +30,7 @@ def freeze_gc_once() -> bool:
 
 def show_chart(fig, name: str, state: Mapping) -> None:
     """Draw the Plotly figure ``fig`` exactly as exported (theme=None) and its PNG/SVG download buttons."""
-    page = state.get("page", "overview")
+    page = state.get("page", DEFAULT_PAGE)
     st.plotly_chart(fig, theme=None, key=f"chart_{page}_{name}", config=camera_config(page, name, state))
     download_buttons(fig, name, state)
 

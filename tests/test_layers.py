@@ -19,8 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 #: skbview's modules that use Streamlit (with dashboard.py and pages/ the only places that may).
-STREAMLIT_MODULES = {"skbview.appstate", "skbview.custom_profile", "skbview.downloads", "skbview.media_grace",
-                     "skbview.ui"}
+STREAMLIT_MODULES = {"skbview.appstate", "skbview.calibrate_view", "skbview.custom_profile", "skbview.downloads",
+                     "skbview.media_grace", "skbview.ui"}
 #: skbview's figure, report and export modules: the only places that may import Plotly or kaleido.
 PLOTTING_MODULES = {"skbview.charts", "skbview.report", "skbview.exporter"}
 #: Modules that must work without Streamlit (the CLI's export uses them): no Streamlit, not even indirectly.
@@ -174,3 +174,11 @@ def test_importing_the_model_cli_loads_no_view_library():
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'skbview', 'streamlit', 'plotly', 'kaleido'}))")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert r.stdout.strip() == "[]"
+
+
+def test_one_page_registry():
+    """Every page of the registry has its figure builders, and nothing else does."""
+    from skbmodel import pages, state
+    from skbview import charts
+    assert tuple(charts.PAGE_CHARTS) == pages.SLUGS == state.PAGES
+    assert set(state.HEADLINES) <= set(pages.SLUGS)

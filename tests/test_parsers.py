@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from skbmodel import parsers
+from skbmodel.observations import SEED_CSV
 from skbmodel.parsers import Measurement, ParseError, ParseResult
 
 DATA = Path(__file__).with_name("data")
@@ -136,7 +137,7 @@ def test_public_prototype_kernel_formats():
 
 
 def test_seed_csv_maps_known_rows():
-    csv = Path(parsers.__file__).with_name("data").joinpath("seed-measurements.csv").read_text()
+    csv = SEED_CSV.read_text()
     res = parsers.parse_text(csv, "seed.csv")
     assert res.errors == []
     got = {m.test[:20]: m for m in res.measurements}

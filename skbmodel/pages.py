@@ -1,0 +1,55 @@
+"""The dashboard's pages: one registry read by the dashboard, the page scripts, the share link's
+headline, the report and the CLI export.
+
+Each :class:`Page` holds what the rest of the code needs to know about a page: its slug (the URL path
+and the ``page`` parameter of a link), its navigation title, its heading, its icon, the parameters an
+exported file name carries and the headline output a share link records.  Its figure builders are
+registered under the same slug in :data:`skbview.charts.PAGE_CHARTS` (the model layer has no Plotly).
+To add a page: a :class:`Page` here, its builders there, and ``pages/<slug>.py``.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class Page:
+    slug: str
+    title: str                            # navigation and report section title
+    heading: str                          # the page's own title at the top of the page
+    icon: str = ""                        # Streamlit material icon
+    #: the parameters an exported file name carries (the ones the page's charts vary with); the rest of
+    #: the scenario is pinned by the short hash of the whole share link at the end of the name
+    key_params: tuple[str, ...] = ("cpu",)
+    #: ``(model output, label)`` of the first metric of the page's metric row: the ``h`` of a share link.
+    #: None for a page that shows no scenario output (its links carry no ``h``).
+    headline: tuple[str, str] | None = None
+
+
+#: The scenario pages, in navigation order: each has charts, exports and a ``page=<slug>`` share link.
+PAGES: tuple[Page, ...] = (
+    Page("overview", "Overview", "SKB memory lifecycle: per-packet cost", ":material/dashboard:",
+         ("cpu", "path", "bulk", "zero"), ("path.mpps", "Throughput (Mpps)")),
+    Page("slub", "SLUB bulk", "SLUB kmem_cache: bulk alloc/free", ":material/view_module:",
+         ("cpu", "bulk"), ("slub.loop_cycles", "One at a time (cycles/object)")),
+    Page("zeroing", "Zeroing", "Zeroing an skb: memset vs __GFP_ZERO", ":material/format_color_reset:",
+         ("cpu", "zero", "zero_bytes"), ("zero.memset_ns", "memset (ns)")),
+    Page("veth", "veth XDP_BATCH", "veth XDP_PASS with bulk-allocated skbs", ":material/sync_alt:",
+         ("cpu", "xdp_batch", "zero", "pp_recycle"), ("veth.mpps", "veth throughput (Mpps)")),
+    Page("cpumap", "page_pool + cpumap", "cpumap redirect and page_pool recycling", ":material/call_split:",
+         ("cpu", "numa", "pp_recycle"), ("cpumap.src_mpps", "Source CPU rx (Mpps)")),
+    Page("kfree", "kfree_skb_list", "kfree_skb_list bulk free on the qdisc drop path", ":material/delete_sweep:",
+         ("cpu", "kfl_bulk", "drop_batch", "clone_frac"), ("kfree_skb_list.mpps", "Injection rate (Mpps)")),
+    # compare: the file name also carries every parameter where A and B differ (skbview.report)
+    Page("compare", "Compare A/B", "Compare scenarios A and B", ":material/compare:",
+         ("cpu", "b_cpu"), ("path.ns_per_packet", "Overview path (ns/packet)")),
+    Page("validation", "Validation", "Validation against the seed measurements", ":material/fact_check:", ()),
+)
+
+#: Bring-your-own-measurements page: no charts to export and no ``page`` parameter; its share link
+#: opens /calibrate and carries the custom profile as ``prof``.
+CALIBRATE = Page("calibrate", "Calibrate", "Calibrate: fit a CPU profile to your measurements", ":material/tune:", ())
+
+SLUGS: tuple[str, ...] = tuple(p.slug for p in PAGES)
+BY_SLUG: dict[str, Page] = {p.slug: p for p in PAGES + (CALIBRATE,)}
+DEFAULT_PAGE = PAGES[0].slug
