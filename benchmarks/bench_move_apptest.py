@@ -8,8 +8,8 @@ tree opens the dashboard in ``streamlit.testing.v1.AppTest`` and, per page, move
 move; an untimed full run follows each move, because AppTest keeps only the rerun fragments'
 elements and the next move needs the control.  The workers take turns block by block (the order swapped
 every block), so drifts in the machine's load hit both alike.  Prints, per page and tree, the median and
-p90 of the wall time and the median of the worker's CPU time (all threads; less sensitive to other jobs on the machine), and
-the differences of the medians.
+p90 of the wall time and the median of the worker's CPU time (all threads; less sensitive to other jobs on
+the machine), and the differences of the medians.
 No browser: this is server work only (model, figures, serialisation, AppTest's own overhead).
 """
 from __future__ import annotations
