@@ -13,7 +13,7 @@ import streamlit as st
 from skbmodel import custom, model, parsers, userfit, userinput
 from skbmodel import state as sk_state
 from skbmodel.profile import Profile, available_profiles, load_profile
-from skbview import charts, custom_profile
+from skbview import charts, custom_profile, ui
 from skbview.safe_text import md_escape  # file names, lines and TOML sources are user data: never markdown
 
 PARSED = "_cal_parsed"
@@ -187,7 +187,7 @@ def _clock_field(clock: parsers.Clock, base: Profile, base_id: str, sig: str, ru
     return ghz_value
 
 
-def fit_report() -> None:
+def fit_report(state) -> None:
     """The last fit: why it was not done, or its residuals, figures and the fitted constants."""
     res: userfit.FitResult | None = st.session_state.get(RESULT)
     if res is None:
@@ -211,9 +211,10 @@ def fit_report() -> None:
                                 for c in ("measured", "before", "after")}
                  | {c: st.column_config.NumberColumn(format="%+.2f") for c in ("z_before", "z_after")})
     names = [f"{r.origin}:{r.line} {r.unit}" for r in rows.itertuples()]
-    st.plotly_chart(charts.fit_residuals(rows, names), theme=None, key="cal_resid_chart",
-                    config={"displaylogo": False})
-    st.plotly_chart(charts.fit_parity(rows, names), theme=None, key="cal_parity_chart", config={"displaylogo": False})
+    label = f"profile {prof.id} ({prof.name}) on base {res.base_id}"
+    view = {**state, "page": "calibrate"}
+    ui.show_chart(charts.fit_residuals(rows, names, label), "fit_residuals", view)
+    ui.show_chart(charts.fit_parity(rows, names, label), "fit_parity", view)
     st.markdown("**Fitted profile**")
     st.dataframe(pd.DataFrame(userinput.fitted_constants(res, load_profile(res.base_id))),
                  hide_index=True, width="stretch", key="cal_profile_table",
