@@ -330,16 +330,9 @@ def _apply_condition(measurements, text: str):
     origin, _, line = where.rpartition(":")
     if not origin or not line.isdigit() or "=" not in assign:
         raise UsageError(f"--condition {text!r}: expected FILE:LINE:key=value[,key=value]")
-    cond = {}
-    for part in assign.split(","):
-        k, _, v = part.partition("=")
-        k = k.strip()
-        if k not in parsers.CONDITION_KEYS:
-            raise UsageError(f"--condition {text!r}: {k!r} is not one of {', '.join(parsers.CONDITION_KEYS)}")
-        val, problem = state.PARAMS[k].parse(v)
-        if val is None or problem:
-            raise UsageError(f"--condition {text!r}: {k}={v!r}; expected {state.PARAMS[k].allowed()}")
-        cond[k] = val
+    cond, problem = userinput.parse_conditions(assign)  # the same rules as the Calibrate page's table
+    if problem:
+        raise UsageError(f"--condition {text!r}: {problem}")
     hit = False
     out = []
     for m in measurements:
