@@ -23,6 +23,7 @@ PAGES = {
     "compare": st.Page("pages/compare.py", title="Compare A/B", icon=":material/compare:", url_path="compare"),
     "validation": st.Page("pages/validation.py", title="Validation", icon=":material/fact_check:",
                           url_path="validation"),
+    "design": st.Page("pages/design.py", title="Design", icon=":material/account_tree:", url_path="design"),
 }
 
 # Bring-your-own-measurements page (not a slug of state.PAGES: it has no charts to export;

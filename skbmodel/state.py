@@ -42,6 +42,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from . import __version__ as MODEL_VERSION
 from . import custom as _custom
+from . import design as _design
 from . import model
 from . import profile as _profile
 
@@ -126,7 +127,7 @@ def _show(raw: str) -> str:
 
 
 PATHS = ("veth", "cpumap", "xdp_pass", "kfree_skb_list")
-PAGES = ("overview", "slub", "zeroing", "veth", "cpumap", "kfree", "compare", "validation")
+PAGES = ("overview", "slub", "zeroing", "veth", "cpumap", "kfree", "compare", "validation", "design")
 
 #: Parameters of one scenario (A; B uses the same with the ``b_`` prefix).
 MODEL_PARAMS: tuple[Param, ...] = (
@@ -147,7 +148,10 @@ MODEL_PARAMS: tuple[Param, ...] = (
     Param("link_gbps", "Link speed (Gbit/s)", "float", 10.0, 1.0, 800.0, unit="Gbit/s", step=1.0),
     Param("frame_bytes", "Frame size (bytes, incl. FCS)", "int", 64, 64, 9216, unit="bytes", step=1),
     Param("noise_ns", "Benchmark noise per run (ns/packet)", "float", 2.0, 0.1, 50.0, unit="ns", step=0.1),
-    Param("path", "Path shown in the overview", "choice", "veth", choices=PATHS),
+    Param("path", "Path shown in the overview", "choice", "veth", choices=PATHS + ("design",)),
+    # the composed path of the Design page (skbmodel.design); old links without these keys get the defaults
+    *(Param(k, label, kind, default, lo, hi, choices=_design.choices_of(k) if kind == "choice" else (),
+            unit=unit, step=step) for k, label, kind, default, lo, hi, unit, step in _design.KEYS),
 )
 MODEL_KEYS = tuple(p.key for p in MODEL_PARAMS)
 VIEW_PARAMS: tuple[Param, ...] = (
@@ -521,6 +525,7 @@ HEADLINES: dict[str, tuple[str, str]] = {
     "cpumap": ("cpumap.src_mpps", "Source CPU rx (Mpps)"),
     "kfree": ("kfree_skb_list.mpps", "Injection rate (Mpps)"),
     "compare": ("path.ns_per_packet", "Overview path (ns/packet)"),
+    "design": ("path.mpps", "Throughput (Mpps)"),
 }
 
 #: ``h`` travels with 6 significant digits: values within this relative distance are the same number.

@@ -318,7 +318,7 @@ def _apply_preset(preset_id: str) -> None:
 ZERO_LABELS = {"memset": "memset (rep stos)", "gfp_zero": "__GFP_ZERO"}
 NUMA_LABELS = {"same": "same NUMA node", "cross": "cross NUMA node"}
 PATH_LABELS = {"veth": "veth XDP_PASS", "cpumap": "cpumap (destination CPU)", "xdp_pass": "XDP_PASS on one CPU",
-               "kfree_skb_list": "kfree_skb_list drop path"}
+               "kfree_skb_list": "kfree_skb_list drop path", "design": "Design (composed)"}
 
 
 def _profile_label(pid: str) -> str:
@@ -346,6 +346,10 @@ def param_widget(key: str, container=None) -> None:
         c.radio(label, p.choices, key=key, format_func=PATH_LABELS.get, horizontal=True, on_change=live)
     elif base == "defer_cache":
         c.radio(label, (0, 1), key=key, format_func={0: "off", 1: "on"}.get, horizontal=True, on_change=live)
+    elif base.startswith("d_") and p.kind == "choice":  # the Design page's stages (skbmodel.design)
+        from skbmodel import design as sk_design
+        labels = {**sk_design.OPTION_LABELS, **PATH_LABELS} if base == "d_from" else sk_design.OPTION_LABELS
+        c.selectbox(label, p.choices, key=key, format_func=lambda o: labels.get(o, o), on_change=live)
     elif base == "link_gbps":
         c.number_input(label, min_value=float(p.lo), max_value=float(p.hi), step=float(p.step), key=key,
                        format="%g", on_change=live)
