@@ -1041,7 +1041,8 @@ def design_breakdown(state: Mapping) -> go.Figure:
                        font=dict(size=11, color="#333"), bgcolor="rgba(255,255,255,0.85)",
                        text=f"line-rate budget {budget:.1f} ns ({_f(s['a']['budget.line_rate_mpps']):.3g} Mpps)")
     for x, t, mpps in zip(labels, tot, (s["a"]["path.mpps"], s["b"]["path.mpps"])):
-        fig.add_annotation(x=x, y=t, yshift=14, showarrow=False, yanchor="bottom", font=dict(size=12, color="#222"),
+        fig.add_annotation(x=x, y=t, yshift=4, xshift=-8, showarrow=False, xanchor="right", yanchor="bottom",
+                           font=dict(size=12, color="#222"),
                            text=f"{t:.1f} ns · {_f(mpps):.3g} Mpps")
     fig.update_layout(barmode="stack")
     fig.update_yaxes(rangemode="tozero", range=[0, max(max(tot), budget) * 1.2])
@@ -1061,7 +1062,7 @@ def napi_defer_rate(state: Mapping) -> go.Figure:
     out, iv = uncertainty.evaluate_with_intervals({**p, "defer_cache": x}, prof, ["napi_defer.krps"])
     y = np.asarray(out["napi_defer.krps"], dtype=float)
     fig = _Fig(Bar(x=names, y=y, name="model", marker_color=[COLORS["a"], COLORS["gfp_zero"]],
-                       text=[f"{v:.1f} Krps" for v in y], textposition="inside",
+                       text=[f"{v:.1f} Krps" for v in y], textposition="inside", insidetextanchor="start",
                        hovertemplate="%{x}: %{y:.1f} Krps<extra></extra>"))
     _error_bars(fig, names, y, iv["napi_defer.krps"])
     seeds = _rows_for("napi_defer.krps")
