@@ -82,7 +82,7 @@ def _draw(state: dict) -> None:
          ui.pm_text((hi - lo) / 2)),
     ])
     with st.container(key="design_verdict"):  # a sentence: too long for a metric tile
-        st.markdown(md_escape(f"Verdict on B − A: {s['verdict']}") + f" (noise floor {state['noise_ns']:g} ns; "
+        st.markdown(f"Verdict on B − A — {s['verdict']} (noise floor {state['noise_ns']:g} ns; "
                     f"runs per variant to resolve it: {s['runs']})",
                     help="measurable: |Δ| ≥ the noise floor; sure of the sign: the 90 % interval excludes 0")
     ui.show_charts(charts.figures_for_page("design", state), state)
