@@ -29,9 +29,10 @@ Stages and options (state keys ``d_*``; ``from`` = as in the starting path ``d_f
   of one batch, CPUMAP_BATCH = 8, with one ``kmem_cache_alloc_bulk``: the skb head of the cpumap
   start).
 * skb free (``d_free``): ``slab_one`` ``kmem_cache_free``; ``slab_bulk`` ``kmem_cache_free_bulk`` of
-  ``N = d_free_bulk``; ``defer`` ``skb_attempt_defer_free`` to the allocating CPU (after a hand-off,
-  one cacheline to the owner's defer list, ``xcpu_line * numa``; on the same CPU it goes to the
-  NAPI cache); ``napi_cache`` ``napi_skb_cache_put`` (its share of ``napi_cache_pair``; when the
+  ``N = d_free_bulk``; ``defer`` ``skb_attempt_defer_free``: the skb freed on another CPU (the
+  socket's) comes back through this CPU's defer list and ``skb_defer_free_flush`` puts it into the
+  NAPI cache (the ``napi_cache`` cost plus one cacheline, ``xcpu_line * numa``); ``napi_cache``
+  ``napi_skb_cache_put`` on this CPU, seed 001's same-CPU case (its share of ``napi_cache_pair``; when the
   skb head does not take from the cache, the cache flushes half of it, 32, with
   ``kmem_cache_free_bulk``); ``kfree_skb_list`` the qdisc drop list of ``drop_batch`` in calls of
   ``KFREE_SKB_BULK_SIZE`` (:func:`skbmodel.kfree_skb_list.free_per_drop_cycles`); ``none``.
@@ -78,7 +79,7 @@ OPTION_LABELS = {
     "napi_cache": "NAPI skb cache", "memset": "memset of K bytes (rep stos)",
     "gfp_zero": "__GFP_ZERO, whole object (memset_erms)",
     "cpumap_same": "cpumap, CPU on the same node", "cpumap_cross": "cpumap, CPU on another node",
-    "defer": "deferred to the allocating CPU (skb_attempt_defer_free)",
+    "defer": "freed on another CPU, deferred back to this one (skb_attempt_defer_free)",
     "kfree_skb_list": "kfree_skb_list of a qdisc drop batch",
     "local": "local to the slab (CPU slab)", "remote": "remote to the slab (__slab_free)",
     "veth": "veth XDP_PASS base", "cpumap": "cpumap destination stack", "xdp_pass": "XDP_PASS one-CPU base",
@@ -224,7 +225,7 @@ def _napi_cache_feeds(free):
 
 def skb_cycles(skb, skb_bulk, free, hand, c):
     """skb head per packet [cycles]; ``skb_bulk``: N of ``slab_bulk``."""
-    feeds = _napi_cache_feeds(free) & _is(hand, "none")
+    feeds = _napi_cache_feeds(free)
     get = (1.0 - np.asarray(c["slub_free_share"], dtype=float)) * c["napi_cache_pair_cycles"]
     napi = np.where(feeds, get, _alloc_bulk(NAPI_SKB_CACHE_BULK, c))
     return _select(skb, {"slab_one": _alloc_bulk(1.0, c), "slab_bulk": _alloc_bulk(skb_bulk, c),
@@ -263,7 +264,9 @@ def free_cycles(free, where, free_bulk, skb, hand, x, c):
     # a cache nobody takes from overflows: half of it goes back to SLUB in one bulk free
     flush = fs * (c["slub_bulk_obj_pair_cycles"] + call / NAPI_SKB_CACHE_HALF) + extra
     napi = put + np.where(_is(skb, "napi_cache"), 0.0, flush)
-    defer = np.where(_is(hand, "none"), napi, c["xcpu_line_cycles"] * _numa(hand, c))
+    # another CPU (the socket's) hands the skb back through this CPU's defer list; skb_defer_free_flush
+    # then puts it into the NAPI cache: one cacheline pulled across, across nodes after a cross-node hand-off
+    defer = napi + c["xcpu_line_cycles"] * _numa(hand, c)
     kfl = kfree_skb_list.free_per_drop_cycles(x["kfl_bulk"], x["drop_batch"], x["clone_frac"], c)
     return _select(free, {"slab_one": one, "slab_bulk": np.where(remote, bulk_remote, bulk_local),
                           "napi_cache": napi, "defer": defer, "kfree_skb_list": kfl})

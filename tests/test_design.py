@@ -151,6 +151,12 @@ def test_the_napi_skb_cache_is_the_seed_001_pair():
     assert cached < slab
 
 
+@pytest.mark.parametrize("hand", ["none", "cpumap_same", "cpumap_cross"])
+def test_a_deferred_free_costs_at_least_the_same_cpu_free_into_the_cache(hand):
+    kw = dict(d_from="cpumap", d_hand=hand, d_rx="pp_mix", d_skb="napi_cache")
+    assert _ns(d_free="defer", **kw) > _ns(d_free="napi_cache", **kw)
+
+
 def test_remote_free_and_memset_bytes_move_the_right_way():
     assert _ns(d_from="xdp_pass", d_free_where="remote") > _ns(d_from="xdp_pass", d_free_where="local")
     assert _ns(d_zero="memset", d_zero_bytes=512) > _ns(d_zero="memset", d_zero_bytes=128)
