@@ -41,8 +41,7 @@ def _controls(prefix: str) -> None:
 
 with st.container(key="design_a"):
     _controls("")
-st.markdown("**Compare with** (B: the same scenario, another path)")
-appstate.param_widget(B + "path")
+appstate.param_widget(B + "path", label="Compare with (B: the same sidebar scenario, another path)")
 with st.expander("Second composition (B, when 'Design (composed)' is chosen above)", expanded=False):
     with st.container(key="design_b"):
         _controls(B)
