@@ -43,6 +43,9 @@ LINKS = {
                                            path="cpumap", b_path="cpumap", pp_recycle=1.0, b_pp_recycle=0.0),
     "custom-profile-slub": dict(page="slub", bulk=32, prof="CUSTOM"),
     "validation": dict(page="validation"),
+    # added with model 0.2.0 (the Design page): its numbers are recorded for 0.2.0 on
+    "design-cpumap-napi-cache": dict(page="design", path="design", d_from="cpumap", d_skb="napi_cache",
+                                     d_free="napi_cache", b_path="cpumap"),
 }
 
 

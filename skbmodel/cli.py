@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import (__version__, calibration, corpus, custom, model, outofsample, parsers, state, uncertainty, userfit,
-               userinput, validation, versions)
+from . import (__version__, calibration, corpus, custom, design, model, outofsample, parsers, state, uncertainty,
+               userfit, userinput, validation, versions)
 from .bench import run_bench
 from .profile import (DEFAULT_PROFILE, PROFILE_DIR, ProfileError, archive_current, available_profiles, clear_cache,
                       load_profile, profile_version)
@@ -43,6 +43,10 @@ def _scalar(v):
 
 def cmd_eval(args) -> int:
     st = state.decode_strict(args.query)  # an unknown profile version (pv) is a StateError: exit 2
+    if st["path"] == "design":  # a composition that makes no sense has no numbers to print
+        bad = design.problem_text(st)
+        if bad:
+            raise UsageError(f"design: {bad}")
     params = state.scenario(st, "a")
     prof = state.profile_for(st, "a")
     out = model.evaluate(params, prof)
@@ -350,7 +354,8 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
     p = _Parser(prog="python -m skbmodel", description="Calibrated cost model of the Linux SKB memory lifecycle.")
     p.add_argument("--version", action="version", version=f"skbmodel {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
-    e = sub.add_parser("eval", help="evaluate the model for a share-link query string")
+    e = sub.add_parser("eval", help="evaluate the model for a share-link query string",
+                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=design.help_text())
     e.add_argument("query", nargs="?", default="", help="URL query string, e.g. 'bulk=32&zero=memset'")
     e.add_argument("--json", action="store_true")
     e.set_defaults(func=cmd_eval)

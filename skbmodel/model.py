@@ -11,7 +11,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import budget, cpumap, kfree_skb_list, napi_cache, noise, page_alloc, page_pool, slub, units, veth, zeroing
+from . import (budget, cpumap, design, kfree_skb_list, napi_cache, noise, page_alloc, page_pool, slub, units, veth,
+               zeroing)
 from .custom import decode_cached
 from .params import MODEL_PARAMS
 from .profile import DEFAULT_PROFILE, Profile, load_profile
@@ -82,6 +83,8 @@ def _inputs(params: Mapping, prof: Profile | None = None):
     dc = raw["defer_cache"]
     x["defer_cache"] = dc if dc.dtype == bool else np.asarray(dc, dtype=float) > 0.5
     x["path"] = raw["path"]
+    for k in design.KEY_NAMES:  # the composed path's stages (used only where path == "design")
+        x[k] = f(k) if k in design.NUMERIC else raw[k]
     return x
 
 
@@ -154,7 +157,7 @@ def _scenarios(x, c):
     r = np.clip(x["pp_recycle"], 0.0, 1.0)
     t_kfl, d_kfl, kfl_parts, f_kfl = kfree_skb_list.per_packet(x["kfl_bulk"], x["drop_batch"], x["clone_frac"],
                                                                x["ghz"], c)
-    return dict(
+    sc = dict(
         veth=veth.per_packet_cycles(x["xdp_batch"], x["is_gfp"], x["zero_bytes"], c),
         cpumap=cpumap.dst_cycles(r, x["is_cross"], c),
         cpumap_src=cpumap.src_cycles(r, c, x["page_bulk"]),
@@ -162,6 +165,9 @@ def _scenarios(x, c):
         kfree_skb_list=kfl_parts,
         _kfl=(t_kfl, d_kfl, f_kfl),
     )
+    if np.any(np.asarray(x["path"]) == "design"):  # composed only when asked for: the other paths pay nothing
+        sc["design"], sc["_design_ns"] = design.per_packet(x, c)
+    return sc
 
 
 def _evaluate_inputs(x, c) -> dict:
@@ -245,6 +251,8 @@ def _evaluate_inputs(x, c) -> dict:
     out["budget.line_rate_mpps"] = line_mpps
     out["budget.ns_per_packet"] = units.mpps_to_ns(line_mpps)
     totals = {"veth": v_ns, "cpumap": dst_ns, "xdp_pass": xp_ns, "kfree_skb_list": t_kfl}
+    if "design" in sc:
+        totals["design"] = sc["_design_ns"]
     path_ns = _pick(x["path"], totals)
     out["path.ns_per_packet"] = path_ns
     out["path.mpps"] = units.ns_to_mpps(path_ns)
@@ -270,14 +278,15 @@ def _pick(path, values: dict) -> np.ndarray:
     if path.ndim == 0:
         return values[str(path)]
     res = values[PATH_NAMES[0]]
-    for p in PATH_NAMES[1:]:
+    for p in PATH_NAMES[1:] + (("design",) if "design" in values else ()):
         res = np.where(path == p, values[p], res)
     return res
 
 
 def _select_path(sc, path) -> dict[str, np.ndarray]:
     """The chosen path's components: :func:`_pick` applied to each component."""
-    return {comp: _pick(path, {p: np.asarray(sc[p].get(comp, 0.0), dtype=float) for p in PATH_NAMES})
+    names = PATH_NAMES + (("design",) if "design" in sc else ())
+    return {comp: _pick(path, {p: np.asarray(sc[p].get(comp, 0.0), dtype=float) for p in names})
             for comp in COMPONENTS}
 
 
@@ -286,7 +295,8 @@ def path_breakdown(params: Mapping, profile: Profile | None = None,
     """Per-packet cost of the chosen ``path`` as named components [cycles], in :data:`COMPONENTS` order.
 
     Paths: ``veth`` (veth XDP_PASS CPU), ``cpumap`` (the destination CPU, the bottleneck),
-    ``xdp_pass`` (one CPU), ``kfree_skb_list`` (per injected packet on the pktgen CPU).
+    ``xdp_pass`` (one CPU), ``kfree_skb_list`` (per injected packet on the pktgen CPU), ``design``
+    (the composition of the ``d_*`` keys, :mod:`skbmodel.design`).
     The components sum to ``path.ns_per_packet * ghz``.
     """
     prof = _profile_of(params, profile)

@@ -44,6 +44,9 @@ PAGES: tuple[Page, ...] = (
     Page("compare", "Compare A/B", "Compare scenarios A and B", ":material/compare:",
          ("cpu", "b_cpu"), ("path.ns_per_packet", "Overview path (ns/packet)")),
     Page("validation", "Validation", "Validation against the seed measurements", ":material/fact_check:", ()),
+    Page("design", "Design", "Design your own path", ":material/account_tree:",
+         ("cpu", "d_from", "d_rx", "d_skb", "d_zero", "d_hand", "d_free", "d_rest"),
+         ("path.mpps", "Throughput (Mpps)")),
 )
 
 #: Bring-your-own-measurements page: no charts to export and no ``page`` parameter; its share link

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from . import page_alloc
+from . import design, page_alloc
 from . import profile as _profile
 
 MAX_VALUE_CHARS = 200
@@ -89,6 +89,14 @@ def _show(raw: str) -> str:
 
 
 PATHS = ("veth", "cpumap", "xdp_pass", "kfree_skb_list")
+_PATH_LABELS = ("veth XDP_PASS (veth CPU)", "cpumap (destination CPU)", "XDP_PASS, one CPU",
+                "kfree_skb_list drop path (pktgen CPU)")
+
+
+def _design_label(option: str) -> str:
+    """What the Design page shows for a stage option (a modelled path by its path label)."""
+    return dict(zip(PATHS, _PATH_LABELS)).get(option) or design.OPTION_LABELS.get(option, option)
+
 
 #: Parameters of one scenario (A; B uses the same with the ``b_`` prefix).
 MODEL_PARAMS: tuple[Param, ...] = (
@@ -111,8 +119,11 @@ MODEL_PARAMS: tuple[Param, ...] = (
     Param("link_gbps", "Link speed (Gbit/s)", "float", 10.0, 1.0, 800.0, unit="Gbit/s", step=1.0),
     Param("frame_bytes", "Frame size (bytes, incl. FCS)", "int", 64, 64, 9216, unit="bytes", step=1),
     Param("noise_ns", "Benchmark noise per run (ns/packet)", "float", 2.0, 0.1, 50.0, unit="ns", step=0.1),
-    Param("path", "Path shown in the overview", "choice", "veth", choices=PATHS,
-          labels=("veth XDP_PASS (veth CPU)", "cpumap (destination CPU)", "XDP_PASS, one CPU",
-                  "kfree_skb_list drop path (pktgen CPU)")),
+    Param("path", "Path shown in the overview", "choice", "veth", choices=PATHS + ("design",),
+          labels=_PATH_LABELS + ("composed path (Design page)",)),
+    # the composed path of the Design page (skbmodel.design); old links without these keys get the defaults
+    *(Param(k, label, kind, default, lo, hi, choices=design.choices_of(k) if kind == "choice" else (),
+            labels=tuple(_design_label(o) for o in design.choices_of(k)) if kind == "choice" else (),
+            unit=unit, step=step) for k, label, kind, default, lo, hi, unit, step in design.KEYS),
 )
 MODEL_KEYS = tuple(p.key for p in MODEL_PARAMS)

@@ -322,16 +322,18 @@ def _profile_label(pid: str) -> str:
         return pid
 
 
-def param_widget(key: str, container=None) -> None:
+def param_widget(key: str, container=None, label: str | None = None) -> None:
     """The widget of one model parameter (A, or B with the ``b_`` prefix); key == state key."""
     c = container or st
     p = sk_state.PARAMS[key]
     base = key[len(B):] if key.startswith(B) else key
     prefix = key[: len(key) - len(base)]
-    label = p.label
+    label = label or p.label
     live = _rerun_views  # the CPU selectbox reruns the app: it also sets the clock slider
     if base == "cpu":
         c.selectbox(label, p.choices, key=key, format_func=_profile_label, on_change=_cpu_changed, args=(prefix,))
+    elif base.startswith("d_") and p.kind == "choice":  # the Design page's stages: many options, a list
+        c.selectbox(label, p.choices, key=key, format_func=p.label_of, on_change=live)
     elif p.kind == "choice":  # zero, numa, path: the texts shown are the schema's labels
         c.radio(label, p.choices, key=key, format_func=p.label_of, horizontal=True, on_change=live)
     elif base == "defer_cache":

@@ -313,7 +313,7 @@ def _vlines(fig, xs, text=None, color="#999", log=False):
 
 
 # ---------------------------------------------------------------- overview
-PATH_LABELS = {c: st_mod.PARAMS["path"].label_of(c) for c in st_mod.PATHS}
+PATH_LABELS = {c: st_mod.PARAMS["path"].label_of(c) for c in st_mod.PARAMS["path"].choices}
 
 
 def overview_breakdown(state: Mapping) -> go.Figure:
@@ -980,3 +980,124 @@ def figures_for_page(page: str, state: Mapping) -> list[tuple[str, go.Figure]]:
     full = st_mod.defaults(state.get("cpu"))
     full.update(state)
     return [(name, fn(full)) for name, fn in PAGE_CHARTS[page]]
+
+
+# ---------------------------------------------------------------- Design page
+# A composed path (skbmodel.design, path=design) against a comparison B: the same scenario (sidebar)
+# with b_path, a modelled path or "design" for the composition of the b_d_* keys.  And the NAPI skb
+# cache (same-CPU deferred free) with its seed points.
+from skbmodel import design as _design  # noqa: E402
+
+_B = st_mod.B_PREFIX
+
+
+def design_params_ab(state: Mapping) -> tuple[dict, dict]:
+    """``(A, _B)`` model parameters: A the composition, B the comparison (same scenario otherwise)."""
+    a = {**st_mod.scenario(state, "a"), "path": "design"}
+    b = {**a, "path": state.get(_B + "path", "veth")}
+    b.update({k: state.get(_B + k, _design.DEFAULTS[k]) for k in _design.KEY_NAMES})
+    return a, b
+
+
+def design_b_label(state: Mapping) -> str:
+    bp = state.get(_B + "path", "veth")
+    if bp == "design":
+        return f"B: second composition (from {state.get(_B + 'd_from', 'veth')})"
+    return f"B: {PATH_LABELS[bp]}"
+
+
+def design_a_label(state: Mapping) -> str:
+    return f"A: composition (from {state.get('d_from', 'veth')})"
+
+
+def design_summary(state: Mapping) -> dict:
+    """Totals, intervals, the paired delta B − A and its verdict for the page's metrics and charts."""
+    pa, pb = design_params_ab(state)
+    prof_a = _prof(state, "a")
+    outs = ("path.ns_per_packet", "path.mpps", "path.budget_pct", "budget.ns_per_packet", "budget.line_rate_mpps")
+    va, ia = uncertainty.evaluate_with_intervals(pa, prof_a, outs)
+    vb, ib = uncertainty.evaluate_with_intervals(pb, prof_a, outs)
+    delta, div = uncertainty.delta_intervals(pa, pb, prof_a, prof_a, ["path.ns_per_packet", "path.mpps"])
+    d = float(np.asarray(delta["path.ns_per_packet"]))
+    lo, hi = (float(np.asarray(v)) for v in div["path.ns_per_packet"])
+    nf = float(state.get("noise_ns", 2.0))
+    return dict(a=va, b=vb, iv_a=ia, iv_b=ib, delta_ns=d, delta_lo=lo, delta_hi=hi,
+                delta_mpps=float(np.asarray(delta["path.mpps"])), verdict=noise.verdict(d, nf, lo, hi),
+                runs=int(noise.runs_needed(d, nf)), problems_a=_design.problems(state),
+                problems_b=_design.problems(state, _B) if state.get(_B + "path") == "design" else [])
+
+
+def _design_caption(state: Mapping) -> str:
+    keys = [k for k in _design.KEY_NAMES if state.get(k) != _design.DEFAULTS[k] or k == "d_from"]
+    parts = [f"{k}={st_mod._fmt(state[k])}" for k in keys]
+    parts.append(f"b_path={state.get(_B + 'path')}")
+    if state.get(_B + "path") == "design":
+        parts += [f"b_{k}={st_mod._fmt(state[_B + k])}" for k in _design.KEY_NAMES
+                  if state.get(_B + k) != _design.DEFAULTS[k] or k == "d_from"]
+    return " · ".join([caption(state, ("pp_recycle", "numa", "link_gbps", "frame_bytes")), *parts])
+
+
+def design_breakdown(state: Mapping) -> go.Figure:
+    """Per-packet components [ns] of the composition (A) and the comparison (B), stacked, with the
+    90 % interval of each total and the line-rate budget."""
+    pa, pb = design_params_ab(state)
+    prof = _prof(state)
+    ba, bb = model.breakdown_ns(pa, prof), model.breakdown_ns(pb, prof)
+    s = design_summary(state)
+    labels = [design_a_label(state), design_b_label(state)]
+    labels = [x.replace(" (", "<br>(") for x in labels]
+    fig = _Fig()
+    for comp in model.COMPONENTS:
+        fig.add_trace(Bar(x=labels, y=np.array([_f(ba[comp]), _f(bb[comp])]), name=comp,
+                            marker_color=COMPONENT_COLORS[comp],
+                            hovertemplate=comp + ": %{y:.2f} ns/packet<extra></extra>"))
+    tot = [_f(s["a"]["path.ns_per_packet"]), _f(s["b"]["path.ns_per_packet"])]
+    _error_bars(fig, labels, tot, tuple(np.array([_f(iv["path.ns_per_packet"][j]) for iv in (s["iv_a"], s["iv_b"])])
+                                          for j in (0, 1)))
+    budget = _f(s["a"]["budget.ns_per_packet"])
+    fig.add_hline(y=budget, line=dict(color=COLORS["budget"], dash="dash", width=2))
+    fig.add_annotation(x=1, xref="paper", y=budget, showarrow=False, xanchor="right", yanchor="bottom",
+                       font=dict(size=11, color="#333"), bgcolor="rgba(255,255,255,0.85)",
+                       text=f"line-rate budget {budget:.1f} ns ({_f(s['a']['budget.line_rate_mpps']):.3g} Mpps)")
+    for x, t, mpps in zip(labels, tot, (s["a"]["path.mpps"], s["b"]["path.mpps"])):
+        fig.add_annotation(x=x, y=t, yshift=4, xshift=-8, showarrow=False, xanchor="right", yanchor="bottom",
+                           font=dict(size=12, color="#222"),
+                           text=f"{t:.1f} ns · {_f(mpps):.3g} Mpps")
+    fig.update_layout(barmode="stack")
+    fig.update_yaxes(rangemode="tozero", range=[0, max(max(tot), budget) * 1.2])
+    title = f"Composed path: {tot[0]:.1f} ns/packet; B − A {s['delta_ns']:+.1f} ns ({s['verdict']})"
+    if s["problems_a"]:
+        title = "Composition not usable: " + "; ".join(stage for stage, _ in s["problems_a"])
+    return _finish(fig, title, "composition", "time per packet (ns)", _design_caption(state))
+
+
+def napi_defer_rate(state: Mapping) -> go.Figure:
+    """Request rate [Krps] of the CPU-bound TCP ping-pong without and with the same-CPU deferred free
+    into the NAPI skb cache, with the seed points (rows dfr-01, dfr-02)."""
+    p = _params(state)
+    prof = _prof(state)
+    x = np.array([0, 1])
+    names = ["without (kmem_cache_free / kmem_cache_alloc)", "with (NAPI skb cache)"]
+    out, iv = uncertainty.evaluate_with_intervals({**p, "defer_cache": x}, prof, ["napi_defer.krps"])
+    y = np.asarray(out["napi_defer.krps"], dtype=float)
+    fig = _Fig(Bar(x=names, y=y, name="model", marker_color=[COLORS["a"], COLORS["gfp_zero"]],
+                       text=[f"{v:.1f} Krps" for v in y], textposition="inside", insidetextanchor="start",
+                       hovertemplate="%{x}: %{y:.1f} Krps<extra></extra>"))
+    _error_bars(fig, names, y, iv["napi_defer.krps"])
+    seeds = _rows_for("napi_defer.krps")
+    if seeds:
+        fig.add_trace(Scatter(x=[names[int(r.state["defer_cache"])] for r, _ in seeds],
+                                y=np.array([_seed_value(s, "Krps") for s in seeds]),
+                                text=[r.id for r, _ in seeds], mode="markers+text", textposition="middle right",
+                                name="seed 001 measurement", marker=SEED_MARKER,
+                                hovertemplate="%{text}: %{y:.1f} Krps<extra></extra>"))
+    gain = (y[1] / y[0] - 1.0) * 100.0
+    lo = float(np.min(np.asarray(iv["napi_defer.krps"][0]))) * 0.97
+    fig.update_yaxes(range=[lo, float(np.max(np.asarray(iv["napi_defer.krps"][1]))) * 1.02])
+    per_req = units.cycles_to_ns(prof.value("napi_base_cycles"), float(p["ghz"]))
+    return _finish(fig, f"NAPI skb cache: same-CPU deferred free, {gain:+.1f} % requests/s",
+                     "skb free on the allocating CPU", "request rate (Krps)",
+                     caption(state) + f" · rest of a request {per_req / 1e3:.2f} µs · axis does not start at 0")
+
+
+PAGE_CHARTS["design"] = (("breakdown", design_breakdown), ("napi_cache", napi_defer_rate))

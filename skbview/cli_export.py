@@ -41,6 +41,11 @@ def run_export(args) -> int:
     if page != "all" and page not in S.PAGES:
         raise UsageError(f"--page: {page!r} is not all or one of {', '.join(S.PAGES)}")
     pages = list(S.PAGES) if page == "all" else [page]
+    if "design" in pages or st["path"] == "design":  # no chart of a composition that makes no sense
+        from skbmodel import design
+        bad = design.problem_text(st)
+        if bad:
+            raise UsageError(f"design: {bad}")
     fmt = args.format
     out = Path(args.out or "exports")
     try:

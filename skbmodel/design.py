@@ -1,0 +1,375 @@
+"""Design your own path: a per-packet path composed of stages, each backed by a calibrated sub-model.
+
+A composition picks one option per stage; every option's cost comes from the sub-models and the
+profile constants the four modelled paths use (:mod:`skbmodel.slub`, :mod:`skbmodel.zeroing`,
+:mod:`skbmodel.page_pool`, :mod:`skbmodel.page_alloc`, :mod:`skbmodel.cpumap`,
+:mod:`skbmodel.kfree_skb_list`, :mod:`skbmodel.napi_cache`): no stage has a free constant of its
+own.  The cost is that of the CPU the composition describes -- with a cpumap hand-off, the
+destination CPU (the bottleneck of the modelled cpumap path).  Components [cycles] are the
+:data:`skbmodel.model.COMPONENTS`; their sum divided by the clock is ``path.ns_per_packet``.
+
+Stages and options (state keys ``d_*``; ``from`` = as in the starting path ``d_from``):
+
+* RX buffer (``d_rx``): ``pp_direct`` page_pool direct recycle (``pp_fast``); ``pp_ring`` recycle
+  through the ptr_ring (``pp_ring``); ``page_single`` the page allocator one page at a time
+  (``page_slow + bulk_cycles(1) - bulk_cycles(64)``); ``page_bulk`` refill in bulk of
+  ``N = d_rx_bulk`` (``page_slow + bulk_cycles(N) - bulk_cycles(64)``, :func:`skbmodel.page_alloc.refill_extra_cycles`);
+  ``pp_mix`` ptr_ring for a share ``pp_recycle`` of the pages, the page allocator (bulk ``N``) for
+  the rest; ``none`` (in the rest of the path).  After a hand-off the CPU pays the return side of
+  a page it did not allocate (:func:`skbmodel.page_pool.return_side_cycles`).
+* skb head (``d_skb``): ``slab_one`` ``kmem_cache_alloc``; ``slab_bulk`` ``kmem_cache_alloc_bulk`` of
+  ``N = d_skb_bulk`` (:func:`skbmodel.slub.alloc_bulk_cycles`); ``napi_cache`` ``napi_skb_cache_get``:
+  the cache's share of ``napi_cache_pair`` when the free stage refills it, else its refill from SLUB
+  in bulk of ``NAPI_SKB_CACHE_BULK`` = 16; ``none`` (no skb, e.g. an XDP drop or the skb comes
+  with the rest of the path).
+* zeroing (``d_zero``): ``memset`` of ``K = d_zero_bytes`` (rep stos); ``gfp_zero`` the whole object
+  (memset_erms); ``none``.
+* hand-off (``d_hand``): ``none``; ``cpumap_same`` cpumap to a CPU on the same node;
+  ``cpumap_cross`` to another node: ``cpumap_xfer_lines * xcpu_line * numa`` (cpumap builds the skbs
+  of one batch, CPUMAP_BATCH = 8, with one ``kmem_cache_alloc_bulk``: the skb head of the cpumap
+  start).
+* skb free (``d_free``): ``slab_one`` ``kmem_cache_free``; ``slab_bulk`` ``kmem_cache_free_bulk`` of
+  ``N = d_free_bulk``; ``defer`` ``skb_attempt_defer_free``: the skb freed on another CPU (the
+  socket's) comes back through this CPU's defer list and ``skb_defer_free_flush`` puts it into the
+  NAPI cache (the ``napi_cache`` cost plus one cacheline, ``xcpu_line * numa``); ``napi_cache``
+  ``napi_skb_cache_put`` on this CPU, seed 001's same-CPU case (its share of ``napi_cache_pair``; when the
+  skb head does not take from the cache, the cache flushes half of it, 32, with
+  ``kmem_cache_free_bulk``); ``kfree_skb_list`` the qdisc drop list of ``drop_batch`` in calls of
+  ``KFREE_SKB_BULK_SIZE`` (:func:`skbmodel.kfree_skb_list.free_per_drop_cycles`); ``none``.
+  ``d_free_where``: ``local`` (the object's slab is the CPU slab) or ``remote`` (``__slab_free``,
+  ``slub_free_slow_extra`` per object; in bulk once per slab page).
+* rest of path (``d_rest``): the fitted base of a modelled path (``veth``, ``cpumap``, ``xdp_pass``,
+  ``kfree_skb_list``) or ``custom`` ``d_rest_ns`` [ns].  The ``kfree_skb_list`` base is pktgen
+  into fq_codel: only the dropped packets are freed here, ``d = 1 - W T`` of them (the wire
+  feedback of :mod:`skbmodel.kfree_skb_list`).
+
+Each modelled path is a composition (:data:`STARTS`) and reproduces its breakdown and
+``path.ns_per_packet`` exactly (the same functions, the same order of additions).
+Reference: the modules named above; seed threads 000-004.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from . import cpumap, kfree_skb_list, page_alloc, page_pool, slub, units, zeroing
+
+START_PATHS = ("veth", "cpumap", "xdp_pass", "kfree_skb_list")
+
+#: ``{key: (label, options)}`` of the stages' choice keys; ``from`` = as in the starting path.
+STAGE_CHOICES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "d_rx": ("RX buffer", ("from", "pp_direct", "pp_ring", "page_single", "page_bulk", "pp_mix", "none")),
+    "d_skb": ("skb head", ("from", "slab_one", "slab_bulk", "napi_cache", "none")),
+    "d_zero": ("zeroing", ("from", "memset", "gfp_zero", "none")),
+    "d_hand": ("hand-off", ("from", "none", "cpumap_same", "cpumap_cross")),
+    "d_free": ("skb free", ("from", "slab_one", "slab_bulk", "defer", "napi_cache", "kfree_skb_list", "none")),
+    "d_free_where": ("skb free", ("from", "local", "remote")),
+    "d_rest": ("rest of path", ("from", "veth", "cpumap", "xdp_pass", "kfree_skb_list", "custom")),
+}
+
+#: Labels of every option, for the page and the CLI help.
+OPTION_LABELS = {
+    "from": "as in the starting path", "none": "none",
+    "pp_direct": "page_pool direct recycle", "pp_ring": "page_pool ptr_ring recycle",
+    "page_single": "page allocator, one page at a time", "page_bulk": "page allocator, refill in bulk of N",
+    "pp_mix": "mix: ptr_ring for the recycle ratio, page allocator (bulk N) for the rest",
+    "slab_one": "one at a time (kmem_cache_alloc / kmem_cache_free)",
+    "slab_bulk": "bulk of N (kmem_cache_alloc_bulk / kmem_cache_free_bulk)",
+    "napi_cache": "NAPI skb cache", "memset": "memset of K bytes (rep stos)",
+    "gfp_zero": "__GFP_ZERO, whole object (memset_erms)",
+    "cpumap_same": "cpumap, CPU on the same node", "cpumap_cross": "cpumap, CPU on another node",
+    "defer": "freed on another CPU, deferred back to this one (skb_attempt_defer_free)",
+    "kfree_skb_list": "kfree_skb_list of a qdisc drop batch",
+    "local": "local to the slab (CPU slab)", "remote": "remote to the slab (__slab_free)",
+    "veth": "veth XDP_PASS base", "cpumap": "cpumap destination stack", "xdp_pass": "XDP_PASS one-CPU base",
+    "custom": "custom (ns)",
+}
+
+#: The starting compositions: each modelled path as explicit options.  ``"path"`` in a number's
+#: place means: the path's own control (``xdp_batch``, ``zero``/``zero_bytes``, the kernel batch).
+STARTS: dict[str, dict[str, str]] = {
+    "veth": dict(d_rx="none", d_skb="slab_bulk", d_zero="path", d_hand="none", d_free="none",
+                 d_free_where="local", d_rest="veth"),
+    "cpumap": dict(d_rx="pp_mix", d_skb="slab_bulk", d_zero="gfp_zero", d_hand="path", d_free="slab_one",
+                   d_free_where="local", d_rest="cpumap"),
+    "xdp_pass": dict(d_rx="pp_direct", d_skb="napi_cache", d_zero="path", d_hand="none", d_free="slab_one",
+                     d_free_where="local", d_rest="xdp_pass"),
+    "kfree_skb_list": dict(d_rx="none", d_skb="none", d_zero="none", d_hand="none", d_free="kfree_skb_list",
+                           d_free_where="remote", d_rest="kfree_skb_list"),
+}
+
+#: ``(key, label, kind, default, lo, hi, unit, step)`` of every design key (the Params of
+#: :mod:`skbmodel.state`).  Bulk sizes start at 0 so that a link's 0 is kept and reported by
+#: :func:`problems` (naming the stage) instead of being clamped silently.
+KEYS = (
+    ("d_from", "Design: start from path", "choice", "veth", None, None, "", None),
+    ("d_rx", "RX buffer", "choice", "from", None, None, "", None),
+    ("d_rx_bulk", "RX buffer: page allocator bulk N (pages)", "int", 64, 0, 256, "pages", 1),
+    ("d_skb", "skb head", "choice", "from", None, None, "", None),
+    ("d_skb_bulk", "skb head: bulk N (objects)", "int", 16, 0, 256, "objects", 1),
+    ("d_zero", "Zeroing", "choice", "from", None, None, "", None),
+    ("d_zero_bytes", "Zeroing: memset K (bytes)", "int", 184, 8, 1024, "bytes", 8),
+    ("d_hand", "Hand-off", "choice", "from", None, None, "", None),
+    ("d_free", "skb free", "choice", "from", None, None, "", None),
+    ("d_free_bulk", "skb free: bulk N (objects)", "int", 16, 0, 256, "objects", 1),
+    ("d_free_where", "skb free: slab", "choice", "from", None, None, "", None),
+    ("d_rest", "Rest of path", "choice", "from", None, None, "", None),
+    ("d_rest_ns", "Rest of path: custom (ns)", "float", 200.0, 0.0, 10000.0, "ns", 1.0),
+)
+KEY_NAMES = tuple(k[0] for k in KEYS)
+DEFAULTS = {k[0]: k[3] for k in KEYS}
+NUMERIC = tuple(k[0] for k in KEYS if k[2] != "choice")
+
+NAPI_SKB_CACHE_BULK = cpumap.NAPI_SKB_CACHE_BULK
+#: napi_skb_cache_put flushes half of the 64-entry cache with kmem_cache_free_bulk (net/core/skbuff.c)
+NAPI_SKB_CACHE_HALF = 32
+
+
+def choices_of(key: str) -> tuple[str, ...]:
+    return START_PATHS if key == "d_from" else STAGE_CHOICES[key][1]
+
+
+def help_text() -> str:
+    """The design keys and their options, one line each (for ``eval --help``)."""
+    lines = ["path=design selects the composed path; d_from=<veth|cpumap|xdp_pass|kfree_skb_list> starts it "
+             "from a modelled path and these keys change single stages (b_ prefix: scenario B):"]
+    for key, label, kind, default, lo, hi, unit, _ in KEYS:
+        if kind == "choice":
+            allowed = "|".join(choices_of(key))
+        else:
+            allowed = f"{lo:g}..{hi:g}" + (f" {unit}" if unit else "")
+        lines.append(f"  {key}={allowed} (default {default}): {label}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------- resolution of "from"
+def _start_of(x) -> np.ndarray:
+    return np.asarray(x["d_from"])
+
+
+def _resolve(x, key: str) -> np.ndarray:
+    """The explicit option of stage ``key`` (``from`` replaced by the start's option); string array."""
+    opt = np.asarray(x[key])
+    start = _start_of(x)
+    base = np.asarray(STARTS[START_PATHS[0]][key], dtype=object)
+    for p in START_PATHS[1:]:
+        base = np.where(start == p, STARTS[p][key], base)
+    if key == "d_hand":  # the cpumap start follows the sidebar's node placement
+        base = np.where(base == "path", np.where(x["is_cross"], "cpumap_cross", "cpumap_same"), base)
+    return np.where(opt == "from", base, opt).astype(str)
+
+
+def resolved(params: Mapping) -> dict[str, str]:
+    """Scalar state -> ``{stage key: explicit option}`` (``from`` resolved against ``d_from``)."""
+    x = {k: np.asarray(params.get(k, DEFAULTS.get(k))) for k in KEY_NAMES}
+    x["is_cross"] = np.asarray(params.get("numa", "same")) == "cross"
+    out = {k: str(_resolve(x, k)) for k in STAGE_CHOICES}
+    if out["d_zero"] == "path":
+        out["d_zero"] = "gfp_zero" if params.get("zero", "gfp_zero") == "gfp_zero" else "memset"
+    return out
+
+
+# ---------------------------------------------------------------- stage costs [cycles]
+def _is(a, v):
+    return np.asarray(a) == v
+
+
+def _select(opt, table: dict, default=0.0):
+    """``table[opt]`` element-wise (string array ``opt``); options not in ``table`` give ``default``."""
+    opt = np.asarray(opt)
+    res = np.asarray(default, dtype=float)
+    for k, v in table.items():
+        res = np.where(opt == k, v, res)
+    return res
+
+
+def _numa(hand, c):
+    return np.where(_is(hand, "cpumap_cross"), c["numa_remote_factor"], 1.0)
+
+
+def rx_cycles(rx, hand, recycle_ratio, rx_bulk, c):
+    """RX buffer per packet [cycles] (see the module docstring).
+
+    Without a hand-off, alloc + return on this CPU; after a cpumap hand-off, the return side of a
+    page the source CPU allocated (:func:`skbmodel.page_pool.return_side_cycles`, ratio 1 for the
+    ptr_ring, 0 for the page allocator).
+    """
+    handed = ~_is(hand, "none")
+    numa = _numa(hand, c)
+    r = np.clip(np.asarray(recycle_ratio, dtype=float), 0.0, 1.0)
+    slow_n = c["page_slow_cycles"] + page_alloc.refill_extra_cycles(rx_bulk, c)
+    slow_1 = c["page_slow_cycles"] + page_alloc.refill_extra_cycles(1.0, c)
+    kw = dict(pp_ring_cycles=c["pp_ring_cycles"], page_slow_cycles=c["page_slow_cycles"],
+              page_alloc_share=c["page_alloc_share"], xcpu_line_cycles=c["xcpu_line_cycles"])
+    local = _select(rx, {"pp_direct": c["pp_fast_cycles"], "pp_ring": c["pp_ring_cycles"], "page_single": slow_1,
+                         "page_bulk": slow_n, "pp_mix": r * c["pp_ring_cycles"] + (1.0 - r) * slow_n})
+    ret_mix = page_pool.return_side_cycles(r, numa, **kw)
+    ret_ring = page_pool.return_side_cycles(1.0, numa, **kw)
+    ret_page = page_pool.return_side_cycles(0.0, numa, **kw)
+    remote = _select(rx, {"pp_direct": c["pp_fast_cycles"], "pp_ring": ret_ring, "page_single": ret_page,
+                          "page_bulk": ret_page, "pp_mix": ret_mix})
+    return np.where(handed, remote, local)
+
+
+def _alloc_bulk(n, c):
+    return slub.alloc_bulk_cycles(n, fast_pair_cycles=c["slub_fast_pair_cycles"],
+                                  bulk_obj_pair_cycles=c["slub_bulk_obj_pair_cycles"],
+                                  free_share=c["slub_free_share"])
+
+
+def _napi_cache_feeds(free):
+    """Whether the free stage puts skbs back into this CPU's NAPI cache."""
+    return _is(free, "napi_cache") | _is(free, "defer")
+
+
+def skb_cycles(skb, skb_bulk, free, hand, c):
+    """skb head per packet [cycles]; ``skb_bulk``: N of ``slab_bulk``."""
+    feeds = _napi_cache_feeds(free)
+    get = (1.0 - np.asarray(c["slub_free_share"], dtype=float)) * c["napi_cache_pair_cycles"]
+    napi = np.where(feeds, get, _alloc_bulk(NAPI_SKB_CACHE_BULK, c))
+    return _select(skb, {"slab_one": _alloc_bulk(1.0, c), "slab_bulk": _alloc_bulk(skb_bulk, c),
+                         "napi_cache": napi})
+
+
+def zero_cycles(zero, zero_bytes, c):
+    """Zeroing per packet [cycles]: memset of ``zero_bytes`` or ``__GFP_ZERO`` of the object."""
+    stos = zeroing.rep_stos_cycles(zero_bytes, **{k: c[k] for k in (
+        "stos_setup_cycles", "stos_line_cycles", "stos_drain_line_cycles", "store_buffer_bytes", "cacheline_bytes")})
+    erms = zeroing.erms_cycles(c["slub_object_bytes"], erms_setup_cycles=c["erms_setup_cycles"],
+                               erms_line_cycles=c["erms_line_cycles"], cacheline_bytes=c["cacheline_bytes"])
+    return _select(zero, {"memset": stos, "gfp_zero": erms})
+
+
+def hand_cycles(hand, c):
+    """Cross-CPU transfer per packet on the destination [cycles]: ``xfer_lines * xcpu_line * numa``."""
+    xfer = c["cpumap_xfer_lines"] * c["xcpu_line_cycles"] * _numa(hand, c)
+    return np.where(_is(hand, "none"), 0.0, xfer)
+
+
+def free_cycles(free, where, free_bulk, skb, hand, x, c):
+    """skb free per packet [cycles] (per dropped skb for ``kfree_skb_list``)."""
+    fs = np.asarray(c["slub_free_share"], dtype=float)
+    remote = _is(where, "remote")
+    extra = np.where(remote, c["slub_free_slow_extra_cycles"], 0.0)
+    one = slub.free_one_cycles(fast_pair_cycles=c["slub_fast_pair_cycles"], free_share=c["slub_free_share"]) + extra
+    n = np.maximum(np.asarray(free_bulk, dtype=float), 1.0)
+    call = slub.bulk_call_pair_cycles(c["slub_fast_pair_cycles"], c["slub_bulk_obj_pair_cycles"])
+    bulk_local = fs * (c["slub_bulk_obj_pair_cycles"] + call / n)
+    bulk_remote = slub.free_remote_list_cycles(
+        n, n, 0.0, fast_pair_cycles=c["slub_fast_pair_cycles"], bulk_obj_pair_cycles=c["slub_bulk_obj_pair_cycles"],
+        free_share=c["slub_free_share"], free_slow_extra_cycles=c["slub_free_slow_extra_cycles"],
+        slab_bytes=c["slub_slab_bytes"], object_bytes=c["slub_object_bytes"], slab_locality=c["slab_locality"])
+    put = fs * c["napi_cache_pair_cycles"]
+    # a cache nobody takes from overflows: half of it goes back to SLUB in one bulk free
+    flush = fs * (c["slub_bulk_obj_pair_cycles"] + call / NAPI_SKB_CACHE_HALF) + extra
+    napi = put + np.where(_is(skb, "napi_cache"), 0.0, flush)
+    # another CPU (the socket's) hands the skb back through this CPU's defer list; skb_defer_free_flush
+    # then puts it into the NAPI cache: one cacheline pulled across, across nodes after a cross-node hand-off
+    defer = napi + c["xcpu_line_cycles"] * _numa(hand, c)
+    kfl = kfree_skb_list.free_per_drop_cycles(x["kfl_bulk"], x["drop_batch"], x["clone_frac"], c)
+    return _select(free, {"slab_one": one, "slab_bulk": np.where(remote, bulk_remote, bulk_local),
+                          "napi_cache": napi, "defer": defer, "kfree_skb_list": kfl})
+
+
+def rest_cycles(rest, rest_ns, ghz, c):
+    """Rest of the path [cycles]: a modelled path's fitted base or ``rest_ns * ghz``."""
+    return _select(rest, {"veth": c["veth_base_cycles"], "cpumap": c["cpumap_dst_stack_cycles"],
+                          "xdp_pass": (c["cpumap_src_base_cycles"] - c["cpumap_redirect_cycles"]
+                                       + c["cpumap_dst_stack_cycles"]),
+                          "kfree_skb_list": c["kfl_base_cycles"],
+                          "custom": np.asarray(rest_ns, dtype=float) * np.asarray(ghz, dtype=float)})
+
+
+def per_packet(x, c):
+    """``(breakdown [cycles] in COMPONENTS order, ns_per_packet [ns])`` of the composition.
+
+    ``x``: the typed model inputs of :func:`skbmodel.model._inputs` (with the ``d_*`` keys);
+    ``c``: profile constants (scalars or arrays with a leading constant axis).
+    ``ns = sum(components) / ghz``; with the ``kfree_skb_list`` rest (pktgen into fq_codel), the
+    free is paid for the dropped share only: ``T = (B + F) / (1 + W F)``, ``d = clip(1 - W T, 0, 1)``,
+    ``T = B + d F`` (B: every other component, F: the free per dropped skb, W: the wire rate).
+    """
+    start = _start_of(x)
+    rx, skb, zero, hand, free, where, rest = (_resolve(x, k) for k in STAGE_CHOICES)
+    # the starting path's own numbers where the stage is kept or its bulk comes from the path
+    start_bulk = _select(start, {"veth": x["xdp_batch"], "cpumap": c["cpumap_batch"],
+                                 "xdp_pass": NAPI_SKB_CACHE_BULK}, default=NAPI_SKB_CACHE_BULK)
+    skb_n = np.where(_is(x["d_skb"], "from"), start_bulk, x["d_skb_bulk"])
+    keep_zero = _is(zero, "path")
+    zero_opt = np.where(keep_zero, np.where(x["is_gfp"], "gfp_zero", "memset"), zero)
+    zero_b = np.where(keep_zero, x["zero_bytes"], x["d_zero_bytes"])
+    ghz = x["ghz"]
+    parts = {
+        "skb alloc": skb_cycles(skb, skb_n, free, hand, c),
+        "zeroing": zero_cycles(zero_opt, zero_b, c),
+        "page alloc/recycle": rx_cycles(rx, hand, x["pp_recycle"], x["d_rx_bulk"], c),
+        "cross-CPU transfer": hand_cycles(hand, c),
+        "rest of path": rest_cycles(rest, x["d_rest_ns"], ghz, c),
+        "skb free": free_cycles(free, where, x["d_free_bulk"], skb, hand, x, c),
+    }
+    total = parts["skb alloc"]
+    for k in ("zeroing", "page alloc/recycle", "cross-CPU transfer", "rest of path", "skb free"):
+        total = total + parts[k]
+    plain_ns = units.cycles_to_ns(total, ghz)
+    # the qdisc drop path: only the dropped share of the packets is freed on this CPU
+    drop = _is(rest, "kfree_skb_list")
+    if np.any(drop):
+        other = parts["skb alloc"]
+        for k in ("zeroing", "page alloc/recycle", "cross-CPU transfer", "rest of path"):
+            other = other + parts[k]
+        base_ns = units.cycles_to_ns(other, ghz)
+        f_ns = units.cycles_to_ns(parts["skb free"], ghz)
+        w_per_ns = c["kfl_wire_kpps"] * 1e3 / units.NS_PER_S
+        t_ns = (base_ns + f_ns) / (1.0 + w_per_ns * f_ns)
+        d = np.clip(1.0 - w_per_ns * t_ns, 0.0, 1.0)
+        t_ns = base_ns + d * f_ns
+        parts["skb free"] = np.where(drop, d * parts["skb free"], parts["skb free"])
+        ns = np.where(drop, t_ns, plain_ns)
+    else:
+        ns = plain_ns
+    return parts, ns
+
+
+# ---------------------------------------------------------------- compositions that make no sense
+def problems(params: Mapping, prefix: str = "") -> list[tuple[str, str]]:
+    """``[(stage, message), ...]`` for a composition the kernel does not allow or that makes no sense.
+
+    Checked on a scalar state (``prefix`` ``"b_"`` for scenario B); empty when the composition is
+    usable.  The model still evaluates such a state (bulk sizes below 1 count as 1), so a link with
+    them opens; the page and the CLI show these messages instead of its numbers.
+    """
+    g = lambda k: params.get(prefix + k, DEFAULTS.get(k))  # noqa: E731
+    st = {k: g(k) for k in KEY_NAMES}
+    st["numa"], st["zero"] = g("numa") or "same", g("zero") or "gfp_zero"
+    opt = resolved(st)
+    out: list[tuple[str, str]] = []
+    if opt["d_skb"] == "slab_bulk" and g("d_skb") != "from" and int(g("d_skb_bulk")) < 1:
+        out.append(("skb head", "kmem_cache_alloc_bulk of 0 objects: a bulk holds at least 1 (d_skb_bulk)"))
+    if opt["d_free"] == "slab_bulk" and int(g("d_free_bulk")) < 1:
+        out.append(("skb free", "kmem_cache_free_bulk of 0 objects: a bulk holds at least 1 (d_free_bulk)"))
+    if opt["d_rx"] in ("page_bulk", "pp_mix") and int(g("d_rx_bulk")) < 1:
+        out.append(("RX buffer", "page allocator refill in bulk of 0 pages: a refill takes at least 1 (d_rx_bulk)"))
+    handed = opt["d_hand"] != "none"
+    if handed and opt["d_skb"] == "none":
+        out.append(("hand-off", "a cpumap hand-off with no destination cost: the destination CPU builds the skb "
+                                "from the xdp_frame, so the skb head stage cannot be none"))
+    if handed and opt["d_rest"] == "custom" and float(g("d_rest_ns")) <= 0:
+        out.append(("hand-off", "a cpumap hand-off with no destination cost: the rest of the path on the "
+                                "destination CPU is 0 ns"))
+    if handed and opt["d_rx"] == "pp_direct":
+        out.append(("RX buffer", "page_pool direct recycle only runs in the pool's own NAPI context; after a "
+                                 "cpumap hand-off the page comes back through the ptr_ring (pp_ring or pp_mix)"))
+    if opt["d_skb"] == "none" and opt["d_free"] not in ("none", "kfree_skb_list"):
+        out.append(("skb free", f"{OPTION_LABELS[opt['d_free']]} frees an skb the skb head stage never allocated "
+                                "(skb head: none)"))
+    if opt["d_free"] in ("napi_cache", "defer") and opt["d_rest"] == "kfree_skb_list":
+        out.append(("skb free", "the qdisc drop path frees outside NAPI context (budget 0): the kernel does not "
+                                "put these skbs into the NAPI skb cache"))
+    return out
+
+
+def problem_text(params: Mapping, prefix: str = "") -> str | None:
+    """All :func:`problems` as one line (``stage: message; ...``), or None."""
+    found = problems(params, prefix)
+    return "; ".join(f"{s}: {m}" for s, m in found) if found else None

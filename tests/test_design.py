@@ -1,0 +1,262 @@
+"""The composed path (skbmodel.design): each modelled path reproduced exactly, every stage option moving
+the cost the way the kernel mechanism implies, compositions that make no sense named by stage, and
+the Design page (AppTest)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from skbmodel import design, model, noise, state as S, uncertainty
+from skbmodel.profile import load_profile
+
+ROOT = Path(__file__).resolve().parent.parent
+PROFILES = ("e5-1650v4", "xeon-platinum-iavf")
+SCENARIOS = (
+    {},
+    dict(numa="cross", pp_recycle=0.3, zero="memset", zero_bytes=256, xdp_batch=5, page_bulk=8),
+    dict(kfl_bulk=1, drop_batch=7, clone_frac=0.4, pp_recycle=0.0, zero="memset"),
+    dict(kfl_bulk=64, drop_batch=1024, xdp_batch=1, link_gbps=100.0, frame_bytes=1500),
+)
+
+
+# ---------------------------------------------------------------- exact reproduction
+@pytest.mark.parametrize("cpu", PROFILES)
+@pytest.mark.parametrize("path", S.PATHS)
+def test_each_modelled_path_is_reproduced_exactly_as_a_composition(cpu, path):
+    prof = load_profile(cpu)
+    for sc in SCENARIOS:
+        a = {**sc, "cpu": cpu, "path": path}
+        b = {**a, "path": "design", "d_from": path}
+        oa, ob = model.evaluate(a, prof), model.evaluate(b, prof)
+        for k in ("path.ns_per_packet", "path.mpps", "path.budget_pct"):
+            assert oa[k] == ob[k], (path, sc, k)  # exact: no tolerance
+        ba, bb = model.path_breakdown(a, prof), model.path_breakdown(b, prof)
+        assert list(bb) == list(model.COMPONENTS)
+        for comp in model.COMPONENTS:
+            assert ba[comp] == bb[comp], (path, sc, comp)
+
+
+@pytest.mark.parametrize("path", S.PATHS)
+def test_the_start_written_out_as_explicit_stages_gives_the_same_numbers(path):
+    """``from`` resolves to explicit options (design.resolved); choosing them by hand changes nothing."""
+    base = {"path": "design", "d_from": path, "zero": "memset", "numa": "cross", "pp_recycle": 0.6}
+    explicit = {**base, **design.resolved(base)}
+    start_bulk = {"veth": 16, "cpumap": 8, "xdp_pass": 16, "kfree_skb_list": 16}[path]
+    explicit["d_skb_bulk"] = start_bulk
+    explicit["d_zero_bytes"] = 184
+    explicit["d_rx_bulk"] = 64
+    a, b = model.evaluate(base), model.evaluate(explicit)
+    assert a["path.ns_per_packet"] == pytest.approx(float(b["path.ns_per_packet"]), rel=1e-12)
+
+
+def test_intervals_of_a_start_equal_those_of_its_path():
+    for path in S.PATHS:
+        _, ia = uncertainty.evaluate_with_intervals({"path": path}, outputs=["path.ns_per_packet"])
+        _, ib = uncertainty.evaluate_with_intervals({"path": "design", "d_from": path}, outputs=["path.ns_per_packet"])
+        for j in (0, 1):
+            assert float(ia["path.ns_per_packet"][j]) == pytest.approx(float(ib["path.ns_per_packet"][j]), rel=1e-12)
+
+
+def test_cli_contract_design_from_veth_equals_veth():
+    def ns(q):
+        r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", q, "--json"], cwd=ROOT, capture_output=True,
+                           text=True, check=True)
+        return json.loads(r.stdout)["outputs"]["path.ns_per_packet"]
+    for path in S.PATHS:
+        assert ns(f"path=design&d_from={path}") == ns(f"path={path}")
+
+
+def test_vectorised_equals_one_state_at_a_time():
+    rng = np.random.default_rng(7)
+    rows = []
+    for _ in range(60):
+        r = {k: str(rng.choice(design.choices_of(k))) for k in design.STAGE_CHOICES}
+        r["d_from"] = str(rng.choice(design.START_PATHS))
+        r.update(d_rx_bulk=int(rng.integers(1, 257)), d_skb_bulk=int(rng.integers(1, 257)),
+                 d_free_bulk=int(rng.integers(1, 257)), d_zero_bytes=int(rng.integers(8, 1025)),
+                 d_rest_ns=float(rng.uniform(10, 900)), numa=str(rng.choice(["same", "cross"])),
+                 pp_recycle=float(rng.uniform()))
+        rows.append(r)
+    grid = {k: np.array([r[k] for r in rows]) for k in rows[0]}
+    out = model.evaluate({**grid, "path": "design"})["path.ns_per_packet"]
+    for i, r in enumerate(rows):
+        assert out[i] == pytest.approx(float(model.evaluate({**r, "path": "design"})["path.ns_per_packet"]),
+                                       rel=1e-12)
+
+
+# ---------------------------------------------------------------- directions
+def _ns(**kw) -> float:
+    return float(model.evaluate({"path": "design", **kw})["path.ns_per_packet"])
+
+
+def _comp(comp, **kw) -> float:
+    return float(model.path_breakdown({"path": "design", **kw})[comp])
+
+
+@pytest.mark.parametrize("cpu", PROFILES)
+def test_bulk_never_costs_more_per_object_than_one_at_a_time(cpu):
+    n = np.arange(1, 257)
+    kw = dict(cpu=cpu, path="design", d_from="xdp_pass")
+    alloc_bulk = model.path_breakdown({**kw, "d_skb": "slab_bulk", "d_skb_bulk": n})["skb alloc"]
+    alloc_one = model.path_breakdown({**kw, "d_skb": "slab_one"})["skb alloc"]
+    assert np.all(alloc_bulk <= alloc_one + 1e-9)
+    assert float(alloc_bulk[0]) == pytest.approx(float(alloc_one))  # a bulk of one is one kmem_cache_alloc
+    for where in ("local", "remote"):
+        free_bulk = model.path_breakdown({**kw, "d_free": "slab_bulk", "d_free_bulk": n, "d_free_where": where})
+        free_one = model.path_breakdown({**kw, "d_free": "slab_one", "d_free_where": where})
+        assert np.all(free_bulk["skb free"] <= free_one["skb free"] + 1e-9), where
+    page_bulk = model.path_breakdown({**kw, "d_rx": "page_bulk", "d_rx_bulk": n})["page alloc/recycle"]
+    page_one = model.path_breakdown({**kw, "d_rx": "page_single"})["page alloc/recycle"]
+    assert np.all(page_bulk <= page_one + 1e-9)
+
+
+@pytest.mark.parametrize("hand", ["none", "cpumap_same", "cpumap_cross"])
+def test_recycling_never_costs_more_than_the_page_allocator(hand):
+    n = np.array([1, 2, 8, 16, 64, 128, 256])
+    kw = dict(d_from="cpumap", d_hand=hand)
+    page = np.minimum(_comp("page alloc/recycle", d_rx="page_single", **kw),
+                      model.path_breakdown({"path": "design", **kw, "d_rx": "page_bulk", "d_rx_bulk": n}
+                                           )["page alloc/recycle"].min())
+    ring = _comp("page alloc/recycle", d_rx="pp_ring", **kw)
+    assert ring <= page
+    if hand == "none":
+        assert _comp("page alloc/recycle", d_rx="pp_direct", **kw) <= ring
+    r = np.linspace(0, 1, 21)
+    mix = model.path_breakdown({"path": "design", **kw, "d_rx": "pp_mix", "pp_recycle": r})["page alloc/recycle"]
+    assert np.all(np.diff(mix) <= 1e-9)  # more recycled, never dearer
+
+
+@pytest.mark.parametrize("rx", ["pp_ring", "page_single", "page_bulk", "pp_mix"])
+@pytest.mark.parametrize("free", ["slab_one", "defer", "napi_cache"])
+def test_cross_node_is_never_faster(rx, free):
+    kw = dict(d_from="cpumap", d_rx=rx, d_free=free, pp_recycle=0.5)
+    assert _ns(d_hand="cpumap_cross", **kw) >= _ns(d_hand="cpumap_same", **kw)
+
+
+def test_the_napi_skb_cache_is_the_seed_001_pair():
+    """skb head and free through the NAPI cache cost napi_cache_pair; through SLUB the fast pair."""
+    c = load_profile("e5-1650v4").values()
+    kw = dict(d_from="xdp_pass", d_rx="pp_direct")
+    cached = _comp("skb alloc", d_skb="napi_cache", d_free="napi_cache", **kw) + _comp(
+        "skb free", d_skb="napi_cache", d_free="napi_cache", **kw)
+    slab = _comp("skb alloc", d_skb="slab_one", d_free="slab_one", **kw) + _comp(
+        "skb free", d_skb="slab_one", d_free="slab_one", **kw)
+    assert cached == pytest.approx(c["napi_cache_pair_cycles"])
+    assert slab == pytest.approx(c["slub_fast_pair_cycles"])
+    assert cached < slab
+
+
+@pytest.mark.parametrize("hand", ["none", "cpumap_same", "cpumap_cross"])
+def test_a_deferred_free_costs_at_least_the_same_cpu_free_into_the_cache(hand):
+    kw = dict(d_from="cpumap", d_hand=hand, d_rx="pp_mix", d_skb="napi_cache")
+    assert _ns(d_free="defer", **kw) > _ns(d_free="napi_cache", **kw)
+
+
+def test_remote_free_and_memset_bytes_move_the_right_way():
+    assert _ns(d_from="xdp_pass", d_free_where="remote") > _ns(d_from="xdp_pass", d_free_where="local")
+    assert _ns(d_zero="memset", d_zero_bytes=512) > _ns(d_zero="memset", d_zero_bytes=128)
+    assert _ns(d_zero="none") < _ns(d_zero="gfp_zero")
+
+
+def test_the_rest_presets_are_the_fitted_bases():
+    c = load_profile("e5-1650v4").values()
+    assert _comp("rest of path", d_rest="veth") == c["veth_base_cycles"]
+    assert _comp("rest of path", d_rest="cpumap") == c["cpumap_dst_stack_cycles"]
+    assert _comp("rest of path", d_rest="custom", d_rest_ns=100.0) == pytest.approx(360.0)
+
+
+# ---------------------------------------------------------------- bad input
+BAD = {
+    "d_skb=slab_bulk&d_skb_bulk=0": "skb head",
+    "d_free=slab_bulk&d_free_bulk=0": "skb free",
+    "d_rx=page_bulk&d_rx_bulk=0": "RX buffer",
+    "d_from=cpumap&d_skb=none": "hand-off",
+    "d_from=cpumap&d_rest=custom&d_rest_ns=0": "hand-off",
+    "d_from=cpumap&d_rx=pp_direct": "RX buffer",
+    "d_from=xdp_pass&d_skb=none": "skb free",
+    "d_from=kfree_skb_list&d_free=napi_cache": "skb free",
+}
+
+
+@pytest.mark.parametrize("query", BAD)
+def test_a_composition_that_makes_no_sense_names_its_stage(query, tmp_path):
+    st, warnings = S.decode(f"path=design&bulk=32&{query}")
+    assert warnings == [] and st["bulk"] == 32  # the rest of the link is kept
+    found = design.problems(st)
+    assert found and found[0][0] == BAD[query], found
+    out = model.evaluate(S.scenario(st))  # still evaluates: nothing crashes
+    assert np.isfinite(out["path.ns_per_packet"])
+    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", f"path=design&{query}"], cwd=ROOT,
+                       capture_output=True, text=True)
+    assert r.returncode == 2 and r.stdout == ""
+    err = [line for line in r.stderr.splitlines() if line.startswith("error:")]
+    assert len(err) == 1 and BAD[query] in err[0] and "Traceback" not in r.stderr
+    if query == next(iter(BAD)):  # chart export refuses it the same way
+        r = subprocess.run([sys.executable, "-m", "skbmodel", "export", f"path=design&{query}", "--page", "design",
+                            "--format", "svg", "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True)
+        assert r.returncode == 2 and "skb head" in r.stderr and not list(tmp_path.iterdir())
+
+
+def test_usable_starts_have_no_problems_and_out_of_range_is_clamped():
+    for p in S.PATHS:
+        assert design.problems({"d_from": p}) == []
+    st, warnings = S.decode("d_skb_bulk=-3&d_rx=bogus")
+    assert st["d_skb_bulk"] == 0 and st["d_rx"] == "from" and len(warnings) == 2
+    assert "d_rx" in S.encode(st) and "b_d_from=veth" in S.encode(st)
+
+
+def test_eval_help_lists_the_design_keys():
+    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "--help"], cwd=ROOT, capture_output=True,
+                       text=True, check=True)
+    for k in design.KEY_NAMES:
+        assert k + "=" in r.stdout
+
+
+# ---------------------------------------------------------------- the page (AppTest)
+def test_design_page_compose_change_a_stage_breakdown_and_delta_change():
+    from tests.test_app_pages import _app, _arr, _metric, _open, _spec, _state
+
+    at = _open(_app(), "design")
+    st = _state(at)
+    assert st["path"] == "design" and st["page"] == "design"
+    assert _metric(at, "Δ B − A") == "+0.00"  # from veth, against veth
+    spec = _spec(at, 0)
+    free0 = _arr(next(t for t in spec["data"] if t.get("name") == "skb free")["y"])
+    assert list(free0) == [0.0, 0.0]
+    at.selectbox(key="d_free").set_value("slab_bulk").run()
+    at.selectbox(key="d_rx").set_value("page_single").run()
+    st = _state(at)
+    assert st["d_free"] == "slab_bulk" and st["d_rx"] == "page_single"
+    a = {**S.scenario(st), "path": "design"}
+    b = {**a, "path": st["b_path"], **{k: st["b_" + k] for k in design.KEY_NAMES}}
+    prof = load_profile(st["cpu"])
+    d = float(model.evaluate(b, prof)["path.ns_per_packet"] - model.evaluate(a, prof)["path.ns_per_packet"])
+    assert d < 0 and _metric(at, "Δ B − A") == f"{d:+.2f}"
+    lo, hi = uncertainty.delta_interval(a, b, prof, prof)
+    verdict = noise.verdict(d, st["noise_ns"], lo, hi)
+    assert any(f"B − A — {verdict}" in m.value for m in at.markdown), [m.value for m in at.markdown]
+    assert _metric(at, "Cost (ns/packet)") == f"{float(model.evaluate(a, prof)['path.ns_per_packet']):.4g}"
+    spec = _spec(at, 0)
+    free = _arr(next(t for t in spec["data"] if t.get("name") == "skb free")["y"])
+    assert free[0] > 0 and free[1] == 0.0
+    # a stage that makes no sense: a message naming it, no crash, the rest kept
+    at.slider(key="d_free_bulk").set_value(0).run()
+    assert not at.exception
+    assert any("skb free" in e.value for e in at.error)
+    assert _state(at)["d_rx"] == "page_single"
+
+
+def test_design_link_with_a_bad_stage_opens_with_the_rest_of_its_state():
+    from tests.test_app_pages import _app, _state
+
+    at = _app({"page": "design", "path": "design", "d_from": "cpumap", "d_skb": "slab_bulk", "d_skb_bulk": "0",
+               "bulk": "48", "zero": "memset"})
+    assert not at.exception
+    st = _state(at)
+    assert st["page"] == "design" and st["bulk"] == 48 and st["zero"] == "memset" and st["d_skb_bulk"] == 0
+    assert any("skb head" in e.value for e in at.error)
