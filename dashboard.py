@@ -1,12 +1,12 @@
 """skbmodel dashboard: ``streamlit run dashboard.py``.
 
 Entry point only: page config, the once-per-process GC freeze, navigation (one thin page per page of
-``skbmodel.pages``) and the shared sidebar (skbview.appstate), whose link box writes the URL back.
+``skbmodel.pages``) and the shared sidebar (skbview.app.appstate), whose link box writes the URL back.
 """
 import streamlit as st
 
 from skbmodel import pages
-from skbview import appstate, ui
+from skbview.app import appstate, ui
 
 st.set_page_config(page_title="skbmodel — SKB memory lifecycle", page_icon=":material/memory:", layout="wide")
 

@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import streamlit as st  # noqa: E402 - after the sys.path set-up above
 
 from benchmarks.bare_chart import bare_figure  # noqa: E402 - after the sys.path set-up above
-from skbview import appstate, ui  # noqa: E402 - after the sys.path set-up above
+from skbview.app import appstate, ui  # noqa: E402 - after the sys.path set-up above
 
 
 ui.freeze_gc_once()

@@ -4,7 +4,8 @@ import streamlit as st
 
 from skbmodel import noise, state as sk_state
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
-from skbview import appstate, charts, tables, ui
+from skbview import charts, tables
+from skbview.app import appstate, ui
 
 
 def _copy_a_to_b() -> None:

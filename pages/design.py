@@ -5,7 +5,8 @@ import streamlit as st
 from skbmodel import design
 from skbmodel import state as sk_state
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
-from skbview import appstate, charts, ui
+from skbview import charts
+from skbview.app import appstate, ui
 from skbview.safe_text import md_escape
 
 B = sk_state.B_PREFIX

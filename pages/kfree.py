@@ -2,7 +2,7 @@
 import streamlit as st
 
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
-from skbview import ui
+from skbview.app import ui
 
 st.title(PAGE_BY_SLUG["kfree"].heading)
 

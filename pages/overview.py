@@ -2,7 +2,7 @@
 import streamlit as st
 
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
-from skbview import appstate, ui
+from skbview.app import appstate, ui
 
 st.title(PAGE_BY_SLUG["overview"].heading)
 appstate.param_widget("path")

@@ -4,7 +4,8 @@ import streamlit as st
 
 from skbmodel import outofsample, validation
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
-from skbview import appstate, charts, ui
+from skbview import charts
+from skbview.app import appstate, ui
 
 
 @st.cache_data(show_spinner=False)

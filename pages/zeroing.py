@@ -3,7 +3,7 @@ import streamlit as st
 
 from skbmodel import noise
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
-from skbview import ui
+from skbview.app import ui
 
 st.title(PAGE_BY_SLUG["zeroing"].heading)
 

@@ -157,7 +157,7 @@ def test_slider_change_updates_url_and_metric():
 
 @pytest.mark.parametrize("preset", ["000", "001", "002", "003", "004"])
 def test_presets_set_every_control(preset):
-    from skbview.appstate import preset_state
+    from skbview.app.appstate import preset_state
 
     at = _app()
     at.button(key=f"preset_{preset}").click().run()
@@ -394,7 +394,7 @@ def test_calibrate_two_kernels_choose_a_run_clock_inferred_and_stderr_shown():
 @pytest.mark.parametrize("page", sk_state.PAGES)
 def test_figures_are_valid_plotly_with_units(page):
     from skbview import charts
-    from skbview.appstate import preset_state
+    from skbview.app.appstate import preset_state
 
     for st in (sk_state.defaults(), preset_state("003")):
         figs = charts.figures_for_page(page, st)

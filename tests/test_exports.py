@@ -254,7 +254,8 @@ def test_cli_export_bad_input_is_one_line_exit_2(tmp_path, query, page, key):
 _APP = """
 import streamlit as st
 from skbmodel import state as S
-from skbview import charts, downloads
+from skbview import charts
+from skbview.app import downloads
 state, warnings = S.decode(dict(st.query_params))
 for name, fig in charts.figures_for_page(state["page"], state):
     st.plotly_chart(fig, theme=None, key="chart_" + name, config=downloads.camera_config(state["page"], name, state))

@@ -18,7 +18,7 @@ E5, PLAT = "e5-1650v4", "xeon-platinum-iavf"
 
 
 def _states():
-    from skbview.appstate import preset_state
+    from skbview.app.appstate import preset_state
     base = sk_state.defaults()
     return [base, {**base, "bulk": 100, "zero": "memset", "zero_bytes": 512, "numa": "cross", "pp_recycle": 0.3,
                    "kfl_bulk": 1, "clone_frac": 0.4, "path": "cpumap"},
@@ -228,7 +228,7 @@ def test_verdicts():
 
 def test_compare_rows_carry_paired_intervals_and_verdicts():
     from skbview import tables
-    from skbview.appstate import preset_state
+    from skbview.app.appstate import preset_state
     st = preset_state("002")
     rows = {r["output"]: r for r in tables.compare_rows(st)}
     for k, r in rows.items():

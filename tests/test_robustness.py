@@ -269,13 +269,13 @@ def test_no_html_pickle_eval_or_shell_in_app_code():
 
 def test_user_text_reaches_markdown_only_escaped():
     """Where the app puts link warnings or upload-derived text into markdown, it goes through md_escape."""
-    app = (REPO / "skbview" / "appstate.py").read_text()
+    app = (REPO / "skbview" / "app" / "appstate.py").read_text()
     assert re.search(r"md_escape\(w\)", app)
-    cal = (REPO / "skbview" / "calibrate_view.py").read_text()  # the Calibrate page's sections
+    cal = (REPO / "skbview" / "app" / "calibrate_view.py").read_text()  # the Calibrate page's sections
     for needle in ("parsed.errors", "parsed.notes", "row_errors", "res.errors", "Profile not used"):
         shown = [line for line in cal.splitlines()
                  if needle in line and ("st." in line or "join" in line) and "{" in line]
-        assert shown, f"no line of skbview/calibrate_view.py shows {needle} in markdown: update the needle"
+        assert shown, f"no line of skbview/app/calibrate_view.py shows {needle} in markdown: update the needle"
         for line in shown:
             assert "md_escape" in line, line
 
@@ -284,12 +284,12 @@ def test_user_text_reaches_markdown_only_escaped():
 def test_generated_download_survives_other_sessions_media_sweeps(monkeypatch):
     """Streamlit sweeps unreferenced media after every rerun of any session; a deferred download's
     file is unreferenced by design, so two reruns elsewhere between "export done" and the browser's
-    GET gave a 404 under load.  skbview.media_grace keeps it for GRACE_S seconds."""
+    GET gave a 404 under load.  skbview.app.media_grace keeps it for GRACE_S seconds."""
     from streamlit.runtime.media_file_manager import MediaFileManager
     from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
-    import skbview.downloads  # noqa: F401 - installs the grace period, as the dashboard does
-    from skbview import media_grace
+    import skbview.app.downloads  # noqa: F401 - installs the grace period, as the dashboard does
+    from skbview.app import media_grace
 
     assert media_grace.install()
     m = MediaFileManager(MemoryMediaFileStorage("/media"))

@@ -15,9 +15,9 @@ import streamlit as st
 from skbmodel import custom
 from skbmodel import state as sk_state
 from skbmodel.profile import Profile, load_profile
-from skbview.downloads import page_share_link
+from skbview.app.downloads import page_share_link
 
-STORE = "_skb_state"            # the dashboard's state store (skbview.appstate.STORE)
+STORE = "_skb_state"            # the dashboard's state store (skbview.app.appstate.STORE)
 REGISTRY = "_skb_custom_profiles"
 PICK_KEY = "custom_profile_pick"
 NONE = "(shipped profile)"

@@ -11,8 +11,9 @@ import streamlit as st
 from skbmodel import uncertainty
 from skbmodel.pages import DEFAULT_PAGE
 from skbmodel import state as sk_state
-from skbview import appstate, charts
-from skbview.downloads import download_buttons
+from skbview import charts
+from skbview.app import appstate
+from skbview.app.downloads import download_buttons
 from skbview.report import camera_config  # same file name as the PNG/SVG download buttons
 
 

@@ -13,7 +13,8 @@ import streamlit as st
 from skbmodel import custom, model, parsers, userfit, userinput
 from skbmodel import state as sk_state
 from skbmodel.profile import Profile, available_profiles, load_profile
-from skbview import charts, custom_profile, ui
+from skbview import charts
+from skbview.app import custom_profile, ui
 from skbview.safe_text import md_escape  # file names, lines and TOML sources are user data: never markdown
 
 PARSED = "_cal_parsed"

@@ -25,8 +25,8 @@ from streamlit.runtime.pages_manager import PagesManager
 
 from skbmodel import profile as sk_profile
 from skbmodel import state as sk_state
-from skbview import custom_profile
-from skbview.downloads import page_share_link, report_buttons
+from skbview.app import custom_profile
+from skbview.app.downloads import page_share_link, report_buttons
 from skbview.safe_text import md_escape  # link text is user data: never markdown
 
 STORE = "_skb_state"
@@ -381,6 +381,6 @@ def _link_box() -> None:
     st.markdown("**Share link** (every parameter, v=1, model and profile versions)")
     with st.container(key="share_link"):
         st.code(share_link(state), language=None, wrap_lines=True)
-    # Exports (skbview.downloads): "Download report" (one HTML file) and a zip of every chart's PNG.
+    # Exports (skbview.app.downloads): "Download report" (one HTML file) and a zip of every chart's PNG.
     report_buttons(state, st.session_state.get(WARNINGS) or ())
     commit_url(state)

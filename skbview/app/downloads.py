@@ -12,7 +12,8 @@ import streamlit as st
 
 from skbmodel.pages import DEFAULT_PAGE
 
-from . import media_grace, report
+from skbview import report
+from skbview.app import media_grace
 
 media_grace.install()  # a download must survive other sessions' media sweeps until it is fetched
 
