@@ -36,7 +36,7 @@ from tests.fuzz_inputs import (
 
 pytest.importorskip("streamlit.testing.v1")
 REPO = Path(__file__).resolve().parent.parent
-APP_FILES = sorted([REPO / "dashboard.py", *(REPO / "pages").glob("*.py"), *(REPO / "skbview").glob("*.py"),
+APP_FILES = sorted([REPO / "dashboard.py", *(REPO / "pages").glob("*.py"), *(REPO / "skbview").rglob("*.py"),
                     *(REPO / "skbmodel").rglob("*.py")])
 LINKS_PER_PAGE = 25
 UPLOADS = 36
