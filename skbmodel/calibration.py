@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import validation
+from . import units, validation
 from .profile import PROFILE_DIR, Profile, load_profile, parse_profile
 
 CHILD_COPIED = ("cpumap_src_base_cycles", "cpumap_dst_stack_cycles", "cpumap_redirect_cycles", "xcpu_line_cycles")
@@ -135,7 +135,6 @@ def measurement_sd(spec, value: float, unit: str, ghz: float) -> float:
     * a row whose tolerance is an absolute band in ns (the kfree_skb_list saving): that band.
     * other system throughputs: 3 % of the value.
     """
-    from . import units
     v = abs(float(value))
     if spec.microbenchmark:
         rounding = TIME_BENCH_ROUNDING_SD / ghz if unit == "ns" else TIME_BENCH_ROUNDING_SD

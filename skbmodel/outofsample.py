@@ -291,19 +291,6 @@ def free_names(profile_id: str) -> list[str]:
     return [n for n in own if prof.constants[n].kind == "fitted"]
 
 
-def _jacobian(prof: Profile, specs, names) -> np.ndarray:
-    """d(prediction / measured) / d(constant / value): relative sensitivities, ``[row, constant]``."""
-    x = np.array([prof.value(n) for n in names])
-    meas = np.array([validation._measured(s)[0] for s in specs])
-    base = validation.predict_rows(specs, {prof.id: prof})
-    jac = np.empty((len(specs), len(names)))
-    for j, n in enumerate(names):
-        h = 1e-4 * max(abs(x[j]), 1e-3)
-        p = validation.predict_rows(specs, {prof.id: prof}, {prof.id: {n: x[j] + h}})
-        jac[:, j] = (p - base) / meas / (h / max(abs(x[j]), 1e-3))
-    return jac
-
-
 def _not_estimable(j_train: np.ndarray, g: np.ndarray, names: list[str], tol: float = 1e-6) -> list[str]:
     """Constants along which a row's gradient ``g`` leaves the row space of ``j_train``.
 
@@ -341,7 +328,8 @@ def _leave_out(profiles, key, others: str) -> list[dict]:
         prof = profiles.get(pid) or load_profile(pid)
         rows = [s for s in specs if s.profile == pid]
         names = free_names(pid)
-        jac = _jacobian(prof, rows, names)
+        # rows per tolerance, constants per 1 %: estimability does not depend on either scale
+        jac = userfit.jacobian(prof, rows, names, relative=True)
         for src in sorted({key(s) for s in rows}):
             held = [i for i, s in enumerate(rows) if key(s) == src]
             train = [i for i in range(len(rows)) if i not in held]
@@ -350,7 +338,7 @@ def _leave_out(profiles, key, others: str) -> list[dict]:
             refit = prof
             if train and constrained:
                 refit, _ = calibration.fit_profile(prof, [rows[i] for i in train], free=constrained)
-            on_bound = [n for n in constrained if _on_bound(refit, n)]
+            on_bound = [n for n in constrained if userfit.bound_hit(refit, n)]
             preds = validation.predict_rows([rows[i] for i in held], {pid: refit})
             for i, p in zip(held, preds):
                 s = rows[i]
@@ -367,14 +355,6 @@ def _leave_out(profiles, key, others: str) -> list[dict]:
                     rec.update(status="predicted", why="")
                 out.append(rec)
     return out
-
-
-def _on_bound(prof: Profile, name: str) -> bool:
-    c = prof.constants[name]
-    if not c.bounds:
-        return False
-    lo, hi = c.bounds
-    return min(abs(c.value - lo), abs(hi - c.value)) <= 1e-3 * (hi - lo)
 
 
 def leave_one_source_out(profiles: dict[str, Profile] | None = None) -> list[dict]:
@@ -507,7 +487,7 @@ def report(df, profiles: dict[str, Profile] | None = None) -> dict:
                 curves=[_curve_dict(c) for c in curves], loso=loso, loro=loro, in_sample=in_sample_dof(profiles))
 
 
-REPORT_JSON = Path(__file__).with_name("data") / "outofsample.json"
+REPORT_JSON = uncertainty.REPORT_JSON
 
 
 def load_report(path: Path | str | None = None) -> dict:

@@ -47,6 +47,7 @@ from statistics import NormalDist
 import numpy as np
 
 from . import model
+from .params import MODEL_PARAMS
 from .profile import Profile
 
 LEVEL = 0.9
@@ -111,9 +112,8 @@ _RELEVANCE_MAX = 32
 def _probe_params(profile: Profile) -> dict:
     """Probe states: the defaults, each numeric parameter at its bounds, and 512 random states
     (fixed seed) over every parameter's range and choices."""
-    from . import state
     rng = np.random.default_rng(SEED + 1)
-    params = [p for p in state.MODEL_PARAMS if p.key not in ("cpu", "ghz")]
+    params = [p for p in MODEL_PARAMS if p.key not in ("cpu", "ghz")]
     rows = [{p.key: p.default for p in params}]
     for p in params:
         if p.kind != "choice":

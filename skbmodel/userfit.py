@@ -216,7 +216,7 @@ def suggest_free(measurements, profile: Profile) -> list[str]:
         return []
     work = dataclasses.replace(profile, id="_fit")
     specs = specs_for(ms, work.id)
-    jac = _jacobian(work, specs, cands, relative=True)
+    jac = jacobian(work, specs, cands, relative=True)
     size = np.linalg.norm(jac, axis=0)
     rank = {n: i for i, n in enumerate(family)}
     order = sorted(range(len(cands)), key=lambda j: (rank.get(cands[j], len(rank)), -size[j]))
@@ -234,7 +234,7 @@ def suggest_free(measurements, profile: Profile) -> list[str]:
     return [cands[j] for j in sorted(chosen)]
 
 
-def _jacobian(prof: Profile, specs, names, relative: bool = False, x=None) -> np.ndarray:
+def jacobian(prof: Profile, specs, names, relative: bool = False, x=None) -> np.ndarray:
     """``d z_i / d c_j`` of the normalised residuals (central differences); with ``relative``
     per 1 % change of each constant instead of per unit."""
     fun = calibration._residual_fun(prof, specs, list(names))
@@ -281,21 +281,27 @@ def fit(measurements, base: Profile, free, label: str = "", ghz: float | None = 
     return res
 
 
+def bound_hit(prof: Profile, name: str) -> str | None:
+    """``"upper"`` or ``"lower"`` when constant ``name`` ended on (within :data:`ON_BOUND` of the
+    range of) that bound, else ``None``."""
+    b = prof.constants[name].bounds
+    if not b or not all(math.isfinite(x) for x in b) or b[1] <= b[0]:
+        return None
+    lo, hi = b
+    v, tol = prof.value(name), ON_BOUND * (hi - lo)
+    return "upper" if v >= hi - tol else "lower" if v <= lo + tol else None
+
+
 def bound_warnings(prof: Profile, names) -> list[str]:
-    """A warning for each constant of ``names`` that ended on (within 0.1 % of the range of) a bound."""
+    """A warning for each constant of ``names`` that ended on a bound (:func:`bound_hit`)."""
     out = []
     for n in names:
-        b = prof.constants[n].bounds
-        if not b or not all(math.isfinite(x) for x in b) or b[1] <= b[0]:
-            continue
-        lo, hi = b
-        v, tol = prof.value(n), ON_BOUND * (hi - lo)
-        if v >= hi - tol:
-            out.append(f"{n} ended on its upper bound {hi:g}: the data ask for more than the model allows; "
-                       "check the mapping or free another constant")
-        elif v <= lo + tol:
-            out.append(f"{n} ended on its lower bound {lo:g}: the data ask for less than the model allows; "
-                       "check the mapping or free another constant")
+        side = bound_hit(prof, n)
+        if side is not None:
+            lo, hi = prof.constants[n].bounds
+            more = "more" if side == "upper" else "less"
+            out.append(f"{n} ended on its {side} bound {hi if side == 'upper' else lo:g}: the data ask for {more} "
+                       "than the model allows; check the mapping or free another constant")
     return out
 
 
