@@ -205,15 +205,15 @@ def _evaluate_inputs(x, c) -> dict:
     out["page_pool.fast_cycles"] = c["pp_fast_cycles"]
     out["page_pool.ring_cycles"] = c["pp_ring_cycles"]
     out["page_pool.slow_cycles"] = c["page_slow_cycles"]
+    out["page_pool.mix_cycles"] = page_pool.recycle_mix_cycles(r, pp_ring_cycles=c["pp_ring_cycles"],
+                                                               page_slow_cycles=c["page_slow_cycles"])
     out["page_pool.slow_refill_cycles"] = c["page_slow_cycles"] + page_alloc.refill_extra_cycles(x["page_bulk"], c)
 
     # the page allocator, order-0 pages one at a time vs in bulk (page_bench04_bulk)
-    pkw = {k: c[k] for k in page_alloc.CONSTANTS}
-    out["page_alloc.bulk_cycles"] = page_alloc.bulk_cycles(x["page_bulk"], **pkw)
+    page_bulk = page_alloc.bulk_cycles(x["page_bulk"], **{k: c[k] for k in page_alloc.CONSTANTS})
+    out["page_alloc.bulk_cycles"] = page_bulk
     out["page_alloc.single_cycles"] = c["page_single_cycles"]
-    out["page_alloc.refill_saving_cycles"] = page_alloc.refill_saving_cycles(x["page_bulk"], **pkw)
-    out["page_pool.mix_cycles"] = page_pool.recycle_mix_cycles(r, pp_ring_cycles=c["pp_ring_cycles"],
-                                                               page_slow_cycles=c["page_slow_cycles"])
+    out["page_alloc.refill_saving_cycles"] = c["page_single_cycles"] - page_bulk
 
     # kfree_skb_list on the qdisc drop path
     t_kfl, d_kfl, f_kfl = sc["_kfl"]

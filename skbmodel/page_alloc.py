@@ -53,9 +53,3 @@ def refill_extra_cycles(n, c):
     """
     kw = {k: c[k] for k in CONSTANTS}
     return bulk_cycles(n, **kw) - bulk_cycles(PP_ALLOC_CACHE_REFILL, **kw)
-
-
-def refill_saving_cycles(n, **kw):
-    """Per page [cycles] a bulk refill of ``n`` saves over refilling one page at a time:
-    ``single - bulk_cycles(n)`` (0 for ``n = 1``)."""
-    return np.asarray(kw["page_single_cycles"], dtype=float) - bulk_cycles(n, **kw)
