@@ -458,19 +458,25 @@ def structural_rel_sd(curves: list[CurveResult], leave_out: str | None = None,
     return out
 
 
-def coverage(curves: list[CurveResult], level: float = uncertainty.LEVEL) -> dict[str, dict]:
-    """Per group: the share of out-of-sample points whose measured value lies inside their interval.
+def point_interval(predicted, constants_rel_sd, structural_rel_sd: float, level: float = uncertainty.LEVEL):
+    """``(lo, hi)`` of predicted curve points [their unit]:
+    ``pred +- z * sqrt(s_c^2 + s_m^2) * |pred|``, ``s_c`` the relative sd from the fitted profile's
+    constants, ``s_m`` the structural one."""
+    pred = np.asarray(predicted, dtype=float)
+    hw = uncertainty.z_value(level) * np.hypot(np.asarray(constants_rel_sd, dtype=float), structural_rel_sd) \
+        * np.abs(pred)
+    return pred - hw, pred + hw
 
-    The interval of a point: ``pred +- z * sqrt(s_c^2 + s_m^2) * |pred|``, ``s_c`` from the fitted
-    profile's constants, ``s_m`` the structural sd estimated from the group's *other* curves.
-    """
-    z = uncertainty.z_value(level)
+
+def coverage(curves: list[CurveResult], level: float = uncertainty.LEVEL) -> dict[str, dict]:
+    """Per group: the share of out-of-sample points whose measured value lies inside their interval
+    (:func:`point_interval`, with the structural sd estimated from the group's *other* curves)."""
     acc: dict[str, list[bool]] = {}
     for c in curves:
         s_m = structural_rel_sd(curves, leave_out=c.series, level=level).get(c.group, 0.0)
         for p in c.predicted:
-            hw = z * np.hypot(p["constants_rel_sd"], s_m) * abs(p["predicted"])
-            acc.setdefault(c.group, []).append(abs(p["measured"] - p["predicted"]) <= hw)
+            lo, hi = point_interval(p["predicted"], p["constants_rel_sd"], s_m, level)
+            acc.setdefault(c.group, []).append(bool(lo <= p["measured"] <= hi))
     return {g: dict(points=len(v), inside=int(np.sum(v)), coverage=float(np.mean(v))) for g, v in acc.items()}
 
 

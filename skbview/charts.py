@@ -894,20 +894,19 @@ def oos_curve(state: Mapping, rep=None, series: str | None = None) -> go.Figure:
     err = np.array([p["rel_error"] * 100 for p in pts])
     # the 90 % interval: the fitted constants' share and the structural sd of the curve's subsystem
     s_m = rep["structural_rel_sd"].get(outofsample.STRUCTURAL_PREFIX.get(c["group"], ""), 0.0)
-    hw = uncertainty.z_value() * np.hypot(np.array([p.get("constants_rel_sd", 0.0) for p in pts]), s_m) * np.abs(pred)
-    fig = _Fig(
-        Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([pred + hw, (pred - hw)[::-1]]), fill="toself",
-                mode="lines", line=dict(width=0), fillcolor=_rgba(COLORS["a"], 0.15), name="90 % interval",
-                hoverinfo="skip"),
-        Scatter(x=x, y=pred, mode="lines+markers", name="model (fitted on the 3 filled points)",
-                line=dict(color=COLORS["a"]), marker=dict(size=5), customdata=err,
-                hovertemplate=c["x_name"] + " %{x}: predicted %{y:.1f} (%{customdata:+.1f} %)<extra></extra>"),
-        Scatter(x=x[~fit], y=meas[~fit], mode="markers", name="measured, predicted out of sample",
-                marker=dict(size=9, symbol="circle-open", color=COLORS["seed"], line=dict(width=2)),
-                hovertemplate=c["x_name"] + " %{x}: measured %{y}<extra></extra>"),
-        Scatter(x=x[fit], y=meas[fit], mode="markers", name="measured, used by the fit",
-                marker=dict(size=10, color=COLORS["seed"]),
-                hovertemplate=c["x_name"] + " %{x}: measured %{y} (fitted)<extra></extra>"))
+    fig = _Fig()
+    _band(fig, x, outofsample.point_interval(pred, [p["constants_rel_sd"] for p in pts], s_m), COLORS["a"])
+    for trace in (
+            Scatter(x=x, y=pred, mode="lines+markers", name="model (fitted on the 3 filled points)",
+                    line=dict(color=COLORS["a"]), marker=dict(size=5), customdata=err,
+                    hovertemplate=c["x_name"] + " %{x}: predicted %{y:.1f} (%{customdata:+.1f} %)<extra></extra>"),
+            Scatter(x=x[~fit], y=meas[~fit], mode="markers", name="measured, predicted out of sample",
+                    marker=dict(size=9, symbol="circle-open", color=COLORS["seed"], line=dict(width=2)),
+                    hovertemplate=c["x_name"] + " %{x}: measured %{y}<extra></extra>"),
+            Scatter(x=x[fit], y=meas[fit], mode="markers", name="measured, used by the fit",
+                    marker=dict(size=10, color=COLORS["seed"]),
+                    hovertemplate=c["x_name"] + " %{x}: measured %{y} (fitted)<extra></extra>")):
+        fig.add_trace(trace)
     fig.update_xaxes(type="log")
     unit = model.OUTPUT_UNITS.get(c["output"], "")
     title = f"Out of sample: {c['series']} (MAPE {c['mape'] * 100:.1f} %, max {c['max_error'] * 100:.1f} %)"
