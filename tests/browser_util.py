@@ -221,3 +221,24 @@ def app_and_browser(script: str = "dashboard.py"):
             yield url, browser
         finally:
             browser.close()
+
+
+def eventually(check, timeout: float = 30.0):
+    """Retry an assertion until it holds (a link's page switch or URL write-back takes a rerun)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return check()
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.25)
+
+
+def page_with_errors(browser, width: int = 1400, height: int = 1100):
+    """``(context, page, errors)``: a fresh browser context's page whose uncaught JS errors go to ``errors``."""
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    page = ctx.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    return ctx, page, errors

@@ -12,7 +12,8 @@ import pytest
 
 from skbmodel import model, parsers, userfit
 from skbmodel.profile import load_profile
-from tests.browser_util import (app_and_browser, plotly_y, REPO_ROOT, wait_for_app, wait_for_plotly)
+from tests.browser_util import (app_and_browser, page_with_errors, plotly_y, REPO_ROOT, wait_for_app,
+                                wait_for_plotly)
 
 pytestmark = pytest.mark.browser
 
@@ -49,10 +50,7 @@ def _sidebar_custom_pick(page, want: str = "custom-", timeout_s: float = 30.0) -
 def test_paste_fit_select_and_share(app):
     url, browser = app
     ARTIFACTS.mkdir(exist_ok=True)
-    ctx = browser.new_context(viewport={"width": 1400, "height": 1100})
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    ctx, page, errors = page_with_errors(browser, 1400, 1100)
     page.goto(url + "/calibrate")
     wait_for_app(page)
     assert "shipped `e5-1650v4`" in _in_use_text(page) or "shipped e5-1650v4" in _in_use_text(page)

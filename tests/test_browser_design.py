@@ -6,13 +6,13 @@ import json
 import math
 import subprocess
 import sys
-import time
 from urllib.parse import urlsplit
 
 import pytest
 
 from skbmodel import design, state as S
-from tests.browser_util import REPO_ROOT, app_and_browser, wait_for_app, wait_for_plotly
+from tests.browser_util import (REPO_ROOT, app_and_browser, eventually, page_with_errors, wait_for_app,
+                                wait_for_plotly)
 
 pytestmark = pytest.mark.browser
 
@@ -31,17 +31,6 @@ _TOTALS = """() => {
 def app():
     with app_and_browser("dashboard.py") as url_and_browser:
         yield url_and_browser
-
-
-def _eventually(check, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return check()
-        except AssertionError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.25)
 
 
 def _pick(page, key: str, label: str) -> None:
@@ -63,10 +52,7 @@ def _numbers(page) -> dict:
 
 def test_composition_share_link_in_a_fresh_context_shows_the_same_numbers(app):
     url, browser = app
-    ctx = browser.new_context(viewport={"width": 1500, "height": 1100})
-    page = ctx.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda e: errors.append(str(e)))
+    ctx, page, errors = page_with_errors(browser, 1500, 1100)
     page.goto(url + "/design")
     wait_for_app(page)
     wait_for_plotly(page, 0)
@@ -84,7 +70,7 @@ def test_composition_share_link_in_a_fresh_context_shows_the_same_numbers(app):
         assert nums["_chart"] and nums["Δ B − A (ns/packet)"] != "+0.00"
         return st, nums
 
-    st, before = _eventually(composed)
+    st, before = eventually(composed)
     link = page.locator(".st-key-share_link code").inner_text().strip()
     assert "d_skb=napi_cache" in link and "page=design" in link
     assert not errors and page.locator('[data-testid="stException"]').count() == 0
@@ -101,7 +87,7 @@ def test_composition_share_link_in_a_fresh_context_shows_the_same_numbers(app):
         nums = _numbers(page2)
         assert nums == before, (nums, before)
 
-    _eventually(same)
+    eventually(same)
     # the CLI gives the page's numbers for the same link
     r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", urlsplit(link).query, "--json"], cwd=REPO_ROOT,
                        capture_output=True, text=True, timeout=60)

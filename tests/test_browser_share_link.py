@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import time
 import subprocess
 import sys
 from urllib.parse import parse_qsl, urlsplit
@@ -18,7 +17,8 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from skbmodel import state as S
-from tests.browser_util import (app_and_browser, focus_slider, REPO_ROOT, slider_value, wait_for_app, wait_for_plotly)
+from tests.browser_util import (app_and_browser, eventually, focus_slider, REPO_ROOT, slider_value, wait_for_app,
+                                wait_for_plotly)
 
 pytestmark = pytest.mark.browser
 
@@ -81,18 +81,6 @@ def _no_exception(page):
     assert not page._skb_errors, page._skb_errors  # noqa: SLF001 - the errors the harness collected on the page object
 
 
-def _eventually(check, timeout: float = 20.0):
-    """Retry an assertion until it holds (the link's page switch and URL write-back take a rerun)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            return check()
-        except AssertionError:
-            if time.monotonic() > deadline:
-                raise
-            time.sleep(0.25)
-
-
 def test_share_link_restores_page_controls_and_chart(app):
     page = _open(app, QUERY)
     try:
@@ -104,7 +92,7 @@ def test_share_link_restores_page_controls_and_chart(app):
             assert page.locator(".js-plotly-plot").count() >= 2
             assert page.evaluate(_TRACE_Y, ["drop_batch", "current"])
 
-        _eventually(on_kfree_with_link_values)
+        eventually(on_kfree_with_link_values)
         wait_for_app(page)
         assert page.locator(ALERT).count() == 0
         for key, want in (("bulk", 32), ("kfl_bulk", 8), ("drop_batch", 128), ("clone_frac", 0.25)):
