@@ -68,13 +68,18 @@ def dst_cycles(recycle_ratio, is_cross, c):
             "cross-CPU transfer": xfer, "rest of path": c["cpumap_dst_stack_cycles"], "skb free": free}
 
 
+def xdp_pass_rest_cycles(c):
+    """The rest of the one-CPU XDP_PASS path [cycles]: the cpumap source's base without its redirect,
+    plus the destination's stack."""
+    return c["cpumap_src_base_cycles"] - c["cpumap_redirect_cycles"] + c["cpumap_dst_stack_cycles"]
+
+
 def xdp_pass_cycles(is_gfp_zero, zero_bytes, c):
     """One CPU doing RX, XDP_PASS and the stack, pages recycled directly [cycles]."""
     alloc, free = _skb_costs(NAPI_SKB_CACHE_BULK, c)
     zero = zeroing.zero_skb_cycles(is_gfp_zero, zero_bytes, c["slub_object_bytes"], **c)
     return {"skb alloc": alloc, "zeroing": zero, "page alloc/recycle": c["pp_fast_cycles"],
-            "rest of path": (c["cpumap_src_base_cycles"] - c["cpumap_redirect_cycles"]
-                             + c["cpumap_dst_stack_cycles"]),
+            "rest of path": xdp_pass_rest_cycles(c),
             "skb free": free}
 
 

@@ -234,11 +234,9 @@ def skb_cycles(skb, skb_bulk, free, hand, c):
 
 def zero_cycles(zero, zero_bytes, c):
     """Zeroing per packet [cycles]: memset of ``zero_bytes`` or ``__GFP_ZERO`` of the object."""
-    stos = zeroing.rep_stos_cycles(zero_bytes, **{k: c[k] for k in (
-        "stos_setup_cycles", "stos_line_cycles", "stos_drain_line_cycles", "store_buffer_bytes", "cacheline_bytes")})
-    erms = zeroing.erms_cycles(c["slub_object_bytes"], erms_setup_cycles=c["erms_setup_cycles"],
-                               erms_line_cycles=c["erms_line_cycles"], cacheline_bytes=c["cacheline_bytes"])
-    return _select(zero, {"memset": stos, "gfp_zero": erms})
+    clears = _is(zero, "memset") | _is(zero, "gfp_zero")
+    return np.where(clears, zeroing.zero_skb_cycles(_is(zero, "gfp_zero"), zero_bytes, c["slub_object_bytes"], **c),
+                    0.0)
 
 
 def hand_cycles(hand, c):
@@ -275,8 +273,7 @@ def free_cycles(free, where, free_bulk, skb, hand, x, c):
 def rest_cycles(rest, rest_ns, ghz, c):
     """Rest of the path [cycles]: a modelled path's fitted base or ``rest_ns * ghz``."""
     return _select(rest, {"veth": c["veth_base_cycles"], "cpumap": c["cpumap_dst_stack_cycles"],
-                          "xdp_pass": (c["cpumap_src_base_cycles"] - c["cpumap_redirect_cycles"]
-                                       + c["cpumap_dst_stack_cycles"]),
+                          "xdp_pass": cpumap.xdp_pass_rest_cycles(c),
                           "kfree_skb_list": c["kfl_base_cycles"],
                           "custom": np.asarray(rest_ns, dtype=float) * np.asarray(ghz, dtype=float)})
 
@@ -320,10 +317,7 @@ def per_packet(x, c):
             other = other + parts[k]
         base_ns = units.cycles_to_ns(other, ghz)
         f_ns = units.cycles_to_ns(parts["skb free"], ghz)
-        w_per_ns = c["kfl_wire_kpps"] * 1e3 / units.NS_PER_S
-        t_ns = (base_ns + f_ns) / (1.0 + w_per_ns * f_ns)
-        d = np.clip(1.0 - w_per_ns * t_ns, 0.0, 1.0)
-        t_ns = base_ns + d * f_ns
+        t_ns, d = kfree_skb_list.drop_feedback_ns(base_ns, f_ns, c["kfl_wire_kpps"])
         parts["skb free"] = np.where(drop, d * parts["skb free"], parts["skb free"])
         ns = np.where(drop, t_ns, plain_ns)
     else:

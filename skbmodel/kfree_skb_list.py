@@ -29,6 +29,18 @@ def free_per_drop_cycles(kfl_bulk, drop_batch, clone_fraction, c):
         slab_locality=c["slab_locality"])
 
 
+def drop_feedback_ns(base_ns, free_ns, wire_kpps):
+    """``(ns per injected packet, drop fraction)`` when only the dropped share is freed [ns, 1].
+
+    ``T = (base + F) / (1 + W F)``, ``d = clip(1 - W T, 0, 1)``, then ``T = base + d F`` (a wire
+    faster than the injection drops nothing).
+    """
+    w_per_ns = wire_kpps * 1e3 / units.NS_PER_S
+    t_ns = (base_ns + free_ns) / (1.0 + w_per_ns * free_ns)
+    d = np.clip(1.0 - w_per_ns * t_ns, 0.0, 1.0)
+    return base_ns + d * free_ns, d
+
+
 def per_packet(kfl_bulk, drop_batch, clone_fraction, ghz, c):
     """Per injected packet: ``(ns, drop_fraction, breakdown_cycles, free_cycles_per_drop)``.
 
@@ -38,11 +50,6 @@ def per_packet(kfl_bulk, drop_batch, clone_fraction, ghz, c):
     free_c = free_per_drop_cycles(kfl_bulk, drop_batch, clone_fraction, c)
     base_ns = units.cycles_to_ns(c["kfl_base_cycles"], ghz)
     f_ns = units.cycles_to_ns(free_c, ghz)
-    w_per_ns = c["kfl_wire_kpps"] * 1e3 / units.NS_PER_S
-    t_ns = (base_ns + f_ns) / (1.0 + w_per_ns * f_ns)
-    d = 1.0 - w_per_ns * t_ns
-    # wire faster than injection: nothing is dropped
-    d = np.clip(d, 0.0, 1.0)
-    t_ns = base_ns + d * f_ns
+    t_ns, d = drop_feedback_ns(base_ns, f_ns, c["kfl_wire_kpps"])
     breakdown = {"rest of path": c["kfl_base_cycles"], "skb free": d * free_c}
     return t_ns, d, breakdown, free_c
