@@ -49,9 +49,8 @@ def cmd_eval(args) -> int:
             raise UsageError(f"design: {bad}")
     params = state.scenario(st, "a")
     prof = state.profile_for(st, "a")
-    out = model.evaluate(params, prof)
+    out, iv = uncertainty.evaluate_with_intervals(params, prof, level=uncertainty.LEVEL)  # one pass for both
     outputs = {k: _scalar(v) for k, v in out.items()}
-    iv = uncertainty.intervals(params, prof, level=uncertainty.LEVEL)
     bounds = {k: [_scalar(iv[k][0]), _scalar(iv[k][1])] for k in outputs}
     notice = versions.link_notice(args.query, st)
     if notice:  # the dashboard's version notice, one line
