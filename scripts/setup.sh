@@ -1,37 +1,78 @@
 #!/usr/bin/env bash
-# Idempotent setup for a fresh Debian machine (run as root).
-#  - Python dependencies from requirements-dev.txt (quiet; a no-op when already satisfied)
-#  - Debian's chromium (used by kaleido for static export and by Playwright for browser tests)
-#  - a basic font package so text in exported PNG/SVG renders
+# Idempotent set-up on a fresh Debian 12 / Ubuntu 24.04 machine, as root or as a user with sudo.
+#  - Debian packages: python3-venv (when the system python3 cannot make a venv), chromium (kaleido's
+#    static export and the browser tests) and fonts-dejavu-core (text in exported images).
+#  - A project-local virtual environment, .venv, made with the system python3: Debian marks its
+#    interpreter externally managed (PEP 668), so pip may not install into it. The pinned packages of
+#    requirements-dev.txt go there; a stamp of the requirements' hash makes a second run a no-op.
 # Never downloads a browser through Playwright (`playwright install` is not used).
+#
+# SKB_NEED_CHROMIUM=1 (set by scripts/test.sh) makes a missing chromium an error; the dashboard
+# starts without it (only image export needs it).
+# Prints the venv's python on its last line of stdout; everything else goes to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PYTHON="${PYTHON:-$(command -v python || command -v python3)}"
+VENV="${SKB_VENV:-.venv}"
+SYS_PY="${SKB_SYSTEM_PYTHON:-$(command -v python3 || true)}"
 export DEBIAN_FRONTEND=noninteractive
+say() { echo "setup.sh: $*" >&2; }
 
-"$PYTHON" -m pip install -q --disable-pip-version-check --root-user-action=ignore \
-    -r requirements-dev.txt
-
-apt_pkgs=()
-if [ ! -x /usr/bin/chromium ]; then
-    apt_pkgs+=(chromium)
-fi
-# chromium -> libfontconfig1 -> fontconfig-config normally pulls fonts-dejavu-core in,
-# but make sure at least one font is there for exported text.
-if ! dpkg-query -W -f='${Status}' fonts-dejavu-core 2>/dev/null | grep -q "ok installed"; then
-    apt_pkgs+=(fonts-dejavu-core)
-fi
-if [ "${#apt_pkgs[@]}" -gt 0 ]; then
-    if [ "$(id -u)" -ne 0 ]; then
-        echo "setup.sh: need root to apt-get install ${apt_pkgs[*]}" >&2
-        exit 1
-    fi
-    echo "setup.sh: installing ${apt_pkgs[*]} with apt-get" >&2
-    apt-get update -qq
-    apt-get install -y -qq --no-install-recommends "${apt_pkgs[@]}" </dev/null
-fi
-if [ ! -x /usr/bin/chromium ]; then
-    echo "setup.sh: /usr/bin/chromium still missing after apt-get install" >&2
+if [ -z "$SYS_PY" ]; then
+    say "no python3 on PATH; install it with: sudo apt-get install python3 python3-venv"
     exit 1
 fi
+
+venv_works() {
+    # Debian ships venv without ensurepip unless python3-venv is installed: try it for real.
+    local probe
+    probe="$(mktemp -d)"
+    if "$SYS_PY" -m venv "$probe/v" >/dev/null 2>&1; then rm -rf "$probe"; return 0; fi
+    rm -rf "$probe"; return 1
+}
+
+missing=()
+if [ ! -x "$VENV/bin/python" ] && ! venv_works; then
+    # python3.11-venv on Debian 12, python3.12-venv on Ubuntu 24.04; python3-venv depends on it.
+    missing+=(python3-venv "python3.$("$SYS_PY" -c 'import sys; print(sys.version_info[1])')-venv")
+fi
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+dpkg-query -W -f='${Status}' fonts-dejavu-core 2>/dev/null | grep -q "ok installed" || missing+=(fonts-dejavu-core)
+
+if [ "${#missing[@]}" -gt 0 ]; then
+    if [ "$(id -u)" -eq 0 ]; then SUDO=(); elif command -v sudo >/dev/null 2>&1; then SUDO=(sudo); else SUDO=(none); fi
+    if [ "${SUDO[0]:-}" = none ]; then
+        say "missing Debian packages: ${missing[*]}; install them as root with: apt-get install -y ${missing[*]}"
+    else
+        say "installing ${missing[*]} with apt-get"
+        "${SUDO[@]}" apt-get update -qq
+        "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null \
+            || say "apt-get install ${missing[*]} failed (see above)"
+    fi
+fi
+
+if [ ! -x "$VENV/bin/python" ]; then
+    if ! venv_works; then
+        say "the system python3 cannot create a virtual environment; install python3-venv: sudo apt-get install -y python3-venv"
+        exit 1
+    fi
+    say "creating the virtual environment $VENV with $SYS_PY"
+    "$SYS_PY" -m venv "$VENV"
+fi
+
+stamp="$VENV/.requirements.sha256"
+want="$(cat requirements.txt requirements-dev.txt | sha256sum | cut -d' ' -f1)"
+if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    say "installing the pinned Python packages into $VENV"
+    "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+    echo "$want" > "$stamp"
+fi
+
+if [ ! -x /usr/bin/chromium ]; then
+    if [ "${SKB_NEED_CHROMIUM:-0}" = 1 ]; then
+        say "/usr/bin/chromium is missing: the browser tests and image export need it (sudo apt-get install -y chromium)"
+        exit 1
+    fi
+    say "/usr/bin/chromium is missing: the dashboard runs, image export will not (sudo apt-get install -y chromium)"
+fi
+echo "$(pwd)/$VENV/bin/python"
