@@ -13,6 +13,8 @@ from . import design, page_alloc
 from . import profile as _profile
 
 MAX_VALUE_CHARS = 200
+#: Scenario B of the A/B comparison uses the keys of scenario A with this prefix.
+B_PREFIX = "b_"
 
 
 @dataclasses.dataclass(frozen=True)

@@ -44,13 +44,13 @@ from . import __version__ as MODEL_VERSION
 from . import custom as _custom
 from . import model
 from . import profile as _profile
+from . import shortlink as _shortlink
 from .pages import BY_SLUG as _PAGE_BY_SLUG
 from .pages import DEFAULT_PAGE, SLUGS
 # the schema is re-exported: callers keep reading it as state.Param, state.MODEL_PARAMS, ...
-from .params import MAX_VALUE_CHARS, MODEL_KEYS, MODEL_PARAMS, PATHS, Param, _fmt, _show  # noqa: F401
+from .params import B_PREFIX, MAX_VALUE_CHARS, MODEL_KEYS, MODEL_PARAMS, PATHS, Param, _fmt, _show  # noqa: F401
 
 FORMAT_VERSION = 1
-B_PREFIX = "b_"
 MAX_QUERY_CHARS = 16_384
 
 
@@ -203,6 +203,7 @@ def decode(query) -> tuple[dict, list[str]]:
     decision adds one warning that names the parameter.
     """
     warnings: list[str] = []
+    query = _shortlink.expand(query)  # a short link (v=2) is read as its long form
     try:
         pairs = _pairs(query)
     except StateError as e:
@@ -303,6 +304,7 @@ def _set_provenance(state: dict, mv: str | None, h: float | None) -> None:
 
 def decode_strict(query) -> dict:
     """Strict decode for scripts: raises :class:`StateError` on the first bad parameter."""
+    query = _shortlink.expand(query)  # a short link (v=2) is read as its long form
     pairs = [(k.strip(), v) for k, v in _pairs(query)]
     seen = set()
     state = defaults()

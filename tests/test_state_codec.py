@@ -250,10 +250,10 @@ def test_repeated_key_first_wins_and_is_named():
 
 
 def test_wrong_version_is_warned_and_strict_rejects():
-    s, w = S.decode("v=2&bulk=8")
+    s, w = S.decode("v=3&bulk=8")
     assert s["bulk"] == 8 and len(w) == 1 and w[0].startswith("v:")
     with pytest.raises(S.StateError) as ei:
-        S.decode_strict("v=2&bulk=8")
+        S.decode_strict("v=3&bulk=8")
     assert ei.value.key == "v"
 
 
