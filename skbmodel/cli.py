@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import (__version__, calibration, corpus, custom, design, model, outofsample, parsers, state, uncertainty,
-               userfit, userinput, validation, versions)
+from . import (__version__, calibration, corpus, custom, design, model, outofsample, parsers, shortlink, state,
+               uncertainty, userfit, userinput, validation, versions)
 from .bench import run_bench
 from .profile import (DEFAULT_PROFILE, PROFILE_DIR, ProfileError, archive_current, available_profiles, clear_cache,
                       load_profile, profile_version)
@@ -71,6 +71,21 @@ def cmd_eval(args) -> int:
             lo, hi = bounds[k]
             print(f"{k:<{width}}  {v:>14.6g}  [{lo:>14.6g}, {hi:>14.6g}]  {model.OUTPUT_UNITS[k]}")
     return 0
+
+
+def cmd_link(args) -> int:
+    """The canonical short link of a query or a link: what the dashboard writes into the address bar."""
+    text = args.query.strip()
+    base, sep, query = text.rpartition("?")
+    if not sep and "://" in text:  # a link without a query: the default view at that address
+        base, query = text, ""
+    st, warnings = state.decode(query)  # lenient, as when the link is opened: the same warnings
+    for w in warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    short = shortlink.shorten(state.encode(st))
+    base = args.base or base
+    print(f"{base}?{short}" if base else short)
+    return 1 if warnings else 0
 
 
 def cmd_validate(args) -> int:
@@ -358,6 +373,15 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
     e.add_argument("query", nargs="?", default="", help="URL query string, e.g. 'bulk=32&zero=memset'")
     e.add_argument("--json", action="store_true")
     e.set_defaults(func=cmd_eval)
+    ln = sub.add_parser("link", help="the canonical short share link of a query string or a link",
+                        description="Print the short share link (v=2: only what differs from the defaults of "
+                        "its model version, plus the versions and the page) of a query string or of a link, "
+                        "long or short. Parameters that are unknown or out of range get the warning the "
+                        "dashboard shows when the link is opened (stderr, exit 1); the link printed is then "
+                        "the one of the view that opens.")
+    ln.add_argument("query", help="a query string ('bulk=32&zero=memset') or a whole link (http://host/page?...)")
+    ln.add_argument("--base", metavar="URL", help="address to put before '?' (default: the link's own, if any)")
+    ln.set_defaults(func=cmd_link)
     v = sub.add_parser("validate", help="compare every covered seed row with the model")
     v.add_argument("--json", action="store_true")
     v.add_argument("--out-of-sample", action="store_true",

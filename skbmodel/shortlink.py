@@ -2,7 +2,7 @@
 
 A long link (format ``v=1``, :func:`skbmodel.state.encode`) carries every parameter.  A short link
 (format ``v=2``) carries the versions (``mv``, ``pv``, ``h``; ``b_pv`` only when scenario B uses
-another profile), the page when it is not the default page, and only the parameters that differ:
+another profile), the page, and only the parameters that differ:
 
 * a parameter of scenario A is left out when it equals the default of the link's model version ``mv``
   (recorded per model version in ``skbmodel/data/link-defaults.json``, so a later change of a default
@@ -48,11 +48,8 @@ def recorded_defaults() -> dict[str, dict[str, str]]:
 
 
 def current_defaults() -> dict[str, str]:
-    """Today's defaults (the parameter schema and the default page) as link text."""
-    from .pages import DEFAULT_PAGE
-    out = {p.key: _fmt(p.default) for p in MODEL_PARAMS if p.key not in _FOLLOWS_PROFILE}
-    out["page"] = DEFAULT_PAGE
-    return out
+    """Today's defaults of the parameter schema as link text."""
+    return {p.key: _fmt(p.default) for p in MODEL_PARAMS if p.key not in _FOLLOWS_PROFILE}
 
 
 def _version_tuple(mv: str) -> tuple[int, ...] | None:
@@ -156,8 +153,6 @@ def expand(query):
             have.add(key)
 
     # scenario A: the defaults of its model version; the clock of its profile
-    if "page" in dflt:
-        add("page", dflt["page"])
     a_cpu = given.get("cpu", "").strip() or dflt.get("cpu")
     if "prof" not in given:  # a custom profile sets the CPU (its base) and the clock itself
         add("cpu", a_cpu)
@@ -206,7 +201,7 @@ def shorten(long_query: str) -> str:
     for k in ("mv", "pv") + (() if inherit else (b + "pv",)) + ("h",):
         if k in full:
             out.append((k, full[k]))
-    if full.get("page", dflt.get("page")) != dflt.get("page"):
+    if "page" in full:
         out.append(("page", full["page"]))
     # scenario A
     for p in MODEL_PARAMS:

@@ -20,6 +20,7 @@ import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
 import skbmodel
+from skbmodel import shortlink
 from skbmodel import state as S
 from skbmodel import validation
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
@@ -28,8 +29,8 @@ from skbmodel.profile import load_profile
 from . import exporter
 
 __all__ = [
-    "DEFAULT_BASE_URL", "file_stem", "export_size", "figure_png", "figure_svg",
-    "all_figures", "share_link", "camera_config", "build_html_report", "build_png_zip", "report_file_name",
+    "DEFAULT_BASE_URL", "file_stem", "export_size", "figure_png", "figure_svg", "all_figures", "share_query",
+    "share_link", "camera_config", "build_html_report", "build_png_zip", "report_file_name",
 ]
 
 DEFAULT_BASE_URL = "http://localhost:8501/"
@@ -134,10 +135,15 @@ def all_figures(state: Mapping, pages_=None) -> list[tuple[str, str, object]]:
     return out
 
 
+def share_query(state: Mapping) -> str:
+    """The short query of a share link (``v=2``: what differs from the defaults, the versions, the page)."""
+    return shortlink.shorten(S.encode(_full(state)))
+
+
 def share_link(state: Mapping, base_url: str | None = None) -> str:
-    """Full share link: ``base_url`` (the dashboard's address) + ``?`` + every parameter and ``v=1``."""
+    """Share link: ``base_url`` (the dashboard's address) + ``?`` + :func:`share_query`."""
     base = (base_url or DEFAULT_BASE_URL).split("?", 1)[0]
-    return f"{base}?{S.encode(_full(state))}"
+    return f"{base}?{share_query(state)}"
 
 
 def _profile(state: Mapping, which: str = "a"):

@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from skbmodel import model, noise, state as sk_state, uncertainty, validation
+from skbmodel import model, noise, shortlink, state as sk_state, uncertainty, validation
 from skbmodel.observations import seed_observations
 from skbmodel.profile import load_profile
 
@@ -119,14 +119,16 @@ def _check_chart_basics(spec: dict):
 
 
 # --------------------------------------------------------------------------- URL and sidebar
-def test_first_run_writes_every_parameter_and_version():
+def test_first_run_writes_the_short_link_with_the_versions_and_the_page():
+    import skbmodel
     at = _app()
     q = dict(at.query_params)
-    assert q["v"] == "1"
-    assert set(sk_state.PARAMS) <= set(q)
+    assert q["v"] == "2" and q["mv"] == skbmodel.__version__ and "pv" in q and "h" in q
     assert q["page"] == "overview"
+    assert set(q) == {"v", "mv", "pv", "h", "page"}  # the default view: nothing else differs
+    assert _state(at) == sk_state.decode("")[0]
     share = at.get("code")[0].value if at.get("code") else at.sidebar.code[0].value
-    assert "?v=1&" in share and "bulk=16" in share
+    assert "?v=2&" in share and "bulk=" not in share and len(share) <= 120
 
 
 def test_bad_link_warns_per_parameter_and_clamps():
@@ -135,7 +137,8 @@ def test_bad_link_warns_per_parameter_and_clamps():
     assert "bulk" in text and "zero" in text and "'foo'" in text
     assert at.slider(key="bulk").value == 256
     assert at.slider(key="xdp_batch").value == 8
-    assert at.query_params["bulk"] == "256" and at.query_params["zero"] == "gfp_zero"
+    assert at.query_params["bulk"] == "256" and "zero" not in at.query_params  # the default: not in the link
+    assert _state(at)["zero"] == "gfp_zero"
 
 
 def test_link_page_opens_that_page_with_its_controls():
@@ -196,7 +199,7 @@ def test_control_move_reruns_only_views():
     spec = _spec(at, 0)
     cur = [t for t in spec["data"] if str(t.get("name", "")).startswith("current bulk")][0]
     assert _arr(cur["x"])[0] == 100
-    assert at.sidebar.code[0].value.endswith(sk_state.encode(st))  # the share link follows
+    assert at.sidebar.code[0].value.endswith(shortlink.shorten(sk_state.encode(st)))  # the share link follows
     # the CPU selectbox also sets the clock slider: that one reruns the whole app
     at.run()
     at.selectbox(key="cpu").set_value("xeon-platinum-iavf").run()

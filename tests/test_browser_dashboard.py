@@ -64,7 +64,7 @@ def test_every_page_opens_without_error_and_is_screenshotted(browser_page):
         assert page.locator(ERROR_SELECTOR).count() == 0, slug
         assert page.locator(".st-key-bulk").count() == 1, f"{slug}: sidebar controls missing"
         assert page.locator(".st-key-share_link").count() == 1
-        assert f"page={slug}" in page.url and "v=1" in page.url
+        assert f"page={slug}" in page.url and "v=2" in page.url
         n_charts = page.locator(".js-plotly-plot").count()
         assert n_charts >= 2, slug
         for i in range(n_charts):

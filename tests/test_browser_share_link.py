@@ -99,10 +99,10 @@ def test_share_link_restores_page_controls_and_chart(app):
             assert slider_value(page, key) == want, key
         assert page.locator(".st-key-zero input[type=radio]:checked").first.evaluate(
             "el => el.closest('label').innerText").startswith("memset")
-        # the URL carries every parameter and v=1 and means the same state as the link
+        # the URL is the short link (v=2) and means the same state as the link
         want, _ = S.decode(QUERY)
         assert _url_state(page) == want
-        assert urlsplit(page.url).query.startswith("v=1&")
+        assert urlsplit(page.url).query.startswith("v=2&")
         # the chart's numbers are the CLI's numbers for the same query
         ref = _eval(QUERY)["outputs"]
         cur = page.evaluate(_TRACE_Y, ["drop_batch", "current"])

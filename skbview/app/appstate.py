@@ -5,8 +5,9 @@
 * The state lives in ``st.session_state`` under the widget keys (widget key == state key, so the
   slider for ``bulk`` is ``.st-key-bulk`` in the DOM).  A copy in ``_skb_state`` keeps values of
   widgets that are not on the current page (page-local controls, scenario B) across page switches.
-* :func:`commit_url` writes the FULL :func:`skbmodel.state.encode` (every parameter + ``v=1``) into
-  ``st.query_params`` after the widgets, on every run (also from fragments).
+* :func:`commit_url` writes the short share link (:func:`skbview.report.share_query`, ``v=2``: what
+  differs from the defaults, the versions and the page) into ``st.query_params`` after the widgets, on
+  every run (also from fragments).
 * ``page`` follows the current ``st.navigation`` page (url_path == slug of ``skbmodel.pages.PAGES``); a
   link whose ``page`` differs from the opened page switches to it once.
 * Versions (:mod:`skbmodel.versions`): a link made with an archived profile version keeps it
@@ -27,6 +28,7 @@ from skbmodel import profile as sk_profile
 from skbmodel import state as sk_state
 from skbview.app import custom_profile
 from skbview.app.downloads import page_share_link, report_buttons
+from skbview.report import share_query
 from skbview.safe_text import md_escape  # link text is user data: never markdown
 
 STORE = "_skb_state"
@@ -197,9 +199,9 @@ def link_page_to_open(current_slug: str) -> str | None:
 
 
 def commit_url(state: dict | None = None) -> str:
-    """Write the full encoded state into ``st.query_params`` (only when it differs)."""
+    """Write the short share link's query into ``st.query_params`` (only when it differs)."""
     state = state or get_state()
-    query = sk_state.encode(state)
+    query = share_query(state)
     want = dict(parse_qsl(query, keep_blank_values=True))
     qp = st.query_params
     have = {k: qp.get_all(k) for k in qp.keys()}
@@ -209,7 +211,7 @@ def commit_url(state: dict | None = None) -> str:
 
 
 def share_link(state: dict | None = None) -> str:
-    """Full share link: the page URL (``st.context.url``) + ``?`` + every parameter."""
+    """Share link: the page URL (``st.context.url``) + ``?`` + the short query."""
     return page_share_link(state or get_state())
 
 
@@ -378,7 +380,7 @@ def render_sidebar() -> None:
 def _link_box() -> None:
     """Share link, report downloads and the URL write-back: rerun with the page's view on every move."""
     state = drop_stale_provenance(get_state())
-    st.markdown("**Share link** (every parameter, v=1, model and profile versions)")
+    st.markdown("**Share link** (what differs from the defaults, model and profile versions)")
     with st.container(key="share_link"):
         st.code(share_link(state), language=None, wrap_lines=True)
     # Exports (skbview.app.downloads): "Download report" (one HTML file) and a zip of every chart's PNG.
