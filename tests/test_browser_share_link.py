@@ -16,7 +16,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from skbmodel import state as S
+from skbmodel import shortlink, state as S
 from tests.browser_util import (app_and_browser, eventually, focus_slider, REPO_ROOT, slider_value, wait_for_app,
                                 wait_for_plotly)
 
@@ -182,7 +182,7 @@ def test_url_follows_changes_and_sidebar_link_reproduces_view(app):
         link = page.locator(".st-key-share_link code").first.inner_text().strip()
         q = urlsplit(link).query
         pairs = [kv.split("=", 1)[0] for kv in q.split("&")]
-        assert pairs[0] == "v" and set(pairs[1:]) >= set(S.PARAMS), pairs
+        assert pairs[0] == "v" and {"mv", "pv", "h", "page", "bulk"} <= set(pairs) and len(link) <= 200, link
         assert S.decode(q)[0]["bulk"] == 21 and S.decode(q)[0]["page"] == "slub"
         url, _ = app
         other = _open(app, q)
@@ -194,6 +194,25 @@ def test_url_follows_changes_and_sidebar_link_reproduces_view(app):
             other.close()
     finally:
         page.close()
+
+
+def test_short_link_in_a_fresh_browser_shows_the_numbers_of_its_long_form(app):
+    st, _ = S.decode("page=veth&xdp_batch=8&zero=memset&pp_recycle=0.5&b_zero=gfp_zero")
+    long_q = S.encode(st)
+    short_q = shortlink.shorten(long_q)
+    assert short_q.startswith("v=2&") and len(short_q) < len(long_q) / 4
+    shown = {}
+    for name, q in (("long", long_q), ("short", short_q)):
+        page = _open(app, q)  # a new page is a new browser context: no cookies, no session
+        try:
+            _no_exception(page)
+            assert page.locator(ALERT).count() == 0
+            assert urlsplit(page.url).path.rstrip("/").endswith("/veth")
+            assert _url_state(page) == st
+            shown[name] = page.locator('[data-testid="stMetricValue"]').all_inner_texts()
+        finally:
+            page.close()
+    assert shown["short"] == shown["long"] and len(shown["long"]) >= 3, shown
 
 
 def test_downloads_from_the_page(app, tmp_path):
