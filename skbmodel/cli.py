@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import (__version__, calibration, corpus, custom, design, model, outofsample, parsers, shortlink, state,
-               uncertainty, userfit, userinput, validation, versions)
+from . import (__version__, calibration, corpus, custom, design, mailtext, model, outofsample, parsers, shortlink,
+               state, uncertainty, userfit, userinput, validation, versions)
 from .bench import run_bench
 from .profile import (DEFAULT_PROFILE, PROFILE_DIR, ProfileError, archive_current, available_profiles, clear_cache,
                       load_profile, profile_version)
@@ -55,7 +55,10 @@ def cmd_eval(args) -> int:
     notice = versions.link_notice(args.query, st)
     if notice:  # the dashboard's version notice, one line
         print(f"notice: {notice['text']}", file=sys.stderr)
-    if args.json:
+    if args.text:  # the page's "Copy as text" block
+        link = shortlink.share_link(state.encode(st), args.base, st["page"])
+        sys.stdout.write(mailtext.summary_text(st, link))
+    elif args.json:
         json.dump({"state": {k: st[k] for k in ["page", *state.MODEL_KEYS, *state.PROFILE_KEYS, *state.VERSION_KEYS]
                              if k in st}, "outputs": outputs, "intervals": bounds, "interval_level": uncertainty.LEVEL,
                    "units": dict(model.OUTPUT_UNITS), "profile": prof.id, "model_version": __version__,
@@ -371,7 +374,14 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
     e = sub.add_parser("eval", help="evaluate the model for a share-link query string",
                        formatter_class=argparse.RawDescriptionHelpFormatter, epilog=design.help_text())
     e.add_argument("query", nargs="?", default="", help="URL query string, e.g. 'bulk=32&zero=memset'")
-    e.add_argument("--json", action="store_true")
+    fmt = e.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true")
+    fmt.add_argument("--text", action="store_true",
+                     help="the plain-text summary to paste into a mail (what the page's 'Copy as text' shows): "
+                          "what differs from the defaults, the page's numbers with 90 %% intervals, B - A, the "
+                          "versions and the short link; ASCII, 70 columns")
+    e.add_argument("--base", metavar="URL", help="the dashboard's address for the link in --text (default "
+                   f"{shortlink.DEFAULT_BASE_URL}<page>)")
     e.set_defaults(func=cmd_eval)
     ln = sub.add_parser("link", help="the canonical short share link of a query string or a link",
                         description="Print the short share link (v=2: only what differs from the defaults of "

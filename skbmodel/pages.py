@@ -24,29 +24,45 @@ class Page:
     #: ``(model output, label)`` of the first metric of the page's metric row: the ``h`` of a share link.
     #: None for a page that shows no scenario output (its links carry no ``h``).
     headline: tuple[str, str] | None = None
+    #: ``(model output, label)`` of the numbers the plain-text summary quotes (``eval --text``, "Copy as
+    #: text"), the page's headline first: the scenario outputs of its metric row.
+    summary: tuple[tuple[str, str], ...] = ()
 
 
 #: The scenario pages, in navigation order: each has charts, exports and a ``page=<slug>`` share link.
 PAGES: tuple[Page, ...] = (
     Page("overview", "Overview", "SKB memory lifecycle: per-packet cost", ":material/dashboard:",
-         ("cpu", "path", "bulk", "zero"), ("path.mpps", "Throughput (Mpps)")),
+         ("cpu", "path", "bulk", "zero"), ("path.mpps", "Throughput (Mpps)"),
+         (("path.mpps", "Throughput"), ("path.ns_per_packet", "Cost"), ("path.budget_pct", "Budget used"))),
     Page("slub", "SLUB bulk", "SLUB kmem_cache: bulk alloc/free", ":material/view_module:",
-         ("cpu", "bulk"), ("slub.loop_cycles", "One at a time (cycles/object)")),
+         ("cpu", "bulk"), ("slub.loop_cycles", "One at a time (cycles/object)"),
+         (("slub.loop_cycles", "One at a time, per object"), ("slub.bulk_cycles", "Bulk API, per object"),
+          ("slub.bulk_gain_cycles", "Saving, per object"))),
     Page("zeroing", "Zeroing", "Zeroing an skb: memset vs __GFP_ZERO", ":material/format_color_reset:",
-         ("cpu", "zero", "zero_bytes"), ("zero.memset_ns", "memset (ns)")),
+         ("cpu", "zero", "zero_bytes"), ("zero.memset_ns", "memset (ns)"),
+         (("zero.memset_ns", "memset"), ("zero.gfp_zero_ns", "__GFP_ZERO, whole object"),
+          ("zero.delta_ns", "Difference per skb"))),
     Page("veth", "veth XDP_BATCH", "veth XDP_PASS with bulk-allocated skbs", ":material/sync_alt:",
-         ("cpu", "xdp_batch", "zero", "pp_recycle"), ("veth.mpps", "veth throughput (Mpps)")),
+         ("cpu", "xdp_batch", "zero", "pp_recycle"), ("veth.mpps", "veth throughput (Mpps)"),
+         (("veth.mpps", "veth throughput"), ("veth.ns_per_packet", "Cost"),
+          ("veth.zero_delta_ns", "memset - __GFP_ZERO"))),
     Page("cpumap", "page_pool + cpumap", "cpumap redirect and page_pool recycling", ":material/call_split:",
-         ("cpu", "numa", "pp_recycle"), ("cpumap.src_mpps", "Source CPU rx (Mpps)")),
+         ("cpu", "numa", "pp_recycle"), ("cpumap.src_mpps", "Source CPU rx (Mpps)"),
+         (("cpumap.src_mpps", "Source CPU rx"), ("cpumap.dst_mpps", "Destination CPU rx"),
+          ("cpumap.drop_mpps", "Drops"), ("xdp_pass.mpps", "XDP_PASS on one CPU"))),
     Page("kfree", "kfree_skb_list", "kfree_skb_list bulk free on the qdisc drop path", ":material/delete_sweep:",
-         ("cpu", "kfl_bulk", "drop_batch", "clone_frac"), ("kfree_skb_list.mpps", "Injection rate (Mpps)")),
+         ("cpu", "kfl_bulk", "drop_batch", "clone_frac"), ("kfree_skb_list.mpps", "Injection rate (Mpps)"),
+         (("kfree_skb_list.mpps", "Injection rate"), ("kfree_skb_list.ns_per_packet", "Cost"),
+          ("kfree_skb_list.drop_fraction", "Dropped"), ("kfree_skb_list.saving_ns", "Saving vs no bulk"))),
     # compare: the file name also carries every parameter where A and B differ (skbview.report)
     Page("compare", "Compare A/B", "Compare scenarios A and B", ":material/compare:",
-         ("cpu", "b_cpu"), ("path.ns_per_packet", "Overview path (ns/packet)")),
+         ("cpu", "b_cpu"), ("path.ns_per_packet", "Overview path (ns/packet)"),
+         (("path.ns_per_packet", "Overview path, A"),)),
     Page("validation", "Validation", "Validation against the seed measurements", ":material/fact_check:", ()),
     Page("design", "Design", "Design your own path", ":material/account_tree:",
          ("cpu", "d_from", "d_rx", "d_skb", "d_zero", "d_hand", "d_free", "d_rest"),
-         ("path.mpps", "Throughput (Mpps)")),
+         ("path.mpps", "Throughput (Mpps)"),
+         (("path.mpps", "Throughput"), ("path.ns_per_packet", "Cost"), ("path.budget_pct", "Budget used"))),
 )
 
 #: Bring-your-own-measurements page: no charts to export and no ``page`` parameter; its share link

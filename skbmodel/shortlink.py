@@ -29,6 +29,8 @@ from . import __version__ as MODEL_VERSION
 from . import profile as _profile
 from .params import B_PREFIX, MODEL_PARAMS, _fmt
 
+#: The dashboard's address when none is known (the CLI, a report made outside a browser session).
+DEFAULT_BASE_URL = "http://localhost:8501/"
 FORMAT_VERSION = 2
 LONG_FORMAT_VERSION = 1
 DEFAULTS_FILE = Path(__file__).with_name("data") / "link-defaults.json"
@@ -183,6 +185,12 @@ def expand(query):
     for k, v in a_value.items():
         add(b + k, v)
     return urlencode(out, safe=":,~")
+
+
+def share_link(long_query: str, base_url: str | None = None, page: str | None = None) -> str:
+    """``base_url`` (default: the dashboard's page ``page`` at :data:`DEFAULT_BASE_URL`) + ``?`` + the short query."""
+    base = (base_url or DEFAULT_BASE_URL + (page or "")).split("?", 1)[0]
+    return f"{base}?{shorten(long_query)}"
 
 
 def shorten(long_query: str) -> str:

@@ -33,7 +33,7 @@ __all__ = [
     "share_link", "camera_config", "build_html_report", "build_png_zip", "report_file_name",
 ]
 
-DEFAULT_BASE_URL = "http://localhost:8501/"
+DEFAULT_BASE_URL = shortlink.DEFAULT_BASE_URL
 DEFAULT_WIDTH = exporter.DEFAULT_WIDTH
 DEFAULT_HEIGHT = exporter.DEFAULT_HEIGHT
 PNG_SCALE = 2
@@ -141,9 +141,10 @@ def share_query(state: Mapping) -> str:
 
 
 def share_link(state: Mapping, base_url: str | None = None) -> str:
-    """Share link: ``base_url`` (the dashboard's address) + ``?`` + :func:`share_query`."""
-    base = (base_url or DEFAULT_BASE_URL).split("?", 1)[0]
-    return f"{base}?{share_query(state)}"
+    """Share link: ``base_url`` (the page's address; default: the page at :data:`DEFAULT_BASE_URL`) + ``?`` +
+    :func:`share_query`."""
+    full = _full(state)
+    return shortlink.share_link(S.encode(full), base_url, full["page"])
 
 
 def _profile(state: Mapping, which: str = "a"):

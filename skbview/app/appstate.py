@@ -24,6 +24,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.pages_manager import PagesManager
 
+from skbmodel import mailtext
 from skbmodel import profile as sk_profile
 from skbmodel import state as sk_state
 from skbview.app import custom_profile
@@ -381,8 +382,15 @@ def _link_box() -> None:
     """Share link, report downloads and the URL write-back: rerun with the page's view on every move."""
     state = drop_stale_provenance(get_state())
     st.markdown("**Share link** (what differs from the defaults, model and profile versions)")
+    link = share_link(state)
     with st.container(key="share_link"):
-        st.code(share_link(state), language=None, wrap_lines=True)
+        st.code(link, language=None, wrap_lines=True)
+    # the block `python -m skbmodel eval QUERY --text` prints, to paste into a mail (st.code has a copy button)
+    if st.toggle("Copy as text", key="copy_as_text",
+                 help="A plain-text summary for a mailing list: what differs from the defaults, this page's "
+                      "numbers with 90 % intervals, B − A, the versions and the link (ASCII, 70 columns)"):
+        with st.container(key="copy_text"):
+            st.code(mailtext.summary_text(state, link), language=None, wrap_lines=False)
     # Exports (skbview.app.downloads): "Download report" (one HTML file) and a zip of every chart's PNG.
     report_buttons(state, st.session_state.get(WARNINGS) or ())
     commit_url(state)

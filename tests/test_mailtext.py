@@ -1,0 +1,109 @@
+"""The plain-text summary for a mail (skbmodel.mailtext): the CLI's eval --text and the page's "Copy as text"
+give the same block; ASCII, 70 columns (72 quoted), the link alone on its line; the README example is current."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from skbmodel import cli, noise, shortlink, state as S, uncertainty
+
+ROOT = Path(__file__).resolve().parents[1]
+README_QUERY = "page=compare&zero=memset&b_zero=gfp_zero"
+QUERIES = ["", "page=veth&xdp_batch=8&zero=memset&b_zero=gfp_zero", README_QUERY, "page=slub&bulk=32&ghz=3",
+           "page=design&path=design&d_from=cpumap&d_skb=napi_cache&d_free=napi_cache&b_path=cpumap",
+           "page=kfree&kfl_bulk=1&cpu=i7-4790k", "page=validation"]
+
+
+def _text(capsys, query: str, *extra: str) -> str:
+    assert cli.main(["eval", query, "--text", *extra]) == 0
+    return capsys.readouterr().out
+
+
+@pytest.mark.parametrize("query", QUERIES)
+def test_block_is_ascii_70_columns_and_ends_with_the_link_alone(capsys, query):
+    text = _text(capsys, query)
+    assert text.isascii() and text.endswith("\n")
+    lines = text.splitlines()
+    link = lines[-1]
+    assert lines[-2] == "Link:" and link.startswith("http://localhost:8501/") and " " not in link
+    st, warnings = S.decode(query)
+    assert S.decode(link.split("?", 1)[1]) == (st, [])  # the link opens this view
+    for line in lines[:-1]:
+        assert len(line) <= 70, line
+        assert len("> " + line) <= 72
+    quoted = "\n".join("> " + line for line in lines)
+    assert quoted.count("\n") == len(lines) - 1  # quoting adds no line: nothing wraps in the mail
+
+
+def test_default_view_says_defaults_and_quotes_the_headline_with_its_interval(capsys):
+    text = _text(capsys, "")
+    assert "Scenario: the defaults" in text
+    st, _ = S.decode("")
+    val, iv = uncertainty.evaluate_with_intervals(S.scenario(st), S.profile_for(st), ["path.mpps"])
+    v, (lo, hi) = float(val["path.mpps"]), (float(x) for x in iv["path.mpps"])
+    assert f"  Throughput: {v:.3f} Mpps (90 %: {lo:.3f} to {hi:.3f})" in text
+    assert "B - A" not in text
+    assert re.search(r"^Model \d+\.\d+\.\d+, profile e5-1650v4 version [0-9a-f]{8}$", text, re.M)
+
+
+def test_only_what_differs_and_b_minus_a_with_its_verdict(capsys):
+    text = _text(capsys, "page=compare&bulk=32&xdp_batch=8&b_bulk=32&b_xdp_batch=16")
+    scen = text.split("CPU profile")[0]
+    assert "kmem_cache bulk size (objects) = 32" in scen and "VETH_XDP_BATCH (skbs) = 8" in scen
+    assert "Zeroing" not in scen and "noise" not in scen  # defaults are not listed
+    assert "B: VETH_XDP_BATCH (skbs) = 16\n" in text
+    st, _ = S.decode("page=compare&bulk=32&xdp_batch=8&b_bulk=32&b_xdp_batch=16")
+    from skbmodel import uncertainty as U
+    d, div = U.delta_intervals(S.scenario(st), S.scenario(st, "b"), S.profile_for(st), S.profile_for(st, "b"),
+                               ["path.ns_per_packet"])
+    d = float(np.asarray(d["path.ns_per_packet"]))
+    lo, hi = (float(x) for x in div["path.ns_per_packet"])
+    verdict = noise.verdict(d, 2.0, lo, hi)
+    flat = " ".join(text.split())
+    assert abs(d) < 1  # four significant digits: four decimals
+    assert f"B - A: {d:+.4f} ns/packet (90 %: {lo:+.4f} to {hi:+.4f}): {verdict}" in flat
+
+
+def test_b_is_not_quoted_on_a_page_that_does_not_show_it(capsys):
+    text = _text(capsys, "page=veth&b_zero=memset")
+    assert "B - A" not in text and "B:" not in text
+
+
+def test_the_readme_example_is_what_eval_text_prints(capsys):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- text-example:begin -->\n```text\n(.*?)```\n<!-- text-example:end -->", readme, re.S)
+    assert block, "README.md lost its text example markers"
+    want = _text(capsys, README_QUERY)
+    assert block.group(1) == want, (
+        f"the README's example is stale: replace it with the output of "
+        f"python -m skbmodel eval '{README_QUERY}' --text\n{want}")
+    assert f'eval "{README_QUERY}" --text' in readme
+
+
+def test_cli_text_prints_what_the_module_builds():
+    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "page=slub&bulk=32", "--text", "--base",
+                        "https://skb.example.org/slub"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.splitlines()[-1] == "https://skb.example.org/slub?" + shortlink.shorten(
+        S.encode(S.decode("page=slub&bulk=32")[0]))
+
+
+@pytest.mark.parametrize("query", ["page=veth&xdp_batch=8&zero=memset", README_QUERY,
+                                   "page=design&path=design&d_from=cpumap&d_skb=napi_cache&b_path=cpumap"])
+def test_the_page_s_copy_as_text_is_the_cli_block(capsys, query):
+    from urllib.parse import parse_qsl
+
+    from tests.test_app_pages import _app, _navigation_mode  # noqa: F401 - the fixture applies here too
+
+    at = _app(dict(parse_qsl(query)))
+    at.toggle(key="copy_as_text").set_value(True).run()
+    assert not at.exception, at.exception
+    block = at.sidebar.code[1].value
+    link = at.sidebar.code[0].value
+    assert block.splitlines()[-1] == link
+    assert block.rstrip("\n") == _text(capsys, query, "--base", link.split("?", 1)[0]).rstrip("\n")
