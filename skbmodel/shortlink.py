@@ -136,6 +136,7 @@ def _valid(key: str, raw: str) -> str | None:
 def expand(query):
     """The long form (format 1, every key) of a short link; any other query is returned unchanged.
 
+    A query string gives a query string, a mapping (``{key: [values]}``) a mapping.
     Never raises.  The link's own pairs come first, in their order (a repeated or unknown key stays for
     the decoder to report); the keys the link left out follow, filled as the module docstring says.
     """
@@ -184,6 +185,11 @@ def expand(query):
             add(b + "ghz", _profile_ghz(a_cpu, given.get("pv", "").strip()))
     for k, v in a_value.items():
         add(b + k, v)
+    if isinstance(query, Mapping):  # as given: a mapping of lists (st.query_params), no length limit of its own
+        expanded: dict[str, list[str]] = {}
+        for k, v in out:
+            expanded.setdefault(k, []).append(v)
+        return expanded
     return urlencode(out, safe=":,~")
 
 

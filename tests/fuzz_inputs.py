@@ -188,7 +188,7 @@ def fuzz_query(seed: int) -> FuzzQuery:
     for k in chosen:
         if k == "v":
             if rng.random() < p_bad:
-                v = rng.choice(["2", "0", "", "1.0", "999", "<script>", "v1"])
+                v = rng.choice(["3", "0", "", "1.0", "999", "<script>", "v1"])
                 pairs.append(("v", v))
                 bad.add("v")
                 kinds.append("version")
