@@ -129,3 +129,10 @@ MODEL_PARAMS: tuple[Param, ...] = (
             unit=unit, step=step) for k, label, kind, default, lo, hi, unit, step in design.KEYS),
 )
 MODEL_KEYS = tuple(p.key for p in MODEL_PARAMS)
+
+
+#: How the charts are drawn (not the model): one value for the whole view, no ``b_`` twin; kept in the link.
+DISPLAY_PARAMS: tuple[Param, ...] = (
+    Param("yzero", "Start the y axes at zero (0/1)", "int", 0, 0, 1, step=1),
+)
+DISPLAY_KEYS = tuple(p.key for p in DISPLAY_PARAMS)

@@ -27,7 +27,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from . import __version__ as MODEL_VERSION
 from . import profile as _profile
-from .params import B_PREFIX, MODEL_PARAMS, _fmt
+from .params import B_PREFIX, DISPLAY_PARAMS, MODEL_PARAMS, _fmt
 
 #: The dashboard's address when none is known (the CLI, a report made outside a browser session).
 DEFAULT_BASE_URL = "http://localhost:8501/"
@@ -51,7 +51,7 @@ def recorded_defaults() -> dict[str, dict[str, str]]:
 
 def current_defaults() -> dict[str, str]:
     """Today's defaults of the parameter schema as link text."""
-    return {p.key: _fmt(p.default) for p in MODEL_PARAMS if p.key not in _FOLLOWS_PROFILE}
+    return {p.key: _fmt(p.default) for p in MODEL_PARAMS + DISPLAY_PARAMS if p.key not in _FOLLOWS_PROFILE}
 
 
 def _version_tuple(mv: str) -> tuple[int, ...] | None:
@@ -166,6 +166,8 @@ def expand(query):
             continue
         add(p.key, dflt.get(p.key))
         a_value[p.key] = _valid(p.key, given[p.key]) if p.key in given else dflt.get(p.key)
+    for p in DISPLAY_PARAMS:
+        add(p.key, dflt.get(p.key))
     # scenario B: A's values, except where the link gives its own
     b = B_PREFIX
     own_profile = b + "cpu" in given or b + "prof" in given
@@ -232,6 +234,7 @@ def shorten(long_query: str) -> str:
             out.append((k, full[k]))
     if "prof" in full:
         out.append(("prof", full["prof"]))
+    out += [(p.key, full[p.key]) for p in DISPLAY_PARAMS if p.key in full and full[p.key] != dflt.get(p.key)]
     # scenario B: what differs from A
     if not inherit:
         if b + "prof" in full:

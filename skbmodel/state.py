@@ -48,7 +48,8 @@ from . import shortlink as _shortlink
 from .pages import BY_SLUG as _PAGE_BY_SLUG
 from .pages import DEFAULT_PAGE, SLUGS
 # the schema is re-exported: callers keep reading it as state.Param, state.MODEL_PARAMS, ...
-from .params import B_PREFIX, MAX_VALUE_CHARS, MODEL_KEYS, MODEL_PARAMS, PATHS, Param, _fmt, _show  # noqa: F401
+from .params import (B_PREFIX, DISPLAY_KEYS, DISPLAY_PARAMS, MAX_VALUE_CHARS, MODEL_KEYS, MODEL_PARAMS,  # noqa: F401
+                     PATHS, Param, _fmt, _show)
 
 FORMAT_VERSION = 1
 MAX_QUERY_CHARS = 16_384
@@ -66,7 +67,7 @@ class StateError(ValueError):
 PAGES = SLUGS
 VIEW_PARAMS: tuple[Param, ...] = (
     Param("page", "Page", "choice", DEFAULT_PAGE, choices=PAGES),
-)
+) + DISPLAY_PARAMS
 PARAMS: dict[str, Param] = {p.key: p for p in MODEL_PARAMS + VIEW_PARAMS}
 PARAMS.update({B_PREFIX + p.key: dataclasses.replace(p, key=B_PREFIX + p.key) for p in MODEL_PARAMS})
 

@@ -2,7 +2,8 @@
 
 QUERY is a share link's query string (or the whole link); it is decoded strictly, so a typo is an
 error naming the parameter (exit 2) instead of a silently different report.  PNG is 2x scale.
-``--format html`` writes one self-contained interactive report for the selected page(s).
+``--format html`` writes one self-contained interactive report for the selected page(s); ``html-light`` the
+same report with static SVG images and no script (under 1 MB, to attach to a mail).
 Prints the path of every file written.
 """
 from __future__ import annotations
@@ -30,7 +31,9 @@ def add_parser(sub) -> None:
     x = sub.add_parser("export", help="export a page's charts for a query (png, svg or html)")
     x.add_argument("query", nargs="?", default="")
     x.add_argument("--page", default="all")
-    x.add_argument("--format", default="png", choices=("png", "svg", "html"))
+    x.add_argument("--format", default="png", choices=("png", "svg", "html", "html-light"),
+                   help="html: one interactive report (plotly.js inlined, ~5 MB); html-light: the same report "
+                        "with static SVG images and no script, under 1 MB (to attach to a mail)")
     x.add_argument("--out", default="exports")
     x.set_defaults(func=run_export)
 
@@ -57,12 +60,13 @@ def run_export(args) -> int:
 
     written: list[Path] = []
     try:
-        if fmt == "html":
-            stem = report.report_file_name(st, "html")
+        if fmt in ("html", "html-light"):
+            light = fmt == "html-light"
+            stem = report.report_file_name(st, "html", light=light)
             if page != "all":
-                stem = stem.replace("skbmodel-report_", f"skbmodel-report_{page}_")
+                stem = stem.replace("_cpu-", f"_{page}_cpu-", 1)
             path = out / stem
-            path.write_text(report.build_html_report(st, pages_=pages), encoding="utf-8")
+            path.write_text(report.build_html_report(st, pages_=pages, light=light), encoding="utf-8")
             written.append(path)
         else:
             for pg, name, fig in report.all_figures(st, pages):

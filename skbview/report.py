@@ -8,6 +8,7 @@ chart on screen.  This module imports no Streamlit: the CLI (``python -m skbmode
 """
 from __future__ import annotations
 
+import base64
 import datetime as _dt
 import hashlib
 import html
@@ -57,7 +58,7 @@ def state_hash(state: Mapping) -> str:
     return _hash_full(_full(state))
 
 
-_HASH_KEYS = [k for k in S.PARAMS if k != "page"] + list(S.PROFILE_KEYS) \
+_HASH_KEYS = [k for k in S.PARAMS if k != "page" and k not in S.DISPLAY_KEYS] + list(S.PROFILE_KEYS) \
     + list(S.PV_KEYS)  # an archived profile version gives other numbers: another file name
 
 
@@ -71,7 +72,8 @@ def _key_params(page: str, state: Mapping) -> list[str]:
         keys = ["cpu"] + [S.B_PREFIX + "cpu"] if state["cpu"] != state[S.B_PREFIX + "cpu"] else ["cpu"]
         keys += [k for k in S.MODEL_KEYS if k != "cpu" and state[k] != state[S.B_PREFIX + k]][:4]
         keys += [S.B_PREFIX + k for k in keys if k in S.MODEL_KEYS and k != "cpu"]
-    return keys
+    # how the chart is drawn is not part of the scenario (its hash): a chart drawn otherwise says so in its name
+    return keys + [k for k in S.DISPLAY_KEYS if state.get(k) != S.PARAMS[k].default]
 
 
 def file_stem(page: str, name: str, state: Mapping) -> str:
@@ -87,9 +89,9 @@ def file_stem(page: str, name: str, state: Mapping) -> str:
     return "_".join(parts)
 
 
-def report_file_name(state: Mapping, ext: str = "html") -> str:
+def report_file_name(state: Mapping, ext: str = "html", light: bool = False) -> str:
     st = _full(state)
-    return f"skbmodel-report_cpu-{_slug(st['cpu'])}_{_hash_full(st)}.{ext}"
+    return f"skbmodel-report{'-light' if light else ''}_cpu-{_slug(st['cpu'])}_{_hash_full(st)}.{ext}"
 
 
 def export_size(fig) -> tuple[int, int]:
@@ -229,10 +231,22 @@ def _validation_html() -> str:
             + (f"<p>Not covered:</p><ul>{nc}</ul>" if nc else ""))
 
 
-def build_html_report(state: Mapping, base_url: str | None = None, pages_=None, warnings=()) -> str:
-    """One self-contained HTML file: every chart of every page for this scenario (interactive; plotly.js
-    inlined once), the parameters (A and B), the share link, model/profile versions and the validation
-    summary.  Opens offline; no network access needed."""
+def _static_chart(fig, page: str, name: str) -> str:
+    """A chart of the light report: its SVG as an image (no script; a data URI keeps each SVG's ids apart)."""
+    w, h = export_size(fig)
+    data = base64.b64encode(figure_svg(fig)).decode("ascii")
+    return (f"<img id=\"{_e(page)}-{_e(name)}\" width={w} height={h} alt=\"{_e(PAGE_BY_SLUG[page].title)}: "
+            f"{_e(name)}\" src=\"data:image/svg+xml;base64,{data}\">")
+
+
+def build_html_report(state: Mapping, base_url: str | None = None, pages_=None, warnings=(),
+                      light: bool = False) -> str:
+    """One self-contained HTML file: every chart of every page for this scenario, the parameters (A and B),
+    the share link, model/profile versions and the validation summary.  Opens offline; no network access.
+
+    The charts are interactive (plotly.js inlined once, about 5 MB), or with ``light`` static SVG images and
+    no script at all: small enough to attach to a mail (under 1 MB).
+    """
     st = _full(state)
     link = share_link(st, base_url)
     figs = all_figures(st, pages_)
@@ -241,7 +255,7 @@ def build_html_report(state: Mapping, base_url: str | None = None, pages_=None, 
         "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>",
         f"<title>skbmodel report — {_e(st['cpu'])} — {_e(state_hash(st))}</title>",
         f"<style>{_CSS}</style>",
-        f"<script type=\"text/javascript\">{get_plotlyjs()}</script>",
+        "" if light else f"<script type=\"text/javascript\">{get_plotlyjs()}</script>",
         "</head><body>",
         "<h1>skbmodel report</h1>",
         f"<p class=meta>skbmodel {_e(skbmodel.__version__)} · share-link format v{S.FORMAT_VERSION} · "
@@ -261,6 +275,10 @@ def build_html_report(state: Mapping, base_url: str | None = None, pages_=None, 
         if page != last_page:
             out.append(f"<h3>{_e(PAGE_BY_SLUG[page].title)}</h3>")
             last_page = page
+        if light:
+            out.append(f"<div class=chart data-page=\"{_e(page)}\" data-name=\"{_e(name)}\">"
+                       f"{_static_chart(fig, page, name)}</div>")
+            continue
         w, h = export_size(fig)
         div = pio.to_html(fig, full_html=False, include_plotlyjs=False, div_id=f"{page}-{name}",
                           default_width=f"{w}px", default_height=f"{h}px",

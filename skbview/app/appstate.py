@@ -39,7 +39,7 @@ LINK_PAGE = "_skb_link_page"
 NOTICE = "_skb_version_notice"  # {"unversioned": bool, "page": the link's page} while the link's notice applies
 MODEL_KEYS = sk_state.MODEL_KEYS
 B = sk_state.B_PREFIX
-WIDGET_KEYS = tuple(MODEL_KEYS) + tuple(B + k for k in MODEL_KEYS)
+WIDGET_KEYS = tuple(MODEL_KEYS) + tuple(B + k for k in MODEL_KEYS) + sk_state.DISPLAY_KEYS
 
 #: One preset per seed thread: (label, help, A overrides, B overrides).  Each sets EVERY control:
 #: the profile's defaults first, then the thread's conditions.  B is the thread's "before" case.
@@ -339,7 +339,7 @@ def param_widget(key: str, container=None, label: str | None = None) -> None:
         c.selectbox(label, p.choices, key=key, format_func=p.label_of, on_change=live)
     elif p.kind == "choice":  # zero, numa, path: the texts shown are the schema's labels
         c.radio(label, p.choices, key=key, format_func=p.label_of, horizontal=True, on_change=live)
-    elif base == "defer_cache":
+    elif base in ("defer_cache", "yzero"):
         c.radio(label, (0, 1), key=key, format_func={0: "off", 1: "on"}.get, horizontal=True, on_change=live)
     elif base == "link_gbps":
         c.number_input(label, min_value=float(p.lo), max_value=float(p.hi), step=float(p.step), key=key,
@@ -358,6 +358,7 @@ SIDEBAR_GROUPS = (
     ("kfree_skb_list", ("kfl_bulk", "drop_batch", "clone_frac")),
     ("page_pool and cpumap", ("pp_recycle", "page_bulk", "numa", "defer_cache")),
     ("Link and noise", ("link_gbps", "frame_bytes", "noise_ns")),
+    ("Charts", sk_state.DISPLAY_KEYS),
 )
 
 

@@ -74,6 +74,14 @@ def report_buttons(state: Mapping, warnings=()) -> None:
              "the share link and the validation summary, in one file.",
     )
     st.download_button(
+        "Download light report (HTML, < 1 MB)",
+        data=lambda: report.build_html_report(state, base_url=base, warnings=tuple(warnings),
+                                              light=True).encode("utf-8"),
+        file_name=report.report_file_name(state, "html", light=True), mime="text/html", key="dl_report_light",
+        on_click="ignore", icon=":material/attach_email:", width="stretch",
+        help="The same report with static images and no script: small enough to attach to a mail.",
+    )
+    st.download_button(
         "Download all charts (PNG zip)",
         data=lambda: report.build_png_zip(state),
         file_name=report.report_file_name(state, "zip"), mime="application/zip", key="dl_report_zip",
