@@ -126,6 +126,15 @@ NAPI_SKB_CACHE_BULK = cpumap.NAPI_SKB_CACHE_BULK
 NAPI_SKB_CACHE_HALF = 32
 
 
+def compare_params(scenario_a: Mapping, state: Mapping, prefix: str) -> tuple[dict, dict]:
+    """``(A, B)`` model parameters of the Design page: A the composition (scenario A with ``path=design``), B
+    the comparison: the same scenario with the path ``<prefix>path`` and the stages ``<prefix>d_*`` of ``state``."""
+    a = {**scenario_a, "path": "design"}
+    b = {**a, "path": state.get(prefix + "path", "veth")}
+    b.update({k: state.get(prefix + k, DEFAULTS[k]) for k in KEY_NAMES})
+    return a, b
+
+
 def choices_of(key: str) -> tuple[str, ...]:
     return START_PATHS if key == "d_from" else STAGE_CHOICES[key][1]
 

@@ -101,9 +101,7 @@ def _versions_text(state: Mapping, shows_b: bool) -> str:
 def _ab_params(state: Mapping, page: str):
     """Model parameters and profiles of the two sides the page compares: ``(pa, pb, prof_a, prof_b)``."""
     if page == "design":  # B: the comparison path of the Design page, in A's scenario
-        pa = {**S.scenario(state, "a"), "path": "design"}
-        pb = {**pa, "path": state[S.B_PREFIX + "path"],
-              **{k: state[S.B_PREFIX + k] for k in design.KEY_NAMES}}
+        pa, pb = design.compare_params(S.scenario(state, "a"), state, S.B_PREFIX)
         prof = S.profile_for(state, "a")
         return pa, pb, prof, prof
     return S.scenario(state, "a"), S.scenario(state, "b"), S.profile_for(state, "a"), S.profile_for(state, "b")

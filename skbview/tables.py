@@ -83,10 +83,7 @@ def compare_rows(state: Mapping) -> list[dict]:
 # with b_path, a modelled path or "design" for the composition of the b_d_* keys.
 def design_params_ab(state: Mapping) -> tuple[dict, dict]:
     """``(A, B)`` model parameters: A the composition, B the comparison (same scenario otherwise)."""
-    a = {**sk_state.scenario(state, "a"), "path": "design"}
-    b = {**a, "path": state.get(sk_state.B_PREFIX + "path", "veth")}
-    b.update({k: state.get(sk_state.B_PREFIX + k, design.DEFAULTS[k]) for k in design.KEY_NAMES})
-    return a, b
+    return design.compare_params(sk_state.scenario(state, "a"), state, sk_state.B_PREFIX)
 
 
 def design_b_label(state: Mapping) -> str:

@@ -1,0 +1,108 @@
+"""Figures ready for a report: one legend entry per band, bands told apart by pattern and lightness (also
+in greyscale), a zero-based y axis kept in the link, the delta annotated where a chart shows two variants,
+a footer with what differs from the defaults and the versions; the light report under 1 MB."""
+from __future__ import annotations
+
+import base64
+import re
+
+import pytest
+
+import skbmodel
+from skbmodel import model, profile as P, shortlink, state as S
+from skbview import charts, report
+
+
+def _fig(page: str, name: str, query: str = ""):
+    st, warnings = S.decode(f"page={page}&{query}")
+    assert warnings == []
+    return dict(charts.figures_for_page(page, st))[name], st
+
+
+def _bands(fig) -> list:
+    return [t for t in fig.data if getattr(t, "fill", None) in ("toself", "tonexty")]
+
+
+def _lightness(color: str) -> float:
+    """CIE L* (0 black .. 100 white) of ``#rrggbb``: what a greyscale print keeps of a colour."""
+    rgb = [int(color.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    y = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    return 116 * y ** (1 / 3) - 16 if y > 0.008856 else 903.3 * y
+
+
+@pytest.mark.parametrize("page,name", [("veth", "mpps_vs_batch"), ("slub", "per_object"), ("zeroing", "cost_vs_size"),
+                                       ("cpumap", "rates_vs_recycle"), ("kfree", "clones")])
+def test_one_legend_entry_per_band_and_a_pattern_each(page, name):
+    fig, _ = _fig(page, name)
+    bands = _bands(fig)
+    assert len(bands) >= 2
+    names = [b.name for b in bands]
+    assert all(b.showlegend is not False for b in bands), names
+    assert len(set(names)) == len(names), names  # one entry each, none shared
+    shapes = [b.fillpattern.shape for b in bands]
+    assert all(shapes) and len(set(shapes)) == len(shapes), shapes  # overlapping bands stay apart
+
+
+def test_veth_bands_are_named_by_their_curve_and_kind():
+    fig, _ = _fig("veth", "mpps_vs_batch")
+    names = sorted(b.name for b in _bands(fig))
+    assert names == sorted(["memset (rep stos): 90 % interval", "__GFP_ZERO: 90 % interval",
+                            "memset (rep stos): ±2 ns noise", "__GFP_ZERO: ±2 ns noise"]), names
+
+
+def test_the_two_zeroing_colours_differ_in_lightness_not_only_hue():
+    c = charts.COLORS
+    for x, y in (("memset", "gfp_zero"), ("a", "b"), ("src", "dst"), ("dst", "drop"), ("src", "drop")):
+        assert abs(_lightness(c[x]) - _lightness(c[y])) >= 15, (x, y, c[x], c[y])
+
+
+def test_zero_based_axis_is_a_link_parameter():
+    fig0, _ = _fig("veth", "mpps_vs_batch")
+    fig1, st = _fig("veth", "mpps_vs_batch", "yzero=1")
+    assert fig0.layout.yaxis.rangemode in (None, "normal")
+    assert fig1.layout.yaxis.rangemode == "tozero"
+    assert "yzero=1" in shortlink.shorten(S.encode(st))
+    assert S.decode(shortlink.shorten(S.encode(st)))[0]["yzero"] == 1
+    heat, _ = _fig("veth", "batch_heatmap", "yzero=1")  # a heatmap's y is a grid, not a quantity from zero
+    assert heat.layout.yaxis.rangemode in (None, "normal")
+
+
+def test_veth_chart_annotates_the_delta_at_the_current_batch():
+    fig, st = _fig("veth", "mpps_vs_batch", "xdp_batch=8")
+    notes = [a for a in fig.layout.annotations if a.name == "delta"]
+    assert len(notes) == 1
+    prof = P.load_profile("e5-1650v4")
+    m = float(model.evaluate({"xdp_batch": 8, "zero": "memset"}, prof)["veth.mpps"])
+    g = float(model.evaluate({"xdp_batch": 8, "zero": "gfp_zero"}, prof)["veth.mpps"])
+    assert f"{m - g:+.3f} Mpps" in notes[0].text and f"{(m / g - 1) * 100:+.1f} %" in notes[0].text
+
+
+@pytest.mark.parametrize("page,name,query", [("compare", "ab_breakdown", "b_zero=memset"),
+                                             ("design", "breakdown", "path=design&d_from=cpumap&b_path=cpumap"),
+                                             ("zeroing", "cost_vs_size", "")])
+def test_charts_of_two_variants_annotate_the_delta(page, name, query):
+    fig, _ = _fig(page, name, query)
+    notes = [a for a in fig.layout.annotations if a.name == "delta"]
+    assert len(notes) == 1 and "Δ" in notes[0].text and re.search(r"[+-]\d", notes[0].text)
+
+
+def test_footer_has_what_differs_from_the_defaults_and_the_versions():
+    fig, _ = _fig("veth", "mpps_vs_batch", "pp_recycle=0.5&frame_bytes=128")
+    cap = [a for a in fig.layout.annotations if a.name == "caption"][0].text.replace("<br>", " ")
+    for part in ("zero=gfp_zero", "pp_recycle=0.5", "frame_bytes=128", f"skbmodel {skbmodel.__version__}",
+                 f"profile e5-1650v4 version {P.profile_version('e5-1650v4')}"):
+        assert part in cap, (part, cap)
+    assert "link_gbps" not in cap  # a default that does not matter to the chart is not listed
+
+
+def test_light_report_is_static_and_under_1_mb():
+    st, _ = S.decode("page=veth&zero=memset&b_zero=gfp_zero")
+    html = report.build_html_report(st, light=True)
+    assert len(html.encode()) < 1_000_000, len(html.encode())
+    assert "<script" not in html.lower()  # no plotting library, no code at all
+    imgs = re.findall(r'<img id="([^"]+)"[^>]*src="data:image/svg\+xml;base64,([^"]+)"', html)
+    assert len(imgs) == len(report.all_figures(st))
+    for _, data in imgs:
+        assert base64.b64decode(data).lstrip().startswith(b"<svg")
+    assert shortlink.shorten(S.encode(st)) in html
