@@ -12,7 +12,7 @@ import plotly.graph_objects as go
 
 from skbmodel import state as st_mod
 
-from .base import BAND_NAME, COLORS, TEMPLATE
+from .base import BAND_NAME, COLORS, TEMPLATE, zero_based
 from .calibrate import fit_parity, fit_residuals
 from .compare import TIME_LABELS, TIME_OUTPUTS, compare_breakdown, compare_delta
 from .cpumap import cpumap_numa, cpumap_rates
@@ -54,4 +54,8 @@ def figures_for_page(page: str, state: Mapping) -> list[tuple[str, go.Figure]]:
         raise ValueError(f"unknown page {page!r}; pages: {', '.join(PAGE_CHARTS)}")
     full = st_mod.defaults(state.get("cpu"))
     full.update(state)
-    return [(name, fn(full)) for name, fn in PAGE_CHARTS[page]]
+    figs = [(name, fn(full)) for name, fn in PAGE_CHARTS[page]]
+    if full.get("yzero"):
+        for _, fig in figs:
+            zero_based(fig)
+    return figs

@@ -26,14 +26,20 @@ import plotly.io as pio
 import skbmodel
 from skbmodel import model, state as st_mod, uncertainty, units, validation
 from skbmodel.observations import seed_observations
+from skbmodel.profile import profile_version
 
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 HEIGHT = 460
+#: Curves that a chart shows together differ in lightness, not only in hue, so they stay apart in a
+#: greyscale print and for red-green colour blindness (Paul Tol's "high contrast" and "muted" schemes).
 COLORS = {
-    "a": "#1f77b4", "b": "#ff7f0e", "memset": "#d62728", "gfp_zero": "#2ca02c", "seed": "#111111",
-    "budget": "#7f7f7f", "noise": "rgba(127,127,127,0.18)", "src": "#1f77b4", "dst": "#2ca02c",
-    "drop": "#d62728", "xdp_pass": "#9467bd", "current": "#111111",
+    "a": "#004488", "b": "#DDAA33", "memset": "#882255", "gfp_zero": "#DDAA33", "seed": "#111111",
+    "budget": "#7f7f7f", "noise": "rgba(127,127,127,0.18)", "src": "#004488", "dst": "#DDAA33",
+    "drop": "#BB5566", "xdp_pass": "#44AA99", "current": "#111111",
 }
+#: Fill patterns of the bands of one figure, in order: where two bands overlap both stay visible (no
+#: mixed colour), also in greyscale.
+BAND_PATTERNS = ("/", "\\", "x", ".", "|", "-", "+")
 COMPONENT_COLORS = dict(zip(model.COMPONENTS, ("#4e79a7", "#e15759", "#59a14f", "#b07aa1", "#bab0ac", "#f28e2b")))
 
 _BASE = pio.templates["plotly_white"]
@@ -46,7 +52,7 @@ TEMPLATE.layout.update(
     legend=dict(font=dict(size=12), orientation="v", x=1.01, xanchor="left", y=1.0, yanchor="top",
                 bgcolor="rgba(255,255,255,0.8)", tracegroupgap=2),
     hoverlabel=dict(font=dict(family=FONT, size=12)),
-    colorway=["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"],
+    colorway=["#004488", "#DDAA33", "#BB5566", "#44AA99", "#882255", "#999933", "#88CCEE", "#555555"],
     xaxis=dict(showline=True, linecolor="#888", ticks="outside", zeroline=False, title=dict(standoff=8)),
     yaxis=dict(showline=True, linecolor="#888", ticks="outside", zeroline=False, title=dict(standoff=8)),
 )
@@ -88,22 +94,75 @@ def evaluate_iv(state: Mapping, outputs, which: str = "a", **override):
     return uncertainty.evaluate_with_intervals(p, profile(state, which), outputs)
 
 
-def band(fig, x, interval, color: str, row=None, alpha: float = 0.15, legend: bool | None = None) -> None:
-    """The prediction interval of one curve as a light filled band (one closed trace, no hover).
+def band(fig, x, interval, color: str, row=None, alpha: float = 0.15, name: str | None = None,
+         what: str = BAND_NAME) -> None:
+    """One band around a curve (its prediction interval, or a noise band) as a hatched fill (one closed
+    trace, no hover) with a legend entry of its own: ``"<name>: <what>"`` (``what`` alone without a name).
 
-    ``interval`` is ``(lo, hi)``; ``row`` picks one row of 2-D sweeps; ``alpha`` the fill's opacity
-    (lower where many bands overlap).  The first band of a figure carries the legend entry
-    :data:`BAND_NAME` (or the one given ``legend=True``); all bands toggle together.
+    ``interval`` is ``(lo, hi)``; ``row`` picks one row of 2-D sweeps; ``alpha`` the opacity of the light
+    background under the hatching.  Each band of a figure gets the next of :data:`BAND_PATTERNS`, so
+    overlapping bands stay distinguishable, in colour and in greyscale.  A named band toggles with the
+    curve of the same legend group (``name``).
     """
     lo, hi = (np.asarray(a, dtype=float) for a in interval)
     if row is not None:
         lo, hi = lo[row], hi[row]
     x = np.asarray(x, dtype=float)
     lo, hi = np.broadcast_to(lo, x.shape), np.broadcast_to(hi, x.shape)
-    first = not any(t.get("legendgroup") == "interval" for t in fig.traces) if legend is None else legend
+    shape = BAND_PATTERNS[sum("fillpattern" in t for t in fig.traces) % len(BAND_PATTERNS)]
     fig.add_trace(Scatter(x=np.concatenate([x, x[::-1]]), y=np.concatenate([hi, lo[::-1]]), mode="lines",
-                          fill="toself", fillcolor=rgba(color, alpha), line=dict(width=0), name=BAND_NAME,
-                          legendgroup="interval", showlegend=first, hoverinfo="skip"))
+                          fill="toself", fillcolor=rgba(color, alpha * 0.5), line=dict(width=0),
+                          fillpattern=dict(shape=shape, fgcolor=color, fgopacity=0.55, bgcolor=rgba(color, alpha * 0.5),
+                                           size=7, solidity=0.25),
+                          name=_band_label(name, what), legendgroup=name or "interval",
+                          showlegend=True, hoverinfo="skip"))
+
+
+def zero_based(fig: go.Figure) -> None:
+    """Start every y axis of ``fig`` that shows a quantity at zero (the link's ``yzero=1``), so that a 1 %
+    spread looks like 1 %.  Left alone: log and category axes, and a figure with a heatmap (its y is a grid)."""
+    if any(t.type == "heatmap" for t in fig.data):
+        return
+    for name in [k for k in fig.layout.to_plotly_json() if k.startswith("yaxis")] or ["yaxis"]:
+        axis = fig.layout[name]
+        on_axis = [t for t in fig.data if (getattr(t, "yaxis", None) or "y") == "y" + name[len("yaxis"):]]
+        if axis.type in ("log", "category") or axis.autorange == "reversed" or any(
+                t.y is not None and len(t.y) and isinstance(t.y[0], str) for t in on_axis):
+            continue
+        if axis.range is not None:
+            lo, hi = axis.range
+            axis.range = [min(0.0, lo), hi] if hi > 0 else [lo, max(0.0, hi)]
+        else:
+            axis.rangemode = "tozero"
+
+
+def _band_label(name: str | None, what: str) -> str:
+    """A band's legend text; on two lines when one would widen the legend (and narrow the plot) beyond the
+    curve's own entry."""
+    if not name:
+        return what
+    return f"{name}: {what}" if len(name) + len(what) <= 40 else f"{name}:<br>{what}"
+
+
+def delta_note(fig, x, y_from, y_to, label: str, unit: str, digits: int = 3, corner: str = "lower right",
+               where: str = "") -> None:
+    """Annotate the difference of two curves (or bars) at ``x``: an arrow from ``y_from`` to ``y_to`` and, in a
+    ``corner`` of the plot (``"lower right"``, ``"upper center"``, ...) where it hides no data, the box
+    ``Δ <label> at <where>: +d unit (+p %)`` (``d = y_to - y_from``, ``p`` relative to ``y_from``)."""
+    y0, y1 = float(np.asarray(y_from)), float(np.asarray(y_to))
+    d = y1 - y0
+    pct = f" ({(y1 / y0 - 1) * 100:+.1f} %)" if y0 else ""
+    fig.annotations.append(dict(x=x, y=y1, ax=x, ay=y0, xref="x", yref="y", axref="x", ayref="y", text="",
+                                showarrow=True, arrowhead=2, arrowsize=1, arrowwidth=2, arrowcolor="#222",
+                                name="delta_arrow"))
+    vert, horiz = corner.split()
+    px = {"left": 0.01, "center": 0.5, "right": 0.99}[horiz]
+    fig.annotations.append(dict(
+        x=px, y=0.03 if vert == "lower" else 0.97, xref="paper", yref="paper", showarrow=False,
+        xanchor=horiz, yanchor="bottom" if vert == "lower" else "top",
+        text=f"Δ {label}{' at ' + where if where else ''}: {d:+.{digits}f} {unit}{pct}",
+        font=dict(size=12, color="#222"),
+        bgcolor="rgba(255,255,255,0.9)", bordercolor="#666", borderwidth=1, name="delta"))
 
 
 def error_bars(fig, x, y, interval, orientation: str = "v", color: str = "#333", showlegend: bool = True) -> None:
@@ -129,11 +188,17 @@ def num(x) -> float:
 
 
 def caption(state: Mapping, keys=(), which: str = "a") -> str:
-    """One line: the scenario parameters that matter for the chart, model version and profile."""
+    """The footer: CPU and clock, the parameters the chart varies with (``keys``), every other parameter that
+    differs from its default, the model version and the profile with its version (what a share link records)."""
     p = params(state, which)
     parts = [f"cpu {p['cpu']} @ {st_mod._fmt(float(p['ghz']))} GHz"]
     parts += [f"{k}={st_mod._fmt(p[k])}" for k in keys if k not in ("cpu", "ghz")]
-    parts.append(f"skbmodel {skbmodel.__version__}, profile {profile(state, which).id}")
+    parts += [f"{q.key}={st_mod._fmt(p[q.key])}" for q in st_mod.MODEL_PARAMS
+              if q.key not in ("cpu", "ghz", *keys) and p[q.key] != q.default]
+    prof = profile(state, which)
+    pre = "" if which == "a" else st_mod.B_PREFIX
+    version = state.get(pre + "pv") or profile_version(prof)
+    parts.append(f"skbmodel {skbmodel.__version__}, profile {prof.id} version {version}")
     return " · ".join(parts)
 
 

@@ -6,12 +6,12 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-import skbmodel
 from skbmodel import model, noise, state as st_mod
+from skbmodel.profile import profile_version
 
 from .base import (
     COLORS, COMPONENT_COLORS, PATH_LABELS, Bar, params, profile, evaluate, evaluate_iv, error_bars, num,
-    Fig, finish, rgba,
+    Fig, finish, rgba, delta_note, caption,
 )
 
 
@@ -67,10 +67,12 @@ def compare_delta(state: Mapping) -> go.Figure:
 
 
 def _ab_caption(state) -> str:
+    """A's footer (what differs from the defaults, the versions), then what B changes and B's profile version."""
     diff = [k for k in st_mod.MODEL_KEYS if state[k] != state[st_mod.B_PREFIX + k]]
     txt = " · ".join(f"{k}: {st_mod._fmt(state[k])}→{st_mod._fmt(state[st_mod.B_PREFIX + k])}" for k in diff) or "A = B"
-    return (f"A→B {txt} · noise_ns={st_mod._fmt(state['noise_ns'])} · skbmodel {skbmodel.__version__}, "
-            f"profiles {profile(state, 'a').id}/{profile(state, 'b').id}")
+    prof_b = profile(state, "b")
+    b_version = state.get(st_mod.B_PREFIX + "pv") or profile_version(prof_b)
+    return f"{caption(state, ('noise_ns',))} · A→B {txt} · B: profile {prof_b.id} version {b_version}"
 
 
 def compare_breakdown(state: Mapping) -> go.Figure:
@@ -88,6 +90,9 @@ def compare_breakdown(state: Mapping) -> go.Figure:
     ends = [evaluate_iv(state, ("path.ns_per_packet",), w) for w in ("a", "b")]
     error_bars(fig, labels, [num(o["path.ns_per_packet"]) for o, _ in ends],
                 tuple(np.array([num(iv["path.ns_per_packet"][j]) for _, iv in ends]) for j in (0, 1)))
+    tot = [num(o["path.ns_per_packet"]) for o, _ in ends]
+    delta_note(fig, labels[1], tot[0], tot[1], "B − A", "ns/packet", digits=2, corner="upper center")
+    fig.update_yaxes(range=[0, max(tot) * 1.2])
     fig.update_layout(barmode="stack")
     return finish(fig, "A/B: per-packet cost of the overview path", "scenario", "time per packet (ns)",
                    _ab_caption(state))

@@ -34,16 +34,18 @@ def cpumap_rates(state: Mapping) -> go.Figure:
     for key, name, color in (("cpumap.src_mpps", "source CPU rx", COLORS["src"]),
                              ("cpumap.dst_mpps", "destination CPU rx", COLORS["dst"]),
                              ("cpumap.drop_mpps", "drops (src − dst)", COLORS["drop"])):
-        band(fig, RECYCLE_X, iv[key], color, row=0)
+        band(fig, RECYCLE_X, iv[key], color, row=0, name=f"{name}, {p['numa']} node")
         fig.add_trace(Scatter(x=RECYCLE_X, y=np.asarray(out[key][0], dtype=float), mode="lines",
                                  name=f"{name}, {p['numa']} node", line=dict(color=color, width=2.5),
+                                 legendgroup=f"{name}, {p['numa']} node",
                                  hovertemplate="ratio %{x:.2f}: %{y:.2f} Mpps<extra>" + name + "</extra>"))
     fig.add_trace(Scatter(x=RECYCLE_X, y=np.asarray(out["cpumap.dst_mpps"][1], dtype=float), mode="lines",
                              name=f"destination CPU rx, {other} node", line=dict(color=COLORS["dst"], dash="dot"),
+                             legendgroup=f"destination CPU rx, {other} node",
                              hovertemplate="ratio %{x:.2f}: %{y:.2f} Mpps<extra>" + other + " node</extra>"))
-    band(fig, RECYCLE_X, iv["cpumap.dst_mpps"], COLORS["dst"], row=1)
+    band(fig, RECYCLE_X, iv["cpumap.dst_mpps"], COLORS["dst"], row=1, name=f"destination CPU rx, {other} node")
     xp = num(cur["xdp_pass.mpps"])
-    band(fig, np.array([0.0, 1.0]), cur_iv["xdp_pass.mpps"], COLORS["xdp_pass"])
+    band(fig, np.array([0.0, 1.0]), cur_iv["xdp_pass.mpps"], COLORS["xdp_pass"], name="XDP_PASS on one CPU")
     fig.add_trace(Scatter(x=np.array([0.0, 1.0]), y=np.array([xp, xp]), mode="lines",
                              name=f"XDP_PASS on one CPU ({xp:.2f} Mpps)",
                              line=dict(color=COLORS["xdp_pass"], dash="dash", width=2),

@@ -15,18 +15,17 @@ from skbview import tables
 
 from .base import (
     COLORS, COMPONENT_COLORS, SEED_MARKER, caption, Scatter, Bar, params, profile, error_bars, num, Fig, finish,
-    seed_rows, seed_value,
+    seed_rows, seed_value, delta_note,
 )
 
 
 def _design_caption(state: Mapping) -> str:
     keys = [k for k in design.KEY_NAMES if state.get(k) != design.DEFAULTS[k] or k == "d_from"]
-    parts = [f"{k}={st_mod._fmt(state[k])}" for k in keys]
-    parts.append(f"b_path={state.get(st_mod.B_PREFIX + 'path')}")
+    parts = [f"b_path={state.get(st_mod.B_PREFIX + 'path')}"]
     if state.get(st_mod.B_PREFIX + "path") == "design":
         parts += [f"b_{k}={st_mod._fmt(state[st_mod.B_PREFIX + k])}" for k in design.KEY_NAMES
                   if state.get(st_mod.B_PREFIX + k) != design.DEFAULTS[k] or k == "d_from"]
-    return " · ".join([caption(state, ("pp_recycle", "numa", "link_gbps", "frame_bytes")), *parts])
+    return " · ".join([caption(state, ("pp_recycle", "numa", "link_gbps", "frame_bytes", *keys)), *parts])
 
 
 def design_breakdown(state: Mapping) -> go.Figure:
@@ -55,6 +54,8 @@ def design_breakdown(state: Mapping) -> go.Figure:
         fig.add_annotation(x=x, y=t, yshift=4, xshift=-8, showarrow=False, xanchor="right", yanchor="bottom",
                            font=dict(size=12, color="#222"),
                            text=f"{t:.1f} ns · {num(mpps):.3g} Mpps")
+    if not (s["problems_a"] or s["problems_b"]):
+        delta_note(fig, labels[1], tot[0], tot[1], "B − A", "ns/packet", digits=2, corner="upper center")
     fig.update_layout(barmode="stack")
     fig.update_yaxes(rangemode="tozero", range=[0, max(max(tot), budget) * 1.2])
     title = f"Composed path: {tot[0]:.1f} ns/packet; B − A {s['delta_ns']:+.1f} ns ({s['verdict']})"

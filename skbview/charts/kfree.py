@@ -38,9 +38,9 @@ def kfree_drop_batch(state: Mapping) -> go.Figure:
         name = "no bulk free (1)" if kb == 1 else f"KFREE_SKB_BULK_SIZE {kb}"
         color = line_color(i + 1)
         # up to five overlapping bands: the current line's stands out, the others stay faint
-        band(fig, DROP_X, iv["kfree_skb_list.mpps"], color, row=i, alpha=0.15 if cur_line else 0.05, legend=cur_line)
+        band(fig, DROP_X, iv["kfree_skb_list.mpps"], color, row=i, alpha=0.15 if cur_line else 0.05, name=name)
         fig.add_trace(Scatter(x=DROP_X, y=np.asarray(out["kfree_skb_list.mpps"][i], dtype=float), mode="lines",
-                                 name=name + (" (current)" if cur_line else ""),
+                                 name=name + (" (current)" if cur_line else ""), legendgroup=name,
                                  line=dict(color=color, width=3.5 if cur_line else 1.8),
                                  hovertemplate="drop_batch %{x}: %{y:.4f} Mpps<extra>" + name + "</extra>"))
     add_seed_points(fig, "kfree_skb_list.mpps", "drop_batch", "Mpps", "seed 000 pktgen queue_xmit (E5)",
@@ -69,9 +69,9 @@ def kfree_clones(state: Mapping) -> go.Figure:
     for i, kb in enumerate(bulks):
         name = "no bulk free (1)" if kb == 1 else f"KFREE_SKB_BULK_SIZE {kb}"
         color = line_color(i + 1)
-        band(fig, CLONE_X, iv["kfree_skb_list.mpps"], color, row=i)
+        band(fig, CLONE_X, iv["kfree_skb_list.mpps"], color, row=i, name=name)
         fig.add_trace(Scatter(x=CLONE_X, y=np.asarray(out["kfree_skb_list.mpps"][i], dtype=float), mode="lines",
-                                 name=name, line=dict(color=color, width=2.5),
+                                 name=name, legendgroup=name, line=dict(color=color, width=2.5),
                                  hovertemplate="clones %{x:.0%}: %{y:.4f} Mpps<extra>" + name + "</extra>"))
     fig.update_xaxes(tickformat=".0%")
     return finish(fig, "kfree_skb_list: effect of cloned skbs in the drop list",

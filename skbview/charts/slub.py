@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from .base import (
     COLORS, caption, Scatter, params, evaluate, evaluate_iv, band, num, current_trace, Fig, finish,
-    add_seed_points, vlines,
+    add_seed_points, vlines, delta_note,
 )
 
 
@@ -27,16 +27,19 @@ def slub_per_object(state: Mapping) -> go.Figure:
     fig = Fig()
     fig.add_trace(current_trace(b, (cur["slub.loop_cycles"], cur["slub.bulk_cycles"]), f"current bulk = {b}",
                            "bulk %{x}: %{y:.1f} cycles/object<extra></extra>"))
-    for key, name, color in (("slub.loop_cycles", "one at a time (kmem_cache_alloc/free)", COLORS["memset"]),
+    for key, name, color in (("slub.loop_cycles", "one at a time (kmem_cache_alloc/free)", COLORS["b"]),
                              ("slub.bulk_cycles", "bulk API (kmem_cache_alloc_bulk/free_bulk)", COLORS["a"])):
         y = np.asarray(out[key], dtype=float)
-        band(fig, BULK_X, iv[key], color)
+        band(fig, BULK_X, iv[key], color, name=name)
         fig.add_trace(Scatter(x=BULK_X, y=y, mode="lines", name=name, line=dict(color=color, width=2.5),
-                                 customdata=y / ghz,
+                                 legendgroup=name, customdata=y / ghz,
                                  hovertemplate="bulk %{x}: %{y:.1f} cycles = %{customdata:.2f} ns<extra></extra>"))
     add_seed_points(fig, ("slub.loop_cycles", "slub.bulk_cycles"), "bulk", "cycles",
                      "seed 004 slab_bulk_test01 (E5-1650 v4)", text=lambda r, o: f"{r.id}: {o.value:g}",
                      textposition="top center", hovertemplate="%{text} cycles<extra></extra>")
+    # an annotation on a log axis takes log10(x)
+    delta_note(fig, float(np.log10(b)), cur["slub.loop_cycles"], cur["slub.bulk_cycles"], "bulk API − one at a time",
+               "cycles/object", digits=1, where=f"bulk {b}", corner="lower left")
     ops = int(num(cur["slub.objects_per_slab"]))
     vlines(fig, np.arange(ops, 257, ops), f"per-CPU slab boundaries (dotted): every {ops} objects", log=True)
     fig.update_xaxes(type="log", tickvals=2 ** np.arange(9), range=[-0.05, np.log10(300)])

@@ -10,7 +10,7 @@ from skbmodel import model, state as st_mod, uncertainty
 
 from .base import (
     COLORS, SEED_MARKER, caption, Scatter, Heatmap, params, profile, band, current_trace, Fig, finish,
-    seed_rows, seed_value, rgba,
+    seed_rows, seed_value, delta_note,
 )
 
 
@@ -37,14 +37,10 @@ def veth_batch(state: Mapping) -> go.Figure:
         hi = 1e3 / np.maximum(ns - nf, 1e-9)
         lo = 1e3 / (ns + nf)
         color = COLORS[m]
-        fig.add_trace(Scatter(x=BATCH_X, y=hi, mode="lines", line=dict(width=0), showlegend=False,
-                                 hoverinfo="skip", legendgroup=m))
-        fig.add_trace(Scatter(x=BATCH_X, y=lo, mode="lines", line=dict(width=0), fill="tonexty",
-                                 fillcolor=rgba(color, 0.15), name=f"{names[m]}: ±{nf:g} ns noise",
-                                 hoverinfo="skip", legendgroup=m))
-        band(fig, BATCH_X, iv["veth.mpps"], color, row=i)
+        band(fig, BATCH_X, (lo, hi), color, name=names[m], what=f"±{nf:g} ns noise")
+        band(fig, BATCH_X, iv["veth.mpps"], color, row=i, name=names[m])
         fig.add_trace(Scatter(x=BATCH_X, y=np.asarray(out["veth.mpps"][i], dtype=float), mode="lines",
-                                 name=names[m], line=dict(color=color, width=2.5), legendgroup=m,
+                                 name=names[m], line=dict(color=color, width=2.5), legendgroup=names[m],
                                  hovertemplate="batch %{x}: %{y:.3f} Mpps<extra>" + names[m] + "</extra>"))
     seeds = seed_rows("veth.mpps")
     for m in methods:
@@ -56,9 +52,11 @@ def veth_batch(state: Mapping) -> go.Figure:
                 text=[r.id for r, _ in ss], textposition="bottom right",
                 name=f"seed 002, {names[m]}", marker={**SEED_MARKER, "color": COLORS[m]},
                 hovertemplate="%{text}: batch %{x}, %{y} Mpps<extra></extra>"))
+    at_b = model.evaluate({**p, "zero": methods}, prof)["veth.mpps"]  # both methods at the current batch
+    delta_note(fig, b, at_b[1], at_b[0], "memset − __GFP_ZERO", "Mpps", where=f"batch {b}")
     fig.update_xaxes(range=[0, 65], dtick=8)
     return finish(fig, "veth XDP_PASS throughput vs VETH_XDP_BATCH", "VETH_XDP_BATCH (skbs per bulk alloc)",
-                   "throughput (Mpps)", caption(state, ("zero_bytes", "xdp_batch", "noise_ns")))
+                   "throughput (Mpps)", caption(state, ("zero", "zero_bytes", "xdp_batch", "noise_ns")))
 
 
 def veth_heatmap(state: Mapping) -> go.Figure:

@@ -13,7 +13,7 @@ from skbmodel.profile import load_profile
 
 from .base import (
     COLORS, SEED_MARKER, caption, Scatter, params, profile, evaluate, evaluate_iv, band, num, current_trace,
-    Fig, finish, add_seed_points,
+    Fig, finish, add_seed_points, delta_note,
 )
 
 
@@ -45,8 +45,8 @@ def zeroing_cost(state: Mapping) -> go.Figure:
     for key, name, color in (("zero.memset_cycles", "memset, constant size (rep stos)", COLORS["memset"]),
                              ("zero.erms_cycles", "memset_erms, variable size (__GFP_ZERO)", COLORS["gfp_zero"])):
         y = np.asarray(out[key], dtype=float)
-        band(fig, ZERO_X, iv[key], color)
-        fig.add_trace(Scatter(x=ZERO_X, y=y, mode="lines", line_shape="hv", name=name,
+        band(fig, ZERO_X, iv[key], color, name=name)
+        fig.add_trace(Scatter(x=ZERO_X, y=y, mode="lines", line_shape="hv", name=name, legendgroup=name,
                                  line=dict(color=color, width=2.5), customdata=y / ghz,
                                  hovertemplate="%{x} B: %{y:.1f} cycles = %{customdata:.2f} ns<extra></extra>"))
     gfp = num(cur["zero.gfp_zero_cycles"])
@@ -57,6 +57,8 @@ def zeroing_cost(state: Mapping) -> go.Figure:
     add_seed_points(fig, ("zero.memset_cycles", "zero.erms_cycles"), "zero_bytes", "cycles",
                      "seed 002 time_bench_memset (E5-1650 v4)", mode="markers",
                      hovertemplate="%{text}: %{x} B, %{y} cycles<extra></extra>")
+    mem = num(cur["zero.memset_cycles"])  # memset of K bytes against __GFP_ZERO of the whole object
+    delta_note(fig, zb, gfp, mem, "memset − __GFP_ZERO", "cycles", digits=1, where=f"{zb} B")
     fig.update_xaxes(dtick=64, range=[0, 1032])
     fig.update_yaxes(rangemode="tozero")
     return finish(fig, "Zeroing an skb: cost vs size (steps of one 64 B cacheline)", "bytes zeroed (bytes)",
