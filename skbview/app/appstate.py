@@ -93,7 +93,8 @@ def init() -> None:
     Call at the top of every full run, before any widget is created.
     """
     ss = st.session_state
-    if STORE not in ss:
+    first = STORE not in ss
+    if first:
         mapping = _query_mapping()
         state, warnings = sk_state.decode(mapping)
         ss[STORE] = state
@@ -106,7 +107,9 @@ def init() -> None:
     store = ss[STORE]
     current = ss.to_dict()
     for k in WIDGET_KEYS:
-        if k in current:
+        # on the first run the link decides: a page script that ran alone before it (the first request of a
+        # fresh server, see _ensure_navigation) left its controls at their minimums
+        if k in current and not first:
             store[k] = current[k]
         # re-assigning keeps the value of a widget that is not rendered on this page
         ss[k] = store[k]
