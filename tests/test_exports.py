@@ -163,7 +163,7 @@ def test_html_report_is_self_contained_and_complete(html_report, page_figures):
     outside_js = re.sub(r"<script type=\"text/javascript\">/\*\*\n\* plotly\.js.*?</script>", "", text, flags=re.S)
     assert "cdn.plot.ly" not in outside_js and "https://" not in outside_js
     link = report.share_link(STATE, "http://dash.example:8501/slub?x=1")
-    assert link.startswith("http://dash.example:8501/slub?v=1&")
+    assert link.startswith("http://dash.example:8501/slub?v=2&")
     assert S.decode(link.split("?", 1)[1]) == (STATE, [])
     assert link.replace("&", "&amp;") in text
     for p in S.MODEL_PARAMS:
