@@ -311,36 +311,43 @@ def test_runs_under_markdown_headings_drop_the_shared_title():
     assert [(m.line, m.run) for m in res.measurements] == [(11, 1), (19, 2)]
 
 
-def test_runs_split_at_module_loads_insmod_and_repeated_blocks():
+def test_runs_split_at_headings_captions_and_other_modules_repeats_stay_together():
     a = " tasklet_page_pool01_fast_path Per elem: 19 cycles(tsc) 6.486 ns (step:0)"
     b = " tasklet_page_pool01_fast_path Per elem: 24 cycles(tsc) 8.139 ns (step:0)"
-    # dmesg module load lines, no blank line between the runs
-    text = "\n".join(["[ 10.0] bench_page_pool_simple: Loaded", "[ 10.5]" + a,
-                      "[ 99.0] bench_page_pool_simple: Loaded", "[ 99.5]" + b])
-    assert [(r.first, r.last) for r in parsers.parse_text(text, "d").runs] == [(1, 2), (3, 4)]
-    # insmod commands
-    text = "\n".join(["$ sudo insmod ./bench_page_pool_simple.ko", a, "$ sudo rmmod bench_page_pool_simple",
-                      "$ sudo insmod ./bench_page_pool_simple.ko loop=1000", b])
-    assert [(r.first, r.last) for r in parsers.parse_text(text, "i").runs] == [(1, 3), (4, 5)]
+    c = " kmem-in-loop Per elem: 109 cycles(tsc) 30.532 ns (step:16)"
+
+    def runs(text, name="t"):
+        return [(r.first, r.last) for r in parsers.parse_text(text, name).runs]
+    # the same module loaded again (dmesg, insmod, a root prompt, its name again) is a repeat: one run
+    assert runs("\n".join(["[ 10.0] bench_page_pool_simple: Loaded", "[ 10.5]" + a,
+                           "[ 99.0] bench_page_pool_simple: Loaded", "[ 99.5]" + b])) == [(1, 4)]
+    assert runs("\n".join(["$ sudo insmod ./bench_page_pool_simple.ko", a, "$ sudo rmmod bench_page_pool_simple",
+                           "$ sudo insmod ./bench_page_pool_simple.ko loop=1000", b])) == [(1, 5)]
+    assert runs("\n".join(["bench_page_pool_simple: Loaded", a, "again with bench_page_pool_simple:", b])) == [(1, 4)]
+    # another module starts a run
+    assert runs("\n".join(["$ sudo insmod ./bench_page_pool_simple.ko", a,
+                           "$ sudo modprobe slab_bulk_test01", c])) == [(1, 2), (3, 4)]
+    # the module's own log lines are no load
+    text = "\n".join(["[ 1.0] bench_page_pool_simple: Loaded", "[ 1.1]" + a,
+                      "[ 1.2] bench_page_pool_simple: time_bench_page_pool02_ptr_ring(): Cannot use page_pool fast-path",
+                      "[ 1.3]" + c])
+    assert runs(text) == [(1, 4)]
     # a root prompt is no markdown heading
     text = "\n".join(["## kernel A", "# modprobe bench_page_pool_simple", a, "# modprobe bench_page_pool_simple", b])
-    assert [(r.first, r.last, r.label) for r in parsers.parse_text(text, "r").runs] == [
-        (1, 3, "kernel A"), (4, 5, "kernel A")]
+    res = parsers.parse_text(text, "r")
+    assert [(r.first, r.last, r.label) for r in res.runs] == [(1, 5, "kernel A")]
     # prose that mentions modprobe is no module load (and "of" is no module name)
-    text = "\n".join([a, "after one modprobe of the module the rest of it was idle", a])
-    assert [(r.first, r.last) for r in parsers.parse_text(text, "p").runs] == [(1, 3)]
+    assert runs("\n".join([a, "after one modprobe of the module the rest of it was idle", a])) == [(1, 3)]
     assert parsers._module_load("root@lab:~# sudo /sbin/modprobe slab_bulk_test01 step=16", set()) == "slab_bulk_test01"
     assert parsers._module_load("$ sudo modprobe -r slab_bulk_test01", set()) is None
-    # the module's name again after its tests
-    text = "\n".join(["bench_page_pool_simple: Loaded", a, "again with bench_page_pool_simple:", b])
-    assert [(r.first, r.last) for r in parsers.parse_text(text, "n").runs] == [(1, 2), (3, 4)]
-    # blank-line separated blocks that measure the same test again with another value
-    text = "\n".join([a, "", b, "", " memset_256 Per elem: 41 cycles(tsc) 11.552 ns"])
-    res = parsers.parse_text(text, "b")
-    assert [(r.first, r.last) for r in res.runs] == [(1, 1), (3, 5)]
-    # ... but a quoted repeat with the same value stays in its run (and is kept once)
-    text = "\n".join([a, "", "> " + a])
-    res = parsers.parse_text(text, "q")
+    # blocks that measure the same test again: repeats without a caption, a new run under a caption of its own
+    assert runs("\n".join([a, "", b, "", " memset_256 Per elem: 41 cycles(tsc) 11.552 ns"])) == [(1, 5)]
+    text = "\n".join(["Before this patchset:", a, "", "After this patchset:", b])
+    res = parsers.parse_text(text, "c")
+    assert [(r.first, r.last, r.label) for r in res.runs] == [(1, 2, "Before this patchset"),
+                                                               (4, 5, "After this patchset")]
+    # a quoted copy of a line (the same values) stays in its run and is kept once
+    res = parsers.parse_text("\n".join([a, "", "> " + a]), "q")
     assert [(r.first, r.last) for r in res.runs] == [(1, 3)] and len(res.measurements) == 2
     assert any("repeated on line(s) 3" in n for n in res.notes)
 
