@@ -40,7 +40,7 @@ import dataclasses
 
 from .bulktable import BulkTable
 from .clock import CLOCK_SPREAD, Clock, clock_pairs, infer_clock
-from .common import (_COMPATIBLE, BINARY_SAMPLE, CONDITION_KEYS, MAPPABLE_OUTPUTS, MAX_LINE_CHARS, MAX_LINES,
+from .common import (_COMPATIBLE, _DMESG, _QUOTE, BINARY_SAMPLE, CONDITION_KEYS, MAPPABLE_OUTPUTS, MAX_LINE_CHARS, MAX_LINES,
                      MAX_MEASUREMENTS, MAX_TEXT_CHARS, UNITS, LineFormat, Measurement, ParseError, ParseResult, Run,
                      _check_condition, _clean, _short, compatible)
 from .csvfmt import parse_csv
@@ -157,7 +157,9 @@ def _dedupe(res: ParseResult) -> ParseResult:
     for k, by_line in lines_of.items():
         seen: dict[tuple, Measurement] = {}
         for line, ms in by_line.items():
-            sig = tuple(sorted((m.unit, m.value) for m in ms))
+            # a dmesg timestamp tells a repeat from a copy even when the values are the same
+            ts = _DMESG.match(_QUOTE.sub("", ms[0].raw))
+            sig = (ts.group(0).strip() if ts else "", *sorted((m.unit, m.value) for m in ms))
             if sig in seen:
                 drop.update(id(m) for m in ms)
                 dups.setdefault((k, sig), (seen[sig], []))[1].append(line)

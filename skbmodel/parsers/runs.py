@@ -156,9 +156,9 @@ def find_runs(lines: list[str], measurements, origin: str = "pasted text") -> tu
         h = None if (has_m or mod) else _heading(lines, i - 1)
         if h:
             boundary = True
-        elif mod:
-            boundary = mod not in cur_mods
-        elif block_of.get(i) == i and cur_lines:
+        elif mod and mod not in cur_mods:
+            boundary = True
+        if not boundary and block_of.get(i) == i and cur_lines:
             keys = block_keys.get(i, {})
             again = any(k in cur_keys and cur_keys[k] != v for k, v in keys.items())
             boundary = again and block_cap.get(i) is not None and block_cap.get(i) != cur_cap
