@@ -329,7 +329,8 @@ def test_runs_split_at_headings_captions_and_other_modules_repeats_stay_together
                            "$ sudo modprobe slab_bulk_test01", c])) == [(1, 2), (3, 4)]
     # the module's own log lines are no load
     text = "\n".join(["[ 1.0] bench_page_pool_simple: Loaded", "[ 1.1]" + a,
-                      "[ 1.2] bench_page_pool_simple: time_bench_page_pool02_ptr_ring(): Cannot use page_pool fast-path",
+                      "[ 1.2] bench_page_pool_simple: time_bench_page_pool02_ptr_ring(): Cannot use page_pool"
+                      " fast-path",
                       "[ 1.3]" + c])
     assert runs(text) == [(1, 4)]
     # a root prompt is no markdown heading

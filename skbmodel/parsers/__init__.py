@@ -46,6 +46,7 @@ from .common import (_COMPATIBLE, _DMESG, _QUOTE, BINARY_SAMPLE, CONDITION_KEYS,
 from .csvfmt import parse_csv
 from .mail import repair as repair_mail
 from .pktgen import Pktgen
+from . import repeats
 from .repeats import Noise, collapse, noise
 from .runs import _module_load, find_runs
 from .timebench import SKB_TAIL_BYTES, TimeBench, Unlabelled, map_time_bench
@@ -55,7 +56,7 @@ __all__ = [
     "parse_text", "parse_bytes", "Measurement", "ParseError", "ParseResult", "Run", "Clock", "find_runs",
     "infer_clock", "clock_pairs", "compatible", "map_time_bench", "LineFormat", "LINE_FORMATS", "UNITS",
     "CONDITION_KEYS", "MAPPABLE_OUTPUTS", "MAX_TEXT_CHARS", "MAX_LINES", "MAX_LINE_CHARS", "MAX_MEASUREMENTS",
-    "BINARY_SAMPLE", "CLOCK_SPREAD", "SKB_TAIL_BYTES", "Noise", "noise", "repair_mail",
+    "BINARY_SAMPLE", "CLOCK_SPREAD", "SKB_TAIL_BYTES", "Noise", "noise", "repair_mail", "repeats",
     # used by skbmodel.userfit and the tests
     "_COMPATIBLE", "_check_condition", "_module_load",
 ]
