@@ -41,8 +41,8 @@ import dataclasses
 from .bulktable import BulkTable
 from .clock import CLOCK_SPREAD, Clock, clock_pairs, infer_clock
 from .common import (_COMPATIBLE, _DMESG, _QUOTE, BINARY_SAMPLE, CONDITION_KEYS, MAPPABLE_OUTPUTS, MAX_LINE_CHARS,
-                     MAX_LINES, MAX_MEASUREMENTS, MAX_TEXT_CHARS, UNITS, LineFormat, Measurement, ParseError, ParseResult,
-                     Run, _check_condition, _clean, _short, compatible)
+                     MAX_LINES, MAX_MEASUREMENTS, MAX_TEXT_CHARS, UNITS, LineFormat, Measurement, ParseError,
+                     ParseResult, Run, _check_condition, _clean, _short, compatible)
 from .csvfmt import parse_csv
 from .mail import repair as repair_mail
 from .pktgen import Pktgen
