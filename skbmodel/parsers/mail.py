@@ -46,13 +46,13 @@ def _depth(prefix: str) -> str:
 
 
 def is_quoted_printable(lines: list[str]) -> bool:
-    """Whether the text is quoted-printable: a ``Content-Transfer-Encoding`` header says so, or soft
-    breaks with ``=XX`` codes (or at least two soft breaks) are there."""
-    if any(_QP_HEADER.match(ln.strip()) for ln in lines[:200]):
-        return True
+    """Whether the text is still quoted-printable: soft breaks, with ``=XX`` codes, a second soft break
+    or a ``Content-Transfer-Encoding`` header.  A header alone is not enough: a decoded body keeps it,
+    and decoding again would turn ``loops=600000000`` into ``loops`0000000``."""
     soft = sum(1 for ln in lines if _SOFT.search(ln))
     codes = sum(1 for ln in lines if _QP_ESCAPES.search(ln))
-    return soft >= 1 and (codes >= 1 or soft >= 2)
+    header = any(_QP_HEADER.match(ln.strip()) for ln in lines[:200])
+    return soft >= 1 and (codes >= 1 or soft >= 2 or header)
 
 
 def _decode_escapes(s: str) -> tuple[str, int]:
@@ -111,7 +111,8 @@ def _rejoin(lines, first, last) -> tuple[list[str], list[int], list[int], int]:
             while j + 1 < len(lines) and j - i < MAX_JOIN:
                 npre, nbody = _prefix(lines[j + 1])
                 nb = nbody.strip()
-                if not nb or _depth(npre) != _depth(pre) or _TS.match(nbody) \
+                # a reply wrapped after quoting leaves the continuation without the prefix
+                if not nb or (npre and _depth(npre) != _depth(pre)) or _TS.match(nbody) \
                         or nb.startswith(("time_bench:", "Type:")) or ("Per elem:" in nb and "Per elem:" in cand):
                     break  # the next record, a blank line or another quote level
                 if not (_open(cand) or nb.startswith(("(step:", "- ("))):

@@ -20,6 +20,7 @@ _MODLOG = re.compile(r"^(?P<mod>[A-Za-z][\w.-]*):(?:\s|$)")
 _COMMAND = re.compile(r"^(?:\S*[$#]\s|\$|(?:sudo\s+)?(?:taskset|insmod|modprobe|rmmod|echo|cat|dmesg)\b)")
 _FUNC = re.compile(r"\w+\(\):")
 _WORD = re.compile(r"[A-Za-z]{2,}")
+_LEAD_IN = re.compile(r"^[A-Za-z][\w.+-]*:$")    # one word that introduces what follows: "after:"
 
 
 def _heading(lines: list[str], i: int) -> tuple[int, str] | None:
@@ -61,8 +62,10 @@ def _caption(line: str) -> str | None:
     ``2. raw performance data after this patchset``), or None for a command, a log line, a table
     row or a line without words."""
     s = _DMESG.sub("", _QUOTE.sub("", line)).strip()
+    log = _MODLOG.match(s)
     if not s or line.lstrip().startswith("[") or s.startswith(("#+", "|", "-" * 3)) or _COMMAND.match(s) \
-            or _MODLOG.match(s) or _FUNC.search(s) or len(_WORD.findall(s)) < 2:
+            or (log and _MODNAME.match(log.group("mod"))) or _FUNC.search(s) \
+            or not (len(_WORD.findall(s)) >= 2 or _LEAD_IN.match(s)):
         return None
     return _short(s.rstrip(":").strip(), 80)
 
