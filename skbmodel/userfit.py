@@ -296,16 +296,19 @@ def _lines(ms) -> str:
 
 
 def fit(measurements, base: Profile, free, label: str = "", ghz: float | None = None,
-        ghz_source: str = "") -> FitResult:
+        ghz_source: str = "", noise_from=None) -> FitResult:
     """Fit ``free`` constants of ``base`` to ``measurements``; never raises for bad input.
 
     ``ghz``: the clock of the measurements (inferred from their cycles/ns pairs or given); the
     fitted profile gets it instead of the base's clock (``None``: keep the base's clock).
+    ``noise_from``: the measurements whose repeats measure the noise (default ``measurements``; the
+    Calibrate page passes the whole run, also the tests it does not map, such as the baselines).
     """
     free = list(dict.fromkeys(free or []))
     res = FitResult(False, None, base.id, free, [], [], [])
     try:
-        _fit(measurements, base, free, label, res, ghz, ghz_source)
+        _fit(measurements, base, free, label, res, ghz, ghz_source,
+             measurements if noise_from is None else noise_from)
     except Exception as e:  # noqa: BLE001 - the page and CLI must survive any input
         res.ok, res.profile = False, None
         res.errors.append(f"the fit failed ({type(e).__name__}: {e}); the model in use is unchanged")
@@ -344,7 +347,8 @@ def without_ns_twins(ms) -> list:
                                                         tuple(sorted(m.conditions.items()))) in cyc)]
 
 
-def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None, ghz_source: str = "") -> None:
+def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None, ghz_source: str = "",
+         noise_from=()) -> None:
     res.errors += check(measurements)
     if ghz is not None:
         lo, hi = custom.GHZ_RANGE
@@ -419,7 +423,7 @@ def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None
         changes["ghz"] = res.ghz
         sources["ghz"] = ghz_source or "clock of the measurements"
     # the spread between repeats (of every measurement given, mapped or not) is this machine's noise
-    res.noise = parsers.noise(measurements)
+    res.noise = parsers.noise(noise_from)
     noise_name = custom.NOISE_CONSTANT
     if res.noise.ns is not None and noise_name in base.constants and noise_name not in free:
         changes[noise_name] = min(res.noise.ns, NOISE_MAX_NS)

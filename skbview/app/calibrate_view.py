@@ -143,9 +143,9 @@ def mapping(measurements, sig: str, run_pick) -> tuple[list, list[str]]:
 
 
 # ------------------------------------------------------------------ fit
-def _do_fit(ms, base_id, free, label_text, ghz=None, ghz_source="") -> None:
+def _do_fit(ms, base_id, free, label_text, ghz=None, ghz_source="", run_ms=None) -> None:
     res = userfit.fit(ms, load_profile(base_id), list(free), label=label_text or "my-lab", ghz=ghz,
-                      ghz_source=ghz_source)
+                      ghz_source=ghz_source, noise_from=run_ms)
     st.session_state[RESULT] = res
     if res.ok:
         custom_profile.select(res.profile)
@@ -180,7 +180,7 @@ def fit_controls(measurements, edited_ms, row_errors, sig: str, run_pick) -> Non
     with c3:
         label_text = st.text_input("Profile name", value="my-lab", key="cal_label", max_chars=40)
     st.button("Fit", key="cal_fit", type="primary", disabled=not edited_ms or bool(row_errors),
-              on_click=_do_fit, args=(edited_ms, base_id, tuple(free), label_text, ghz_fit, ghz_source))
+              on_click=_do_fit, args=(edited_ms, base_id, tuple(free), label_text, ghz_fit, ghz_source, measurements))
 
 
 def _clock_field(clock: parsers.Clock, base: Profile, base_id: str, sig: str, run_pick) -> float:
