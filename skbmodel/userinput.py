@@ -100,8 +100,8 @@ def parse_conditions(text: str) -> tuple[dict, str | None]:
 def mapping_rows(measurements) -> list[dict]:
     """The editable mapping table: one row per measurement (``use`` ticked when it has an output)."""
     return [dict(use=bool(m.output), where=f"{m.origin}:{m.line}", test=m.test, value=m.value, unit=m.unit,
-                 output=m.output or "", conditions=conditions_text(m.conditions), tol_pct=m.tol * 100,
-                 repeats=m.repeats_text(), note=m.note)
+                 repeats=m.repeats_text(), output=m.output or "", conditions=conditions_text(m.conditions),
+                 tol_pct=m.tol * 100, note=m.note)
             for m in measurements]
 
 
