@@ -20,6 +20,7 @@ _MODLOG = re.compile(r"^(?P<mod>[A-Za-z][\w.-]*):(?:\s|$)")
 _COMMAND = re.compile(r"^(?:\S*[$#]\s|\$|(?:sudo\s+)?(?:taskset|insmod|modprobe|rmmod|echo|cat|dmesg)\b)")
 _FUNC = re.compile(r"\w+\(\):")
 _WORD = re.compile(r"[A-Za-z]{2,}")
+MAX_CAPTION_CHARS = 200
 _LEAD_IN = re.compile(r"^[A-Za-z][\w.+-]*:$")    # one word that introduces what follows: "after:"
 
 
@@ -61,6 +62,8 @@ def _caption(line: str) -> str | None:
     """The text of a prose line that says what the block below it measures (``After this patchset:``,
     ``2. raw performance data after this patchset``), or None for a command, a log line, a table
     row or a line without words."""
+    if len(line) > MAX_CAPTION_CHARS:  # a caption is a short line (and a long one would cost the regexes time)
+        return None
     s = _DMESG.sub("", _QUOTE.sub("", line)).strip()
     log = _MODLOG.match(s)
     if not s or line.lstrip().startswith("[") or s.startswith(("#+", "|", "-" * 3)) or _COMMAND.match(s) \
