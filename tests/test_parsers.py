@@ -484,3 +484,23 @@ def test_every_mail_form_of_a_real_block_reads_like_the_clean_text(steps):
     said = {"qp": "quoted-printable undone", "wrap72": "that a mailer wrapped rejoined",
             "wrap78": "that a mailer wrapped rejoined", ">": "quote prefixes", "|": "quote prefixes"}
     assert len(res.repairs) == 1 and all(said[s] in res.repairs[0] for s in steps)
+
+
+def test_the_forms_quoted_in_the_issue_a_soft_break_and_a_record_cut_after_per_elem():
+    # one soft break in a quoted line, and a quoted record that a mailer cut after "Per elem:" (the numbers
+    # of Mina Almasry's v5 run as Toke's reply quotes them)
+    text = ("> time_bench: Type:no-softirq-page_pool01 Per elem:\n"
+            "> 11 cycles(tsc) 4.177 ns (step:0) - (measurement period\n"
+            "> time:0.041777 sec time_interval:41777) - (invoke count:10000 tsc_interval:112799)\n"
+            "> time_bench: Type:no-softirq-page_pool02 Per elem: 51 cycles(tsc) 19.117 ns=\n"
+            " (step:0)\n")
+    res = parsers.parse_text(text, "x")
+    assert res.errors == []
+    assert [(m.test, m.value, m.unit, m.line) for m in res.measurements] == [
+        ("no-softirq-page_pool01", 11.0, "cycles", 1), ("no-softirq-page_pool01", 4.177, "ns", 1),
+        ("no-softirq-page_pool02", 51.0, "cycles", 4), ("no-softirq-page_pool02", 19.117, "ns", 4)]
+    assert res.repairs == ["x: quoted-printable undone (1 soft line break joined); 1 time_bench record that a "
+                           "mailer wrapped rejoined; quote prefixes '>' stripped"]
+    # text that merely ends a line in "=" is left alone
+    plain = parsers.parse_text("VETH_XDP_BATCH=\n kmem-bulk Per elem: 64 cycles(tsc) 17.905 ns (step:16)\n", "p")
+    assert plain.repairs == [] and len(plain.measurements) == 2
