@@ -47,8 +47,9 @@ def _depth(prefix: str) -> str:
 
 def is_quoted_printable(lines: list[str]) -> bool:
     """Whether the text is still quoted-printable: soft breaks, with ``=XX`` codes, a second soft break,
-    a time_bench record cut by one, or a ``Content-Transfer-Encoding`` header.  A header alone is not enough: a decoded body keeps it,
-    and decoding again would turn ``loops=600000000`` into ``loops`0000000``."""
+    a time_bench record cut by one, or a ``Content-Transfer-Encoding`` header.  A header alone is not
+    enough: a decoded body keeps it, and decoding again would turn ``loops=600000000`` into
+    ``loops`0000000``."""
     broken = [ln for ln in lines if _SOFT.search(ln)]
     codes = sum(1 for ln in lines if _QP_ESCAPES.search(ln))
     header = any(_QP_HEADER.match(ln.strip()) for ln in lines[:200])
