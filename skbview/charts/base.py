@@ -76,9 +76,10 @@ def profile(state: Mapping, which: str = "a"):
     return st_mod.profile_for(state, which)
 
 
-def evaluate(state: Mapping, which: str = "a", **override) -> dict:
+def evaluate(state: Mapping, which: str = "a", outputs=None, **override) -> dict:
+    """The scenario's ``outputs`` (default: every output; a chart asks for those it draws)."""
     p = params(state, which, **override)
-    return model.evaluate(p, profile(state, which))
+    return model.evaluate(p, profile(state, which), outputs=outputs)
 
 
 def evaluate_iv(state: Mapping, outputs, which: str = "a", **override):
