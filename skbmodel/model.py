@@ -44,7 +44,8 @@ def _arr(x):
     return np.asarray(x)
 
 
-def _profile_of(params: Mapping, profile: Profile | None) -> Profile:
+def profile_of(params: Mapping, profile: Profile | None = None) -> Profile:
+    """``profile``, else the scenario's own: its custom profile (``prof``) or its shipped ``cpu``."""
     if profile is not None:
         return profile
     custom_text = params.get("prof", None)  # a custom profile (skbmodel.custom link text)
@@ -57,12 +58,13 @@ def _profile_of(params: Mapping, profile: Profile | None) -> Profile:
 
 
 #: Defaults of a partial scenario, from the parameter schema; the clock and the noise floor default to
-#: the profile's (below), the CPU to the default profile (:func:`_profile_of`).
+#: the profile's (below), the CPU to the default profile (:func:`profile_of`).
 _DEFAULTS = {p.key: p.default for p in MODEL_PARAMS if p.key not in ("cpu", "ghz", "noise_ns")}
 
 
-def _raw(params: Mapping, prof: Profile) -> dict:
-    """The model inputs as arrays, unconverted (defaults filled in)."""
+def raw_inputs(params: Mapping, prof: Profile) -> dict:
+    """The model inputs of a scenario as arrays, unconverted (defaults filled in; the clock and the
+    noise floor from ``prof`` where the scenario gives none)."""
     raw = {k: _arr(params.get(k, d)) for k, d in _DEFAULTS.items()}
     ghz = params.get("ghz")
     raw["ghz"] = _arr(prof.ghz if ghz is None else ghz)
@@ -79,9 +81,9 @@ PATH_CODES = {name: i for i, name in enumerate(PARAMS["path"].choices)}
 _DESIGN = PATH_CODES["design"]
 
 
-def _inputs(params: Mapping, prof: Profile | None = None):
+def inputs(params: Mapping, prof: Profile | None = None):
     """Typed model inputs: floats, booleans for the two-way choices, integer codes for the others."""
-    raw = params if prof is None else _raw(params, prof)
+    raw = params if prof is None else raw_inputs(params, prof)
     x = {k: np.asarray(raw[k], dtype=float) for k in _FLOAT_KEYS}  # no copy when already float
     x["is_gfp"] = PARAMS["zero"].codes(raw["zero"]) == 1
     x["is_cross"] = PARAMS["numa"].codes(raw["numa"]) == 1
@@ -128,28 +130,28 @@ def evaluate(params: Mapping, profile: Profile | None = None, constants: Mapping
     :data:`OUTPUT_UNITS`.  Grids larger than :data:`CHUNK_STATES` are evaluated block by block
     (each block vectorised) so that the temporaries stay in cache.
     """
-    prof = _profile_of(params, profile)
+    prof = profile_of(params, profile)
     c = prof.values()
     if constants:
         c.update(constants)
-    raw = _raw(params, prof)
+    raw = raw_inputs(params, prof)
     shape = np.broadcast_shapes(*[np.shape(v) for v in raw.values()])
     size = int(np.prod(shape))
     if constants and any(np.ndim(v) for v in constants.values()):
         if out is not None:
             raise ValueError("evaluate: array-valued constants take no out buffers")
-        res = _evaluate_inputs(_inputs(raw), c, outputs)
+        res = _evaluate_inputs(inputs(raw), c, outputs)
         shape = np.broadcast_shapes(shape, *(np.shape(v) for v in constants.values()))
         return {k: np.broadcast_to(v, shape) for k, v in res.items()}
     if size <= CHUNK_STATES and out is None:
-        return {k: np.broadcast_to(v, shape) for k, v in _evaluate_inputs(_inputs(raw), c, outputs).items()}
+        return {k: np.broadcast_to(v, shape) for k, v in _evaluate_inputs(inputs(raw), c, outputs).items()}
     flat = {k: (np.broadcast_to(v, shape).reshape(-1) if v.ndim else v) for k, v in raw.items()}
     if out is None:
         out = {k: np.empty(shape) for k in OUTPUT_UNITS if outputs is None or k in outputs}
     flat_out = {k: v.reshape(-1) for k, v in out.items()}
     for lo in range(0, size, CHUNK_STATES):
         chunk = {k: (v[lo:lo + CHUNK_STATES] if v.ndim else v) for k, v in flat.items()}
-        for k, v in _evaluate_inputs(_inputs(chunk), c, outputs).items():
+        for k, v in _evaluate_inputs(inputs(chunk), c, outputs).items():
             flat_out[k][lo:lo + CHUNK_STATES] = v
     return out
 
@@ -310,14 +312,14 @@ def path_breakdown(params: Mapping, profile: Profile | None = None,
     (the composition of the ``d_*`` keys, :mod:`skbmodel.design`).
     The components sum to ``path.ns_per_packet * ghz``.
     """
-    prof = _profile_of(params, profile)
+    prof = profile_of(params, profile)
     c = {**prof.values(), **(constants or {})}
-    x = _inputs(params, prof)
+    x = inputs(params, prof)
     return _select_path(_Paths(x, c))
 
 
 def breakdown_ns(params: Mapping, profile: Profile | None = None) -> dict[str, np.ndarray]:
     """:func:`path_breakdown` converted to ns with the scenario's clock."""
-    prof = _profile_of(params, profile)
-    ghz = _inputs(params, prof)["ghz"]
+    prof = profile_of(params, profile)
+    ghz = inputs(params, prof)["ghz"]
     return {k: units.cycles_to_ns(v, ghz) for k, v in path_breakdown(params, prof).items()}

@@ -175,7 +175,7 @@ def _relevant(profile: Profile, outputs) -> tuple[list[str], np.ndarray, np.ndar
 
 
 def _ndim(params: Mapping, profile: Profile) -> int:
-    raw = model._raw(params, profile)
+    raw = model.raw_inputs(params, profile)
     return len(np.broadcast_shapes(*[np.shape(v) for v in raw.values()]))
 
 
@@ -339,11 +339,11 @@ def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, out
     arrays of the grid's shape [output unit], with ``lo <= value <= hi``.
     """
     method, outputs = _check(method, outputs)
-    prof = model._profile_of(params, profile)
+    prof = model.profile_of(params, profile)
     names, sd, corr = _relevant(prof, outputs)
     base = np.array([prof.value(n) for n in names])
     deltas = _deltas(method, sd, corr, n_samples, names)
-    grid = int(np.prod(np.broadcast_shapes(*[np.shape(v) for v in model._raw(params, prof).values()])))
+    grid = int(np.prod(np.broadcast_shapes(*[np.shape(v) for v in model.raw_inputs(params, prof).values()])))
 
     def values_of(rows):
         return _evaluate_sets(params, prof, names, base, deltas[rows], outputs)
@@ -377,12 +377,12 @@ def delta_intervals(params_a: Mapping, params_b: Mapping, profile_a: Profile | N
     (the same model form): ``rel * |f_B - f_A|``.
     """
     method, outputs = _check(method, outputs)
-    pa = model._profile_of(params_a, profile_a)
-    pb = model._profile_of(params_b, profile_b)
+    pa = model.profile_of(params_a, profile_a)
+    pb = model.profile_of(params_b, profile_b)
     dims, sd, corr, index = _joint([pa, pb], outputs)
     labels = [k[1] if k[0] == "shared" else f"{k[1]}@{i}" for i, k in enumerate(dims)]
     deltas = _deltas(method, sd, corr, n_samples, labels)
-    shapes = [np.broadcast_shapes(*[np.shape(v) for v in model._raw(p, q).values()])
+    shapes = [np.broadcast_shapes(*[np.shape(v) for v in model.raw_inputs(p, q).values()])
               for p, q in ((params_a, pa), (params_b, pb))]
     grid = int(np.prod(np.broadcast_shapes(*shapes)))
     sides = []
