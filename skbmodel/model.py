@@ -1,5 +1,8 @@
 """Composition: every subsystem model evaluated for a (vectorised) scenario state.
 
+The outputs and their units, and the cost components, are :mod:`skbmodel.schema`'s; the inputs are
+:mod:`skbmodel.params`'.
+
 :func:`evaluate` takes the model parameters of :mod:`skbmodel.state` -- scalars or numpy arrays
 that broadcast together -- and one CPU profile, and returns every output as an array with its
 unit.  :func:`path_breakdown` gives the named per-packet cost components of the chosen path;
@@ -15,29 +18,8 @@ from . import budget, cpumap, design, napi_cache, noise, page_alloc, page_pool, 
 from .custom import decode_cached
 from .params import BY_KEY as PARAMS, MODEL_PARAMS
 from .profile import DEFAULT_PROFILE, Profile, load_profile
+from .schema import COMPONENTS, OUTPUT_UNITS
 
-OUTPUT_UNITS: dict[str, str] = {
-    "slub.loop_cycles": "cycles", "slub.bulk_cycles": "cycles", "slub.loop_ns": "ns", "slub.bulk_ns": "ns",
-    "slub.bulk_gain_cycles": "cycles", "slub.objects_per_slab": "objects",
-    "zero.memset_cycles": "cycles", "zero.erms_cycles": "cycles", "zero.gfp_zero_cycles": "cycles",
-    "zero.memset_ns": "ns", "zero.gfp_zero_ns": "ns", "zero.delta_ns": "ns",
-    "page_pool.fast_cycles": "cycles", "page_pool.ring_cycles": "cycles", "page_pool.slow_cycles": "cycles",
-    "page_pool.mix_cycles": "cycles", "page_pool.slow_refill_cycles": "cycles",
-    "page_alloc.bulk_cycles": "cycles", "page_alloc.single_cycles": "cycles",
-    "page_alloc.refill_saving_cycles": "cycles",
-    "kfree_skb_list.mpps": "Mpps", "kfree_skb_list.ns_per_packet": "ns", "kfree_skb_list.drop_fraction": "1",
-    "kfree_skb_list.free_cycles_per_drop": "cycles", "kfree_skb_list.saving_ns": "ns",
-    "veth.mpps": "Mpps", "veth.ns_per_packet": "ns", "veth.zero_delta_ns": "ns", "veth.zero_delta_runs": "runs",
-    "cpumap.src_mpps": "Mpps", "cpumap.dst_mpps": "Mpps", "cpumap.drop_mpps": "Mpps",
-    "cpumap.src_ns": "ns", "cpumap.dst_ns": "ns",
-    "xdp_pass.mpps": "Mpps", "xdp_pass.ns_per_packet": "ns",
-    "napi_defer.krps": "Krps",
-    "budget.line_rate_mpps": "Mpps", "budget.ns_per_packet": "ns",
-    "path.ns_per_packet": "ns", "path.mpps": "Mpps", "path.budget_pct": "%",
-    "noise.floor_ns": "ns",
-}
-
-COMPONENTS = ("skb alloc", "zeroing", "page alloc/recycle", "cross-CPU transfer", "rest of path", "skb free")
 
 
 def _arr(x):

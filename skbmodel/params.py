@@ -103,7 +103,8 @@ def _show(raw: str) -> str:
     return repr(raw)
 
 
-PATHS = ("veth", "cpumap", "xdp_pass", "kfree_skb_list")
+#: The modelled paths: the named compositions of :mod:`skbmodel.design`.
+PATHS = design.START_PATHS
 _PATH_LABELS = ("veth XDP_PASS (veth CPU)", "cpumap (destination CPU)", "XDP_PASS, one CPU",
                 "kfree_skb_list drop path (pktgen CPU)")
 

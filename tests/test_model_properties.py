@@ -227,3 +227,11 @@ def test_asking_for_some_outputs_gives_exactly_their_values_and_nothing_else(pro
         one = {**state.scenario(state.defaults(prof.id)), "path": path, "d_from": "cpumap"}
         assert (model.evaluate(one, prof, outputs=["path.ns_per_packet"])["path.ns_per_packet"]
                 == model.evaluate(one, prof)["path.ns_per_packet"])
+
+
+def test_every_output_alone_is_computed_by_its_section():
+    params = {**state.scenario(state.defaults()), "path": np.array(["veth", "design", "kfree_skb_list"]),
+              "d_from": "cpumap", "bulk": np.array([[1], [64]])}
+    full = model.evaluate(params)
+    for name in model.OUTPUT_UNITS:
+        np.testing.assert_array_equal(model.evaluate(params, outputs=[name])[name], full[name], err_msg=name)
