@@ -40,14 +40,17 @@ fi
 dpkg-query -W -f='${Status}' fonts-dejavu-core 2>/dev/null | grep -q "ok installed" || missing+=(fonts-dejavu-core)
 
 if [ "${#missing[@]}" -gt 0 ]; then
-    if [ "$(id -u)" -eq 0 ]; then SUDO=(); elif command -v sudo >/dev/null 2>&1; then SUDO=(sudo); else SUDO=(none); fi
+    # sudo only where it can ask for a password (a terminal) or needs none.
+    if [ "$(id -u)" -eq 0 ]; then SUDO=()
+    elif command -v sudo >/dev/null 2>&1 && { [ -t 0 ] || sudo -n true 2>/dev/null; }; then SUDO=(sudo)
+    else SUDO=(none); fi
+    hint="missing Debian packages: ${missing[*]}; install them with: sudo apt-get install -y ${missing[*]}"
     if [ "${SUDO[0]:-}" = none ]; then
-        say "missing Debian packages: ${missing[*]}; install them as root with: apt-get install -y ${missing[*]}"
+        say "$hint"
     else
         say "installing ${missing[*]} with apt-get"
-        "${SUDO[@]}" apt-get update -qq
-        "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null \
-            || say "apt-get install ${missing[*]} failed (see above)"
+        { "${SUDO[@]}" apt-get update -qq \
+          && "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null; } || say "$hint"
     fi
 fi
 
