@@ -85,6 +85,8 @@ def _spec(at: AppTest, i: int) -> dict:
 
 def _trace(spec: dict, name_part: str, exact: bool = False) -> dict:
     for t in spec["data"]:
+        if "fillpattern" in t:  # a curve's band (named after the curve): the curve itself is wanted
+            continue
         name = t.get("name") or ""
         if (name == name_part) if exact else (name_part in name):
             return t
