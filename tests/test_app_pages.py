@@ -349,7 +349,11 @@ def test_compare_page_with_preset_002():
 def test_validation_page():
     at = _open(_app(), "validation")
     rows = validation.validate()
-    assert _metric(at, "Rows within tolerance") == f"{sum(r['ok'] for r in rows)} / {len(rows)}"
+    ev = validation.evidence_counts(rows)
+    assert _metric(at, "Predicted rows within tolerance") == f"{ev['predicted']['ok']} / {ev['predicted']['rows']}"
+    built = ev["reproduced by construction"]
+    assert _metric(at, "Reproduced by construction") == f"{built['ok']} / {built['rows']}"
+    assert _metric(at, "Restate an input") == str(ev["restates an input"]["rows"])
     df = at.dataframe[0].value
     assert len(df) == len(rows)
     spec = _spec(at, 0)
