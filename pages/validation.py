@@ -20,13 +20,13 @@ rows = _rows()
 ev = validation.evidence_counts(rows)
 pred, built, restated = (ev[k] for k in validation.EVIDENCE_KINDS)
 ui.metrics([
-    ("Predicted rows within tolerance", f"{pred['ok']} / {pred['rows']}",
+    ("Predicted, in tolerance", f"{pred['ok']} / {pred['rows']}",
      "Rows the model had freedom to miss: their subsystem has more independent rows than fitted constants."),
     ("Reproduced by construction", f"{built['ok']} / {built['rows']}",
      "Rows of a subsystem with 0 degrees of freedom: the fit reproduces them whatever the model says. No evidence."),
     ("Restate an input", f"{restated['rows']}",
      "Profile constants, state defaults and inputs returned unchanged. Not evidence."),
-    ("Largest |error| of a predicted row (%)",
+    ("Largest predicted |error| %",
      f"{max(abs(r['rel_error']) for r in rows if r['evidence'] == 'predicted') * 100:.2f}", None),
     ("Rows not covered", f"{len(validation.NOT_COVERED)}",
      "; ".join(f"{k}: {v}" for k, v in validation.NOT_COVERED.items())),

@@ -350,7 +350,7 @@ def test_validation_page():
     at = _open(_app(), "validation")
     rows = validation.validate()
     ev = validation.evidence_counts(rows)
-    assert _metric(at, "Predicted rows within tolerance") == f"{ev['predicted']['ok']} / {ev['predicted']['rows']}"
+    assert _metric(at, "Predicted, in tolerance") == f"{ev['predicted']['ok']} / {ev['predicted']['rows']}"
     built = ev["reproduced by construction"]
     assert _metric(at, "Reproduced by construction") == f"{built['ok']} / {built['rows']}"
     assert _metric(at, "Restate an input") == str(ev["restates an input"]["rows"])
