@@ -15,12 +15,6 @@ B = sk_state.B_PREFIX
 # widgets made then would start at their minimum instead of the link's values.
 appstate.page_state("design")
 
-# The page shows the composition: the share link says so (path=design), so `eval` of the link and the
-# Overview give the page's numbers.
-_ss = st.session_state
-if _ss.get("path") != "design":
-    _ss["path"] = "design"
-    _ss.get(appstate.STORE, {})["path"] = "design"
 
 st.title(PAGE_BY_SLUG["design"].heading)
 st.caption("Compose one CPU's per-packet path from stages; every option is costed by the calibrated sub-models "

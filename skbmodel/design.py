@@ -367,3 +367,31 @@ def problem_text(params: Mapping, prefix: str = "") -> str | None:
     """All :func:`problems` as one line (``stage: message; ...``), or None."""
     found = problems(params, prefix)
     return "; ".join(f"{s}: {m}" for s, m in found) if found else None
+
+
+#: The number an option reads, where it has one of its own: ``{(stage key, option): numeric key}``.
+OPTION_NUMBERS = {("d_rx", "page_bulk"): "d_rx_bulk", ("d_rx", "pp_mix"): "d_rx_bulk",
+                  ("d_skb", "slab_bulk"): "d_skb_bulk", ("d_zero", "memset"): "d_zero_bytes",
+                  ("d_free", "slab_bulk"): "d_free_bulk", ("d_rest", "custom"): "d_rest_ns"}
+
+
+def keys_in_use(params: Mapping) -> tuple[str, ...]:
+    """The design keys whose value changes the composition's cost (scalar state), in :data:`KEY_NAMES` order.
+
+    A stage's number counts only under the option that reads it (:data:`OPTION_NUMBERS`); kept
+    (``from``), the skb head's bulk and the zeroing come from the starting path's own controls; after
+    a hand-off the RX buffer's refill is the source CPU's; the free's slab placement counts for the
+    frees that reach SLUB (:func:`free_cycles`: a NAPI cache nobody takes from flushes to it).
+    """
+    opts = resolved(params)
+    used = {"d_from", *STAGE_CHOICES}
+    for (stage, option), key in OPTION_NUMBERS.items():
+        if opts[stage] != option or (stage in ("d_skb", "d_zero") and params.get(stage, "from") == "from"):
+            continue
+        if stage == "d_rx" and opts["d_hand"] != "none":
+            continue
+        used.add(key)
+    flushes = opts["d_free"] in ("napi_cache", "defer") and opts["d_skb"] != "napi_cache"  # the cache overflows
+    if opts["d_free"] not in ("slab_one", "slab_bulk") and not flushes:
+        used.discard("d_free_where")
+    return tuple(k for k in KEY_NAMES if k in used)
