@@ -395,3 +395,17 @@ def keys_in_use(params: Mapping) -> tuple[str, ...]:
     if opts["d_free"] not in ("slab_one", "slab_bulk") and not flushes:
         used.discard("d_free_where")
     return tuple(k for k in KEY_NAMES if k in used)
+
+
+#: The options in at most 16 characters, for controls a quarter of a 1280 px page wide (the Design
+#: page); :data:`OPTION_LABELS` says each in full.
+OPTION_SHORT = {"from": "as in the start", "none": "none", "pp_direct": "page_pool direct",
+                "pp_ring": "page_pool ring", "page_single": "page alloc ×1", "page_bulk": "page alloc ×N",
+                "pp_mix": "ring + alloc ×N", "slab_one": "kmem_cache ×1", "slab_bulk": "kmem_cache ×N",
+                "napi_cache": "NAPI skb cache", "memset": "memset K bytes", "gfp_zero": "__GFP_ZERO",
+                "cpumap_same": "cpumap same node", "cpumap_cross": "cpumap far node", "defer": "deferred free",
+                "kfree_skb_list": "kfree_skb_list", "local": "local CPU slab", "remote": "remote slab",
+                "veth": "veth base", "cpumap": "cpumap stack", "xdp_pass": "XDP_PASS base", "custom": "custom (ns)"}
+#: The starting paths in at most 16 characters.
+START_SHORT = {"veth": "veth XDP_PASS", "cpumap": "cpumap dest.", "xdp_pass": "XDP_PASS 1 CPU",
+               "kfree_skb_list": "kfree_skb_list"}

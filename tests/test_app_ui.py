@@ -72,3 +72,41 @@ def test_keys_in_use_are_exactly_the_numbers_that_move_the_cost():
             assert (abs(moved - base) > 1e-6) == (k in used), (k, design.resolved(p))
             checked += 1
     assert checked > 300
+
+
+def _design(query: dict | None = None):
+    at = _app(query)
+    at.switch_page("pages/design.py").run()
+    assert not at.exception
+    return at
+
+
+def _widget_keys(at) -> set[str]:
+    return {w.key for kind in ("selectbox", "slider", "radio", "number_input") for w in getattr(at, kind) if w.key}
+
+
+def test_design_page_titles_each_stage_once_and_shows_only_the_numbers_its_options_read():
+    at = _design()
+    labels = [w.label for w in at.selectbox if w.key and w.key.startswith("d_")]
+    assert labels == ["Start from", "RX buffer", "skb head", "Zeroing", "Hand-off", "skb free", "Rest of path"]
+    texts = " ".join(m.value for m in at.markdown)
+    assert not any(f"**{t}**" in texts for t in labels)  # no title above the control that says it again
+    d_keys = {k for k in _widget_keys(at) if k.startswith("d_")}
+    # from veth, every stage as in the start: no number of a stage option is read
+    assert d_keys == {"d_from", *design.STAGE_CHOICES} - {"d_free_where"}
+    assert not any(k.startswith("b_d_") for k in _widget_keys(at))  # B is veth, not a composition
+    at.selectbox(key="d_skb").set_value("slab_bulk").run()
+    at.selectbox(key="d_free").set_value("slab_one").run()
+    keys = _widget_keys(at)
+    assert {"d_skb_bulk", "d_free_where"} <= keys and not {"d_free_bulk", "d_rx_bulk", "d_rest_ns"} & keys
+    at.radio(key="b_path").set_value("design").run()
+    assert {"b_d_from", "b_d_skb"} <= _widget_keys(at)
+
+
+def test_design_verdict_when_a_and_b_are_the_same_path():
+    at = _design({"b_path": "veth", "d_from": "veth"})
+    verdict = next(m.value for m in at.markdown if "B − A" in m.value or "same path" in m.value)
+    assert "A and B are the same path" in verdict and "1000000" not in verdict and "runs" not in verdict
+    at.selectbox(key="d_skb").set_value("slab_one").run()  # a real difference: a verdict and its runs
+    verdict = next(m.value for m in at.markdown if "B − A" in m.value)
+    assert "Verdict on B − A: " in verdict and "runs per variant" in verdict

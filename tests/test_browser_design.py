@@ -56,9 +56,9 @@ def test_composition_share_link_in_a_fresh_context_shows_the_same_numbers(app):
     page.goto(url + "/design")
     wait_for_app(page)
     wait_for_plotly(page, 0)
-    _pick(page, "d_from", "cpumap (destination CPU)")
-    _pick(page, "d_skb", design.OPTION_LABELS["napi_cache"])
-    _pick(page, "d_free", design.OPTION_LABELS["napi_cache"])
+    _pick(page, "d_from", design.START_SHORT["cpumap"])
+    _pick(page, "d_skb", design.OPTION_SHORT["napi_cache"])
+    _pick(page, "d_free", design.OPTION_SHORT["napi_cache"])
     page.locator(".st-key-b_path label", has_text="cpumap (destination CPU)").first.click()  # a radio
     wait_for_app(page)
 

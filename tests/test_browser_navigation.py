@@ -126,6 +126,10 @@ def _metric_is(page, label: str, value: str) -> None:
     assert _metric(page, label) == value
 
 
+def _count_is(locator, n: int) -> None:
+    assert locator.count() == n
+
+
 @pytest.mark.parametrize("start", SLUGS)
 def test_settings_survive_every_walk(tab, start):
     url, page, errors = tab
@@ -145,4 +149,18 @@ def test_settings_survive_every_walk(tab, start):
             _check(page, slug, done)
     assert done == set(setters)
     assert page.locator('[data-testid="stException"]').count() == 0
+    assert not errors
+
+
+def test_a_link_cut_at_76_characters_warns_in_the_browser(tab):
+    url, page, errors = tab
+    author = {**S.defaults(), "path": "cpumap", "page": "overview"}
+    link = (url + "/?" + S.encode(author))[:76]
+    assert "&h=" in link and "path=" not in link
+    page.goto(link)
+    wait_for_app(page)
+    h = float(link.split("&h=", 1)[1].split("&", 1)[0])
+    note = page.locator(".st-key-version_notice [data-testid='stAlert']", has_text="appears truncated or edited")
+    eventually(lambda: _count_is(note, 1), timeout=60)
+    assert f"the author saw Throughput (Mpps) = {h:.4g}" in note.first.inner_text()
     assert not errors

@@ -349,8 +349,13 @@ def _profile_label(pid: str) -> str:
         return pid
 
 
-def param_widget(key: str, container=None, label: str | None = None) -> None:
-    """The widget of one model parameter (A, or B with the ``b_`` prefix); key == state key."""
+def param_widget(key: str, container=None, label: str | None = None, short=None, help: str | None = None,
+                 whole_page: bool = False) -> None:
+    """The widget of one model parameter (A, or B with the ``b_`` prefix); key == state key.
+
+    ``short``: the option texts of a choice (default: the schema's labels); ``whole_page``: a change
+    reruns the whole page (the control decides which other controls the page shows), not only its views.
+    """
     c = container or st
     p = sk_state.PARAMS[key]
     base = key[len(B):] if key.startswith(B) else key
@@ -359,22 +364,27 @@ def param_widget(key: str, container=None, label: str | None = None) -> None:
     ss = st.session_state
     if key in ss.get(STORE, ()):  # hand the kept value back: Streamlit forgets it on pages without this widget
         ss[key] = ss[STORE][key]
-    live = _rerun_views  # the CPU selectbox reruns the app: it also sets the clock slider
+    live = None if whole_page else _rerun_views  # the CPU selectbox reruns the app: it also sets the clock slider
+    show = short or p.label_of
     if base == "cpu":
-        c.selectbox(label, p.choices, key=key, format_func=_profile_label, on_change=_cpu_changed, args=(prefix,))
+        c.selectbox(label, p.choices, key=key, format_func=_profile_label, on_change=_cpu_changed, args=(prefix,),
+                    help=help)
     elif base.startswith("d_") and p.kind == "choice":  # the Design page's stages: many options, a list
-        c.selectbox(label, p.choices, key=key, format_func=p.label_of, on_change=live)
+        c.selectbox(label, p.choices, key=key, format_func=show, on_change=live, help=help)
     elif p.kind == "choice":  # zero, numa, path: the texts shown are the schema's labels
-        c.radio(label, p.choices, key=key, format_func=p.label_of, horizontal=True, on_change=live)
+        c.radio(label, p.choices, key=key, format_func=show, horizontal=True, on_change=live, help=help)
     elif base == "defer_cache":
-        c.radio(label, (0, 1), key=key, format_func={0: "off", 1: "on"}.get, horizontal=True, on_change=live)
+        c.radio(label, (0, 1), key=key, format_func={0: "off", 1: "on"}.get, horizontal=True, on_change=live,
+                help=help)
     elif base == "link_gbps":
         c.number_input(label, min_value=float(p.lo), max_value=float(p.hi), step=float(p.step), key=key,
-                       format="%g", on_change=live)
+                       format="%g", on_change=live, help=help)
     elif p.kind == "int":
-        c.slider(label, min_value=int(p.lo), max_value=int(p.hi), step=int(p.step or 1), key=key, on_change=live)
+        c.slider(label, min_value=int(p.lo), max_value=int(p.hi), step=int(p.step or 1), key=key, on_change=live,
+                 help=help)
     else:
-        c.slider(label, min_value=float(p.lo), max_value=float(p.hi), step=float(p.step), key=key, on_change=live)
+        c.slider(label, min_value=float(p.lo), max_value=float(p.hi), step=float(p.step), key=key, on_change=live,
+                 help=help)
 
 
 #: Sidebar controls shared by all pages, grouped.
