@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from skbmodel import model, pages, state as S
-from skbview import charts
+from skbview import tables
 from skbview.app import ui
 from tests.browser_util import app_and_browser, eventually, page_with_errors, wait_for_app
 
@@ -40,9 +40,9 @@ def _cost_text(params: dict) -> str:
 #: The Overview's cost of the chosen path, the Design page's cost of the composition (both defaults
 #: but for the settings): they differ from the defaults' numbers, so a lost setting shows.
 OVERVIEW_COST = _cost_text(S.scenario(EXPECTED))
-DESIGN_COST = _cost_text(charts.design_params_ab(EXPECTED)[0])
+DESIGN_COST = _cost_text(tables.design_params_ab(EXPECTED)[0])
 assert OVERVIEW_COST != _cost_text(S.scenario(S.defaults()))
-assert DESIGN_COST != _cost_text(charts.design_params_ab(S.defaults())[0])
+assert DESIGN_COST != _cost_text(tables.design_params_ab(S.defaults())[0])
 
 
 @pytest.fixture(scope="module")
@@ -107,7 +107,7 @@ def _check(page, slug: str, done: set[str]) -> None:
         expect = OVERVIEW_COST if "overview" in done else _cost_text(S.scenario(S.defaults()))
         eventually(lambda: _metric_is(page, "Cost (ns/packet)", expect), timeout=60)
     if slug == "design":
-        expect = DESIGN_COST if "design" in done else _cost_text(charts.design_params_ab(S.defaults())[0])
+        expect = DESIGN_COST if "design" in done else _cost_text(tables.design_params_ab(S.defaults())[0])
         eventually(lambda: _metric_is(page, "Cost (ns/packet)", expect), timeout=60)
     for p, k, v in SETTINGS:
         if p == slug and p in done:  # the control itself shows the value again
