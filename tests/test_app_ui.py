@@ -110,3 +110,14 @@ def test_design_verdict_when_a_and_b_are_the_same_path():
     at.selectbox(key="d_skb").set_value("slab_one").run()  # a real difference: a verdict and its runs
     verdict = next(m.value for m in at.markdown if "B − A" in m.value)
     assert "Verdict on B − A: " in verdict and "runs per variant" in verdict
+
+
+def test_overview_names_the_composition_its_numbers_are():
+    at = _app({"path": "design", "d_skb": "slab_one", "page": "overview"})
+    note = " ".join(_texts(at, "caption"))
+    assert f"Composed path (Design page): from {S.PARAMS['path'].label_of('veth')} with skb head: " \
+           f"{design.OPTION_LABELS['slab_one']}" in note
+    at = _app({"path": "design", "page": "overview"})  # nothing changed: it says the numbers are the start's
+    assert "every stage as in it: the numbers are those of veth XDP_PASS" in " ".join(_texts(at, "caption"))
+    at = _app({"path": "cpumap", "page": "overview"})
+    assert not any("Composed path" in c for c in _texts(at, "caption"))
