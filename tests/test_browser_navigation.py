@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from skbmodel import model, pages, state as S
+from skbmodel import design, model, pages, state as S
 from skbview import tables
 from skbview.app import ui
 from tests.browser_util import app_and_browser, eventually, page_with_errors, wait_for_app
@@ -66,8 +66,13 @@ def _on(page, slug: str) -> None:
     assert path == slug or (slug == pages.DEFAULT_PAGE and path in ("", slug)), page.url
 
 
+def _label(key: str, value) -> str:
+    """The text a control shows for ``value`` (the Design page's stages show short option texts)."""
+    return design.OPTION_SHORT[value] if key.startswith("d_") else S.PARAMS[key].label_of(value)
+
+
 def _set(page, key: str, value) -> None:
-    label = S.PARAMS[key].label_of(value)
+    label = _label(key, value)
     box = page.locator(f".st-key-{key}")
     if box.locator("input[role='combobox']").count():
         box.locator("input[role='combobox']").click()
@@ -111,7 +116,7 @@ def _check(page, slug: str, done: set[str]) -> None:
         eventually(lambda: _metric_is(page, "Cost (ns/packet)", expect), timeout=60)
     for p, k, v in SETTINGS:
         if p == slug and p in done:  # the control itself shows the value again
-            label = S.PARAMS[k].label_of(v)
+            label = _label(k, v)
             box = page.locator(f".st-key-{k}")
             combo = box.locator("input[role='combobox']")
             if combo.count():
