@@ -55,7 +55,7 @@ def test_composition_share_link_in_a_fresh_context_shows_the_same_numbers(app):
     ctx, page, errors = page_with_errors(browser, 1500, 1100)
     page.goto(url + "/design")
     wait_for_app(page)
-    wait_for_plotly(page, 0)
+    wait_for_plotly(page, 0, timeout=120)  # a first load of the plotly bundle on a busy machine
     _pick(page, "d_from", design.START_SHORT["cpumap"])
     _pick(page, "d_skb", design.OPTION_SHORT["napi_cache"])
     _pick(page, "d_free", design.OPTION_SHORT["napi_cache"])
