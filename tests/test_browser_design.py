@@ -82,7 +82,7 @@ def test_composition_share_link_in_a_fresh_context_shows_the_same_numbers(app):
     wait_for_app(page2)
     page2.wait_for_function("() => location.pathname.replace(/\\/+$/, '').endsWith('/design')", timeout=30_000)
     wait_for_app(page2)
-    wait_for_plotly(page2, 0)
+    wait_for_plotly(page2, 0, timeout=120)
     def same():
         nums = _numbers(page2)
         assert nums == before, (nums, before)
