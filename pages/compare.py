@@ -9,10 +9,10 @@ from skbview.app import appstate, ui
 
 
 def _copy_a_to_b() -> None:
-    ss = st.session_state
+    a = appstate.get_state()  # A's controls of other pages (the path, the Design stages) are in the store only
     for k in sk_state.MODEL_KEYS:
-        ss[sk_state.B_PREFIX + k] = ss[k]
-    store = ss.get(appstate.STORE, {})
+        appstate.set_value(sk_state.B_PREFIX + k, a[k])
+    store = st.session_state.get(appstate.STORE, {})
     if store.get("pv"):  # B gets A's profile in A's version
         store[sk_state.B_PREFIX + "pv"] = store["pv"]
     else:

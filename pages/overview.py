@@ -22,4 +22,4 @@ def _headline(params: dict, out: dict, iv: dict) -> list:
     ]
 
 
-ui.model_view("overview", _headline)
+ui.model_view("overview", _headline, note=ui.path_note)
