@@ -8,8 +8,10 @@ constant ``c_j`` of the profile(s) gets two shares:
   ``0.1 * e_j``).  A central difference of ``+-`` :data:`REL_STEP` of the constant's value.  The share
   is ``e_j / sum_k |e_k|``; for a cost that is a plain sum of cycle constants the ``e_j`` add up
   to the value itself.  Kernel constants (sizes: exact, they shape the formulas) are left out.
-  The clock of each side (the scenario's ``ghz``, the profile's ``ghz`` constant's kind and
-  source) counts as one more constant: across two CPUs it often carries the whole difference.
+  Where A and B run at different clocks, the clock of each side (the scenario's ``ghz``, with the
+  profile's ``ghz`` constant's kind and source) counts as one more constant: across two CPUs it
+  often carries the whole difference.  One clock for both scales every ns answer alike
+  (elasticity -1) and is no driver.
 * **share of the variance** -- from the first-order propagation of
   :mod:`skbmodel.uncertainty` (``u_j`` = the change of ``D`` for ``+-1`` sd, ``var D = u^T R u``):
   ``u_j (R u)_j / var D`` (the shares, with the structural term's, add up to 1; with correlations
@@ -33,7 +35,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import model, uncertainty
+from . import model, state as _state, uncertainty
 from .profile import Profile
 
 #: relative step of the value derivative [1]
@@ -197,8 +199,8 @@ def drivers(params_a: Mapping, params_b: Mapping | None = None, profile_a: Profi
         var = float(np.sum(cov_part)) + s_struct ** 2
         ghz_of = [float(np.asarray(params.get("ghz", prof.ghz))) for _, params, prof in sides]
         one_clock = pb is None or (uncertainty.same_quantity(pa, pb, CLOCK) and ghz_of[0] == ghz_of[1])
-        if one_clock:  # one clock for both: its two elasticities are one
-            e_clock = [sum(e_clock)]
+        if one_clock:  # one clock for A and B scales every ns answer alike (elasticity -1): no driver
+            e_clock = []
         abs_sum = float(np.sum(np.abs(e)) + np.sum(np.abs(e_clock)))
         rows = []
         var_share = np.zeros(d)
@@ -213,12 +215,11 @@ def drivers(params_a: Mapping, params_b: Mapping | None = None, profile_a: Profi
                              variance_share=float(var_share[j])))
         for si, (side, params, prof) in enumerate(sides[:len(e_clock)]):
             c = prof.constants[CLOCK]
-            label = CLOCK if one_clock else f"{side}: {CLOCK}"
+            label = f"{side}: {CLOCK}"
             ghz = ghz_of[si]
             src = c.source if ghz == c.value else f"the scenario's clock ({ghz:g} GHz; profile: {c.source})"
-            rows.append(dict(constant=label, side="AB" if one_clock and pb is not None else side, name=CLOCK,
-                             kind=c.kind,
-                             source=src, value=ghz, unit=c.unit, stderr=0.0, elasticity=float(e_clock[si]),
+            rows.append(dict(constant=label, side=side, name=CLOCK, kind=c.kind, source=src, value=ghz, unit=c.unit,
+                             stderr=0.0, elasticity=float(e_clock[si]),
                              value_share=float(e_clock[si]) / abs_sum if abs_sum > 0 else 0.0,
                              variance_share=0.0))
         rows = [r for r in rows if abs(r["value_share"]) >= MIN_SHARE or abs(r["variance_share"]) >= MIN_SHARE]
@@ -268,3 +269,22 @@ def to_json(report: Mapping, digits: int = 4) -> dict:
         return float(f"{x:.{digits}g}") if isinstance(x, float) else x
     return {**{k: r(v) for k, v in report.items() if k != "rows"},
             "rows": [{k: r(v) for k, v in row.items()} for row in report["rows"]]}
+
+
+def of_state(st: Mapping, top: int = 8) -> dict:
+    """What the answer of a dashboard state (:mod:`skbmodel.state`) rests on.
+
+    On the Compare page: the drivers of B - A for the outputs the verdict is about
+    (:func:`verdict_outputs`; nothing when A and B agree everywhere).  Elsewhere: the drivers of the
+    page's headline output (:func:`skbmodel.state.headline`) for scenario A.  Returns
+    ``{"about": "B - A" | "A", "outputs": {output: report}}``.
+    """
+    a, pa = _state.scenario(st, "a"), _state.profile_for(st, "a")
+    if st.get("page") == "compare":
+        b, pb = _state.scenario(st, "b"), _state.profile_for(st, "b")
+        outs = verdict_outputs(a, b, model.evaluate(a, pa), model.evaluate(b, pb))
+        return {"about": "B - A", "outputs": drivers(a, b, pa, pb, outs, top) if outs else {}}
+    head = _state.headline(st.get("page", "overview"))
+    if head is None:
+        return {"about": "A", "outputs": {}}
+    return {"about": "A", "outputs": drivers(a, None, pa, None, [head["output"]], top)}
