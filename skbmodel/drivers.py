@@ -58,6 +58,12 @@ VERDICT_OUTPUTS = ("path.ns_per_packet", "veth.ns_per_packet", "cpumap.dst_ns", 
                    "xdp_pass.ns_per_packet", "kfree_skb_list.ns_per_packet", "zero.memset_ns", "zero.gfp_zero_ns",
                    "slub.loop_ns", "slub.bulk_ns")
 
+#: Outputs measured per packet by a path benchmark, the ones the noise floor ``noise_ns`` (one run's
+#: sd of ns/packet) applies to: only for these does "runs per variant" mean something.
+PER_PACKET_OUTPUTS = ("path.ns_per_packet", "path.mpps", "veth.ns_per_packet", "veth.mpps", "cpumap.dst_ns",
+                      "cpumap.dst_mpps", "cpumap.src_ns", "cpumap.src_mpps", "xdp_pass.ns_per_packet", "xdp_pass.mpps",
+                      "kfree_skb_list.ns_per_packet", "kfree_skb_list.mpps")
+
 
 def moved_outputs(values_a: Mapping, values_b: Mapping, outputs=VERDICT_OUTPUTS, rel: float = 1e-9) -> list[str]:
     """The ``outputs`` whose value differs between A and B (beyond ``rel`` of their size), in order."""

@@ -336,14 +336,39 @@ def test_compare_page_with_preset_002():
     lo, hi = uncertainty.delta_interval(sk_state.scenario(st, "a"), sk_state.scenario(st, "b"), load_profile(st["cpu"]),
                                         load_profile(st["b_cpu"]), "path.ns_per_packet")
     assert _metric(at, "Verdict") == noise.VERDICT_SHORT[noise.verdict(d, st["noise_ns"], lo, hi)]
-    df = at.dataframe[0].value
+    df = next(d.value for d in at.dataframe if "output" in d.value.columns)
     assert "veth.ns_per_packet" in set(df["output"])
+    assert "slub.bulk_ns" not in set(df["output"])  # the change cannot move it: folded away
     spec = _spec(at, 0)
     _check_chart_basics(spec)
     x = _arr(spec["data"][0]["x"])
     assert x[0] == pytest.approx(d)
     at.button(key="copy_a_to_b").click().run()
-    assert _metric(at, "Verdict") == noise.VERDICT_SHORT[noise.VERDICT_NOISE]
+    assert not [m for m in at.metric if m.label == "Verdict"]
+    assert any("nothing to compare" in i.value for i in at.info)
+
+
+def test_compare_verdict_is_about_what_changed():
+    """50 % recycling across NUMA nodes while A shows veth: the verdict is about cpumap, which moves,
+    with the constants it rests on flagged as assumed; setting A's path on the page follows it."""
+    at = _open(_app({"b_pp_recycle": "0.5", "b_numa": "cross"}), "compare")
+    assert any("does not move" in i.value for i in at.info)
+    prof = load_profile("e5-1650v4")
+    st = _state(at)
+    d = float(model.evaluate(sk_state.scenario(st, "b"), prof)["cpumap.dst_ns"]
+              - model.evaluate(sk_state.scenario(st, "a"), prof)["cpumap.dst_ns"])
+    assert _metric(at, "Δ B − A") == f"{d:+.2f}"
+    assert any("numa_remote_factor" in w.value.replace("\\", "") and "assumed" in w.value for w in at.warning)
+    drivers = next(x.value for x in at.dataframe if "constant" in x.value.columns)  # the headline's, first
+    assert drivers.iloc[0]["constant"] == "xcpu_line_cycles" and drivers.iloc[0]["kind"] == "assumed"
+    at.radio(key="path").set_value("cpumap").run()
+    assert not at.exception, at.exception
+    assert at.query_params["path"] == "cpumap"
+    assert not any("does not move" in i.value for i in at.info)
+    assert _metric(at, "Δ B − A") == f"{d:+.2f}"
+    table = next(x.value for x in at.dataframe if "output" in x.value.columns)
+    runs = table.set_index("output")["runs_needed"]
+    assert runs.get("slub.bulk_ns") is None or np.isnan(runs.get("slub.bulk_ns", np.nan))
 
 
 def test_validation_page():
