@@ -2,7 +2,7 @@
 second composition or a modelled path (skbmodel.design, skbview.design_charts)."""
 import streamlit as st
 
-from skbmodel import design
+from skbmodel import design, rest
 from skbmodel import state as sk_state
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import charts
@@ -60,6 +60,10 @@ def _draw(state: dict) -> None:
         _problems(s["problems_a"], "Composition A")
         _problems(s["problems_b"], "Composition B")
     opts = design.resolved(sk_state.scenario(state))
+    for stage, msg in rest.notes(opts):
+        st.info(md_escape(f"Composition A — {stage}: {msg}"), icon=":material/remove_circle:")
+    if opts["d_rest"] in rest.CONTENTS:
+        st.caption(md_escape(rest.describe(opts["d_rest"])))
     st.caption("Composition A: " + md_escape(" · ".join(
         f"{design.STAGE_CHOICES[k][0] if k != 'd_free_where' else 'slab'}: {design.OPTION_LABELS.get(v, v)}"
         for k, v in opts.items())))
