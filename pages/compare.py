@@ -52,7 +52,7 @@ def label(output: str, state: dict) -> str:
     """What an output is, in words (the chosen path names itself)."""
     if output == "path.ns_per_packet":
         a, b = state["path"], state[B + "path"]
-        which = charts.PATH_LABELS[a] if a == b else f"{charts.PATH_LABELS[a]} → {charts.PATH_LABELS[b]}"
+        which = _path.label_of(a) if a == b else f"{_path.label_of(a)} → {_path.label_of(b)}"
         return f"the chosen path: {which} (ns/packet)"
     return charts.TIME_LABELS.get(output, output)
 
@@ -111,7 +111,7 @@ def _draw(state: dict) -> None:
                     "the sidebar.")
         else:
             if state["path"] == state[B + "path"] and verdicts[0]["output"] != "path.ns_per_packet":
-                st.info(md_escape(f"A's path ({charts.PATH_LABELS[state['path']]}) does not move with this change; "
+                st.info(md_escape(f"A's path ({_path.label_of(state['path'])}) does not move with this change; "
                                   "the verdict is about what does: "
                                   f"{', '.join(label(v['output'], state) for v in verdicts)}. "
                                   "Set A's path above to follow one of them."), icon=":material/info:")
@@ -128,10 +128,12 @@ def _draw(state: dict) -> None:
                  + ("" if h["runs_needed"] is None else f"; {h['runs_needed']} runs per variant")),
             ])
             st.markdown("  \n".join(_verdict_line(v, state) for v in verdicts[:4]))
-            for i, v in enumerate(verdicts[:4]):
-                _drivers(v, expanded=i == 0)
+    figs = charts.figures_for_page("compare", state)
+    ui.show_charts(figs[:1], state)  # the difference itself, next to the values
+    for i, v in enumerate(verdicts[:4]):
+        _drivers(v, expanded=i == 0)
     _table(pd.DataFrame(rows))
-    ui.show_charts(charts.figures_for_page("compare", state), state)
+    ui.show_charts(figs[1:], state)
 
 
 ui.live(_draw)

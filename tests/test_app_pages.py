@@ -339,7 +339,10 @@ def test_compare_page_with_preset_002():
     df = next(d.value for d in at.dataframe if "output" in d.value.columns)
     assert "veth.ns_per_packet" in set(df["output"])
     assert "slub.bulk_ns" not in set(df["output"])  # the change cannot move it: folded away
-    spec = _spec(at, 0)
+    diff = _spec(at, 0)  # the difference chart: A, B, then B − A with its paired interval
+    _check_chart_basics(diff)
+    assert _arr(diff["data"][2]["x"])[0] == pytest.approx(d)
+    spec = _spec(at, 1)
     _check_chart_basics(spec)
     x = _arr(spec["data"][0]["x"])
     assert x[0] == pytest.approx(d)
