@@ -46,6 +46,8 @@ AXES: dict[str, tuple] = {
 OUTPUTS = ("path.ns_per_packet", "path.mpps", "veth.ns_per_packet", "cpumap.dst_ns", "cpumap.src_ns",
            "xdp_pass.ns_per_packet", "kfree_skb_list.ns_per_packet", "slub.bulk_ns", "slub.loop_ns",
            "zero.memset_ns")
+#: The choices of a grid axis control: no parameter, or a key of :data:`AXES`.
+AXIS_CHOICES = ("none",) + tuple(AXES)
 #: ``{tied key: the key it follows}`` (see the module docstring), for a veth start
 TIED = {"d_free_bulk": "xdp_batch"}
 NONE = "none"  # an unused axis
@@ -54,9 +56,19 @@ NONE = "none"  # an unused axis
 SURE, NOISE, UNSURE = range(3)
 
 
+#: Short labels of the choices a grid shows (legends and table cells), where the schema's are long.
+SHORT = {("d_free", "from"): "free in the rest (kmem_cache_free)", ("d_free", "slab_bulk"): "kmem_cache_free_bulk",
+         ("d_free", "napi_cache"): "free to the NAPI skb cache", ("d_skb", "from"): "skb head as in the path",
+         ("d_skb", "slab_one"): "kmem_cache_alloc", ("d_skb", "slab_bulk"): "kmem_cache_alloc_bulk",
+         ("d_skb", "napi_cache"): "NAPI skb cache", ("zero", "memset"): "memset",
+         ("zero", "gfp_zero"): "__GFP_ZERO"}
+
+
 def label_of(key: str, value) -> str:
-    """A value as the page shows it (a choice by its label)."""
-    return _P[key].label_of(value) if _P[key].kind == "choice" else f"{value:g}"
+    """A value as the page shows it (a choice by its short or schema label)."""
+    if _P[key].kind != "choice":
+        return f"{value:g}"
+    return SHORT.get((key, str(value))) or _P[key].label_of(value)
 
 
 def grid_params(base: Mapping, axes) -> tuple[dict, list[tuple[str, tuple]]]:

@@ -47,6 +47,8 @@ PAGES: tuple[Page, ...] = (
     Page("design", "Design", "Design your own path", ":material/account_tree:",
          ("cpu", "d_from", "d_rx", "d_skb", "d_zero", "d_hand", "d_free", "d_rest"),
          ("path.mpps", "Throughput (Mpps)")),
+    Page("grid", "Question grid", "Questions in one view: up to three parameters at once", ":material/grid_on:",
+         ("cpu", "g1", "g2", "g3", "g_out"), ("path.ns_per_packet", "Baseline A (ns/packet)")),
 )
 
 #: Bring-your-own-measurements page: no charts to export and no ``page`` parameter; its share link

@@ -5,7 +5,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from skbmodel import design, drivers, model, noise, state as sk_state, uncertainty, units
+from skbmodel import design, drivers, grid, model, noise, state as sk_state, uncertainty, units
 
 
 def _eval(state: Mapping, which: str) -> dict:
@@ -151,3 +151,30 @@ def design_summary(state: Mapping) -> dict:
                 delta_mpps=float(np.asarray(delta["path.mpps"])), verdict=noise.verdict(d, nf, lo, hi),
                 runs=int(noise.runs_needed(d, nf)), problems_a=design.problems(state),
                 problems_b=design.problems(state, sk_state.B_PREFIX) if b_composed else [])
+
+
+# ---------------------------------------------------------------- question grid
+_GRIDS: dict[tuple, dict] = {}
+
+
+def grid_axes(state: Mapping) -> list[str]:
+    """The grid's parameters (``g1``-``g3``), without ``none`` and repeats; at least one."""
+    axes = list(dict.fromkeys(state.get(k, p.default) for k, p in zip(sk_state.GRID_KEYS, sk_state.GRID_PARAMS)
+                              if k != "g_out"))
+    axes = [a for a in axes if a != "none"]
+    return axes or [sk_state.GRID_PARAMS[0].default]
+
+
+def grid_result(state: Mapping) -> dict:
+    """:func:`skbmodel.grid.evaluate` of the state's grid (axes ``g1``-``g3``, output ``g_out``) on top of
+    scenario A; cached per scenario (the page's table and both charts use it)."""
+    key = tuple((k, state.get(k)) for k in (*sk_state.MODEL_KEYS, *sk_state.GRID_KEYS, *sk_state.PROFILE_KEYS,
+                                             *sk_state.PV_KEYS))
+    hit = _GRIDS.get(key)
+    if hit is None:
+        hit = grid.evaluate(sk_state.scenario(state, "a"), grid_axes(state),
+                            state.get("g_out", "path.ns_per_packet"), sk_state.profile_for(state, "a"))
+        if len(_GRIDS) >= _PAIRED_MAX:
+            _GRIDS.pop(next(iter(_GRIDS)))
+        _GRIDS[key] = hit
+    return hit

@@ -507,3 +507,23 @@ def test_the_headline_a_link_records_is_the_page_s_first_metric(slug):
     shown = f"{v * 1e6:,.0f}" if out == "kfree_skb_list.mpps" else f"{v:.4g}"
     assert first == shown, (slug, out, first, shown)
     assert float(at.query_params["h"]) == float(format(v, ".6g"))
+
+
+def test_grid_page_answers_the_free_bulk_question_in_one_view():
+    """VETH_XDP_BATCH × zeroing × skb free: one page, a table and two charts, each cell with its
+    interval, paired difference to A and verdict; the link carries the grid."""
+    from skbmodel import grid
+
+    at = _open(_app(), "grid")
+    df = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
+    assert len(df) == 18
+    cell = df[(df["xdp_batch"] == "16") & (df["zero"] == "__GFP_ZERO") & (df["d_free"] == "kmem_cache_free_bulk")]
+    assert float(cell["delta"].iloc[0]) == pytest.approx(-6.16, abs=0.01)
+    assert cell["verdict"].iloc[0] == noise.VERDICT_SURE
+    assert at.query_params["g1"] == "xdp_batch" and at.query_params["g3"] == "d_free"
+    _check_chart_basics(_spec(at, 0))
+    at.selectbox(key="g3").set_value("none").run()
+    assert not at.exception, at.exception
+    assert at.query_params["g3"] == "none"
+    df = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
+    assert len(df) == len(grid.AXES["xdp_batch"]) * 2

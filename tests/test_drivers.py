@@ -200,3 +200,41 @@ def test_eval_json_names_the_drivers_and_the_flag():
                          capture_output=True, text=True)
     drv = json.loads(res.stdout)["drivers"]
     assert drv["about"] == "A" and list(drv["outputs"]) == ["slub.loop_cycles"]
+
+
+# ---------------------------------------------------------------- the question grid
+def test_grid_is_one_evaluation_with_paired_deltas_and_the_tie():
+    from skbmodel import grid
+    base = _on(E5)
+    res = grid.evaluate(base, ["xdp_batch", "zero", "d_free"])
+    assert res["value"].shape == (3, 2, 3)
+    prof = load_profile(E5)
+    # each cell is the composed path with the cell's values; the free bulk follows VETH_XDP_BATCH
+    for i, n in enumerate((1, 16, 64)):
+        cell = {**base, "path": "design", "xdp_batch": n, "zero": "memset", "d_free": "slab_bulk", "d_free_bulk": n}
+        assert float(res["value"][i, 0, 1]) == pytest.approx(float(model.evaluate(cell, prof)["path.ns_per_packet"]),
+                                                             rel=1e-12)
+        lo, hi = uncertainty.delta_interval({**base, "path": "design"}, cell, prof, prof)
+        assert (float(res["delta_lo"][i, 0, 1]), float(res["delta_hi"][i, 0, 1])) == pytest.approx((lo, hi), rel=1e-9)
+    # the baseline cell (16, __GFP_ZERO, free in the rest) is A itself; a free stage of one at a time
+    # reproduces the rest's own free
+    assert float(res["delta"][1, 1, 0]) == 0.0
+    # kmem_cache_free_bulk at VETH_XDP_BATCH 16 with __GFP_ZERO: -6.16 ns, measurable and sure
+    assert float(res["delta"][1, 1, 1]) == pytest.approx(-6.16, abs=0.01)
+    assert int(res["verdict"][1, 1, 1]) == grid.SURE
+    rows = grid.rows(res)
+    assert len(rows) == 18 and rows[0]["xdp_batch"] == "1" and rows[0]["zero"] == "memset"
+
+
+def test_a_free_stage_on_the_veth_rest_replaces_its_own_free():
+    from skbmodel import design, rest
+    prof = load_profile(E5)
+    veth = float(model.evaluate(_on(E5), prof)["path.ns_per_packet"])
+    one = float(model.evaluate(_on(E5, path="design", d_free="slab_one"), prof)["path.ns_per_packet"])
+    assert one == pytest.approx(veth, rel=1e-12)  # not counted twice
+    opts = design.resolved(_on(E5, path="design", d_free="slab_bulk"))
+    assert rest.notes(opts) and not rest.refusals(opts)
+    assert rest.refusals(design.resolved(_on(E5, path="design", d_rx="pp_ring")))
+    for path in ("veth", "cpumap", "xdp_pass", "kfree_skb_list"):
+        assert rest.CONTENTS[path].constant.split(" ")[0] in prof.constants
+        assert "not inside" in rest.describe(path)
