@@ -6,10 +6,10 @@ The verdict is about what changed: the outputs A and B differ on, the chosen pat
 import pandas as pd
 import streamlit as st
 
-from skbmodel import noise, state as sk_state
+from skbmodel import abruns, noise, state as sk_state
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import charts, tables
-from skbview.app import appstate, ui
+from skbview.app import appstate, calibrate_view, ui
 from skbview.safe_text import md_escape
 
 B = sk_state.B_PREFIX
@@ -101,6 +101,25 @@ def _verdict_line(v: dict, state: dict) -> str:
             f"(90 % {v['delta_lo']:+.2f} to {v['delta_hi']:+.2f}) — {v['verdict']}{runs}")
 
 
+def _runs() -> None:
+    """A and B fitted on the Calibrate page: each measurement both runs made, measured next to the model."""
+    fits = calibrate_view.ab_fits()
+    if fits is None:
+        return
+    fa, fb = fits
+    rows = abruns.measured_vs_model(fa.rows, fb.rows, fa.profile, fb.profile)
+    with st.container(key="ab_runs"):
+        st.markdown(f"**Your runs: measured B − A next to the model's** (A: `{md_escape(fa.profile.name)}`, "
+                    f"B: `{md_escape(fb.profile.name)}`)")
+        if not rows:
+            st.info("The two runs share no measurement (the same test, output and conditions): nothing to set "
+                    "side by side.")
+            return
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", key="ab_runs_table",
+                     column_config={c: st.column_config.NumberColumn(format="%+.4g")
+                                    for c in ("measured_delta", "model_delta", "model_lo", "model_hi")})
+
+
 def _draw(state: dict) -> None:
     """Headline delta, what it rests on, the A/B table and the charts: the live area."""
     verdicts = tables.compare_verdicts(state)
@@ -128,6 +147,7 @@ def _draw(state: dict) -> None:
                  + ("" if h["runs_needed"] is None else f"; {h['runs_needed']} runs per variant")),
             ])
             st.markdown("  \n".join(_verdict_line(v, state) for v in verdicts[:4]))
+    _runs()
     figs = charts.figures_for_page("compare", state)
     ui.show_charts(figs[:1], state)  # the difference itself, next to the values
     for i, v in enumerate(verdicts[:4]):

@@ -527,3 +527,27 @@ def test_grid_page_answers_the_free_bulk_question_in_one_view():
     assert at.query_params["g3"] == "none"
     df = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
     assert len(df) == len(grid.AXES["xdp_batch"]) * 2
+
+
+def test_calibrate_before_and_after_runs_become_a_and_b_on_compare():
+    """Fit the baseline kernel's run as A and the patched one's as B, open Compare: each measurement both
+    runs made shows the measured difference next to the model's."""
+    at = _app()
+    at.switch_page("pages/calibrate.py").run()
+    text = (Path(__file__).with_name("data") / "page_pool_two_kernels.org").read_text()
+    at.text_area(key="cal_text").input(text).run()
+    pick = next(s for s in at.selectbox if (s.key or "").startswith("cal_run_"))
+    pick.select_index(0).run()
+    at.button(key="cal_fit").click().run()
+    pick = next(s for s in at.selectbox if (s.key or "").startswith("cal_run_"))
+    pick.select_index(1).run()
+    at.button(key="cal_fit_b").click().run()
+    assert not at.exception, at.exception
+    st = _state(at)
+    assert st["prof"] and st["b_prof"] and st["prof"] != st["b_prof"]
+    _open(at, "compare")
+    runs = next(d.value for d in at.dataframe if "measured_delta" in d.value.columns)
+    assert len(runs) >= 3
+    fast = runs[runs["test"].str.contains("fast", case=False)].iloc[0]
+    assert fast["measured_delta"] != 0
+    assert fast["model_delta"] == pytest.approx(fast["measured_delta"], rel=0.05)

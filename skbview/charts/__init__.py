@@ -48,8 +48,8 @@ PAGE_CHARTS = {
                 ("ab_breakdown", compare_breakdown)),
     "validation": (("parity", validation_parity), ("errors", validation_errors), ("oos_summary", oos_summary),
                    ("oos_curve", oos_curve)),
-    "grid": (("values", grid_values), ("delta", grid_delta)),
     "design": (("breakdown", design_breakdown), ("difference", design_difference), ("napi_cache", napi_defer_rate)),
+    "grid": (("values", grid_values), ("delta", grid_delta)),
 }
 
 
