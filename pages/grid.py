@@ -1,13 +1,15 @@
 """Question grid: up to three parameters swept at once on top of scenario A, one output, each cell
 with its 90 % interval, its paired difference to A and a verdict (skbmodel.grid, one evaluation)."""
+import numpy as np
 import pandas as pd
 import streamlit as st
 
-from skbmodel import grid, noise
+from skbmodel import drivers, grid, noise
 from skbmodel import state as sk_state
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import charts, tables
 from skbview.app import appstate, ui
+from skbview.safe_text import md_escape
 
 appstate.page_state("grid")
 _ss = st.session_state
@@ -63,6 +65,23 @@ def _draw(state: dict) -> None:
     st.download_button("Download the grid (CSV)", df.to_csv(index=False).encode(), key="grid_csv",
                        file_name=f"skbmodel-grid-{'-'.join(keys)}.csv", mime="text/csv")
     ui.show_charts(charts.figures_for_page("grid", state), state)
+    _explain(state, res, rows, keys)
+
+
+def _explain(state: dict, res: dict, rows: list, keys: list) -> None:
+    """What one cell's difference to A rests on (default: the lowest Δ)."""
+    flat = list(np.ndindex(res["value"].shape))  # the order of grid.rows
+    best = min(range(len(rows)), key=lambda i: rows[i]["delta"])
+    pick = st.selectbox("What this cell's Δ rests on", range(len(rows)), index=best, key="grid_cell",
+                        format_func=lambda i: " · ".join(rows[i][k] for k in keys) + f" (Δ {rows[i]['delta']:+.2f})")
+    base = sk_state.scenario(state, "a")
+    prof = sk_state.profile_for(state, "a")
+    cell = grid.cell_params(base, [k for k, _ in res["axes"]], flat[pick])
+    rep = drivers.drivers(grid.baseline(base, keys), cell, prof, prof, [res["output"]])[res["output"]]
+    st.markdown(md_escape(f"Δ {rep['value']:+.3g} {res['unit']} (sd {rep['sd']:.2g}): {drivers.summary(rep)}"))
+    if rep["flag"]:
+        st.warning(md_escape(f"This answer {rep['flag']}."), icon=":material/warning:")
+    st.dataframe(pd.DataFrame(tables.driver_rows(rep)), hide_index=True, width="stretch", key="grid_drivers")
 
 
 ui.live(_draw)

@@ -93,6 +93,17 @@ def grid_params(base: Mapping, axes) -> tuple[dict, list[tuple[str, tuple]]]:
     return p, used
 
 
+def cell_params(base: Mapping, axes, index) -> dict:
+    """The scalar scenario of one grid cell (``index``: one position per used axis), tie applied."""
+    p, used = grid_params(base, axes)
+    for (k, vals), i in zip(used, index):
+        p[k] = vals[i]
+    for tied, follows in TIED.items():
+        if follows in dict(used) and tied not in dict(used) and str(p.get("d_from", "veth")) == "veth":
+            p[tied] = p[follows]
+    return p
+
+
 def baseline(base: Mapping, axes) -> dict:
     """The baseline scenario: ``base`` (scenario A), on the composed path when a Design stage is swept."""
     p = dict(base)

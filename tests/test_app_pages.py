@@ -522,6 +522,10 @@ def test_grid_page_answers_the_free_bulk_question_in_one_view():
     assert cell["verdict"].iloc[0] == noise.VERDICT_SURE
     assert at.query_params["g1"] == "xdp_batch" and at.query_params["g3"] == "d_free"
     _check_chart_basics(_spec(at, 0))
+    # what the lowest difference rests on: the SLUB constants of the bulk free, each with kind and source
+    why = next(d.value for d in at.dataframe if "constant" in d.value.columns)
+    assert {"kind", "source", "value_share", "variance_share"} <= set(why.columns)
+    assert "slub_bulk_obj_pair_cycles" in set(why["constant"])
     at.selectbox(key="g3").set_value("none").run()
     assert not at.exception, at.exception
     assert at.query_params["g3"] == "none"
