@@ -85,14 +85,7 @@ def _drivers(v: dict, expanded: bool) -> None:
     if rep["flag"]:
         st.warning(md_escape(f"{v['output']}: this answer {rep['flag']}."), icon=":material/warning:")
     with st.expander(f"What Δ {v['output']} rests on", expanded=expanded):
-        st.dataframe(pd.DataFrame(tables.driver_rows(rep)), hide_index=True, width="stretch",
-                     key=f"drivers_{v['output']}",
-                     column_config={"value_share": st.column_config.NumberColumn("share of the value",
-                                                                                 format="%+.0f %%"),
-                                    "variance_share": st.column_config.NumberColumn("share of the variance",
-                                                                                    format="%.0f %%"),
-                                    "plus_10pct": st.column_config.NumberColumn("+10 % of it moves Δ by",
-                                                                                format="%+.3g")})
+        ui.driver_table(rep, key=f"drivers_{v['output']}")
 
 
 def _verdict_line(v: dict, state: dict) -> str:

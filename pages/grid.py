@@ -54,7 +54,7 @@ def _draw(state: dict) -> None:
         (f"Lowest Δ ({res['unit']})", f"{best['delta']:+.2f}", " · ".join(str(best[k]) for k in keys)),
     ])
     df = pd.DataFrame(rows)
-    st.dataframe(df, hide_index=True, width="stretch", key="grid_table",
+    st.dataframe(df, hide_index=True, width="stretch", key="grid_table", height=36 * (len(df) + 1) + 3,
                  column_config={"value": st.column_config.NumberColumn(f"{res['output']} ({res['unit']})",
                                                                        format="%.4g"),
                                 "lo": st.column_config.NumberColumn("90 % low", format="%.4g"),
@@ -81,7 +81,7 @@ def _explain(state: dict, res: dict, rows: list, keys: list) -> None:
     st.markdown(md_escape(f"Δ {rep['value']:+.3g} {res['unit']} (sd {rep['sd']:.2g}): {drivers.summary(rep)}"))
     if rep["flag"]:
         st.warning(md_escape(f"This answer {rep['flag']}."), icon=":material/warning:")
-    st.dataframe(pd.DataFrame(tables.driver_rows(rep)), hide_index=True, width="stretch", key="grid_drivers")
+    ui.driver_table(rep, key="grid_drivers")
 
 
 ui.live(_draw)

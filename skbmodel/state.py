@@ -65,8 +65,8 @@ class StateError(ValueError):
 
 #: The scenario pages' slugs (:mod:`skbmodel.pages` describes each).
 PAGES = SLUGS
-#: The question grid's controls (skbmodel.grid): its axes and its output.  A link carries them only when
-#: it opens the grid page (every other link stays as it was).
+#: The question grid's controls (skbmodel.grid): its axes and its output.  A link carries them when it
+#: opens the grid page or they differ from their defaults (every other link stays as it was).
 GRID_PARAMS: tuple[Param, ...] = (
     Param("g1", "Grid: first parameter", "choice", "xdp_batch", choices=_grid.AXIS_CHOICES),
     Param("g2", "Grid: second parameter", "choice", "zero", choices=_grid.AXIS_CHOICES),
@@ -392,7 +392,7 @@ def encode(state: Mapping, keys=None) -> str:
     full.update({k: v for k, v in state.items() if k in PARAMS})
     keys_given = None if keys is None else list(keys)
     if keys is None:
-        keys = [k for k in PARAMS if k not in GRID_KEYS or full.get("page") == "grid"]
+        keys = [k for k in PARAMS if k not in GRID_KEYS or full.get("page") == "grid" or full[k] != PARAMS[k].default]
     else:
         keys = [k for k in keys if k not in PROFILE_KEYS and k not in VERSION_KEYS]
     items = [("v", str(FORMAT_VERSION))] + _version_items(state, full, keys_given) + [(k, _fmt(full[k])) for k in keys]
