@@ -123,7 +123,7 @@ def test_first_run_writes_every_parameter_and_version():
     at = _app()
     q = dict(at.query_params)
     assert q["v"] == "1"
-    assert set(sk_state.PARAMS) <= set(q)
+    assert set(sk_state.PARAMS) - set(sk_state.GRID_KEYS) <= set(q)  # the grid's keys: on its page only
     assert q["page"] == "overview"
     share = at.get("code")[0].value if at.get("code") else at.sidebar.code[0].value
     assert "?v=1&" in share and "bulk=16" in share
