@@ -153,8 +153,8 @@ def drivers(params_a: Mapping, params_b: Mapping | None = None, profile_a: Profi
       rests on (empty when not dominated).
     """
     outputs = [outputs] if isinstance(outputs, str) else list(outputs)
-    pa = model._profile_of(params_a, profile_a)
-    pb = None if params_b is None else model._profile_of(params_b, profile_b)
+    pa = model.profile_of(params_a, profile_a)
+    pb = None if params_b is None else model.profile_of(params_b, profile_b)
     dims = _dims(pa, pb)
     d = len(dims)
     sides = [("A", params_a, pa)] + ([("B", params_b, pb)] if pb is not None else [])

@@ -123,7 +123,7 @@ def evaluate(base: Mapping, axes, output: str = "path.ns_per_packet", profile=No
     """
     if output not in OUTPUTS:
         raise ValueError(f"unknown grid output {output!r}; one of {', '.join(OUTPUTS)}")
-    prof = model._profile_of(base, profile)
+    prof = model.profile_of(base, profile)
     p, used = grid_params(base, axes)
     a = baseline(base, axes)
     a_grid = dict(a, noise_ns=np.reshape(float(a.get("noise_ns", prof.value("noise_floor_ns"))), (1,) * len(used)))
