@@ -16,10 +16,10 @@ B = sk_state.B_PREFIX
 
 
 def _copy_a_to_b() -> None:
-    ss = st.session_state
+    a = appstate.get_state()  # A's controls of other pages (the path, the Design stages) are in the store only
     for k in sk_state.MODEL_KEYS:
-        ss[B + k] = ss[k]
-    store = ss.get(appstate.STORE, {})
+        appstate.set_value(sk_state.B_PREFIX + k, a[k])
+    store = st.session_state.get(appstate.STORE, {})
     if store.get("pv"):  # B gets A's profile in A's version
         store[B + "pv"] = store["pv"]
     else:
@@ -29,8 +29,9 @@ def _copy_a_to_b() -> None:
 def _b_follows_path() -> None:
     """A's path moved: B on the same path as A was follows it (the question stays "this change, on that path")."""
     ss = st.session_state
-    if ss.get(B + "path") == ss.get(appstate.STORE, {}).get("path"):
-        ss[B + "path"] = ss["path"]
+    store = ss.get(appstate.STORE, {})
+    if store.get(B + "path") == store.get("path"):
+        appstate.set_value(B + "path", ss["path"])
 
 
 appstate.page_state("compare")

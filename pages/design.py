@@ -3,7 +3,7 @@ second composition or a modelled path (skbmodel.design; its charts are skbview.c
 skbview.tables.design_summary)."""
 import streamlit as st
 
-from skbmodel import design, rest
+from skbmodel import design, noise, rest
 from skbmodel import state as sk_state
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import charts, tables
@@ -16,43 +16,73 @@ B = sk_state.B_PREFIX
 # widgets made then would start at their minimum instead of the link's values.
 appstate.page_state("design")
 
-# The page shows the composition: the share link says so (path=design), so `eval` of the link and the
-# Overview give the page's numbers.
-_ss = st.session_state
-if _ss.get("path") != "design":
-    _ss["path"] = "design"
-    _ss.get(appstate.STORE, {})["path"] = "design"
 
 st.title(PAGE_BY_SLUG["design"].heading)
 st.caption("Compose one CPU's per-packet path from stages; every option is costed by the calibrated sub-models "
-           "of the four modelled paths (no stage has a constant of its own). 'as in the starting path' keeps "
-           "the start's stage, so each start reproduces its modelled path exactly. With a cpumap hand-off the "
+           "of the four modelled paths (no stage has a constant of its own). 'as in the start' keeps the "
+           "starting path's stage, so each start reproduces its modelled path exactly. With a cpumap hand-off the "
            "cost is the destination CPU's. The sidebar's scenario (recycle ratio, node, link) applies.")
 
-STAGES = (("Start", ("d_from",)), ("RX buffer", ("d_rx", "d_rx_bulk")), ("skb head", ("d_skb", "d_skb_bulk")),
-          ("Zeroing", ("d_zero", "d_zero_bytes")), ("Hand-off", ("d_hand",)),
-          ("skb free", ("d_free", "d_free_bulk", "d_free_where")), ("Rest of path", ("d_rest", "d_rest_ns")))
+#: The stages in two rows of four columns (seven columns cut the option texts at 1280 px): each stage's
+#: choice, titled once, and the numbers its option reads, shown only while that option is chosen.
+STAGES = ((("d_from", ()), ("d_rx", ("d_rx_bulk",)), ("d_skb", ("d_skb_bulk",)), ("d_zero", ("d_zero_bytes",))),
+          (("d_hand", ()), ("d_free", ("d_free_bulk", "d_free_where")), ("d_rest", ("d_rest_ns",))))
+TITLES = {"d_from": "Start from", "d_rx": "RX buffer", "d_skb": "skb head", "d_zero": "Zeroing",
+          "d_hand": "Hand-off", "d_free": "skb free", "d_rest": "Rest of path"}
+SUB_LABELS = {"d_rx_bulk": "Refill bulk N (pages)", "d_skb_bulk": "Bulk N (objects)",
+              "d_zero_bytes": "memset K (bytes)", "d_free_bulk": "Bulk N (objects)",
+              "d_free_where": "Slab of the freed object", "d_rest_ns": "Custom rest (ns)"}
+def _short(key: str):
+    return design.START_SHORT.get if key == "d_from" else design.OPTION_SHORT.get
 
 
-def _controls(prefix: str) -> None:
-    cols = st.columns(len(STAGES))
-    for col, (title, keys) in zip(cols, STAGES):
-        col.markdown(f"**{title}**")
-        for k in keys:
-            appstate.param_widget(prefix + k, col)
+def _help(key: str) -> str:
+    p = sk_state.PARAMS[key]
+    return "  \n".join(f"**{_short(key)(o)}**: {p.label_of(o)}" for o in p.choices)
 
 
+def _controls(prefix: str, state: dict) -> None:
+    which = "b" if prefix else "a"
+    params = sk_state.scenario(state, which)
+    shown = set(design.keys_in_use(params))
+    # a number the composition cannot use is shown while a problem names it, so that it can be fixed
+    shown |= {k for k in design.NUMERIC for _, msg in design.problems(state, prefix) if f"({k})" in msg}
+    for row in STAGES:
+        cols = st.columns(4)
+        for col, (key, subs) in zip(cols, row):
+            appstate.param_widget(prefix + key, col, label=TITLES[key], short=_short(key), help=_help(key),
+                                  whole_page=True)
+            for sub in subs:
+                if sub in shown:
+                    appstate.param_widget(prefix + sub, col, label=SUB_LABELS[sub],
+                                          short=design.OPTION_SHORT.get if sub == "d_free_where" else None)
+
+
+_state = appstate.get_state()
 with st.container(key="design_a"):
-    _controls("")
-appstate.param_widget(B + "path", label="Compare with (B: the same sidebar scenario, another path)")
-with st.expander("Second composition (B, when 'Design (composed)' is chosen above)", expanded=False):
-    with st.container(key="design_b"):
-        _controls(B)
+    _controls("", _state)
+appstate.param_widget(B + "path", label="Compare with (B: the same sidebar scenario, another path)", whole_page=True)
+if _state.get(B + "path") == "design":  # the second composition's controls only while B is one
+    with st.expander("Second composition (B)", expanded=True):
+        with st.container(key="design_b"):
+            _controls(B, _state)
 
 
 def _problems(found, which: str) -> None:
     for stage, msg in found:
         st.error(md_escape(f"{which} — {stage}: {msg}"), icon=":material/block:")
+
+
+def _verdict_text(s: dict, noise_ns: float) -> str:
+    """The verdict on B − A as a sentence; when A and B are the same path, that (nothing to resolve)."""
+    d, lo, hi = s["delta_ns"], s["delta_lo"], s["delta_hi"]
+    if abs(d) < 1e-9 and abs(hi - lo) < 1e-9:  # the same stages and constants: not a small difference, none
+        return ("A and B are the same path (every stage costs the same): nothing to compare. Choose another "
+                "path or a second composition for B.")
+    text = f"Verdict on B − A: {s['verdict']} (noise floor {noise_ns:g} ns)"
+    if s["runs"] >= noise.MAX_RUNS:
+        return text + "; no benchmark of a practical length would see it."
+    return text + f"; {s['runs']} runs per variant would see it."
 
 
 def _draw(state: dict) -> None:
@@ -88,9 +118,9 @@ def _draw(state: dict) -> None:
          ui.pm_text((hi - lo) / 2)),
     ])
     with st.container(key="design_verdict"):  # a sentence: too long for a metric tile
-        st.markdown(f"Verdict on B − A — {s['verdict']} (noise floor {state['noise_ns']:g} ns; "
-                    f"runs per variant to resolve it: {s['runs']})",
-                    help="measurable: |Δ| ≥ the noise floor; sure of the sign: the 90 % interval excludes 0")
+        st.markdown(_verdict_text(s, state["noise_ns"]),
+                    help="measurable: |Δ| ≥ the noise floor; sure of the sign: the 90 % interval excludes 0; "
+                         "runs: benchmark runs per variant that see the difference through the noise floor")
     ui.show_charts(charts.figures_for_page("design", state), state)
 
 

@@ -23,6 +23,6 @@ def _headline(params: dict, out: dict, iv: dict) -> list:
     ]
 
 
-ui.model_view("overview", _headline)
+ui.model_view("overview", _headline, note=ui.path_note)
 with st.expander("What “rest of path” contains, per path"):
     st.markdown("\n".join(f"- {rest.describe(p)}" for p in rest.CONTENTS))

@@ -437,3 +437,45 @@ def problem_text(params: Mapping, prefix: str = "") -> str | None:
     """All :func:`problems` as one line (``stage: message; ...``), or None."""
     found = problems(params, prefix)
     return "; ".join(f"{s}: {m}" for s, m in found) if found else None
+
+
+#: The number an option reads, where it has one of its own: ``{(stage key, option): numeric key}``.
+OPTION_NUMBERS = {("d_rx", "page_bulk"): "d_rx_bulk", ("d_rx", "pp_mix"): "d_rx_bulk",
+                  ("d_skb", "slab_bulk"): "d_skb_bulk", ("d_zero", "memset"): "d_zero_bytes",
+                  ("d_free", "slab_bulk"): "d_free_bulk", ("d_rest", "custom"): "d_rest_ns"}
+
+
+def keys_in_use(params: Mapping) -> tuple[str, ...]:
+    """The design keys whose value changes the composition's cost (scalar state), in :data:`KEY_NAMES` order.
+
+    A stage's number counts only under the option that reads it (:data:`OPTION_NUMBERS`); kept
+    (``from``), the skb head's bulk and the zeroing come from the starting path's own controls; after
+    a hand-off the RX buffer's refill is the source CPU's; the free's slab placement counts for the
+    frees that reach SLUB (:func:`free_cycles`: a NAPI cache nobody takes from flushes to it).
+    """
+    opts = resolved(params)
+    used = {"d_from", *STAGE_CHOICES}
+    for (stage, option), key in OPTION_NUMBERS.items():
+        if opts[stage] != option or (stage in ("d_skb", "d_zero") and params.get(stage, "from") == "from"):
+            continue
+        if stage == "d_rx" and opts["d_hand"] != "none":
+            continue
+        used.add(key)
+    flushes = opts["d_free"] in ("napi_cache", "defer") and opts["d_skb"] != "napi_cache"  # the cache overflows
+    if opts["d_free"] not in ("slab_one", "slab_bulk") and not flushes:
+        used.discard("d_free_where")
+    return tuple(k for k in KEY_NAMES if k in used)
+
+
+#: The options in at most 16 characters, for controls a quarter of a 1280 px page wide (the Design
+#: page); :data:`OPTION_LABELS` says each in full.
+OPTION_SHORT = {"from": "as in the start", "none": "none", "pp_direct": "page_pool direct",
+                "pp_ring": "page_pool ring", "page_single": "page alloc ×1", "page_bulk": "page alloc ×N",
+                "pp_mix": "ring + alloc ×N", "slab_one": "kmem_cache ×1", "slab_bulk": "kmem_cache ×N",
+                "napi_cache": "NAPI skb cache", "memset": "memset K bytes", "gfp_zero": "__GFP_ZERO",
+                "cpumap_same": "cpumap same node", "cpumap_cross": "cpumap far node", "defer": "deferred free",
+                "kfree_skb_list": "kfree_skb_list", "local": "local CPU slab", "remote": "remote slab",
+                "veth": "veth base", "cpumap": "cpumap stack", "xdp_pass": "XDP_PASS base", "custom": "custom (ns)"}
+#: The starting paths in at most 16 characters.
+START_SHORT = {"veth": "veth XDP_PASS", "cpumap": "cpumap dest.", "xdp_pass": "XDP_PASS 1 CPU",
+               "kfree_skb_list": "kfree_skb_list"}

@@ -9,8 +9,10 @@ validation: :mod:`skbmodel.state`).  Opening it:
   current profile version gives instead;
 * its model version differs from :data:`skbmodel.__version__`: the page shows the current model's
   numbers (old code is not kept) and the notice says how far the headline moved from ``h``;
-* same model version but the headline is not ``h``: the model changed without a version bump
-  (a bug in the release process); the notice says so;
+* same model version but the headline is not ``h``: the parameters are not the ones the author
+  saw (the link was cut, e.g. by a mail client, or edited by hand); the notice says so in one line
+  with the author's value (``model["edited"]``).  A model changed without a version bump would look
+  the same: the golden links' test catches that before a release;
 * no ``mv`` at all: the link was made before versions were recorded and shows today's numbers.
 
 Model version rule (``skbmodel/__init__.py``): bump the **minor** version whenever a model formula,
@@ -72,7 +74,8 @@ def notice(state: Mapping, unversioned: bool = False) -> dict | None:
     """What differs between the versions a state's link was made with and this code; None if nothing.
 
     ``{"text": one line, "messages": [...], "model_version", "headline": {...} | None,
-    "profile": [per scenario with an archived version], "model": {...} | None, "unversioned": bool}``.
+    "profile": [per scenario with an archived version], "model": {...} | None, "unversioned": bool,
+    "edited": bool}`` (``edited``: the link's ``h`` is not what its parameters give under this model).
     """
     page = state.get("page", DEFAULT_PAGE)
     head = headline(page)
@@ -126,11 +129,12 @@ def notice(state: Mapping, unversioned: bool = False) -> dict | None:
             else:
                 text = (f"This link was made with model {mv}; this is model {MODEL_VERSION}: the numbers may differ "
                         f"(the link records no headline value to compare).")
-        else:
-            text = (f"This link recorded {head['label'] if head else 'its headline'} = "
-                    f"{_num(h, shown) if h is not None else '?'} with model {mv}, but the same model version now "
-                    f"gives {_num(shown, h) if shown is not None else '?'}{_pct_text(model_part['change_pct'])}: "
-                    f"the model changed without a version bump.")
+        else:  # same model, another headline: the parameters are not the author's (cut or changed by hand)
+            model_part["edited"] = True
+            label = head["label"] if head else "its headline"
+            text = (f"This link appears truncated or edited; the author saw {label} = "
+                    f"{_num(h, shown) if h is not None else '?'}, its parameters give "
+                    f"{_num(shown, h) if shown is not None else '?'} (model {mv}).")
         model_part["text"] = text
         messages.append(text)
     if unversioned and not mv:
@@ -141,7 +145,8 @@ def notice(state: Mapping, unversioned: bool = False) -> dict | None:
     if not messages:
         return None
     return {"text": " ".join(messages), "messages": messages, "model_version": MODEL_VERSION, "headline": head,
-            "profile": profiles, "model": model_part, "unversioned": bool(unversioned and not mv)}
+            "profile": profiles, "model": model_part, "unversioned": bool(unversioned and not mv),
+            "edited": bool(model_part and model_part.get("edited"))}
 
 
 def current_versions(state: Mapping) -> dict:

@@ -242,7 +242,7 @@ def test_design_page_compose_change_a_stage_breakdown_and_delta_change():
     assert d != 0 and _metric(at, "Δ B − A") == f"{d:+.2f}"
     lo, hi = uncertainty.delta_interval(a, b, prof, prof)
     verdict = noise.verdict(d, st["noise_ns"], lo, hi)
-    assert any(f"B − A — {verdict}" in m.value for m in at.markdown), [m.value for m in at.markdown]
+    assert any(f"B − A: {verdict}" in m.value for m in at.markdown), [m.value for m in at.markdown]
     assert _metric(at, "Cost (ns/packet)") == f"{float(model.evaluate(a, prof)['path.ns_per_packet']):.4g}"
     spec = _spec(at, 0)
     free = _arr(next(t for t in spec["data"] if t.get("name") == "skb free")["y"])

@@ -226,12 +226,13 @@ def test_a_model_bump_needs_a_recorded_reason_and_shows_the_notice(monkeypatch):
         # (parameters added since write their defaults, so compare what the links say, not their text)
         assert S.decode(S.encode(st))[0] == st and {"mv": "0.1.0", "h": "3.76915"}.items() <= \
             dict(parse_qsl(S.encode(st))).items()
-        # a link made with the same version whose headline moved: changed without a version bump
+        # a link made with the same version whose headline moved: to its reader, a link cut or edited
         monkeypatch.setattr(S, "MODEL_VERSION", "0.1.0")
         monkeypatch.setattr(V, "MODEL_VERSION", "0.1.0")
         st2, _ = S.decode(link["query"])
         assert st2["mv"] == "0.1.0"
-        assert "changed without a version bump" in V.link_notice(link["query"], st2)["text"]
+        assert "appears truncated or edited; the author saw Throughput (Mpps) = 3.769" in \
+            V.link_notice(link["query"], st2)["text"]
     finally:
         monkeypatch.undo()
         S._value.cache_clear()

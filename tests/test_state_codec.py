@@ -447,10 +447,13 @@ def test_older_model_version_is_kept_as_provenance_and_written_back():
     assert S.encode(s) == q and S.decode_strict(q) == s
     n = VERSIONS.link_notice(q, s)
     assert n["model"]["link_version"] == "0.0.1" and "unchanged" in n["text"]
-    # h of another number under today's model version: the model changed without a version bump
+    # h of another number under today's model version: the link was cut or edited; the author's number is named
     q2 = S.encode({**S.defaults(), "page": "kfree"}).replace("&h=", "&h=1")
     s2, _ = S.decode(q2)
-    assert s2["mv"] == skbmodel.__version__ and "without a version bump" in VERSIONS.link_notice(q2, s2)["text"]
+    n2 = VERSIONS.link_notice(q2, s2)
+    assert s2["mv"] == skbmodel.__version__ and n2["edited"] and len(n2["messages"]) == 1
+    assert n2["text"].startswith(f"This link appears truncated or edited; the author saw "
+                                 f"{S.headline('kfree')['label']} = {VERSIONS._num(s2['h'])}")
 
 
 @SETTINGS

@@ -2,9 +2,15 @@
 
 * First run of a session: ``st.query_params`` is decoded with :func:`skbmodel.state.decode`
   (lenient; every ignored or clamped parameter is listed in one ``st.warning``).
-* The state lives in ``st.session_state`` under the widget keys (widget key == state key, so the
-  slider for ``bulk`` is ``.st-key-bulk`` in the DOM).  A copy in ``_skb_state`` keeps values of
-  widgets that are not on the current page (page-local controls, scenario B) across page switches.
+* The state lives in ``_skb_state`` (:data:`STORE`), a key no widget owns, and in ``st.session_state``
+  under the widget keys (widget key == state key, so the slider for ``bulk`` is ``.st-key-bulk`` in
+  the DOM).  Streamlit drops a widget's value after a run that does not draw it, so the store is what
+  keeps the values of controls drawn on one page only (the Design stages, the Overview path, scenario
+  B) across page switches: a run takes every widget value Streamlit still holds into the store
+  (:func:`init`, :func:`get_state`), and :func:`param_widget` hands the store's value back to the
+  widget key just before it draws the widget.  A widget key is written only while its widget holds a
+  value (:func:`set_value`): a value written under a key no widget has drawn yet would stay behind in
+  Streamlit's state and resurface, outdated, once the widget is dropped again.
 * :func:`commit_url` writes the FULL :func:`skbmodel.state.encode` (every parameter + ``v=1``) into
   ``st.query_params`` after the widgets, on every run (also from fragments).
 * ``page`` follows the current ``st.navigation`` page (url_path == slug of ``skbmodel.pages.PAGES``); a
@@ -103,10 +109,8 @@ def init() -> None:
     store = ss[STORE]
     current = ss.to_dict()
     for k in WIDGET_KEYS:
-        if k in current:
+        if k in current:  # the widget's value, moved by the user or a callback since the last run
             store[k] = current[k]
-        # re-assigning keeps the value of a widget that is not rendered on this page
-        ss[k] = store[k]
 
 
 def begin_full_run() -> None:
@@ -161,6 +165,15 @@ def get_state() -> dict:
     return state
 
 
+def set_value(key: str, value) -> None:
+    """Set one parameter from code (a preset, a page that fixes a control): the store, and the widget's
+    value while Streamlit holds one (else :func:`param_widget` hands the store's value back)."""
+    ss = st.session_state
+    ss.setdefault(STORE, sk_state.defaults())[key] = value
+    if key in ss:
+        ss[key] = value
+
+
 def set_page(slug: str) -> None:
     get_state()
     st.session_state[STORE]["page"] = slug
@@ -206,6 +219,18 @@ def commit_url(state: dict | None = None) -> str:
     if have != {k: [v] for k, v in want.items()}:
         qp.from_dict(want)
     return query
+
+
+def url_state(state: dict) -> dict:
+    """What the URL and the share link describe: the state, with the composed path on the Design page.
+
+    The Design page shows the composition, so its link says ``path=design`` (``eval`` of the link and
+    its headline ``h`` give the page's numbers).  The Overview's own choice of path stays in the
+    state: visiting the Design page does not change what the Overview shows.
+    """
+    if state.get("page") == "design" and state.get("path") != "design":
+        return {**state, "path": "design"}
+    return state
 
 
 def share_link(state: dict | None = None) -> str:
@@ -271,9 +296,12 @@ def _version_notice() -> None:
     if notice is None:
         return
     with st.container(key="version_notice"):
-        old = notice["profile"] or notice["model"]
+        edited = notice["model"]["text"] if notice["edited"] else None
+        old = notice["profile"] or (notice["model"] and not edited)
         for msg in notice["messages"]:
-            if old:
+            if msg == edited:  # the numbers below are not the author's: a problem with the link
+                st.warning(md_escape(msg), icon=":material/link_off:")
+            elif old:
                 st.info(md_escape(msg), icon=":material/history:")
             else:  # a link from before versions were recorded: a fact, not a problem
                 st.caption(md_escape(msg))
@@ -299,7 +327,7 @@ def show_link_warnings() -> None:
 def _cpu_changed(prefix: str = "") -> None:
     """Picking a shipped CPU profile sets its clock and drops a custom profile (``prof``) from a link."""
     ss = st.session_state
-    ss[prefix + "ghz"] = sk_profile.load_profile(ss[prefix + "cpu"]).ghz
+    set_value(prefix + "ghz", sk_profile.load_profile(ss[prefix + "cpu"]).ghz)
     if STORE in ss:
         ss[STORE].pop(prefix + "prof", None)
         ss[STORE].pop(prefix + "pv", None)  # another profile: its current version
@@ -308,10 +336,9 @@ def _cpu_changed(prefix: str = "") -> None:
 def _apply_preset(preset_id: str) -> None:
     full = preset_state(preset_id)
     ss = st.session_state
+    ss[STORE] = {k: v for k, v in ss.get(STORE, {}).items() if k not in sk_state.PV_KEYS}  # today's versions
     for k in WIDGET_KEYS:
-        ss[k] = full[k]
-    ss[STORE] = {k: v for k, v in {**ss.get(STORE, {}), **{k: full[k] for k in WIDGET_KEYS}}.items()
-                 if k not in sk_state.PV_KEYS}  # a preset uses today's profile versions
+        set_value(k, full[k])
     ss["_skb_preset"] = preset_id
 
 
@@ -322,29 +349,42 @@ def _profile_label(pid: str) -> str:
         return pid
 
 
-def param_widget(key: str, container=None, label: str | None = None) -> None:
-    """The widget of one model parameter (A, or B with the ``b_`` prefix); key == state key."""
+def param_widget(key: str, container=None, label: str | None = None, short=None, help: str | None = None,
+                 whole_page: bool = False) -> None:
+    """The widget of one model parameter (A, or B with the ``b_`` prefix); key == state key.
+
+    ``short``: the option texts of a choice (default: the schema's labels); ``whole_page``: a change
+    reruns the whole page (the control decides which other controls the page shows), not only its views.
+    """
     c = container or st
     p = sk_state.PARAMS[key]
     base = key[len(B):] if key.startswith(B) else key
     prefix = key[: len(key) - len(base)]
     label = label or p.label
-    live = _rerun_views  # the CPU selectbox reruns the app: it also sets the clock slider
+    ss = st.session_state
+    if key in ss.get(STORE, ()):  # hand the kept value back: Streamlit forgets it on pages without this widget
+        ss[key] = ss[STORE][key]
+    live = None if whole_page else _rerun_views  # the CPU selectbox reruns the app: it also sets the clock slider
+    show = short or p.label_of
     if base == "cpu":
-        c.selectbox(label, p.choices, key=key, format_func=_profile_label, on_change=_cpu_changed, args=(prefix,))
+        c.selectbox(label, p.choices, key=key, format_func=_profile_label, on_change=_cpu_changed, args=(prefix,),
+                    help=help)
     elif base.startswith("d_") and p.kind == "choice":  # the Design page's stages: many options, a list
-        c.selectbox(label, p.choices, key=key, format_func=p.label_of, on_change=live)
+        c.selectbox(label, p.choices, key=key, format_func=show, on_change=live, help=help)
     elif p.kind == "choice":  # zero, numa, path: the texts shown are the schema's labels
-        c.radio(label, p.choices, key=key, format_func=p.label_of, horizontal=True, on_change=live)
+        c.radio(label, p.choices, key=key, format_func=show, horizontal=True, on_change=live, help=help)
     elif base == "defer_cache":
-        c.radio(label, (0, 1), key=key, format_func={0: "off", 1: "on"}.get, horizontal=True, on_change=live)
+        c.radio(label, (0, 1), key=key, format_func={0: "off", 1: "on"}.get, horizontal=True, on_change=live,
+                help=help)
     elif base == "link_gbps":
         c.number_input(label, min_value=float(p.lo), max_value=float(p.hi), step=float(p.step), key=key,
-                       format="%g", on_change=live)
+                       format="%g", on_change=live, help=help)
     elif p.kind == "int":
-        c.slider(label, min_value=int(p.lo), max_value=int(p.hi), step=int(p.step or 1), key=key, on_change=live)
+        c.slider(label, min_value=int(p.lo), max_value=int(p.hi), step=int(p.step or 1), key=key, on_change=live,
+                 help=help)
     else:
-        c.slider(label, min_value=float(p.lo), max_value=float(p.hi), step=float(p.step), key=key, on_change=live)
+        c.slider(label, min_value=float(p.lo), max_value=float(p.hi), step=float(p.step), key=key, on_change=live,
+                 help=help)
 
 
 #: Sidebar controls shared by all pages, grouped.
@@ -377,7 +417,7 @@ def render_sidebar() -> None:
 @view_fragment("link")
 def _link_box() -> None:
     """Share link, report downloads and the URL write-back: rerun with the page's view on every move."""
-    state = drop_stale_provenance(get_state())
+    state = url_state(drop_stale_provenance(get_state()))
     st.markdown("**Share link** (every parameter, v=1, model and profile versions)")
     with st.container(key="share_link"):
         st.code(share_link(state), language=None, wrap_lines=True)

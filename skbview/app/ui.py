@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from skbmodel import uncertainty
+from skbmodel import design, uncertainty
 from skbmodel.pages import DEFAULT_PAGE
 from skbmodel import state as sk_state
 from skbview import charts, tables
@@ -46,21 +46,26 @@ def live(draw) -> None:
 
     @appstate.view_fragment("live")
     def _live() -> None:
-        draw(appstate.get_state())
+        draw(appstate.url_state(appstate.get_state()))
 
     _live()
 
 
-def model_view(slug: str, headline) -> None:
+def model_view(slug: str, headline, note=None) -> None:
     """The live area of a model page: headline metrics, then every chart of the page.
 
     ``headline(params, out, iv)`` turns the scenario's parameters, its ``model.evaluate`` outputs and
     their 90 % intervals (:func:`skbmodel.uncertainty.evaluate_with_intervals`) into the metric row
-    (see :func:`metrics`, :func:`pm`).  Records the page (:func:`appstate.page_state`) first.
+    (see :func:`metrics`, :func:`pm`); ``note(state)``, a line above it or None.  Records the page
+    (:func:`appstate.page_state`) first.
     """
     appstate.page_state(slug)
 
     def draw(state: dict) -> None:
+        text = note(state) if note else None
+        if text:
+            with st.container(key="view_note"):
+                st.caption(text)
         params = sk_state.scenario(state)
         out, iv = uncertainty.evaluate_with_intervals(params, sk_state.profile_for(state))
         metrics(headline(params, out, iv))
@@ -115,3 +120,35 @@ def driver_table(report: Mapping, key: str) -> None:
                                                                                 format="%.0f %%"),
                                 "plus_10pct": st.column_config.NumberColumn("+10 % of it moves Δ by",
                                                                             format="%+.3g")})
+
+
+def composition_text(state: Mapping, prefix: str = "") -> str:
+    """The composed path of the Design page in words: its start and every stage it changes."""
+    params = sk_state.scenario(state, "a" if not prefix else "b")
+    start = params["d_from"]
+    opts = design.resolved(params)
+    as_start = design.resolved({**params, **{k: "from" for k in design.STAGE_CHOICES}})
+    start_label = sk_state.PARAMS["path"].label_of(start)
+    used = design.keys_in_use(params)
+    changed = []
+    for k, v in opts.items():
+        num = design.OPTION_NUMBERS.get((k, v))
+        num = num if num in used else None
+        if v == as_start[k] and num is None:
+            continue
+        text = f"{design.STAGE_CHOICES[k][0] if k != 'd_free_where' else 'slab of the free'}: " \
+               f"{design.OPTION_LABELS.get(v, v)}"
+        if num:
+            p = sk_state.PARAMS[num]
+            text += f", {p.label.split(': ')[-1].split(' (')[0]} = {params[num]:g} {p.unit}"
+        changed.append(text)
+    if not changed:
+        return f"from {start_label}, every stage as in it: the numbers are those of {start_label}"
+    return f"from {start_label} with " + "; ".join(changed)
+
+
+def path_note(state: Mapping) -> str | None:
+    """Above the Overview's numbers when it shows the composed path: which composition they are."""
+    if state.get("path") != "design":
+        return None
+    return "Composed path (Design page): " + composition_text(state)

@@ -1,0 +1,171 @@
+"""No setting is lost: from every starting page, set a control that lives on one page only (the Overview's
+path, a Design stage, a scenario-B control on Compare), then walk every page and come back.  The address
+bar, the share link and the numbers keep what was set at every step.
+
+One server, one browser and one tab: each start is a fresh session (``goto`` opens a new one).
+"""
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+import pytest
+
+from skbmodel import design, model, pages, state as S
+from skbview import tables
+from skbview.app import ui
+from tests.browser_util import app_and_browser, eventually, page_with_errors, wait_for_app
+
+pytestmark = pytest.mark.browser
+
+SLUGS = [p.slug for p in pages.PAGES] + [pages.CALIBRATE.slug]
+TITLES = {p.slug: p.title for p in (*pages.PAGES, pages.CALIBRATE)}
+
+#: What the walk sets, each on the one page that draws its control: (page, key, value).
+SETTINGS = (("overview", "path", "cpumap"), ("design", "d_skb", "slab_one"), ("compare", "b_zero", "memset"))
+
+
+def _expected_state() -> dict:
+    st = S.defaults()
+    st.update({k: v for _, k, v in SETTINGS})
+    return st
+
+
+EXPECTED = _expected_state()
+
+
+def _cost_text(params: dict) -> str:
+    return ui.fmt(model.evaluate(params, S.profile_for(EXPECTED))["path.ns_per_packet"], 4)
+
+
+#: The Overview's cost of the chosen path, the Design page's cost of the composition (both defaults
+#: but for the settings): they differ from the defaults' numbers, so a lost setting shows.
+OVERVIEW_COST = _cost_text(S.scenario(EXPECTED))
+DESIGN_COST = _cost_text(tables.design_params_ab(EXPECTED)[0])
+assert OVERVIEW_COST != _cost_text(S.scenario(S.defaults()))
+assert DESIGN_COST != _cost_text(tables.design_params_ab(S.defaults())[0])
+
+
+@pytest.fixture(scope="module")
+def tab():
+    with app_and_browser("dashboard.py") as (url, browser):
+        ctx, page, errors = page_with_errors(browser, 1400, 1000)
+        page.set_default_timeout(120_000)  # a loaded 2-core machine: actions wait for the app
+        yield url, page, errors
+        ctx.close()
+
+
+def _go(page, slug: str) -> None:
+    # titles are unique and no title contains another (the link's text starts with its icon's name)
+    page.locator('[data-testid="stSidebarNavLink"]', has_text=TITLES[slug]).first.dispatch_event("click")
+    wait_for_app(page)
+    eventually(lambda: _on(page, slug), timeout=60)
+
+
+def _on(page, slug: str) -> None:
+    path = urlsplit(page.url).path.rstrip("/").rsplit("/", 1)[-1]
+    assert path == slug or (slug == pages.DEFAULT_PAGE and path in ("", slug)), page.url
+
+
+def _label(key: str, value) -> str:
+    """The text a control shows for ``value`` (the Design page's stages show short option texts)."""
+    return design.OPTION_SHORT[value] if key.startswith("d_") else S.PARAMS[key].label_of(value)
+
+
+def _set(page, key: str, value) -> None:
+    label = _label(key, value)
+    box = page.locator(f".st-key-{key}")
+    if box.locator("input[role='combobox']").count():
+        box.locator("input[role='combobox']").click()
+        page.locator("[role='option']", has_text=label).first.click()
+    else:  # a radio
+        box.locator("label", has_text=label).first.click()
+    wait_for_app(page)
+
+
+def _metric(page, label: str) -> str:
+    m = page.locator('[data-testid="stMetric"]', has=page.locator('[data-testid="stMetricLabel"]', has_text=label))
+    return m.first.locator('[data-testid="stMetricValue"]').inner_text().strip()
+
+
+def _check(page, slug: str, done: set[str]) -> None:
+    """The address bar and the share link carry every setting made so far; the page shows its numbers."""
+    want = {k: v for p, k, v in SETTINGS if p in done}
+
+    def url_ok():
+        st, warnings = S.decode(urlsplit(page.url).query)
+        assert not warnings, warnings
+        for k, v in want.items():
+            # the Design page shows (and its link says) the composed path; the Overview's choice is kept
+            expect = "design" if (k == "path" and slug == "design") else v
+            assert st[k] == expect, (slug, k, st[k], expect, sorted(done))
+        for k in ("d_skb", "b_zero", "path"):
+            if k not in want:
+                assert st[k] == ("design" if (k == "path" and slug == "design") else S.defaults()[k]), (slug, k)
+        if slug != "calibrate":
+            assert st["page"] == slug
+        link = page.locator(".st-key-share_link code").inner_text().strip()
+        assert S.decode(urlsplit(link).query)[0] == st, "the share link differs from the address bar"
+        return st
+
+    eventually(url_ok, timeout=60)
+    if slug == "overview":
+        expect = OVERVIEW_COST if "overview" in done else _cost_text(S.scenario(S.defaults()))
+        eventually(lambda: _metric_is(page, "Cost (ns/packet)", expect), timeout=60)
+    if slug == "design":
+        expect = DESIGN_COST if "design" in done else _cost_text(tables.design_params_ab(S.defaults())[0])
+        eventually(lambda: _metric_is(page, "Cost (ns/packet)", expect), timeout=60)
+    for p, k, v in SETTINGS:
+        if p == slug and p in done:  # the control itself shows the value again
+            label = _label(k, v)
+            box = page.locator(f".st-key-{k}")
+            combo = box.locator("input[role='combobox']")
+            if combo.count():
+                shown = combo.first.input_value() or combo.first.get_attribute("aria-label") or ""
+                assert label in shown or label in box.inner_text(), (k, shown, box.inner_text())
+            else:
+                checked = box.locator("input[type='radio']:checked").first
+                assert checked.evaluate("e => e.closest('label').innerText").strip() == label
+
+
+def _metric_is(page, label: str, value: str) -> None:
+    assert _metric(page, label) == value
+
+
+def _count_is(locator, n: int) -> None:
+    assert locator.count() == n
+
+
+@pytest.mark.parametrize("start", SLUGS)
+def test_settings_survive_every_walk(tab, start):
+    url, page, errors = tab
+    page.goto(f"{url}/{start}" if start != pages.DEFAULT_PAGE else url)
+    wait_for_app(page)
+    eventually(lambda: _on(page, start), timeout=60)
+    done: set[str] = set()
+    order = SLUGS[SLUGS.index(start):] + SLUGS[:SLUGS.index(start)]  # every start walks in its own order
+    setters = {p: (k, v) for p, k, v in SETTINGS}
+    for i, slug in enumerate(order + [p for p, _, _ in SETTINGS]):
+        if i:
+            _go(page, slug)
+        _check(page, slug, done)
+        if slug in setters and slug not in done:
+            _set(page, *setters[slug])
+            done.add(slug)
+            _check(page, slug, done)
+    assert done == set(setters)
+    assert page.locator('[data-testid="stException"]').count() == 0
+    assert not errors
+
+
+def test_a_link_cut_at_76_characters_warns_in_the_browser(tab):
+    url, page, errors = tab
+    author = {**S.defaults(), "path": "cpumap", "page": "overview"}
+    link = (url + "/?" + S.encode(author))[:76]
+    assert "&h=" in link and "path=" not in link
+    page.goto(link)
+    wait_for_app(page)
+    h = float(link.split("&h=", 1)[1].split("&", 1)[0])
+    note = page.locator(".st-key-version_notice [data-testid='stAlert']", has_text="appears truncated or edited")
+    eventually(lambda: _count_is(note, 1), timeout=60)
+    assert f"the author saw Throughput (Mpps) = {h:.4g}" in note.first.inner_text()
+    assert not errors
