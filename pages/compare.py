@@ -40,6 +40,7 @@ st.caption("A is the sidebar (its path is set here too); B is set below (e.g. be
            "to the thread's 'before' case. The verdict is about the outputs the change moves.")
 top = st.columns([2, 1])
 _path = sk_state.PARAMS["path"]
+st.session_state["path"] = appstate.get_state()["path"]  # the path A has on every page (the store's)
 top[0].radio("Path of A (B follows while it is on the same path)", _path.choices, key="path",
              format_func=_path.label_of, horizontal=True, on_change=_b_follows_path)
 top[1].button("Copy A → B", key="copy_a_to_b", on_click=_copy_a_to_b)
