@@ -3,7 +3,7 @@ second composition or a modelled path (skbmodel.design; its charts are skbview.c
 skbview.tables.design_summary)."""
 import streamlit as st
 
-from skbmodel import design, noise
+from skbmodel import design, noise, rest
 from skbmodel import state as sk_state
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import charts, tables
@@ -91,6 +91,10 @@ def _draw(state: dict) -> None:
         _problems(s["problems_a"], "Composition A")
         _problems(s["problems_b"], "Composition B")
     opts = design.resolved(sk_state.scenario(state))
+    for stage, msg in rest.notes(opts):
+        st.info(md_escape(f"Composition A — {stage}: {msg}"), icon=":material/remove_circle:")
+    if opts["d_rest"] in rest.CONTENTS:
+        st.caption(md_escape(rest.describe(opts["d_rest"])))
     st.caption("Composition A: " + md_escape(" · ".join(
         f"{design.STAGE_CHOICES[k][0] if k != 'd_free_where' else 'slab'}: {design.OPTION_LABELS.get(v, v)}"
         for k, v in opts.items())))

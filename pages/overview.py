@@ -1,6 +1,7 @@
 """Overview: the chosen path's per-packet cost breakdown against the line-rate budget."""
 import streamlit as st
 
+from skbmodel import rest
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview.app import appstate, ui
 
@@ -23,3 +24,5 @@ def _headline(params: dict, out: dict, iv: dict) -> list:
 
 
 ui.model_view("overview", _headline, note=ui.path_note)
+with st.expander("What “rest of path” contains, per path"):
+    st.markdown("\n".join(f"- {rest.describe(p)}" for p in rest.CONTENTS))

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import (__version__, calibration, corpus, custom, design, mailtext, model, outofsample, parsers, shortlink,
-               state, uncertainty, userfit, userinput, validation, versions)
+from . import (__version__, calibration, corpus, custom, design, drivers, mailtext, model, outofsample, parsers,
+               shortlink, state, uncertainty, userfit, userinput, validation, versions)
 from .bench import run_bench
 from .profile import (DEFAULT_PROFILE, PROFILE_DIR, ProfileError, archive_current, available_profiles, clear_cache,
                       load_profile, profile_version)
@@ -46,6 +46,12 @@ def _scalar(v):
     return float(a) if a.ndim == 0 else a.tolist()
 
 
+def _drivers_json(st: dict) -> dict:
+    """``eval --json``'s ``drivers``: what the page's answer rests on (:func:`skbmodel.drivers.of_state`)."""
+    res = drivers.of_state(st)
+    return {"about": res["about"], "outputs": {o: drivers.to_json(r) for o, r in res["outputs"].items()}}
+
+
 def cmd_eval(args) -> int:
     st = state.decode_strict(args.query)  # an unknown profile version (pv) is a StateError: exit 2
     if st["path"] == "design":  # a composition that makes no sense has no numbers to print
@@ -68,7 +74,8 @@ def cmd_eval(args) -> int:
                              if k in st}, "outputs": outputs, "intervals": bounds, "interval_level": uncertainty.LEVEL,
                    "units": dict(model.OUTPUT_UNITS), "profile": prof.id, "model_version": __version__,
                    "profile_version": st.get("pv") or profile_version(st["cpu"]),
-                   "headline": state.headline(st["page"]), "version_notice": notice},
+                   "headline": state.headline(st["page"]), "version_notice": notice,
+                   "drivers": _drivers_json(st)},
                   sys.stdout, indent=1, sort_keys=False)
         sys.stdout.write("\n")
     else:

@@ -106,9 +106,13 @@ def _payload(base_id: str, changes: dict[str, float]) -> str:
     return f"{LINK_VERSION}~{base_id}~{pairs}"
 
 
+#: the id of every custom profile starts with this (:func:`custom_id`)
+CUSTOM_PREFIX = "custom-"
+
+
 def custom_id(base_id: str, changes: dict[str, float]) -> str:
     """Deterministic id of a custom profile (same values -> same id on every machine)."""
-    return "custom-" + hashlib.sha1(_payload(base_id, changes).encode()).hexdigest()[:8]
+    return CUSTOM_PREFIX + hashlib.sha1(_payload(base_id, changes).encode()).hexdigest()[:8]
 
 
 def encode_profile(profile: Profile) -> str:

@@ -56,7 +56,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import cpumap, kfree_skb_list, page_alloc, page_pool, slub, units, zeroing
+from . import cpumap, kfree_skb_list, page_alloc, page_pool, rest as _rest, slub, units, zeroing
 
 START_PATHS = ("veth", "cpumap", "xdp_pass", "kfree_skb_list")
 
@@ -378,7 +378,9 @@ def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Compo
         "zeroing": zero_cycles(s["clears"], s["is_gfp"], s["zero_b"], c),
         "page alloc/recycle": rx_cycles(rx, s["handed"], s["numa"], x["pp_recycle"], x["d_rx_bulk"], c, memo),
         "cross-CPU transfer": hand_cycles(s["handed"], s["numa"], c),
-        "rest of path": rest_cycles(rest, x["d_rest_ns"], ghz, c),
+        # a free stage replaces the free a rest already holds (skbmodel.rest)
+        "rest of path": rest_cycles(rest, x["d_rest_ns"], ghz, c)
+        - _rest.overlap_cycles(rest == _REST["veth"], free != _FREE["none"], c),
         "skb free": free_cycles(free, where == _WHERE["remote"], x["d_free_bulk"], skb == _SKB["napi_cache"],
                                 s["numa"], x, c, memo),
     }
@@ -433,6 +435,7 @@ def problems(params: Mapping, prefix: str = "") -> list[tuple[str, str]]:
     if opt["d_skb"] == "none" and opt["d_free"] not in ("none", "kfree_skb_list"):
         out.append(("skb free", f"{OPTION_LABELS[opt['d_free']]} frees an skb the skb head stage never allocated "
                                 "(skb head: none)"))
+    out += _rest.refusals(opt)
     if opt["d_free"] in ("napi_cache", "defer") and opt["d_rest"] == "kfree_skb_list":
         out.append(("skb free", "the qdisc drop path frees outside NAPI context (budget 0): the kernel does not "
                                 "put these skbs into the NAPI skb cache"))

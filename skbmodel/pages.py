@@ -63,6 +63,9 @@ PAGES: tuple[Page, ...] = (
          ("cpu", "d_from", "d_rx", "d_skb", "d_zero", "d_hand", "d_free", "d_rest"),
          ("path.mpps", "Throughput (Mpps)"),
          (("path.mpps", "Throughput"), ("path.ns_per_packet", "Cost"), ("path.budget_pct", "Budget used"))),
+    Page("grid", "Question grid", "Questions in one view: up to three parameters at once", ":material/grid_on:",
+         ("cpu", "g1", "g2", "g3", "g_out"), ("path.ns_per_packet", "Baseline A (ns/packet)"),
+         (("path.ns_per_packet", "Baseline A cost"),)),
 )
 
 #: Bring-your-own-measurements page: no charts to export and no ``page`` parameter; its share link

@@ -42,6 +42,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from . import __version__ as MODEL_VERSION
 from . import custom as _custom
+from . import grid as _grid
 from . import model
 from . import profile as _profile
 from . import shortlink as _shortlink
@@ -65,8 +66,18 @@ class StateError(ValueError):
 
 #: The scenario pages' slugs (:mod:`skbmodel.pages` describes each).
 PAGES = SLUGS
+#: The question grid's controls (skbmodel.grid): its axes and its output.  A link carries them when it
+#: opens the grid page or they differ from their defaults (every other link stays as it was).
+GRID_PARAMS: tuple[Param, ...] = (
+    Param("g1", "Grid: first parameter", "choice", "xdp_batch", choices=_grid.AXIS_CHOICES),
+    Param("g2", "Grid: second parameter", "choice", "zero", choices=_grid.AXIS_CHOICES),
+    Param("g3", "Grid: third parameter", "choice", "d_free", choices=_grid.AXIS_CHOICES),
+    Param("g_out", "Grid: output", "choice", "path.ns_per_packet", choices=_grid.OUTPUTS),
+)
+GRID_KEYS = tuple(p.key for p in GRID_PARAMS)
 VIEW_PARAMS: tuple[Param, ...] = (
     Param("page", "Page", "choice", DEFAULT_PAGE, choices=PAGES),
+    *GRID_PARAMS,
 ) + DISPLAY_PARAMS
 PARAMS: dict[str, Param] = {p.key: p for p in MODEL_PARAMS + VIEW_PARAMS}
 PARAMS.update({B_PREFIX + p.key: dataclasses.replace(p, key=B_PREFIX + p.key) for p in MODEL_PARAMS})
@@ -396,7 +407,10 @@ def encode(state: Mapping, keys=None) -> str:
             full[cpu_key.replace("cpu", "ghz")] = _profile.load_profile(state[cpu_key]).ghz
     full.update({k: v for k, v in state.items() if k in PARAMS})
     keys_given = None if keys is None else list(keys)
-    keys = list(PARAMS) if keys is None else [k for k in keys if k not in PROFILE_KEYS and k not in VERSION_KEYS]
+    if keys is None:
+        keys = [k for k in PARAMS if k not in GRID_KEYS or full.get("page") == "grid" or full[k] != PARAMS[k].default]
+    else:
+        keys = [k for k in keys if k not in PROFILE_KEYS and k not in VERSION_KEYS]
     items = [("v", str(FORMAT_VERSION))] + _version_items(state, full, keys_given) + [(k, _fmt(full[k])) for k in keys]
     # an optional custom profile travels too (compact, see skbmodel.custom)
     items += [(pk, str(state[pk]).strip()) for pk in PROFILE_KEYS

@@ -58,6 +58,7 @@ from statistics import NormalDist
 import numpy as np
 
 from . import model, noise
+from .custom import CUSTOM_PREFIX
 from .params import MODEL_PARAMS
 from .profile import Profile
 
@@ -213,11 +214,31 @@ def _factor(corr: np.ndarray) -> np.ndarray:
         return v * np.sqrt(np.clip(w, 0.0, None))
 
 
+def machine(profile: Profile) -> str:
+    """The machine whose constants ``profile`` holds: its id without an archived ``@version``; a custom
+    profile (built from a base, changing only the constants it lists) is its base's machine."""
+    pid = profile.inherits if profile.id.startswith(CUSTOM_PREFIX) and profile.inherits else profile.id
+    return pid.split("@", 1)[0]
+
+
+def same_quantity(profile_a: Profile, profile_b: Profile, name: str) -> bool:
+    """Whether constant ``name`` of the two profiles is one quantity (paired A/B: it cancels).
+
+    Only a constant of the same machine (:func:`machine`: the same profile, another version of it, or
+    a custom profile on it) with the same value and sd.  Another CPU's profile that inherits a
+    constant holds an unmeasured stand-in for its own machine's value, not the same quantity; a
+    constant a custom profile or a newer version changed is another estimate.
+    """
+    ca, cb = profile_a.constants.get(name), profile_b.constants.get(name)
+    return (ca is not None and cb is not None and machine(profile_a) == machine(profile_b)
+            and ca.value == cb.value and ca.stderr == cb.stderr)
+
+
 def _joint(profiles: Sequence[Profile], outputs):
     """Uncertain dimensions of one or two profiles.
 
-    A constant is shared (one dimension, one draw) when every profile has it with the same value
-    and sd -- the same quantity, e.g. inherited; otherwise each profile has its own dimension.
+    A constant is shared (one dimension, one draw) when every profile has it as the same quantity
+    (:func:`same_quantity`); otherwise each profile has its own dimension.
     Returns ``(dims, sd, corr, index)``: ``index[p]`` = ``(names, dim numbers)`` of profile ``p``.
     """
     per = [_relevant(p, outputs) for p in profiles]
@@ -227,8 +248,7 @@ def _joint(profiles: Sequence[Profile], outputs):
         cols = []
         for n, s in zip(names, sd):
             key = ("shared", n, profiles[0].constants[n].value if n in profiles[0].constants else None, s)
-            shared = all(n in q.constants and q.constants[n].value == p.constants[n].value
-                         and q.constants[n].stderr == s for q in profiles)
+            shared = all(same_quantity(p, q, n) for q in profiles)
             key = key if shared else (len(index), n)
             if key not in dims:
                 dims.append(key)
@@ -443,9 +463,11 @@ def delta_intervals(params_a: Mapping, params_b: Mapping, profile_a: Profile | N
     A and B are evaluated with the *same* perturbations of the constants (the same Jacobian steps or
     the same draws), so the interval is that of the difference: a constant that A and B share
     (same name, value and sd, e.g. inherited by both profiles) cancels where both depend on it
-    alike, and identical A and B give exactly ``[0, 0]``.  Constants that differ between the two
-    profiles are independent.  The structural term is taken as fully correlated between A and B
-    (the same model form): ``rel * |f_B - f_A|``.
+    alike, and identical A and B give exactly ``[0, 0]``.  Constants that are not the same quantity
+    (:func:`same_quantity`: another machine's, or changed by B) are independent.  The structural term
+    is fully correlated between A and B on the same machine (the same model form on the same
+    hardware): ``rel * |f_B - f_A|``; across machines the two model errors are independent:
+    ``rel * sqrt(f_A^2 + f_B^2)``.
     """
     method, outputs = _check(method, outputs)
     pa = model.profile_of(params_a, profile_a)
@@ -465,7 +487,13 @@ def delta_intervals(params_a: Mapping, params_b: Mapping, profile_a: Profile | N
                   for params, prof, names, base, cols in sides)
         return {o: np.asarray(vb[o], dtype=float) - np.asarray(va[o], dtype=float) for o in outputs}
 
+    across = machine(pa) != machine(pb)
+    if across:
+        fa, fb = model.evaluate(params_a, pa), model.evaluate(params_b, pb)
+
     def struct_sd(o, f):
+        if across:
+            return structural_rel_sd(o) * np.hypot(np.asarray(fa[o], dtype=float), np.asarray(fb[o], dtype=float))
         return structural_rel_sd(o) * np.abs(f)
     delta, res = _propagate(values_of, deltas.shape[0], grid, outputs, method, corr, level, struct_sd)
     # a difference of kernel-fixed values is as exact as they are

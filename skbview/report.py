@@ -23,7 +23,7 @@ from plotly.offline import get_plotlyjs
 import skbmodel
 from skbmodel import shortlink
 from skbmodel import state as S
-from skbmodel import validation
+from skbmodel import drivers, validation
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbmodel.profile import load_profile
 
@@ -58,7 +58,9 @@ def state_hash(state: Mapping) -> str:
     return _hash_full(_full(state))
 
 
-_HASH_KEYS = [k for k in S.PARAMS if k != "page" and k not in S.DISPLAY_KEYS] + list(S.PROFILE_KEYS) \
+# the question grid's keys are not the scenario (its file names carry them as key parameters)
+_HASH_KEYS = [k for k in S.PARAMS if k != "page" and k not in S.DISPLAY_KEYS and k not in S.GRID_KEYS] \
+    + list(S.PROFILE_KEYS) \
     + list(S.PV_KEYS)  # an archived profile version gives other numbers: another file name
 
 
@@ -240,6 +242,25 @@ def _static_chart(fig, page: str, name: str) -> str:
             f"{_e(name)}\" src=\"data:image/svg+xml;base64,{data}\">")
 
 
+def _drivers_html(st: dict) -> str:
+    """The constants the page's answer rests on (:func:`skbmodel.drivers.of_state`), flagged when assumed."""
+    res = drivers.of_state(st)
+    if not res["outputs"]:
+        return "<p>A and B agree on every output: no difference to explain.</p>" if res["about"] != "A" else ""
+    out = []
+    for o, rep in res["outputs"].items():
+        what = f"B − A of <code>{_e(o)}</code>" if res["about"] != "A" else f"<code>{_e(o)}</code>"
+        out.append(f"<p><b>{what}: {rep['value']:+.4g} {_e(rep['unit'])}</b> (sd {rep['sd']:.3g})"
+                   + (f" — <b class=flag>{_e(rep['flag'])}</b>" if rep["flag"] else "") + "</p>")
+        rows = "".join(f"<tr><td><code>{_e(r['constant'])}</code></td><td>{_e(r['kind'])}</td>"
+                       f"<td class=num>{r['value_share'] * 100:+.0f} %</td>"
+                       f"<td class=num>{r['variance_share'] * 100:.0f} %</td><td>{_e(r['source'])}</td></tr>"
+                       for r in rep["rows"])
+        out.append("<table><tr><th>constant</th><th>kind</th><th>share of the value</th><th>share of the variance"
+                   "</th><th>source</th></tr>" + rows + "</table>")
+    return "".join(out)
+
+
 def build_html_report(state: Mapping, base_url: str | None = None, pages_=None, warnings=(),
                       light: bool = False) -> str:
     """One self-contained HTML file: every chart of every page for this scenario, the parameters (A and B),
@@ -268,7 +289,11 @@ def build_html_report(state: Mapping, base_url: str | None = None, pages_=None, 
     ]
     if warnings:
         out.append("<p><b>Link warnings:</b></p><ul>" + "".join(f"<li>{_e(w)}</li>" for w in warnings) + "</ul>")
-    out += ["<h2>Parameters</h2>", _param_table(st), "<h2>Charts</h2>"]
+    out += ["<h2>Parameters</h2>", _param_table(st)]
+    why = _drivers_html(st)
+    if why:
+        out += ["<h2>What the answer rests on</h2>", why]
+    out.append("<h2>Charts</h2>")
     out.append("<ul>" + "".join(f"<li><a href=\"#{_e(p)}-{_e(n)}\">{_e(PAGE_BY_SLUG[p].title)}: {_e(n)}</a></li>"
                                 for p, n, _ in figs) + "</ul>")
     last_page = None

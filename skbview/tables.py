@@ -5,7 +5,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from skbmodel import design, model, noise, state as sk_state, units
+from skbmodel import design, drivers, grid, model, noise, state as sk_state, units
 from skbmodel.scenario import Scenario
 
 
@@ -45,7 +45,10 @@ def compare_rows(state: Mapping) -> list[dict]:
 
     ``delta_lo``/``delta_hi``: the 90 % interval of ``delta`` (the output's own unit) from paired
     propagation (:func:`skbmodel.uncertainty.delta_intervals`); ``verdict`` is one of
-    :data:`skbmodel.noise.VERDICTS` where there is a per-packet form, else "—".
+    :data:`skbmodel.noise.VERDICTS` where there is a per-packet form, else "—".  ``moves``: whether
+    the change moves the output at all.  ``runs_needed`` only where it means something: a path's
+    per-packet output (:data:`skbmodel.drivers.PER_PACKET_OUTPUTS`, what ``noise_ns`` is the noise
+    of) that moves, and whose sign the model is sure of or that is below the noise floor.
     """
     a, b = _eval(state, "a"), _eval(state, "b")
     _, div = paired_deltas(state)
@@ -70,11 +73,43 @@ def compare_rows(state: Mapping) -> list[dict]:
         verdict, runs = "—", None
         if d_ns is not None:
             verdict = noise.verdict(d_ns, nf, lo, hi)
-            if d_ns != 0:
+            if d_ns != 0 and k in drivers.PER_PACKET_OUTPUTS and verdict != noise.VERDICT_UNSURE:
                 runs = int(noise.runs_needed(d_ns, nf))
         rows.append(dict(output=k, unit=unit, A=va, B=vb, delta=vb - va, delta_lo=lo, delta_hi=hi, delta_ns=d_ns,
-                         delta_mpps=d_mpps, verdict=verdict, runs_needed=runs))
+                         delta_mpps=d_mpps, verdict=verdict, runs_needed=runs, moves=vb != va))
     return rows
+
+
+_VERDICTS: dict[tuple, list] = {}
+
+
+def compare_verdicts(state: Mapping) -> list[dict]:
+    """The rows of :func:`compare_rows` the A/B verdict is about (:func:`skbmodel.drivers.verdict_outputs`:
+    the outputs A and B differ on, the chosen path first), each with ``drivers``: what its difference
+    rests on (:func:`skbmodel.drivers.drivers`).  Empty when A and B agree everywhere."""
+    keys = [*sk_state.MODEL_KEYS, *(sk_state.B_PREFIX + k for k in sk_state.MODEL_KEYS), *sk_state.PROFILE_KEYS,
+            *sk_state.PV_KEYS]
+    key = tuple((k, state.get(k)) for k in keys)
+    hit = _VERDICTS.get(key)
+    if hit is None:
+        rows = {r["output"]: r for r in compare_rows(state)}
+        pa, pb = sk_state.scenario(state, "a"), sk_state.scenario(state, "b")
+        prof_a, prof_b = sk_state.profile_for(state, "a"), sk_state.profile_for(state, "b")
+        outs = drivers.verdict_outputs(pa, pb, {k: r["A"] for k, r in rows.items()},
+                                       {k: r["B"] for k, r in rows.items()})
+        why = drivers.drivers(pa, pb, prof_a, prof_b, outs) if outs else {}
+        hit = [{**rows[o], "drivers": why[o]} for o in outs]
+        if len(_VERDICTS) >= _PAIRED_MAX:
+            _VERDICTS.pop(next(iter(_VERDICTS)))
+        _VERDICTS[key] = hit
+    return hit
+
+
+def driver_rows(report: Mapping) -> list[dict]:
+    """The drivers of one answer as table rows: constant, kind, shares [%], what +10 % of it moves, source."""
+    return [dict(constant=r["constant"], kind=r["kind"], value_share=100.0 * r["value_share"],
+                 variance_share=100.0 * r["variance_share"], plus_10pct=0.1 * r["elasticity"], source=r["source"])
+            for r in report["rows"]]
 
 
 # ---------------------------------------------------------------- Design page
@@ -112,3 +147,30 @@ def design_summary(state: Mapping) -> dict:
                 delta_mpps=float(np.asarray(delta["path.mpps"])), verdict=noise.verdict(d, nf, lo, hi),
                 runs=int(noise.runs_needed(d, nf)), problems_a=design.problems(state),
                 problems_b=design.problems(state, sk_state.B_PREFIX) if b_composed else [])
+
+
+# ---------------------------------------------------------------- question grid
+_GRIDS: dict[tuple, dict] = {}
+
+
+def grid_axes(state: Mapping) -> list[str]:
+    """The grid's parameters (``g1``-``g3``), without ``none`` and repeats; at least one."""
+    axes = list(dict.fromkeys(state.get(k, p.default) for k, p in zip(sk_state.GRID_KEYS, sk_state.GRID_PARAMS)
+                              if k != "g_out"))
+    axes = [a for a in axes if a != "none"]
+    return axes or [sk_state.GRID_PARAMS[0].default]
+
+
+def grid_result(state: Mapping) -> dict:
+    """:func:`skbmodel.grid.evaluate` of the state's grid (axes ``g1``-``g3``, output ``g_out``) on top of
+    scenario A; cached per scenario (the page's table and both charts use it)."""
+    key = tuple((k, state.get(k)) for k in (*sk_state.MODEL_KEYS, *sk_state.GRID_KEYS, *sk_state.PROFILE_KEYS,
+                                             *sk_state.PV_KEYS))
+    hit = _GRIDS.get(key)
+    if hit is None:
+        hit = grid.evaluate(sk_state.scenario(state, "a"), grid_axes(state),
+                            state.get("g_out", "path.ns_per_packet"), sk_state.profile_for(state, "a"))
+        if len(_GRIDS) >= _PAIRED_MAX:
+            _GRIDS.pop(next(iter(_GRIDS)))
+        _GRIDS[key] = hit
+    return hit

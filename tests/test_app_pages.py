@@ -341,14 +341,42 @@ def test_compare_page_with_preset_002():
     lo, hi = uncertainty.delta_interval(sk_state.scenario(st, "a"), sk_state.scenario(st, "b"), load_profile(st["cpu"]),
                                         load_profile(st["b_cpu"]), "path.ns_per_packet")
     assert _metric(at, "Verdict") == noise.VERDICT_SHORT[noise.verdict(d, st["noise_ns"], lo, hi)]
-    df = at.dataframe[0].value
+    df = next(d.value for d in at.dataframe if "output" in d.value.columns)
     assert "veth.ns_per_packet" in set(df["output"])
-    spec = _spec(at, 0)
+    assert "slub.bulk_ns" not in set(df["output"])  # the change cannot move it: folded away
+    diff = _spec(at, 0)  # the difference chart: A, B, then B − A with its paired interval
+    _check_chart_basics(diff)
+    assert _arr(diff["data"][2]["x"])[0] == pytest.approx(d)
+    spec = _spec(at, 1)
     _check_chart_basics(spec)
     x = _arr(spec["data"][0]["x"])
     assert x[0] == pytest.approx(d)
     at.button(key="copy_a_to_b").click().run()
-    assert _metric(at, "Verdict") == noise.VERDICT_SHORT[noise.VERDICT_NOISE]
+    assert not [m for m in at.metric if m.label == "Verdict"]
+    assert any("nothing to compare" in i.value for i in at.info)
+
+
+def test_compare_verdict_is_about_what_changed():
+    """50 % recycling across NUMA nodes while A shows veth: the verdict is about cpumap, which moves,
+    with the constants it rests on flagged as assumed; setting A's path on the page follows it."""
+    at = _open(_app({"b_pp_recycle": "0.5", "b_numa": "cross"}), "compare")
+    assert any("does not move" in i.value for i in at.info)
+    prof = load_profile("e5-1650v4")
+    st = _state(at)
+    d = float(model.evaluate(sk_state.scenario(st, "b"), prof)["cpumap.dst_ns"]
+              - model.evaluate(sk_state.scenario(st, "a"), prof)["cpumap.dst_ns"])
+    assert _metric(at, "Δ B − A") == f"{d:+.2f}"
+    assert any("numa_remote_factor" in w.value.replace("\\", "") and "assumed" in w.value for w in at.warning)
+    drivers = next(x.value for x in at.dataframe if "constant" in x.value.columns)  # the headline's, first
+    assert drivers.iloc[0]["constant"] == "xcpu_line_cycles" and drivers.iloc[0]["kind"] == "assumed"
+    at.radio(key="path").set_value("cpumap").run()
+    assert not at.exception, at.exception
+    assert at.query_params["path"] == "cpumap"
+    assert not any("does not move" in i.value for i in at.info)
+    assert _metric(at, "Δ B − A") == f"{d:+.2f}"
+    table = next(x.value for x in at.dataframe if "output" in x.value.columns)
+    runs = table.set_index("output")["runs_needed"]
+    assert runs.get("slub.bulk_ns") is None or np.isnan(runs.get("slub.bulk_ns", np.nan))
 
 
 def test_validation_page():
@@ -534,3 +562,51 @@ def test_the_headline_a_link_records_is_the_page_s_first_metric(slug):
     shown = f"{v * 1e6:,.0f}" if out == "kfree_skb_list.mpps" else f"{v:.4g}"
     assert first == shown, (slug, out, first, shown)
     assert float(at.query_params["h"]) == float(format(v, ".6g"))
+
+
+def test_grid_page_answers_the_free_bulk_question_in_one_view():
+    """VETH_XDP_BATCH × zeroing × skb free: one page, a table and two charts, each cell with its
+    interval, paired difference to A and verdict; the link carries the grid."""
+    from skbmodel import grid
+
+    at = _open(_app(), "grid")
+    df = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
+    assert len(df) == 18
+    cell = df[(df["xdp_batch"] == "16") & (df["zero"] == "__GFP_ZERO") & (df["d_free"] == "kmem_cache_free_bulk")]
+    assert float(cell["delta"].iloc[0]) == pytest.approx(-6.16, abs=0.01)
+    assert cell["verdict"].iloc[0] == noise.VERDICT_SURE
+    assert at.query_params["g1"] == "xdp_batch" and at.query_params["g3"] == "d_free"
+    _check_chart_basics(_spec(at, 0))
+    # what the lowest difference rests on: the SLUB constants of the bulk free, each with kind and source
+    why = next(d.value for d in at.dataframe if "constant" in d.value.columns)
+    assert {"kind", "source", "value_share", "variance_share"} <= set(why.columns)
+    assert "slub_bulk_obj_pair_cycles" in set(why["constant"])
+    at.selectbox(key="g3").set_value("none").run()
+    assert not at.exception, at.exception
+    assert at.query_params["g3"] == "none"
+    df = next(d.value for d in at.dataframe if "verdict" in d.value.columns)
+    assert len(df) == len(grid.AXES["xdp_batch"]) * 2
+
+
+def test_calibrate_before_and_after_runs_become_a_and_b_on_compare():
+    """Fit the baseline kernel's run as A and the patched one's as B, open Compare: each measurement both
+    runs made shows the measured difference next to the model's."""
+    at = _app()
+    at.switch_page("pages/calibrate.py").run()
+    text = (Path(__file__).with_name("data") / "page_pool_two_kernels.org").read_text()
+    at.text_area(key="cal_text").input(text).run()
+    pick = next(s for s in at.selectbox if (s.key or "").startswith("cal_run_"))
+    pick.select_index(0).run()
+    at.button(key="cal_fit").click().run()
+    pick = next(s for s in at.selectbox if (s.key or "").startswith("cal_run_"))
+    pick.select_index(1).run()
+    at.button(key="cal_fit_b").click().run()
+    assert not at.exception, at.exception
+    st = _state(at)
+    assert st["prof"] and st["b_prof"] and st["prof"] != st["b_prof"]
+    _open(at, "compare")
+    runs = next(d.value for d in at.dataframe if "measured_delta" in d.value.columns)
+    assert len(runs) >= 3
+    fast = runs[runs["test"].str.contains("fast", case=False)].iloc[0]
+    assert fast["measured_delta"] != 0
+    assert fast["model_delta"] == pytest.approx(fast["measured_delta"], rel=0.05)

@@ -65,8 +65,9 @@ def test_every_chart_stands_alone(page, page_figures):
         assert re.fullmatch(r"[a-z0-9_]+", name), name
         assert fig.layout.title.text, (page, name)
         assert fig.layout.xaxis.title.text, (page, name)
-        # y axis titles carry a unit "(...)"; the A/B delta bars label the categories on y instead
-        if page != "compare" or name != "ab_delta":
+        # y axis titles carry a unit "(...)"; the A/B delta bars and difference charts label the categories
+        # on y instead
+        if (page, name) not in {("compare", "ab_delta"), ("compare", "ab_difference"), ("design", "difference")}:
             assert re.search(r"\(.+\)", fig.layout.yaxis.title.text or ""), (page, name, fig.layout.yaxis.title.text)
         # a legend whenever more than one series is drawn (a single series is named by title/axes)
         series = [t for t in fig.data if t.name and t.showlegend is not False]

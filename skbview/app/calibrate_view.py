@@ -19,6 +19,8 @@ from skbview.safe_text import md_escape  # file names, lines and TOML sources ar
 
 PARSED = "_cal_parsed"
 RESULT = "_cal_result"
+#: the last fit of each scenario, ``{"a"|"b": FitResult}`` (before/after runs compared on the Compare page)
+FITS = "_cal_fits"
 
 
 # ------------------------------------------------------------------ profile in use
@@ -143,12 +145,26 @@ def mapping(measurements, sig: str, run_pick) -> tuple[list, list[str]]:
 
 
 # ------------------------------------------------------------------ fit
-def _do_fit(ms, base_id, free, label_text, ghz=None, ghz_source="", run_ms=None) -> None:
+def _do_fit(ms, base_id, free, label_text, ghz=None, ghz_source="", run_ms=None, which: str = "a") -> None:
     res = userfit.fit(ms, load_profile(base_id), list(free), label=label_text or "my-lab", ghz=ghz,
                       ghz_source=ghz_source, noise_from=run_ms)
     st.session_state[RESULT] = res
     if res.ok:
-        custom_profile.select(res.profile)
+        custom_profile.select(res.profile, which)
+        st.session_state.setdefault(FITS, {})[which] = res
+
+
+def ab_fits() -> tuple | None:
+    """``(fit A, fit B)`` when this session fitted one run as A and another as B and both are still the
+    profiles in use; else None."""
+    fits = st.session_state.get(FITS) or {}
+    if "a" not in fits or "b" not in fits:
+        return None
+    for w in ("a", "b"):
+        now = custom_profile.active(w)
+        if now is None or now.id != fits[w].profile.id:
+            return None
+    return fits["a"], fits["b"]
 
 
 def fit_controls(measurements, edited_ms, row_errors, sig: str, run_pick) -> None:
@@ -179,8 +195,15 @@ def fit_controls(measurements, edited_ms, row_errors, sig: str, run_pick) -> Non
                                    "stays at the base profile's value.")
     with c3:
         label_text = st.text_input("Profile name", value="my-lab", key="cal_label", max_chars=40)
-    st.button("Fit", key="cal_fit", type="primary", disabled=not edited_ms or bool(row_errors),
-              on_click=_do_fit, args=(edited_ms, base_id, tuple(free), label_text, ghz_fit, ghz_source, measurements))
+    b1, b2, b3 = st.columns([1, 1, 3])
+    args = (edited_ms, base_id, tuple(free), label_text, ghz_fit, ghz_source, measurements)
+    b1.button("Fit", key="cal_fit", type="primary", disabled=not edited_ms or bool(row_errors),
+              on_click=_do_fit, args=args, help="fit this run and use it as scenario A (the sidebar)")
+    b2.button("Fit as B", key="cal_fit_b", disabled=not edited_ms or bool(row_errors),
+              on_click=_do_fit, args=(*args, "b"),
+              help="fit this run as scenario B (e.g. the 'after' kernel's run) and compare it with A on Compare")
+    if ab_fits():
+        b3.page_link("pages/compare.py", label="Open Compare: A and B are your two fits", icon=":material/compare:")
 
 
 def _clock_field(clock: parsers.Clock, base: Profile, base_id: str, sig: str, run_pick) -> float:

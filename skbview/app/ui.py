@@ -6,12 +6,13 @@ from collections.abc import Mapping
 import gc
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from skbmodel import design, uncertainty
 from skbmodel.pages import DEFAULT_PAGE
 from skbmodel import state as sk_state
-from skbview import charts
+from skbview import charts, tables
 from skbview.app import appstate
 from skbview.app.downloads import download_buttons
 from skbview.report import camera_config  # same file name as the PNG/SVG download buttons
@@ -109,6 +110,16 @@ def pm(iv: Mapping, output: str, scale: float = 1.0, digits: int = 2) -> str | N
 
 def fmt(x: float, digits: int = 3) -> str:
     return f"{float(x):.{digits}g}"
+
+
+def driver_table(report: Mapping, key: str) -> None:
+    """The constants one answer rests on (:func:`skbmodel.drivers.drivers`): kind, shares, source."""
+    st.dataframe(pd.DataFrame(tables.driver_rows(report)), hide_index=True, width="stretch", key=key,
+                 column_config={"value_share": st.column_config.NumberColumn("share of the value", format="%+.0f %%"),
+                                "variance_share": st.column_config.NumberColumn("share of the variance",
+                                                                                format="%.0f %%"),
+                                "plus_10pct": st.column_config.NumberColumn("+10 % of it moves Δ by",
+                                                                            format="%+.3g")})
 
 
 def composition_text(state: Mapping, prefix: str = "") -> str:

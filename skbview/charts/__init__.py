@@ -12,11 +12,13 @@ import plotly.graph_objects as go
 
 from skbmodel import state as st_mod
 
-from .base import BAND_NAME, COLORS, TEMPLATE, zero_based
+from .ab import compare_difference, design_difference
+from .base import BAND_NAME, COLORS, PATH_LABELS, TEMPLATE, zero_based
 from .calibrate import fit_parity, fit_residuals
 from .compare import TIME_LABELS, TIME_OUTPUTS, compare_breakdown, compare_delta
 from .cpumap import cpumap_numa, cpumap_rates
 from .design import design_breakdown, napi_defer_rate
+from .grid import grid_delta, grid_values
 from .kfree import kfree_clones, kfree_drop_batch
 from .overview import overview_breakdown, overview_paths
 from .slub import slub_gain, slub_per_object
@@ -25,7 +27,8 @@ from .veth import veth_batch, veth_heatmap
 from .zeroing import seed_zero_delta_ns, zeroing_cost, zeroing_delta
 
 __all__ = [
-    "TEMPLATE", "COLORS", "BAND_NAME", "PAGE_CHARTS", "figures_for_page", "TIME_LABELS", "TIME_OUTPUTS",
+    "TEMPLATE", "COLORS", "BAND_NAME", "PATH_LABELS", "PAGE_CHARTS", "compare_difference", "design_difference",
+    "figures_for_page", "TIME_LABELS", "TIME_OUTPUTS", "grid_values", "grid_delta",
     "overview_breakdown", "overview_paths", "slub_per_object", "slub_gain", "zeroing_cost", "zeroing_delta",
     "seed_zero_delta_ns", "veth_batch", "veth_heatmap", "cpumap_rates", "cpumap_numa", "kfree_drop_batch",
     "kfree_clones", "compare_delta", "compare_breakdown", "validation_parity", "validation_errors", "oos_summary",
@@ -41,10 +44,12 @@ PAGE_CHARTS = {
     "veth": (("mpps_vs_batch", veth_batch), ("batch_heatmap", veth_heatmap)),
     "cpumap": (("rates_vs_recycle", cpumap_rates), ("numa", cpumap_numa)),
     "kfree": (("pps_vs_drop_batch", kfree_drop_batch), ("clones", kfree_clones)),
-    "compare": (("ab_delta", compare_delta), ("ab_breakdown", compare_breakdown)),
+    "compare": (("ab_difference", compare_difference), ("ab_delta", compare_delta),
+                ("ab_breakdown", compare_breakdown)),
     "validation": (("parity", validation_parity), ("errors", validation_errors), ("oos_summary", oos_summary),
                    ("oos_curve", oos_curve)),
-    "design": (("breakdown", design_breakdown), ("napi_cache", napi_defer_rate)),
+    "design": (("breakdown", design_breakdown), ("difference", design_difference), ("napi_cache", napi_defer_rate)),
+    "grid": (("values", grid_values), ("delta", grid_delta)),
 }
 
 

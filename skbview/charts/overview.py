@@ -6,12 +6,26 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from skbmodel import model, state as st_mod, uncertainty
+from skbmodel import model, rest, state as st_mod, uncertainty
 
 from .base import (
     COLORS, COMPONENT_COLORS, PATH_LABELS, caption, Bar, Waterfall, params, profile, error_bars, num, Fig,
     finish,
 )
+
+
+def _rest_hover(path: str) -> str:
+    """The rest of ``path``'s contents for a hover box (wrapped lines), or nothing."""
+    r = rest.CONTENTS.get(str(path))
+    if r is None:
+        return ""
+    words, lines, cur = r.contains.split(), [], ""
+    for w in words:
+        if len(cur) + len(w) > 70:
+            lines.append(cur)
+            cur = ""
+        cur = f"{cur} {w}".strip()
+    return "<br>" + r.constant + ":<br>" + "<br>".join(lines + [cur])
 
 
 def overview_breakdown(state: Mapping) -> go.Figure:
@@ -35,7 +49,10 @@ def overview_breakdown(state: Mapping) -> go.Figure:
         connector=dict(line=dict(color="#bbb", width=1)),
         increasing=dict(marker=dict(color="#4e79a7")), decreasing=dict(marker=dict(color="#59a14f")),
         totals=dict(marker=dict(color="#f28e2b")),
-        hovertemplate="%{x}: %{y:.2f} ns/packet<extra></extra>",
+        # each bar's own value (a waterfall's y is the running total), and what the rest of the path holds
+        customdata=np.stack([np.append(vals, total).astype(object),
+                             [_rest_hover(p["path"]) if k == "rest of path" else "" for k in keys] + [""]], axis=-1),
+        hovertemplate="%{x}: %{customdata[0]:.2f} ns/packet%{customdata[1]}<extra></extra>",
     ))
     # no legend on this chart: the total's label carries the ± and the bar its 90 % interval
     error_bars(fig, ["total"], total, iv, showlegend=False)
