@@ -11,6 +11,8 @@ numbers they must keep showing.  ``tests/test_golden_links.py`` checks every lin
       python scripts/golden_links.py --record --reason "slub: remote-free term per slab, not per object"
 
 * ``--create`` writes the file from scratch with links made by today's code (only when there is none).
+* ``--add`` appends the links of ``LINKS`` the file does not have yet (a new page), made and recorded with
+  the current model version only.
 """
 from __future__ import annotations
 
@@ -46,6 +48,8 @@ LINKS = {
     # added with model 0.2.0 (the Design page): its numbers are recorded for 0.2.0 on
     "design-cpumap-napi-cache": dict(page="design", path="design", d_from="cpumap", d_skb="napi_cache",
                                      d_free="napi_cache", b_path="cpumap"),
+    # added with the Question grid page (model 0.2.0)
+    "grid-batch-zero-free": dict(page="grid", g1="xdp_batch", g2="zero", g3="d_free"),
 }
 
 
@@ -67,6 +71,14 @@ def make_query(overrides: dict) -> str:
     return S.encode(st)
 
 
+def _new_link(name: str, overrides: dict, mv: str) -> dict:
+    q = make_query(overrides)
+    st = S.decode_strict(q)
+    return {"name": name, "page": st["page"], "query": q,
+            "made_with": {k: v for k, v in V.link_versions(q).items() if k != "h"},
+            "expected": {mv: V.link_numbers(q)}}
+
+
 def record_numbers(data: dict, version: str) -> None:
     for link in data["links"]:
         link.setdefault("expected", {})[version] = V.link_numbers(link["query"])
@@ -77,6 +89,7 @@ def main(argv=None) -> int:
     g = ap.add_mutually_exclusive_group(required=True)
     g.add_argument("--create", action="store_true", help="write the golden file from today's code (none may exist)")
     g.add_argument("--record", action="store_true", help="record the numbers of the current model version")
+    g.add_argument("--add", action="store_true", help="append the links the file lacks, made with today's code")
     ap.add_argument("--reason", help="why the model's numbers changed (required with --record)")
     args = ap.parse_args(argv)
     mv = skbmodel.__version__
@@ -92,12 +105,11 @@ def main(argv=None) -> int:
             "model_versions": {mv: "golden links made (numbers of the model when versions were first recorded)"},
             "links": [],
         }
-        for name, ov in LINKS.items():
-            q = make_query(ov)
-            st = S.decode_strict(q)
-            data["links"].append({"name": name, "page": st["page"], "query": q,
-                                  "made_with": {k: v for k, v in V.link_versions(q).items() if k != "h"}})
-        record_numbers(data, mv)
+        data["links"] = [_new_link(name, ov, mv) for name, ov in LINKS.items()]
+    elif args.add:
+        data = json.loads(GOLDEN.read_text())
+        have = {link["name"] for link in data["links"]}
+        data["links"] += [_new_link(name, ov, mv) for name, ov in LINKS.items() if name not in have]
     else:
         if not (args.reason or "").strip():
             print("--record needs --reason: say which model change moved the numbers", file=sys.stderr)

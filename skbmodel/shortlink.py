@@ -235,6 +235,10 @@ def shorten(long_query: str) -> str:
     if "prof" in full:
         out.append(("prof", full["prof"]))
     out += [(p.key, full[p.key]) for p in DISPLAY_PARAMS if p.key in full and full[p.key] != dflt.get(p.key)]
+    # other view keys (the question grid's) are written by the encoder only where they matter: kept as given
+    known = {"v", "mv", "pv", b + "pv", "h", "page", "prof", b + "prof"} | {p.key for p in DISPLAY_PARAMS} \
+        | {k for p in MODEL_PARAMS for k in (p.key, b + p.key)}
+    out += [(k, v) for k, v in full.items() if k not in known]
     # scenario B: what differs from A
     if not inherit:
         if b + "prof" in full:
