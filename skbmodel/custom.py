@@ -196,7 +196,7 @@ def build(base: Profile, changes: dict[str, float], label: str = "", source: str
     # the base's correlations stay: the unchanged constants are the same quantities
     return Profile(id=cid, name=name, constants=consts, inherits=base.id,
                    notes=f"custom profile based on {base.id}", fit_names=base.fit_names,
-                   fit_correlation=base.fit_correlation)
+                   fit_correlation=base.fit_correlation, kernels=base.kernels)
 
 
 def _default_bounds(name: str, value: float) -> tuple[float, float]:

@@ -11,8 +11,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import (budget, cpumap, design, kfree_skb_list, napi_cache, noise, page_alloc, page_pool, slub, units, veth,
-               zeroing)
+from . import (budget, cpumap, design, era, kfree_skb_list, napi_cache, noise, page_alloc, page_pool, slub, units,
+               veth, zeroing)
 from .custom import decode_cached
 from .params import MODEL_PARAMS
 from .profile import DEFAULT_PROFILE, Profile, load_profile
@@ -24,6 +24,8 @@ OUTPUT_UNITS: dict[str, str] = {
     "zero.memset_ns": "ns", "zero.gfp_zero_ns": "ns", "zero.delta_ns": "ns",
     "page_pool.fast_cycles": "cycles", "page_pool.ring_cycles": "cycles", "page_pool.slow_cycles": "cycles",
     "page_pool.mix_cycles": "cycles", "page_pool.slow_refill_cycles": "cycles",
+    "page_pool.nosoftirq01_cycles": "cycles", "page_pool.nosoftirq02_cycles": "cycles",
+    "page_pool.nosoftirq03_cycles": "cycles",
     "page_alloc.bulk_cycles": "cycles", "page_alloc.single_cycles": "cycles",
     "page_alloc.refill_saving_cycles": "cycles",
     "kfree_skb_list.mpps": "Mpps", "kfree_skb_list.ns_per_packet": "ns", "kfree_skb_list.drop_fraction": "1",
@@ -100,6 +102,10 @@ def _slub_kw(c):
                 l2_bytes=c["l2_bytes"], l2_miss_cycles=c["l2_miss_cycles"])
 
 
+#: key of ``c`` (the constants) that carries whether the profile's kernels recycle page_pool pages
+#: directly outside softirq (:func:`skbmodel.era.direct_recycle_any_context`)
+_PP_DIRECT = "_pp_direct_any_context"
+
 CHUNK_STATES = 32_768  # evaluate large grids in cache-sized blocks
 
 
@@ -128,6 +134,8 @@ def evaluate(params: Mapping, profile: Profile | None = None, constants: Mapping
     """
     prof = _profile_of(params, profile)
     c = prof.values()
+    # the profile's kernel era decides a code path, not a cost (never fitted, never overridden)
+    c[_PP_DIRECT] = era.direct_recycle_any_context(prof.kernels)
     if constants:
         c.update(constants)
     raw = _raw(params, prof)
@@ -208,6 +216,9 @@ def _evaluate_inputs(x, c) -> dict:
     out["page_pool.mix_cycles"] = page_pool.recycle_mix_cycles(r, pp_ring_cycles=c["pp_ring_cycles"],
                                                                page_slow_cycles=c["page_slow_cycles"])
     out["page_pool.slow_refill_cycles"] = c["page_slow_cycles"] + page_alloc.refill_extra_cycles(x["page_bulk"], c)
+    ppk = {k: c[k] for k in ("pp_fast_cycles", "pp_ring_cycles", "page_slow_cycles")}
+    for test in (1, 2, 3):  # the process-context tests of the upstream selftest benchmark
+        out[f"page_pool.nosoftirq0{test}_cycles"] = page_pool.nosoftirq_cycles(test, c[_PP_DIRECT], **ppk)
 
     # the page allocator, order-0 pages one at a time vs in bulk (page_bench04_bulk)
     page_bulk = page_alloc.bulk_cycles(x["page_bulk"], **{k: c[k] for k in page_alloc.CONSTANTS})

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import calibration, model, parsers, uncertainty, userfit, validation
+from . import calibration, era_validation, model, parsers, uncertainty, userfit, validation
 from .observations import seed_observations
 from .profile import DEFAULT_PROFILE, Profile, load_profile
 
@@ -488,7 +488,10 @@ def report(df, profiles: dict[str, Profile] | None = None) -> dict:
     loro = leave_one_row_out(profiles)
     struct = structural_rel_sd(curves)
     points = profile_cpu_points(df)
-    return dict(summary=summarise(curves, loso, loro, points), coverage=coverage(curves), points=points,
+    eras = era_validation.era_points(df)
+    summary = sorted(summarise(curves, loso, loro, points) + era_validation.summarise(eras),
+                     key=lambda s: (s["subsystem"], s["protocol"]))
+    return dict(summary=summary, coverage=coverage(curves), points=points, eras=eras,
                 structural_rel_sd={STRUCTURAL_PREFIX[g]: v for g, v in struct.items() if g in STRUCTURAL_PREFIX},
                 curves=[_curve_dict(c) for c in curves], loso=loso, loro=loro, in_sample=in_sample_dof(profiles))
 
@@ -554,6 +557,9 @@ def format_report(rep: dict) -> str:
     for r in rep["points"]:
         lines.append(f"| {r['id']} | {r['output']} | {r['kernel'][:40]} | {r['measured']:.6g} | "
                      f"{r['predicted']:.6g} | {r['unit']} | {r['rel_error'] * 100:+.1f} % |")
+    lines += ["", "Published points on a profiled CPU, each predicted by the profile of its kernel era (`fitted`: the "
+              "profile's own constants cite it; the last column is the default profile's prediction)", ""]
+    lines += era_validation.format_points(rep["eras"])
     for title, key in (("Seed rows, leave one source out", "loso"), ("Seed rows, leave one row out", "loro")):
         lines += ["", title, "", "| row | subsystem | left out | measured | predicted | unit | error | status |",
                   "|---|---|---|---:|---:|---|---:|---|"]
