@@ -1,11 +1,12 @@
 """Design: compose a per-packet path from modelled stages, against the line-rate budget and against a
-second composition or a modelled path (skbmodel.design, skbview.design_charts)."""
+second composition or a modelled path (skbmodel.design; its charts are skbview.charts.design, its numbers
+skbview.tables.design_summary)."""
 import streamlit as st
 
 from skbmodel import design
 from skbmodel import state as sk_state
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
-from skbview import charts
+from skbview import charts, tables
 from skbview.app import appstate, ui
 from skbview.safe_text import md_escape
 
@@ -55,7 +56,7 @@ def _problems(found, which: str) -> None:
 
 
 def _draw(state: dict) -> None:
-    s = charts.design_summary(state)
+    s = tables.design_summary(state)
     with st.container(key="design_problems"):
         _problems(s["problems_a"], "Composition A")
         _problems(s["problems_b"], "Composition B")
@@ -76,7 +77,7 @@ def _draw(state: dict) -> None:
         ("Cost (ns/packet)", ui.fmt(a["path.ns_per_packet"], 4), "sum of the stages", ui.pm(iv, "path.ns_per_packet")),
         ("Budget used (%)", f"{float(a['path.budget_pct']):.0f}", "cost / time between packets at line rate",
          ui.pm(iv, "path.budget_pct")),
-        ("B (ns/packet)", ui.fmt(s["b"]["path.ns_per_packet"], 4), charts.design_b_label(state),
+        ("B (ns/packet)", ui.fmt(s["b"]["path.ns_per_packet"], 4), tables.design_b_label(state),
          ui.pm(s["iv_b"], "path.ns_per_packet")),
         ("Δ B − A (ns/packet)", f"{s['delta_ns']:+.2f}",
          f"90 % interval {lo:+.2f} to {hi:+.2f} ns/packet (paired: A and B see the same constants)",

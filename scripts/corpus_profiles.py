@@ -2,6 +2,7 @@
 
     python scripts/corpus_profiles.py           # (re)write skbmodel/profiles/<id>.toml for each
     python scripts/corpus_profiles.py --check   # exit 1 if a written profile differs from what this gives
+                                                # (numbers compared within their rounding, see same_profile)
 
 Each profile inherits ``e5-1650v4`` and lists only what the corpus measured on its CPU, each constant
 with the rows it comes from:
@@ -22,7 +23,9 @@ Run ``python scripts/archive_profiles.py`` after a change (share links record pr
 from __future__ import annotations
 
 import argparse
+import math
 import sys
+import tomllib
 from pathlib import Path
 
 import numpy as np
@@ -137,6 +140,21 @@ def build(df) -> list[Profile]:
     return [i7_4790k(df), gold, spr, e5_2025]
 
 
+def same_profile(committed, fresh, rel: float = 1e-4, abs_: float = 2e-4) -> bool:
+    """The committed profile file says what a fresh build gives: text and structure equal, numbers within
+    ``rel`` or ``abs_`` (fitted values are kept to 4 decimals, far inside their standard errors; the last
+    digits of a fit differ between numpy/BLAS builds and must not make the file stale)."""
+    if isinstance(committed, dict) and isinstance(fresh, dict):
+        return committed.keys() == fresh.keys() and all(same_profile(committed[k], fresh[k], rel, abs_)
+                                                         for k in fresh)
+    if isinstance(committed, list) and isinstance(fresh, list):
+        return len(committed) == len(fresh) and all(same_profile(c, f, rel, abs_) for c, f in zip(committed, fresh))
+    if isinstance(committed, float) or isinstance(fresh, float):
+        return (isinstance(committed, (int, float)) and isinstance(fresh, (int, float))
+                and math.isclose(committed, fresh, rel_tol=rel, abs_tol=abs_))
+    return committed == fresh
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true")
@@ -147,7 +165,7 @@ def main(argv=None) -> int:
         path = PROFILE_DIR / f"{prof.id}.toml"
         text = prof.to_toml()
         if args.check:
-            if not path.is_file() or path.read_text() != text:
+            if not path.is_file() or not same_profile(tomllib.loads(path.read_text()), tomllib.loads(text)):
                 stale.append(path.name)
             continue
         path.write_text(text)

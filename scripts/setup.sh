@@ -31,23 +31,31 @@ venv_works() {
     rm -rf "$probe"; return 1
 }
 
+# Debian names the browser chromium (/usr/bin/chromium); Ubuntu's chromium-browser brings the snap.
+have_chromium() { [ -x /usr/bin/chromium ] || [ -x /snap/bin/chromium ] || [ -x /usr/bin/chromium-browser ]; }
+chromium_pkg=chromium
+grep -qs '^ID=ubuntu' /etc/os-release && chromium_pkg=chromium-browser
+
 missing=()
 if [ ! -x "$VENV/bin/python" ] && ! venv_works; then
     # python3.11-venv on Debian 12, python3.12-venv on Ubuntu 24.04; python3-venv depends on it.
     missing+=(python3-venv "python3.$("$SYS_PY" -c 'import sys; print(sys.version_info[1])')-venv")
 fi
-[ -x /usr/bin/chromium ] || missing+=(chromium)
+have_chromium || missing+=("$chromium_pkg")
 dpkg-query -W -f='${Status}' fonts-dejavu-core 2>/dev/null | grep -q "ok installed" || missing+=(fonts-dejavu-core)
 
 if [ "${#missing[@]}" -gt 0 ]; then
-    if [ "$(id -u)" -eq 0 ]; then SUDO=(); elif command -v sudo >/dev/null 2>&1; then SUDO=(sudo); else SUDO=(none); fi
+    # sudo only where it can ask for a password (a terminal) or needs none.
+    if [ "$(id -u)" -eq 0 ]; then SUDO=()
+    elif command -v sudo >/dev/null 2>&1 && { [ -t 0 ] || sudo -n true 2>/dev/null; }; then SUDO=(sudo)
+    else SUDO=(none); fi
+    hint="missing Debian packages: ${missing[*]}; install them with: sudo apt-get install -y ${missing[*]}"
     if [ "${SUDO[0]:-}" = none ]; then
-        say "missing Debian packages: ${missing[*]}; install them as root with: apt-get install -y ${missing[*]}"
+        say "$hint"
     else
         say "installing ${missing[*]} with apt-get"
-        "${SUDO[@]}" apt-get update -qq
-        "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null \
-            || say "apt-get install ${missing[*]} failed (see above)"
+        { "${SUDO[@]}" apt-get update -qq \
+          && "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" </dev/null; } || say "$hint"
     fi
 fi
 
@@ -68,11 +76,11 @@ if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
     echo "$want" > "$stamp"
 fi
 
-if [ ! -x /usr/bin/chromium ]; then
+if ! have_chromium; then
     if [ "${SKB_NEED_CHROMIUM:-0}" = 1 ]; then
-        say "/usr/bin/chromium is missing: the browser tests and image export need it (sudo apt-get install -y chromium)"
+        say "chromium is missing: the browser tests and image export need it (sudo apt-get install -y $chromium_pkg)"
         exit 1
     fi
-    say "/usr/bin/chromium is missing: the dashboard runs, image export will not (sudo apt-get install -y chromium)"
+    say "chromium is missing: the dashboard runs, image export will not (sudo apt-get install -y $chromium_pkg)"
 fi
-echo "$(pwd)/$VENV/bin/python"
+echo "$(cd "$VENV" && pwd)/bin/python"

@@ -348,7 +348,9 @@ def _leave_out(profiles, key, others: str) -> list[dict]:
                 rec = dict(id=s.id, subsystem=subsystem_of(s.output), left_out=src, profile=pid, measured=m,
                            predicted=float(p), unit=unit, rel_error=float((p - m) / m) if m else 0.0)
                 if missing:
-                    rec.update(status="not predictable",
+                    # no number: a constant the other rows leave free (or pin to a bound) sets it, and
+                    # any digit would be the optimiser's, not the model's
+                    rec.update(predicted=None, rel_error=None, status="not predictable",
                                why=f"{others} do not determine {', '.join(missing)}"
                                    + (" (the refit ends on a bound)" if set(missing) & set(on_bound) else ""))
                 else:
@@ -505,17 +507,60 @@ def load_report(path: Path | str | None = None) -> dict:
     return json.loads(Path(path or REPORT_JSON).read_text())
 
 
-def rounded(obj, digits: int = 6):
-    """``obj`` with every float rounded to ``digits`` significant digits (stable across machines)."""
+#: significant figures of a computed number in the report: the model predicts to a few per cent
+#: and the fits stop at a tolerance, so a fourth digit is noise (it differs between numpy/BLAS builds)
+SIG_FIGS = 3
+
+
+#: report keys that hold inputs (a measurement, a curve's x, its clock): kept as given
+AS_GIVEN = frozenset({"measured", "x", "fit_x", "ghz"})
+
+
+def rounded(obj, digits: int = SIG_FIGS):
+    """``obj`` with every computed float rounded to ``digits`` significant digits (NaN and inf become
+    ``None``); the inputs under the keys :data:`AS_GIVEN` keep their value."""
     if isinstance(obj, float):
         return float(f"{obj:.{digits}g}") if math.isfinite(obj) else None
     if isinstance(obj, dict):
-        return {k: rounded(v, digits) for k, v in obj.items()}
+        return {k: (v if k in AS_GIVEN else rounded(v, digits)) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):
         return [rounded(v, digits) for v in obj]
     if isinstance(obj, np.generic):
         return rounded(obj.item(), digits)
     return obj
+
+
+def _last_digit(v: float, digits: int) -> float:
+    """One unit in the last of ``digits`` significant digits of ``v``."""
+    return 10.0 ** (math.floor(math.log10(abs(v))) - digits + 1) if v else 0.0
+
+
+def report_differences(committed, fresh, digits: int = SIG_FIGS, where: str = "") -> list[str]:
+    """Where the committed (rounded) report and a fresh computation disagree beyond its rounding.
+
+    A number agrees when it is within one unit of its last kept digit of the fresh value (the
+    rounding's half unit plus as much again for the last digits of another machine's arithmetic);
+    integers, strings, keys and lengths must be equal.  Returns one line per disagreement.
+    """
+    if isinstance(fresh, np.generic):
+        fresh = fresh.item()
+    if isinstance(committed, dict) and isinstance(fresh, dict):
+        if set(committed) != set(fresh):
+            return [f"{where}: keys {sorted(set(committed) ^ set(fresh))} differ"]
+        return [d for k in sorted(fresh) for d in report_differences(committed[k], fresh[k], digits, f"{where}/{k}")]
+    if isinstance(committed, list) and isinstance(fresh, (list, tuple)):
+        if len(committed) != len(fresh):
+            return [f"{where}: {len(committed)} entries committed, {len(fresh)} computed"]
+        return [d for i, (c, f) in enumerate(zip(committed, fresh))
+                for d in report_differences(c, f, digits, f"{where}[{i}]")]
+    if isinstance(fresh, float) and not isinstance(committed, bool):
+        if not math.isfinite(fresh) or committed is None:
+            return [] if committed is None and not math.isfinite(fresh) else [f"{where}: {committed} != {fresh}"]
+        if isinstance(committed, (int, float)) and abs(committed - fresh) <= max(
+                _last_digit(committed, digits), _last_digit(fresh, digits)) + 1e-12:
+            return []
+        return [f"{where}: {committed} committed, {fresh:.{digits + 3}g} computed"]
+    return [] if committed == fresh else [f"{where}: {committed!r} committed, {fresh!r} computed"]
 
 
 def _curve_dict(c: CurveResult) -> dict:
@@ -524,8 +569,15 @@ def _curve_dict(c: CurveResult) -> dict:
     return d
 
 
-def _pct(x: float) -> str:
-    return "—" if x != x else f"{x * 100:.1f} %"
+def _pct(x: float | None) -> str:
+    return "—" if x is None or x != x else f"{x * 100:.1f} %"
+
+
+def _num(x: float | None) -> str:
+    """A value as the report holds it (rounded already): no exponent, no digits it does not have."""
+    if x is None or x != x:
+        return "—"
+    return f"{x:.0f}" if abs(x) >= 1e4 else f"{x:.{SIG_FIGS + 3}g}"
 
 
 def format_report(rep: dict) -> str:
@@ -556,8 +608,8 @@ def format_report(rep: dict) -> str:
               "",
               "| row | output | kernel | measured | predicted | unit | error |", "|---|---|---|---:|---:|---|---:|"]
     for r in rep["points"]:
-        lines.append(f"| {r['id']} | {r['output']} | {r['kernel'][:40]} | {r['measured']:.6g} | "
-                     f"{r['predicted']:.6g} | {r['unit']} | {r['rel_error'] * 100:+.1f} % |")
+        lines.append(f"| {r['id']} | {r['output']} | {r['kernel'][:40]} | {_num(r['measured'])} | "
+                     f"{_num(r['predicted'])} | {r['unit']} | {r['rel_error'] * 100:+.1f} % |")
     lines += ["", "Published points on a profiled CPU, each predicted by the profile of its kernel era (`fitted`: the "
               "profile's own constants cite it; the last column is the default profile's prediction)", ""]
     lines += era_validation.format_points(rep["eras"])
@@ -576,8 +628,8 @@ def format_report(rep: dict) -> str:
         for r in rep[key]:
             err = f"{r['rel_error'] * 100:+.1f} %" if r["status"] == "predicted" else "—"
             status = r["status"] + (f": {r['why']}" if r["why"] else "")
-            lines.append(f"| {r['id']} | {r['subsystem']} | {r['left_out']} | {r['measured']:.6g} | "
-                         f"{r['predicted']:.6g} | {r['unit']} | {err} | {status} |")
+            lines.append(f"| {r['id']} | {r['subsystem']} | {r['left_out']} | {_num(r['measured'])} | "
+                         f"{_num(r['predicted'])} | {r['unit']} | {err} | {status} |")
     lines += ["", "In sample (the calibration itself): rows minus fitted constants", "",
               "| subsystem | independent rows | fitted constants they determine | degrees of freedom | |",
               "|---|---:|---|---:|---|"]

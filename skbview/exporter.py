@@ -40,7 +40,9 @@ __all__ = [
     "shutdown",
 ]
 
-DEFAULT_CHROMIUM = "/usr/bin/chromium"
+# Debian's package installs /usr/bin/chromium; Ubuntu's chromium-browser installs the snap.
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/snap/bin/chromium", "/usr/bin/chromium-browser")
+DEFAULT_CHROMIUM = CHROMIUM_CANDIDATES[0]
 DEFAULT_WIDTH = 900
 DEFAULT_HEIGHT = 500
 # kaleido's own per-render timeout is 90 s; the watchdog sits above it.
@@ -58,7 +60,9 @@ class ExportError(RuntimeError):
 
 def chromium_path() -> str:
     """Path of the Chromium binary the exporter will use."""
-    return os.environ.get("BROWSER_PATH") or DEFAULT_CHROMIUM
+    if os.environ.get("BROWSER_PATH"):
+        return os.environ["BROWSER_PATH"]
+    return next((p for p in CHROMIUM_CANDIDATES if os.access(p, os.X_OK)), DEFAULT_CHROMIUM)
 
 
 def _missing_chromium_message(path: str) -> str:

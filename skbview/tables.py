@@ -5,7 +5,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from skbmodel import model, noise, state as sk_state, uncertainty, units
+from skbmodel import design, model, noise, state as sk_state, uncertainty, units
 
 
 def _eval(state: Mapping, which: str) -> dict:
@@ -76,3 +76,43 @@ def compare_rows(state: Mapping) -> list[dict]:
         rows.append(dict(output=k, unit=unit, A=va, B=vb, delta=vb - va, delta_lo=lo, delta_hi=hi, delta_ns=d_ns,
                          delta_mpps=d_mpps, verdict=verdict, runs_needed=runs))
     return rows
+
+
+# ---------------------------------------------------------------- Design page
+# A composed path (skbmodel.design, path=design) against a comparison B: the same scenario (sidebar)
+# with b_path, a modelled path or "design" for the composition of the b_d_* keys.
+def design_params_ab(state: Mapping) -> tuple[dict, dict]:
+    """``(A, B)`` model parameters: A the composition, B the comparison (same scenario otherwise)."""
+    a = {**sk_state.scenario(state, "a"), "path": "design"}
+    b = {**a, "path": state.get(sk_state.B_PREFIX + "path", "veth")}
+    b.update({k: state.get(sk_state.B_PREFIX + k, design.DEFAULTS[k]) for k in design.KEY_NAMES})
+    return a, b
+
+
+def design_b_label(state: Mapping) -> str:
+    bp = state.get(sk_state.B_PREFIX + "path", "veth")
+    if bp == "design":
+        return f"B: second composition (from {state.get(sk_state.B_PREFIX + 'd_from', 'veth')})"
+    return f"B: {sk_state.PARAMS['path'].label_of(bp)}"
+
+
+def design_a_label(state: Mapping) -> str:
+    return f"A: composition (from {state.get('d_from', 'veth')})"
+
+
+def design_summary(state: Mapping) -> dict:
+    """Totals, intervals, the paired delta B − A and its verdict for the page's metrics and charts."""
+    pa, pb = design_params_ab(state)
+    prof_a = sk_state.profile_for(state, "a")
+    outs = ("path.ns_per_packet", "path.mpps", "path.budget_pct", "budget.ns_per_packet", "budget.line_rate_mpps")
+    va, ia = uncertainty.evaluate_with_intervals(pa, prof_a, outs)
+    vb, ib = uncertainty.evaluate_with_intervals(pb, prof_a, outs)
+    delta, div = uncertainty.delta_intervals(pa, pb, prof_a, prof_a, ["path.ns_per_packet", "path.mpps"])
+    d = float(np.asarray(delta["path.ns_per_packet"]))
+    lo, hi = (float(np.asarray(v)) for v in div["path.ns_per_packet"])
+    nf = float(state.get("noise_ns", 2.0))
+    b_composed = state.get(sk_state.B_PREFIX + "path") == "design"
+    return dict(a=va, b=vb, iv_a=ia, iv_b=ib, delta_ns=d, delta_lo=lo, delta_hi=hi,
+                delta_mpps=float(np.asarray(delta["path.mpps"])), verdict=noise.verdict(d, nf, lo, hi),
+                runs=int(noise.runs_needed(d, nf)), problems_a=design.problems(state),
+                problems_b=design.problems(state, sk_state.B_PREFIX) if b_composed else [])

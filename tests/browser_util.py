@@ -1,6 +1,6 @@
 """Helpers for browser tests and latency benchmarks (importable; not tests).
 
-Playwright always drives the system Chromium (/usr/bin/chromium); never run
+Playwright always drives the system Chromium (skbview.exporter.chromium_path()); never run
 `playwright install`.
 
     from tests.browser_util import streamlit_server, launch_chromium, wait_for_app, plotly_y
@@ -27,8 +27,10 @@ import urllib.request
 from pathlib import Path
 from typing import Iterator, Mapping
 
+from skbview.exporter import chromium_path
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = chromium_path()
 CHROMIUM_ARGS = [
     "--no-sandbox",
     "--disable-gpu",

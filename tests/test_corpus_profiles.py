@@ -45,3 +45,21 @@ def test_i7_profile_reproduces_its_curves():
         g = df[df["series"] == s]
         out = model.evaluate({"bulk": g["x_value"].to_numpy(float)}, prof)[g["output"].iloc[0]]
         assert max(abs(out / g["value"].to_numpy(float) - 1)) < 0.10, s
+
+
+def test_the_check_tolerates_last_digits_and_catches_a_change():
+    import importlib.util
+    import tomllib
+    spec = importlib.util.spec_from_file_location("corpus_profiles", ROOT / "scripts" / "corpus_profiles.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    committed = tomllib.loads((PROFILE_DIR / "i7-4790k.toml").read_text())
+    fresh = tomllib.loads((PROFILE_DIR / "i7-4790k.toml").read_text())
+    c = fresh["constants"]["slub_fast_pair_cycles"]
+    c["value"] += 1e-4  # the 4th decimal of a refit on another numpy/BLAS build
+    assert mod.same_profile(committed, fresh)
+    c["value"] += 0.01  # a real change of the fit
+    assert not mod.same_profile(committed, fresh)
+    fresh = tomllib.loads((PROFILE_DIR / "i7-4790k.toml").read_text())
+    fresh["constants"]["slub_fast_pair_cycles"]["source"] += " (edited)"
+    assert not mod.same_profile(committed, fresh)

@@ -1,0 +1,93 @@
+"""The A/B page: the change of every per-packet time, and both paths' components."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import plotly.graph_objects as go
+
+import skbmodel
+from skbmodel import model, noise, state as st_mod
+
+from .base import (
+    COLORS, COMPONENT_COLORS, PATH_LABELS, Bar, params, profile, evaluate, evaluate_iv, error_bars, num,
+    Fig, finish, rgba,
+)
+
+
+# ---------------------------------------------------------------- compare A/B
+#: Per-packet (or per-object) time outputs shown in the A/B delta chart.
+TIME_LABELS = {
+    "path.ns_per_packet": "overview path (ns/packet)", "veth.ns_per_packet": "veth XDP_PASS (ns/packet)",
+    "cpumap.src_ns": "cpumap source CPU (ns/packet)", "cpumap.dst_ns": "cpumap destination CPU (ns/packet)",
+    "xdp_pass.ns_per_packet": "XDP_PASS one CPU (ns/packet)",
+    "kfree_skb_list.ns_per_packet": "kfree_skb_list drop path (ns/packet)",
+    "zero.memset_ns": "memset zeroing (ns/skb)", "zero.gfp_zero_ns": "__GFP_ZERO zeroing (ns/skb)",
+    "slub.loop_ns": "SLUB one at a time (ns/object)", "slub.bulk_ns": "SLUB bulk API (ns/object)",
+}
+TIME_OUTPUTS = tuple(TIME_LABELS)
+
+
+def compare_delta(state: Mapping) -> go.Figure:
+    """B − A per-packet time of every path/microbenchmark [ns], against the ±noise floor, with the
+    paired 90 % interval of each difference as error bars."""
+    a, b = evaluate(state, "a"), evaluate(state, "b")
+    nf = float(state["noise_ns"])
+    d = np.array([num(b[k]) - num(a[k]) for k in TIME_OUTPUTS])
+    from skbview.tables import paired_deltas  # shared with the A/B table (one propagation per scenario)
+    _, div = paired_deltas(state)
+    lo = np.array([num(div[k][0]) for k in TIME_OUTPUTS])
+    hi = np.array([num(div[k][1]) for k in TIME_OUTPUTS])
+    verdicts = [noise.verdict(v, nf, l_, h_) for v, l_, h_ in zip(d, lo, hi)]
+    color = {noise.VERDICT_SURE: COLORS["b"], noise.VERDICT_UNSURE: rgba(COLORS["b"], 0.45),
+             noise.VERDICT_NOISE: "#c7c7c7"}
+    note = {noise.VERDICT_SURE: "", noise.VERDICT_UNSURE: " (sign unsure)", noise.VERDICT_NOISE: " (noise)"}
+    names = [TIME_LABELS[k] for k in TIME_OUTPUTS]
+    fig = Fig()
+    fig.add_trace(Bar(y=names, x=d, orientation="h", name="B − A (ns)",
+                         marker_color=[color[v] for v in verdicts],
+                         error_x=dict(type="data", symmetric=False, array=hi - d, arrayminus=d - lo, color="#444",
+                                      thickness=1.5, width=4),
+                         text=[f"{v:+.2f} ns" + note[m] for v, m in zip(d, verdicts)],
+                         textposition="outside", cliponaxis=False,
+                         customdata=np.stack([lo, hi], axis=-1),
+                         hovertemplate="%{y}: %{x:+.2f} ns (90 % interval %{customdata[0]:+.2f} to "
+                                       "%{customdata[1]:+.2f})<extra></extra>"))
+    lim = max(float(np.abs(d).max()) * 1.3, nf * 2.5, float(np.max(np.abs(np.concatenate([lo, hi])))) * 1.1)
+    fig.add_shape(type="rect", x0=-nf, x1=nf, y0=0, y1=1, yref="paper", fillcolor=COLORS["noise"],
+                  line=dict(width=0), layer="below")
+    fig.add_annotation(x=0, xref="paper", y=1, yref="paper", xanchor="left", yanchor="bottom",
+                       font=dict(size=11, color="#555"),
+                       text=f"grey band: ±{nf:g} ns noise floor (not measurable) · error bars: 90 % interval (paired)")
+    fig.update_layout(showlegend=False)
+    fig.update_xaxes(range=[-lim, lim], zeroline=True, zerolinecolor="#888")
+    fig.update_yaxes(autorange="reversed", ticks="", showline=False)
+    return finish(fig, "A/B: change in time per packet (B − A)", "B − A (ns per packet or object)", "model output",
+                   _ab_caption(state), height=520)
+
+
+def _ab_caption(state) -> str:
+    diff = [k for k in st_mod.MODEL_KEYS if state[k] != state[st_mod.B_PREFIX + k]]
+    txt = " · ".join(f"{k}: {st_mod._fmt(state[k])}→{st_mod._fmt(state[st_mod.B_PREFIX + k])}" for k in diff) or "A = B"
+    return (f"A→B {txt} · noise_ns={st_mod._fmt(state['noise_ns'])} · skbmodel {skbmodel.__version__}, "
+            f"profiles {profile(state, 'a').id}/{profile(state, 'b').id}")
+
+
+def compare_breakdown(state: Mapping) -> go.Figure:
+    """The chosen path's per-packet components [ns] for A and B side by side."""
+    fig = Fig()
+    pa, pb = params(state, "a"), params(state, "b")
+    ba = model.breakdown_ns(pa, profile(state, "a"))
+    bb = model.breakdown_ns(pb, profile(state, "b"))
+    labels = [f"A: {PATH_LABELS[pa['path']]}".replace(" (", "<br>("),
+              f"B: {PATH_LABELS[pb['path']]}".replace(" (", "<br>(")]
+    for comp in model.COMPONENTS:
+        fig.add_trace(Bar(x=labels, y=np.array([num(ba[comp]), num(bb[comp])]), name=comp,
+                             marker_color=COMPONENT_COLORS[comp],
+                             hovertemplate=comp + ": %{y:.2f} ns/packet<extra></extra>"))
+    ends = [evaluate_iv(state, ("path.ns_per_packet",), w) for w in ("a", "b")]
+    error_bars(fig, labels, [num(o["path.ns_per_packet"]) for o, _ in ends],
+                tuple(np.array([num(iv["path.ns_per_packet"][j]) for _, iv in ends]) for j in (0, 1)))
+    fig.update_layout(barmode="stack")
+    return finish(fig, "A/B: per-packet cost of the overview path", "scenario", "time per packet (ns)",
+                   _ab_caption(state))

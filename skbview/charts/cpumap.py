@@ -1,0 +1,91 @@
+"""The page_pool + cpumap page: rates vs the recycle ratio and the NUMA effect."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import plotly.graph_objects as go
+
+from skbmodel import model, uncertainty
+
+from .base import (
+    COLORS, COMPONENT_COLORS, SEED_MARKER, caption, Scatter, Bar, params, profile, band, error_bars, num,
+    current_trace, Fig, finish, seed_rows, seed_value, add_seed_points,
+)
+
+
+# ---------------------------------------------------------------- cpumap
+RECYCLE_X = np.linspace(0.0, 1.0, 101)
+
+
+def cpumap_rates(state: Mapping) -> go.Figure:
+    """Source, destination and drop Mpps vs page_pool recycle ratio; XDP_PASS; the other NUMA case."""
+    p = params(state)
+    prof = profile(state)
+    other = "cross" if p["numa"] == "same" else "same"
+    numas = np.array([p["numa"], other])
+    out, iv = uncertainty.evaluate_with_intervals({**p, "pp_recycle": RECYCLE_X[None, :], "numa": numas[:, None]}, prof,
+                                                  ("cpumap.src_mpps", "cpumap.dst_mpps", "cpumap.drop_mpps"))
+    cur, cur_iv = uncertainty.evaluate_with_intervals(p, prof, ("cpumap.src_mpps", "cpumap.dst_mpps", "xdp_pass.mpps"))
+    r = float(p["pp_recycle"])
+    fig = Fig()
+    fig.add_trace(current_trace(r, (cur["cpumap.src_mpps"], cur["cpumap.dst_mpps"]), f"current ratio = {r:g}",
+                           "ratio %{x}: %{y:.2f} Mpps<extra></extra>"))
+    for key, name, color in (("cpumap.src_mpps", "source CPU rx", COLORS["src"]),
+                             ("cpumap.dst_mpps", "destination CPU rx", COLORS["dst"]),
+                             ("cpumap.drop_mpps", "drops (src − dst)", COLORS["drop"])):
+        band(fig, RECYCLE_X, iv[key], color, row=0)
+        fig.add_trace(Scatter(x=RECYCLE_X, y=np.asarray(out[key][0], dtype=float), mode="lines",
+                                 name=f"{name}, {p['numa']} node", line=dict(color=color, width=2.5),
+                                 hovertemplate="ratio %{x:.2f}: %{y:.2f} Mpps<extra>" + name + "</extra>"))
+    fig.add_trace(Scatter(x=RECYCLE_X, y=np.asarray(out["cpumap.dst_mpps"][1], dtype=float), mode="lines",
+                             name=f"destination CPU rx, {other} node", line=dict(color=COLORS["dst"], dash="dot"),
+                             hovertemplate="ratio %{x:.2f}: %{y:.2f} Mpps<extra>" + other + " node</extra>"))
+    band(fig, RECYCLE_X, iv["cpumap.dst_mpps"], COLORS["dst"], row=1)
+    xp = num(cur["xdp_pass.mpps"])
+    band(fig, np.array([0.0, 1.0]), cur_iv["xdp_pass.mpps"], COLORS["xdp_pass"])
+    fig.add_trace(Scatter(x=np.array([0.0, 1.0]), y=np.array([xp, xp]), mode="lines",
+                             name=f"XDP_PASS on one CPU ({xp:.2f} Mpps)",
+                             line=dict(color=COLORS["xdp_pass"], dash="dash", width=2),
+                             hovertemplate="XDP_PASS one CPU: %{y:.2f} Mpps<extra></extra>"))
+    add_seed_points(fig, ("cpumap.src_mpps", "cpumap.dst_mpps", "cpumap.drop_mpps"), "pp_recycle", "Mpps",
+                     "seed 003 (Xeon Platinum, same node)",
+                     textposition=lambda seeds: ["middle right" if r_.state["pp_recycle"] < 0.5 else "middle left"
+                                                 for r_, _ in seeds],
+                     hovertemplate="%{text}: %{y} Mpps<extra></extra>")
+    xps = seed_rows("xdp_pass.mpps")
+    if xps:
+        fig.add_trace(Scatter(x=np.array([1.0] * len(xps)), y=np.array([seed_value(s, "Mpps") for s in xps]),
+                                 mode="markers", name="seed 003 XDP_PASS one CPU",
+                                 marker={**SEED_MARKER, "color": COLORS["xdp_pass"], "symbol": "square"},
+                                 hovertemplate="XDP_PASS seed: %{y} Mpps<extra></extra>"))
+    fig.update_xaxes(range=[-0.04, 1.04], tickformat=".0%")
+    fig.update_yaxes(rangemode="tozero")
+    return finish(fig, "cpumap redirect: throughput vs page_pool recycle ratio",
+                   "page_pool recycle ratio (% of pages)",
+                   "rate (Mpps)", caption(state, ("pp_recycle", "numa")))
+
+
+def cpumap_numa(state: Mapping) -> go.Figure:
+    """Destination-CPU per-packet components [ns], same vs cross NUMA node, at the current ratio."""
+    p = params(state)
+    prof = profile(state)
+    numas = np.array(["same", "cross"])
+    parts = model.breakdown_ns({**p, "path": "cpumap", "numa": numas}, prof)
+    out, iv = uncertainty.evaluate_with_intervals({**p, "numa": numas}, prof, ("cpumap.dst_mpps", "cpumap.dst_ns"))
+    labels = np.array(["same NUMA node", "cross NUMA node"])
+    fig = Fig()
+    for comp in model.COMPONENTS:
+        y = np.broadcast_to(np.asarray(parts[comp], dtype=float), numas.shape)
+        fig.add_trace(Bar(x=labels, y=np.array(y), name=comp, marker_color=COMPONENT_COLORS[comp],
+                             hovertemplate=comp + ": %{y:.1f} ns/packet<extra></extra>"))
+    dst = np.asarray(out["cpumap.dst_mpps"], dtype=float)
+    ns = np.asarray(out["cpumap.dst_ns"], dtype=float)
+    error_bars(fig, labels, ns, iv["cpumap.dst_ns"])
+    for i, lab in enumerate(labels):
+        fig.add_annotation(x=lab, y=float(ns[i]), text=f"{ns[i]:.0f} ns → {dst[i]:.2f} Mpps", showarrow=False,
+                           yanchor="bottom", font=dict(size=12))
+    fig.update_layout(barmode="stack")
+    fig.update_yaxes(range=[0, max(float(ns.max()) * 1.15, float(np.max(iv["cpumap.dst_ns"][1])) * 1.05)])
+    return finish(fig, "cpumap destination CPU: NUMA effect on the per-packet cost", "destination CPU placement",
+                   "time per packet on the destination CPU (ns)", caption(state, ("pp_recycle",)))

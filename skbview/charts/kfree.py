@@ -1,0 +1,79 @@
+"""The kfree_skb_list page: injection rate vs drop_batch and vs cloned skbs."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import plotly.graph_objects as go
+
+from skbmodel import model, uncertainty
+
+from .base import (
+    caption, Scatter, params, profile, band, line_color, current_trace, Fig, finish, add_seed_points,
+)
+
+
+# ---------------------------------------------------------------- kfree_skb_list
+DROP_X = np.unique(np.round(np.logspace(0, np.log10(1024), 160)).astype(int))
+
+
+def _kfl_lines(state) -> list[int]:
+    return sorted({1, 8, 16, 64, int(state["kfl_bulk"])})
+
+
+def kfree_drop_batch(state: Mapping) -> go.Figure:
+    """pktgen qdisc injection rate [Mpps] vs fq_codel drop_batch, one line per KFREE_SKB_BULK_SIZE."""
+    p = params(state)
+    prof = profile(state)
+    bulks = np.array(_kfl_lines(p))
+    out, iv = uncertainty.evaluate_with_intervals({**p, "kfl_bulk": bulks[:, None], "drop_batch": DROP_X[None, :]},
+                                                  prof, ("kfree_skb_list.mpps",))
+    cur = model.evaluate(p, prof)
+    fig = Fig()
+    fig.add_trace(current_trace(int(p["drop_batch"]), (cur["kfree_skb_list.mpps"],),
+                           f"current: drop_batch {p['drop_batch']}, bulk {p['kfl_bulk']}",
+                           "drop_batch %{x}: %{y:.4f} Mpps<extra></extra>"))
+    for i, kb in enumerate(bulks):
+        cur_line = int(kb) == int(p["kfl_bulk"])
+        name = "no bulk free (1)" if kb == 1 else f"KFREE_SKB_BULK_SIZE {kb}"
+        color = line_color(i + 1)
+        # up to five overlapping bands: the current line's stands out, the others stay faint
+        band(fig, DROP_X, iv["kfree_skb_list.mpps"], color, row=i, alpha=0.15 if cur_line else 0.05, legend=cur_line)
+        fig.add_trace(Scatter(x=DROP_X, y=np.asarray(out["kfree_skb_list.mpps"][i], dtype=float), mode="lines",
+                                 name=name + (" (current)" if cur_line else ""),
+                                 line=dict(color=color, width=3.5 if cur_line else 1.8),
+                                 hovertemplate="drop_batch %{x}: %{y:.4f} Mpps<extra>" + name + "</extra>"))
+    add_seed_points(fig, "kfree_skb_list.mpps", "drop_batch", "Mpps", "seed 000 pktgen queue_xmit (E5)",
+                     text=lambda r, o: f"{r.id} (bulk {r.state['kfl_bulk']})", textposition="middle right",
+                     hovertemplate="%{text}: %{y:.4f} Mpps<extra></extra>")
+    fig.update_xaxes(type="log", tickvals=2 ** np.arange(11))
+    return finish(fig, "kfree_skb_list: qdisc injection rate vs fq_codel drop_batch",
+                   "fq_codel drop_batch (packets, log scale)",
+                   "pktgen injection rate (Mpps)", caption(state, ("kfl_bulk", "drop_batch", "clone_frac")))
+
+
+CLONE_X = np.linspace(0.0, 1.0, 51)
+
+
+def kfree_clones(state: Mapping) -> go.Figure:
+    """Injection rate [Mpps] vs fraction of cloned skbs in the drop list (bulk vs no bulk)."""
+    p = params(state)
+    prof = profile(state)
+    bulks = np.array(sorted({1, int(p["kfl_bulk"])}))
+    out, iv = uncertainty.evaluate_with_intervals({**p, "kfl_bulk": bulks[:, None], "clone_frac": CLONE_X[None, :]},
+                                                  prof, ("kfree_skb_list.mpps",))
+    cur = model.evaluate(p, prof)
+    fig = Fig()
+    fig.add_trace(current_trace(float(p["clone_frac"]), (cur["kfree_skb_list.mpps"],), "current setting",
+                           "clones %{x:.0%}: %{y:.4f} Mpps<extra></extra>"))
+    for i, kb in enumerate(bulks):
+        name = "no bulk free (1)" if kb == 1 else f"KFREE_SKB_BULK_SIZE {kb}"
+        color = line_color(i + 1)
+        band(fig, CLONE_X, iv["kfree_skb_list.mpps"], color, row=i)
+        fig.add_trace(Scatter(x=CLONE_X, y=np.asarray(out["kfree_skb_list.mpps"][i], dtype=float), mode="lines",
+                                 name=name, line=dict(color=color, width=2.5),
+                                 hovertemplate="clones %{x:.0%}: %{y:.4f} Mpps<extra>" + name + "</extra>"))
+    fig.update_xaxes(tickformat=".0%")
+    return finish(fig, "kfree_skb_list: effect of cloned skbs in the drop list",
+                   "cloned skbs in the drop list (% of drops)",
+                   "pktgen injection rate (Mpps)", caption(state, ("kfl_bulk", "drop_batch", "clone_frac")))

@@ -1,0 +1,70 @@
+"""The SLUB bulk page: alloc+free cost per object and the bulk API's saving vs bulk size."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import plotly.graph_objects as go
+
+
+from .base import (
+    COLORS, caption, Scatter, params, evaluate, evaluate_iv, band, num, current_trace, Fig, finish,
+    add_seed_points, vlines,
+)
+
+
+# ---------------------------------------------------------------- SLUB
+BULK_X = np.arange(1, 257)
+
+
+def slub_per_object(state: Mapping) -> go.Figure:
+    """Alloc+free cost per object [cycles] vs bulk size: one at a time vs kmem_cache_*_bulk."""
+    p = params(state)
+    out, iv = evaluate_iv(state, ("slub.loop_cycles", "slub.bulk_cycles"), bulk=BULK_X)
+    cur = evaluate(state)
+    ghz = float(p["ghz"])
+    b = int(p["bulk"])
+    fig = Fig()
+    fig.add_trace(current_trace(b, (cur["slub.loop_cycles"], cur["slub.bulk_cycles"]), f"current bulk = {b}",
+                           "bulk %{x}: %{y:.1f} cycles/object<extra></extra>"))
+    for key, name, color in (("slub.loop_cycles", "one at a time (kmem_cache_alloc/free)", COLORS["memset"]),
+                             ("slub.bulk_cycles", "bulk API (kmem_cache_alloc_bulk/free_bulk)", COLORS["a"])):
+        y = np.asarray(out[key], dtype=float)
+        band(fig, BULK_X, iv[key], color)
+        fig.add_trace(Scatter(x=BULK_X, y=y, mode="lines", name=name, line=dict(color=color, width=2.5),
+                                 customdata=y / ghz,
+                                 hovertemplate="bulk %{x}: %{y:.1f} cycles = %{customdata:.2f} ns<extra></extra>"))
+    add_seed_points(fig, ("slub.loop_cycles", "slub.bulk_cycles"), "bulk", "cycles",
+                     "seed 004 slab_bulk_test01 (E5-1650 v4)", text=lambda r, o: f"{r.id}: {o.value:g}",
+                     textposition="top center", hovertemplate="%{text} cycles<extra></extra>")
+    ops = int(num(cur["slub.objects_per_slab"]))
+    vlines(fig, np.arange(ops, 257, ops), f"per-CPU slab boundaries (dotted): every {ops} objects", log=True)
+    fig.update_xaxes(type="log", tickvals=2 ** np.arange(9), range=[-0.05, np.log10(300)])
+    fig.update_yaxes(rangemode="tozero")
+    return finish(fig, "SLUB: alloc+free cost per object vs bulk size", "bulk size (objects, log scale)",
+                   "alloc+free per object (cycles)", caption(state, ("bulk",)))
+
+
+def slub_gain(state: Mapping) -> go.Figure:
+    """Saving of the bulk API per object [ns and cycles] vs bulk size."""
+    p = params(state)
+    out, iv = evaluate_iv(state, ("slub.bulk_gain_cycles",), bulk=BULK_X)
+    cur = evaluate(state)
+    b = int(p["bulk"])
+    gain = np.asarray(out["slub.bulk_gain_cycles"], dtype=float)
+    fig = Fig()
+    fig.add_trace(current_trace(b, (cur["slub.bulk_gain_cycles"],), f"current bulk = {b}",
+                           "bulk %{x}: %{y:.1f} cycles<extra></extra>"))
+    band(fig, BULK_X, iv["slub.bulk_gain_cycles"], COLORS["a"])
+    fig.add_trace(Scatter(x=BULK_X, y=gain, mode="lines", name="loop − bulk (model)",
+                             line=dict(color=COLORS["a"], width=2.5), customdata=gain / float(p["ghz"]),
+                             hovertemplate="bulk %{x}: %{y:.1f} cycles = %{customdata:.2f} ns<extra></extra>"))
+    add_seed_points(fig, "slub.bulk_gain_cycles", "bulk", "cycles", "seed 000 best-case gain",
+                     text=lambda r, o: f"{r.id}: {o.value:g}", textposition="middle right",
+                     hovertemplate="%{text} cycles<extra></extra>")
+    ops = int(num(cur["slub.objects_per_slab"]))
+    vlines(fig, np.arange(ops, 257, ops), f"per-CPU slab boundaries: every {ops} objects", log=True)
+    fig.update_xaxes(type="log", tickvals=2 ** np.arange(9), range=[-0.05, np.log10(300)])
+    fig.update_yaxes(rangemode="tozero")
+    return finish(fig, "SLUB: per-object saving of the bulk API", "bulk size (objects, log scale)",
+                   "saving per object (cycles)", caption(state, ("bulk",)))

@@ -1,0 +1,79 @@
+"""The veth XDP_BATCH page: throughput vs VETH_XDP_BATCH and over batch × bytes zeroed."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+import plotly.graph_objects as go
+
+from skbmodel import model, state as st_mod, uncertainty
+
+from .base import (
+    COLORS, SEED_MARKER, caption, Scatter, Heatmap, params, profile, band, current_trace, Fig, finish,
+    seed_rows, seed_value, rgba,
+)
+
+
+# ---------------------------------------------------------------- veth
+BATCH_X = np.arange(1, 65)
+
+
+def veth_batch(state: Mapping) -> go.Figure:
+    """veth XDP_PASS Mpps vs VETH_XDP_BATCH for both zeroing methods, with a ±noise band."""
+    p = params(state)
+    prof = profile(state)
+    methods = np.array(["memset", "gfp_zero"])
+    out, iv = uncertainty.evaluate_with_intervals({**p, "xdp_batch": BATCH_X[None, :], "zero": methods[:, None]}, prof,
+                                                  ("veth.mpps", "veth.ns_per_packet"))
+    cur = model.evaluate(p, prof)
+    nf = float(p["noise_ns"])
+    b = int(p["xdp_batch"])
+    fig = Fig()
+    fig.add_trace(current_trace(b, (cur["veth.mpps"],), f"current: batch {b}, {p['zero']}",
+                           "batch %{x}: %{y:.3f} Mpps<extra></extra>"))
+    names = {m: st_mod.PARAMS["zero"].label_of(m) for m in methods}
+    for i, m in enumerate(methods):
+        ns = np.asarray(out["veth.ns_per_packet"][i], dtype=float)
+        hi = 1e3 / np.maximum(ns - nf, 1e-9)
+        lo = 1e3 / (ns + nf)
+        color = COLORS[m]
+        fig.add_trace(Scatter(x=BATCH_X, y=hi, mode="lines", line=dict(width=0), showlegend=False,
+                                 hoverinfo="skip", legendgroup=m))
+        fig.add_trace(Scatter(x=BATCH_X, y=lo, mode="lines", line=dict(width=0), fill="tonexty",
+                                 fillcolor=rgba(color, 0.15), name=f"{names[m]}: ±{nf:g} ns noise",
+                                 hoverinfo="skip", legendgroup=m))
+        band(fig, BATCH_X, iv["veth.mpps"], color, row=i)
+        fig.add_trace(Scatter(x=BATCH_X, y=np.asarray(out["veth.mpps"][i], dtype=float), mode="lines",
+                                 name=names[m], line=dict(color=color, width=2.5), legendgroup=m,
+                                 hovertemplate="batch %{x}: %{y:.3f} Mpps<extra>" + names[m] + "</extra>"))
+    seeds = seed_rows("veth.mpps")
+    for m in methods:
+        ss = [s for s in seeds if s[0].state.get("zero") == m]
+        if ss:
+            fig.add_trace(Scatter(
+                x=np.array([r.state["xdp_batch"] for r, _ in ss], dtype=float),
+                y=np.array([seed_value(s, "Mpps") for s in ss]), mode="markers+text",
+                text=[r.id for r, _ in ss], textposition="bottom right",
+                name=f"seed 002, {names[m]}", marker={**SEED_MARKER, "color": COLORS[m]},
+                hovertemplate="%{text}: batch %{x}, %{y} Mpps<extra></extra>"))
+    fig.update_xaxes(range=[0, 65], dtick=8)
+    return finish(fig, "veth XDP_PASS throughput vs VETH_XDP_BATCH", "VETH_XDP_BATCH (skbs per bulk alloc)",
+                   "throughput (Mpps)", caption(state, ("zero_bytes", "xdp_batch", "noise_ns")))
+
+
+def veth_heatmap(state: Mapping) -> go.Figure:
+    """veth Mpps over VETH_XDP_BATCH × bytes zeroed by memset (the skb bulk size *is* VETH_XDP_BATCH)."""
+    p = params(state)
+    prof = profile(state)
+    zb = np.arange(8, 1025, 8)
+    out = model.evaluate({**p, "zero": "memset", "xdp_batch": BATCH_X[None, :], "zero_bytes": zb[:, None]}, prof)
+    z = np.asarray(out["veth.mpps"], dtype=float)
+    fig = Fig(Heatmap(x=BATCH_X, y=zb, z=z, colorscale="Viridis", name="memset",
+                               colorbar=dict(title=dict(text="Mpps", side="right"), thickness=14),
+                               hovertemplate="batch %{x}, %{y} B zeroed: %{z:.3f} Mpps<extra></extra>"))
+    fig.add_trace(Scatter(x=np.array([int(p["xdp_batch"])]), y=np.array([int(p["zero_bytes"])]),
+                             mode="markers", name="current setting",
+                             marker=dict(symbol="x", size=12, color="white", line=dict(color="black", width=1.5))))
+    return finish(fig, "veth with memset: throughput over VETH_XDP_BATCH × bytes zeroed",
+                   "VETH_XDP_BATCH = kmem_cache_alloc_bulk size (skbs)", "bytes zeroed by memset (bytes)",
+                   caption(state, ("zero_bytes", "xdp_batch")))

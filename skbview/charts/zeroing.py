@@ -1,0 +1,95 @@
+"""The Zeroing page: memset vs __GFP_ZERO cost and their difference against the noise floor."""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+import numpy as np
+import plotly.graph_objects as go
+
+from skbmodel import units, validation
+from skbmodel.observations import seed_observations
+from skbmodel.profile import load_profile
+
+from .base import (
+    COLORS, SEED_MARKER, caption, Scatter, params, profile, evaluate, evaluate_iv, band, num, current_trace,
+    Fig, finish, add_seed_points,
+)
+
+
+# ---------------------------------------------------------------- zeroing
+ZERO_X = np.arange(8, 1025)
+
+
+def seed_zero_delta_ns() -> float:
+    """The seed's memset vs __GFP_ZERO delta [ns], read from row veth-n1's condition text (1.66)."""
+    o = seed_observations().get("veth-n1")
+    m = re.search(r"(\d+(?:\.\d+)?) ns memset", o.condition if o else "")
+    if m:
+        return float(m.group(1))
+    a, b = seed_observations()["mem-01"], seed_observations()["mem-03"]  # fallback: cycles at 3.6 GHz
+    return float(units.cycles_to_ns(a.value - b.value, load_profile("e5-1650v4").ghz))
+
+
+
+def zeroing_cost(state: Mapping) -> go.Figure:
+    """memset (rep stos) vs memset_erms (what __GFP_ZERO calls) [cycles] vs bytes zeroed."""
+    p = params(state)
+    out, iv = evaluate_iv(state, ("zero.memset_cycles", "zero.erms_cycles"), zero_bytes=ZERO_X)
+    cur = evaluate(state)
+    zb = int(p["zero_bytes"])
+    ghz = float(p["ghz"])
+    fig = Fig()
+    fig.add_trace(current_trace(zb, (cur["zero.memset_cycles"], cur["zero.erms_cycles"]), f"current size = {zb} B",
+                           "%{x} B: %{y:.1f} cycles<extra></extra>"))
+    for key, name, color in (("zero.memset_cycles", "memset, constant size (rep stos)", COLORS["memset"]),
+                             ("zero.erms_cycles", "memset_erms, variable size (__GFP_ZERO)", COLORS["gfp_zero"])):
+        y = np.asarray(out[key], dtype=float)
+        band(fig, ZERO_X, iv[key], color)
+        fig.add_trace(Scatter(x=ZERO_X, y=y, mode="lines", line_shape="hv", name=name,
+                                 line=dict(color=color, width=2.5), customdata=y / ghz,
+                                 hovertemplate="%{x} B: %{y:.1f} cycles = %{customdata:.2f} ns<extra></extra>"))
+    gfp = num(cur["zero.gfp_zero_cycles"])
+    obj = int(profile(state).value("slub_object_bytes"))
+    fig.add_hline(y=gfp, line=dict(color=COLORS["gfp_zero"], dash="dash", width=1.5))
+    fig.add_annotation(x=1, xref="paper", y=gfp, text=f"__GFP_ZERO clears the whole {obj} B object: {gfp:.1f} cycles",
+                       showarrow=False, xanchor="right", yanchor="top", font=dict(size=11, color=COLORS["gfp_zero"]))
+    add_seed_points(fig, ("zero.memset_cycles", "zero.erms_cycles"), "zero_bytes", "cycles",
+                     "seed 002 time_bench_memset (E5-1650 v4)", mode="markers",
+                     hovertemplate="%{text}: %{x} B, %{y} cycles<extra></extra>")
+    fig.update_xaxes(dtick=64, range=[0, 1032])
+    fig.update_yaxes(rangemode="tozero")
+    return finish(fig, "Zeroing an skb: cost vs size (steps of one 64 B cacheline)", "bytes zeroed (bytes)",
+                   "cost per skb (cycles)", caption(state, ("zero", "zero_bytes")))
+
+
+def zeroing_delta(state: Mapping) -> go.Figure:
+    """memset(zero_bytes) − __GFP_ZERO(object) per skb [ns] vs size, against the noise floor."""
+    p = params(state)
+    out, iv = evaluate_iv(state, ("zero.delta_ns",), zero_bytes=ZERO_X)
+    cur = evaluate(state)
+    zb = int(p["zero_bytes"])
+    nf = float(p["noise_ns"])
+    d = np.asarray(out["zero.delta_ns"], dtype=float)
+    fig = Fig()
+    fig.add_trace(current_trace(zb, (cur["zero.delta_ns"],), f"current size = {zb} B",
+                           "%{x} B: %{y:.2f} ns<extra></extra>"))
+    fig.add_trace(Scatter(x=np.array([0, 1032]), y=np.array([nf, nf]), mode="lines", line=dict(width=0),
+                             showlegend=False, hoverinfo="skip"))
+    fig.add_trace(Scatter(x=np.array([0, 1032]), y=np.array([-nf, -nf]), mode="lines", line=dict(width=0),
+                             fill="tonexty", fillcolor=COLORS["noise"],
+                             name=f"noise floor ±{nf:g} ns (not measurable inside)", hoverinfo="skip"))
+    band(fig, ZERO_X, iv["zero.delta_ns"], COLORS["memset"])
+    fig.add_trace(Scatter(x=ZERO_X, y=d, mode="lines", line_shape="hv", name="memset − __GFP_ZERO (model)",
+                             line=dict(color=COLORS["memset"], width=2.5),
+                             hovertemplate="%{x} B: %{y:.2f} ns per skb<extra></extra>"))
+    seed = seed_zero_delta_ns()
+    seed_x = validation.ROWS[[r.id for r in validation.ROWS].index("mem-01")].state["zero_bytes"]
+    fig.add_trace(Scatter(x=np.array([seed_x], dtype=float), y=np.array([seed]), mode="markers+text",
+                             text=[f"seed 002: {seed:g} ns < {nf:g} ns → judged noise"], textposition="middle right",
+                             name=f"seed 002 delta ({seed:g} ns at {seed_x} B)", marker=SEED_MARKER,
+                             hovertemplate="%{y} ns<extra>seed</extra>"))
+    fig.update_xaxes(dtick=64, range=[0, 1032])
+    return finish(fig, f"memset vs __GFP_ZERO: difference per skb vs the {nf:g} ns noise floor",
+                   "bytes zeroed by memset (bytes)", "memset − __GFP_ZERO (ns per skb)",
+                   caption(state, ("zero_bytes", "noise_ns")))
