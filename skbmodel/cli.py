@@ -98,7 +98,8 @@ def cmd_profile(args) -> int:
                 ghz = float(args.ghz)
             except ValueError:
                 raise uarch.UarchError(f"--ghz {args.ghz[:20]!r}: expected a number of GHz") from None
-        prof = uarch.derive(args.uarch, ghz=ghz, kernel=args.kernel)
+        prof = uarch.derive(args.uarch, ghz=ghz, kernel=args.kernel,
+                            exclude=(args.uarch,) if args.leave_out else ())
     except uarch.UarchError as e:
         raise UsageError(str(e)) from None
     text = prof.to_toml()
@@ -410,6 +411,8 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
     dv.add_argument("--ghz", metavar="X", help="TSC clock of your machine (default: the description's)")
     dv.add_argument("--kernel", metavar="K", help=f"mainline kernel, e.g. 6.12 (default {uarch.LATEST_KERNEL})")
     dv.add_argument("--out", metavar="FILE.toml", help="write the profile there (default: print it)")
+    dv.add_argument("--leave-out", action="store_true",
+                    help="do not use this CPU's own measurements (as validate --out-of-sample's 'other CPU' does)")
     pr.set_defaults(func=cmd_profile)
     v = sub.add_parser("validate", help="compare every covered seed row with the model")
     v.add_argument("--json", action="store_true")
