@@ -1,8 +1,10 @@
 """skbmodel: a calibrated, vectorised cost model of the Linux kernel's SKB memory lifecycle.
 
-Subsystem modules: :mod:`slub`, :mod:`zeroing`, :mod:`page_pool`, :mod:`kfree_skb_list`, :mod:`veth`,
-:mod:`cpumap`, :mod:`napi_cache`, :mod:`budget`, :mod:`noise`; composition in :mod:`model`;
-CPU profiles in :mod:`profile`; the share-link codec in :mod:`state`.
+Subsystem modules (the physics): :mod:`slub`, :mod:`zeroing`, :mod:`page_pool`, :mod:`page_alloc`,
+:mod:`kfree_skb_list`, :mod:`veth`, :mod:`cpumap`, :mod:`napi_cache`, :mod:`budget`, :mod:`noise`; the
+paths put together stage by stage in :mod:`design`; every output evaluated in :mod:`model`; the inputs
+in :mod:`params`, the outputs and components in :mod:`schema`; one side of a state (A or B) with its
+profile in :mod:`scenario`; CPU profiles in :mod:`profile`; the share-link codec in :mod:`state`.
 """
 #: The model version, recorded in every share link as ``mv`` (see :mod:`skbmodel.versions`).
 #: Bump the MINOR version whenever a model formula, a mechanism or an output's definition changes

@@ -3,7 +3,9 @@
 ``export`` (charts) belongs to the view layer: ``skbmodel/__main__.py`` adds it from ``skbview.cli_export``
 through ``main(extra=...)``, so that importing this module never imports skbview.
 
-Bad input prints one line naming the problem on stderr and exits 2; never a traceback.
+Bad input prints one line naming the problem on stderr and exits 2; never a traceback.  With ``--json``
+the refusal is also a JSON object on stdout, ``{"ok": false, "errors": [...], "runs": [...]}`` (the runs
+when they are the reason), so a script that asked for JSON always gets JSON.
 """
 from __future__ import annotations
 
@@ -24,11 +26,14 @@ from .profile import (DEFAULT_PROFILE, PROFILE_DIR, ProfileError, archive_curren
 
 
 class UsageError(Exception):
-    """Bad input: one line on stderr (then ``details``, e.g. the runs to choose from), exit 2."""
+    """Bad input: one line on stderr (then ``details``, e.g. the runs to choose from), exit 2.
 
-    def __init__(self, message: str, details=()):
+    ``runs``: the runs of the input when they are the reason (listed in the JSON refusal)."""
+
+    def __init__(self, message: str, details=(), runs=None):
         super().__init__(message)
         self.details = list(details)
+        self.runs = list(runs) if runs is not None else None
 
 
 class _Parser(argparse.ArgumentParser):
@@ -184,6 +189,8 @@ def cmd_bench(args) -> int:
               f"cold / scalar: {res['vector_cold_states_per_s'] / res['scalar_states_per_s']:.0f}x")
         print(f"({res['outputs']} outputs per state)")
         print(f"max |vectorised - scalar| relative difference over the sample: {res['max_rel_diff']:.2e}")
+        for name, r in res["paths"].items():
+            print(f"path={name}: {r['states_per_s'] / 1e6:.2f} M states/s, {r['ratio']:.0f}x the scalar loop")
     return 0
 
 
@@ -215,7 +222,7 @@ def cmd_fit(args) -> int:
     if args.run is not None and args.each_run:
         raise UsageError("--run N fits one run and --each-run every run: give one of them")
     base = load_profile(args.base)
-    measurements, problems, notes, runs = [], [], [], []
+    measurements, problems, notes, runs, repairs = [], [], [], [], []
     for path in args.files:
         try:
             with open(path, "rb") as fh:
@@ -230,6 +237,7 @@ def cmd_fit(args) -> int:
         problems += [str(e) for e in res.errors]
         notes += res.notes
         runs += res.runs
+        repairs += res.repairs
     for c in args.condition or []:
         measurements = _apply_condition(measurements, c)
     several = len({r.origin for r in runs}) > 1
@@ -237,7 +245,7 @@ def cmd_fit(args) -> int:
     if args.run is not None:
         if not 1 <= args.run <= len(runs):
             found = f"{len(runs)} run{'s' if len(runs) != 1 else ''} ({'; '.join(listing)})" if runs else "no run"
-            raise UsageError(f"--run {args.run}: the input holds {found}")
+            raise UsageError(f"--run {args.run}: the input holds {found}", runs=listing)
         picks = [[args.run]]
     elif args.each_run:
         if not runs:
@@ -245,7 +253,7 @@ def cmd_fit(args) -> int:
         else:
             if args.out and len(runs) > 1 and "{run}" not in args.out:
                 raise UsageError(f"--each-run writes one profile per run: give --out a pattern with {{run}}, "
-                                 f"e.g. --out lab-run{{run}}.toml ({len(runs)} runs found)")
+                                 f"e.g. --out lab-run{{run}}.toml ({len(runs)} runs found)", runs=listing)
             picks = [[k] for k in range(1, len(runs) + 1)]
     else:
         picks = [list(range(1, len(runs) + 1))]
@@ -255,7 +263,7 @@ def cmd_fit(args) -> int:
             raise UsageError(
                 f"the input holds {len(runs)} runs that measure the same tests ({a.test}: {a.value:g} {a.unit} on "
                 f"{a.where()}, {b.value:g} {b.unit} on {b.where()}); choose one with --run N, or fit each to its "
-                "own profile with --each-run", details=listing)
+                "own profile with --each-run", details=listing, runs=listing)
     docs, rc = [], 0
     for pick in picks:
         sel = {(runs[k - 1].origin, runs[k - 1].index) for k in pick}
@@ -268,7 +276,7 @@ def cmd_fit(args) -> int:
         else:
             label = (custom.sanitize_label(run.label) or f"run{number}") if run else ""
         doc, code = _fit_one(args, base, ms, problems if not docs else [], notes if not docs else [], ghz_given,
-                             run=run, number=number, out=out, label=label)
+                             run=run, number=number, out=out, label=label, repairs=repairs if not docs else [])
         docs.append(doc)
         rc = max(rc, code)
     if args.json:
@@ -291,7 +299,8 @@ def _fmt_pm(value: float, err: float) -> str:
     return f"{value:.{digits}f} ± {err:.{digits}f}"
 
 
-def _fit_one(args, base, measurements, problems, notes, ghz_given, run=None, number=None, out=None, label=""):
+def _fit_one(args, base, measurements, problems, notes, ghz_given, run=None, number=None, out=None, label="",
+             repairs=()):
     """Fit one selection of measurements; returns ``(json document, exit code)`` and prints the text report."""
     clock = parsers.infer_clock(measurements)
     if ghz_given is not None:
@@ -314,10 +323,13 @@ def _fit_one(args, base, measurements, problems, notes, ghz_given, run=None, num
     doc = {"ok": result.ok, "base": base.id, "run": number, "run_label": run.label if run else None,
            "clock": clock_doc, "free": result.free, "errors": result.errors,
            "warnings": ([clock.warning] if clock.warning and ghz_given is None else []) + result.warnings,
-           "parse_problems": problems, "notes": notes,
+           "parse_problems": problems, "notes": notes, "repairs": list(repairs),
            "measurements": [dict(origin=m.origin, line=m.line, run=m.run, test=m.test, value=m.value, unit=m.unit,
-                                 conditions=m.conditions, output=m.output, kind=m.kind, note=m.note)
+                                 conditions=m.conditions, output=m.output, kind=m.kind, note=m.note,
+                                 repeats=list(m.repeats), typical=m.typical or None)
                             for m in measurements],
+           "noise": {"ns": result.noise.ns, "tests": result.noise.tests, "values": result.noise.values,
+                     "source": result.noise.describe()},
            "rows": result.rows}
     if result.ok:
         p = result.profile
@@ -326,9 +338,13 @@ def _fit_one(args, base, measurements, problems, notes, ghz_given, run=None, num
                                             "unit": p.constants[n].unit, "source": p.constants[n].source}
                                         for n in result.free},
                           "correlation": result.corr}
+    if args.json and not result.ok:  # the JSON says it all; one line on stderr still names the refusal
+        print(f"error: {result.errors[0] if result.errors else 'the fit was not done'}{where}", file=sys.stderr)
     if not args.json:
         for msg in problems:
             print(f"warning: {msg}", file=sys.stderr)
+        for msg in repairs:
+            print(f"repaired: {msg}")
         if run is not None:
             print(f"{run.describe(number, with_origin=True)}")
         mapped = [m for m in measurements if m.output]
@@ -336,6 +352,11 @@ def _fit_one(args, base, measurements, problems, notes, ghz_given, run=None, num
         for m in measurements:
             if not m.output:
                 print(f"  not used: {m.where()}: {m.test} = {m.value:g} {m.unit} ({m.note})")
+        for m in measurements:
+            if m.output and m.repeats:
+                print(f"  repeats: {m.where()}: {m.test} = {m.value:g} {m.unit}, {m.repeats_text()}")
+        if result.noise.ns is not None:
+            print(f"noise: {result.noise.describe()}")
         print(f"clock: {ghz if ghz is not None else base.ghz:.5g} GHz, {ghz_source}")
         if clock.warning and ghz_given is None:
             print(f"warning: {clock.warning}", file=sys.stderr)
@@ -452,7 +473,19 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
     return p
 
 
+def _refusal(e: Exception) -> dict:
+    """The JSON a refused command prints with ``--json``."""
+    doc = {"ok": False, "errors": [str(e)]}
+    runs, details = getattr(e, "runs", None), getattr(e, "details", [])
+    if runs is not None:
+        doc["runs"] = runs
+    elif details:
+        doc["details"] = list(details)
+    return doc
+
+
 def main(argv=None, extra=()) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
         args = build_parser(extra).parse_args(argv)
         return args.func(args)
@@ -460,6 +493,9 @@ def main(argv=None, extra=()) -> int:
         print(f"error: {e}", file=sys.stderr)
         for line in getattr(e, "details", ()):
             print(f"  {line}", file=sys.stderr)
+        if "--json" in argv:  # also when the arguments themselves were refused (before --json was read)
+            json.dump(_refusal(e), sys.stdout, indent=1)
+            sys.stdout.write("\n")
         return 2
     except BrokenPipeError:
         return 0

@@ -16,27 +16,17 @@ headers arrive in ``xfer_lines`` cachelines written by the source CPU).  Through
 Plain XDP_PASS on one CPU does both halves without the redirect and recycles pages directly:
 ``xdp_pass = src_base - redirect + stack + alloc_bulk(16) + memset(zero_bytes) + free_one + pp_fast``
 (napi_build_skb takes skbs from the NAPI cache, refilled 16 at a time).
+
+Both paths are composed, stage by stage, in :data:`skbmodel.design.STARTS` (``cpumap``: the
+destination CPU; ``xdp_pass``); this module keeps the source CPU, the rates and the rest of XDP_PASS.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from . import page_alloc, page_pool, slub, zeroing
+from . import page_alloc, page_pool
 
 NAPI_SKB_CACHE_BULK = 16  # net/core/skbuff.c
-
-
-def numa_factor(is_cross, c):
-    """Cost multiplier for cross-CPU traffic: ``numa_remote_factor`` across nodes, else 1."""
-    return np.where(is_cross, c["numa_remote_factor"], 1.0)
-
-
-def _skb_costs(bulk, c):
-    alloc = slub.alloc_bulk_cycles(bulk, fast_pair_cycles=c["slub_fast_pair_cycles"],
-                                   bulk_obj_pair_cycles=c["slub_bulk_obj_pair_cycles"],
-                                   free_share=c["slub_free_share"])
-    free = slub.free_one_cycles(fast_pair_cycles=c["slub_fast_pair_cycles"], free_share=c["slub_free_share"])
-    return alloc, free
 
 
 def src_cycles(recycle_ratio, c, page_bulk=page_alloc.PP_ALLOC_CACHE_REFILL):
@@ -53,34 +43,10 @@ def src_cycles(recycle_ratio, c, page_bulk=page_alloc.PP_ALLOC_CACHE_REFILL):
     return {"page alloc/recycle": page, "rest of path": c["cpumap_src_base_cycles"]}
 
 
-def dst_cycles(recycle_ratio, is_cross, c):
-    """Destination CPU breakdown [cycles]."""
-    numa = numa_factor(is_cross, c)
-    alloc, free = _skb_costs(c["cpumap_batch"], c)
-    zero = zeroing.erms_cycles(c["slub_object_bytes"], erms_setup_cycles=c["erms_setup_cycles"],
-                               erms_line_cycles=c["erms_line_cycles"], cacheline_bytes=c["cacheline_bytes"])
-    page = page_pool.return_side_cycles(recycle_ratio, numa, pp_ring_cycles=c["pp_ring_cycles"],
-                                        page_slow_cycles=c["page_slow_cycles"],
-                                        page_alloc_share=c["page_alloc_share"],
-                                        xcpu_line_cycles=c["xcpu_line_cycles"])
-    xfer = c["cpumap_xfer_lines"] * c["xcpu_line_cycles"] * numa
-    return {"skb alloc": alloc, "zeroing": zero, "page alloc/recycle": page,
-            "cross-CPU transfer": xfer, "rest of path": c["cpumap_dst_stack_cycles"], "skb free": free}
-
-
 def xdp_pass_rest_cycles(c):
     """The rest of the one-CPU XDP_PASS path [cycles]: the cpumap source's base without its redirect,
     plus the destination's stack."""
     return c["cpumap_src_base_cycles"] - c["cpumap_redirect_cycles"] + c["cpumap_dst_stack_cycles"]
-
-
-def xdp_pass_cycles(is_gfp_zero, zero_bytes, c):
-    """One CPU doing RX, XDP_PASS and the stack, pages recycled directly [cycles]."""
-    alloc, free = _skb_costs(NAPI_SKB_CACHE_BULK, c)
-    zero = zeroing.zero_skb_cycles(is_gfp_zero, zero_bytes, c["slub_object_bytes"], **c)
-    return {"skb alloc": alloc, "zeroing": zero, "page alloc/recycle": c["pp_fast_cycles"],
-            "rest of path": xdp_pass_rest_cycles(c),
-            "skb free": free}
 
 
 def rates_mpps(src_ns, dst_ns, offered_mpps):

@@ -199,6 +199,21 @@ def build(base: Profile, changes: dict[str, float], label: str = "", source: str
                    fit_correlation=base.fit_correlation, kernels=base.kernels)
 
 
+#: the profile constant that holds the benchmark noise of one run [ns]; a fit stores the spread of
+#: the user's repeats in it (:func:`skbmodel.userfit.fit`)
+NOISE_CONSTANT = "noise_floor_ns"
+
+
+def measured_noise_ns(profile: Profile) -> float | None:
+    """The noise a custom profile measured (its ``noise_floor_ns`` differs from its base's) [ns], else None:
+    the A/B verdicts use it as their noise floor while the profile is in use."""
+    if profile is None or NOISE_CONSTANT not in profile.constants or profile.id in available_profiles():
+        return None
+    base = base_of(profile)
+    value = profile.value(NOISE_CONSTANT)
+    return value if NOISE_CONSTANT in base.constants and base.value(NOISE_CONSTANT) != value else None
+
+
 def _default_bounds(name: str, value: float) -> tuple[float, float]:
     if name == "ghz":
         return GHZ_RANGE

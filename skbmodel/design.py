@@ -43,13 +43,16 @@ Stages and options (state keys ``d_*``; ``from`` = as in the starting path ``d_f
   into fq_codel: only the dropped packets are freed here, ``d = 1 - W T`` of them (the wire
   feedback of :mod:`skbmodel.kfree_skb_list`).
 
-Each modelled path is a composition (:data:`STARTS`) and reproduces its breakdown and
-``path.ns_per_packet`` exactly (the same functions, the same order of additions).
+This module is the one place a path's stages are put together: the four modelled paths are the
+named compositions :data:`STARTS` (data), which :func:`per_packet` evaluates for :mod:`skbmodel.model`
+as it evaluates a user's composition.  Inside the model a stage option is an integer code
+(:data:`CODE`); a named composition has one code per stage and computes only that option's cost.
 Reference: the modules named above; seed threads 000-004.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 
@@ -143,73 +146,95 @@ def help_text() -> str:
     return "\n".join(lines)
 
 
-# ---------------------------------------------------------------- resolution of "from"
-def _start_of(x) -> np.ndarray:
-    return np.asarray(x["d_from"])
+# ---------------------------------------------------------------- option codes
+#: Each stage's options as the model's integer codes (the index): the choices a user has, then
+#: ``path``, the placeholder the named compositions use for "the path's own control" (the sidebar's
+#: zeroing method, the cpumap path's node placement).
+OPTIONS: dict[str, tuple[str, ...]] = {k: opts + (("path",) if k in ("d_zero", "d_hand") else ())
+                                       for k, (_, opts) in STAGE_CHOICES.items()}
+CODE: dict[str, dict[str, int]] = {k: {o: i for i, o in enumerate(v)} for k, v in OPTIONS.items()}
+CODE["d_from"] = {p: i for i, p in enumerate(START_PATHS)}
+FROM = 0  # "from" is the first option of every stage
+_RX, _SKB, _ZERO, _HAND, _FREE, _WHERE, _REST = (CODE[k] for k in STAGE_CHOICES)
+#: The skb bulk of each modelled path: an input of the scenario, a profile constant or a number.
+START_SKB_BULK = {"veth": "xdp_batch", "cpumap": "cpumap_batch", "xdp_pass": NAPI_SKB_CACHE_BULK,
+                  "kfree_skb_list": NAPI_SKB_CACHE_BULK}
+#: ``STARTS`` as codes: one row per start path, for one gather per stage.
+_START_CODES = {k: np.array([CODE[k][STARTS[p][k]] for p in START_PATHS], dtype=np.int8) for k in STAGE_CHOICES}
 
 
 def _resolve(x, key: str) -> np.ndarray:
-    """The explicit option of stage ``key`` (``from`` replaced by the start's option); string array."""
-    opt = np.asarray(x[key])
-    start = _start_of(x)
-    base = np.asarray(STARTS[START_PATHS[0]][key], dtype=object)
-    for p in START_PATHS[1:]:
-        base = np.where(start == p, STARTS[p][key], base)
-    if key == "d_hand":  # the cpumap start follows the sidebar's node placement
-        base = np.where(base == "path", np.where(x["is_cross"], "cpumap_cross", "cpumap_same"), base)
-    return np.where(opt == "from", base, opt).astype(str)
+    """The explicit option code of stage ``key`` of the composed path: ``from`` replaced by the start's."""
+    opt = x[key]
+    return np.where(opt == FROM, _START_CODES[key][x["d_from"]], opt)
 
 
 def resolved(params: Mapping) -> dict[str, str]:
     """Scalar state -> ``{stage key: explicit option}`` (``from`` resolved against ``d_from``)."""
-    x = {k: np.asarray(params.get(k, DEFAULTS.get(k))) for k in KEY_NAMES}
-    x["is_cross"] = np.asarray(params.get("numa", "same")) == "cross"
-    out = {k: str(_resolve(x, k)) for k in STAGE_CHOICES}
+    x = {k: np.asarray(CODE[k][params.get(k, DEFAULTS[k])]) for k in ("d_from", *STAGE_CHOICES)}
+    out = {k: OPTIONS[k][int(_resolve(x, k))] for k in STAGE_CHOICES}
+    if out["d_hand"] == "path":  # the cpumap start follows the sidebar's node placement
+        out["d_hand"] = "cpumap_cross" if params.get("numa", "same") == "cross" else "cpumap_same"
     if out["d_zero"] == "path":
         out["d_zero"] = "gfp_zero" if params.get("zero", "gfp_zero") == "gfp_zero" else "memset"
     return out
 
 
 # ---------------------------------------------------------------- stage costs [cycles]
-def _is(a, v):
-    return np.asarray(a) == v
+def _pick(opt, table: dict, default=0.0):
+    """``table[opt]()`` element-wise for option codes ``opt``; options not in ``table`` give ``default``.
 
-
-def _select(opt, table: dict, default=0.0):
-    """``table[opt]`` element-wise (string array ``opt``); options not in ``table`` give ``default``."""
-    opt = np.asarray(opt)
+    A scalar ``opt`` (a named composition) computes its one option only; an array computes each
+    option present in it.
+    """
+    if np.ndim(opt) == 0:
+        f = table.get(int(opt))
+        return default if f is None else f()
     res = np.asarray(default, dtype=float)
-    for k, v in table.items():
-        res = np.where(opt == k, v, res)
+    for code, f in table.items():
+        m = opt == code
+        if m.any():
+            res = np.where(m, f(), res)
     return res
 
 
-def _numa(hand, c):
-    return np.where(_is(hand, "cpumap_cross"), c["numa_remote_factor"], 1.0)
+def _once(memo: dict, key: str, f):
+    """``f()`` computed once per evaluation: the compositions of one evaluation share ``memo`` for
+    the costs that depend only on the inputs and the constants, not on the stage options."""
+    if key not in memo:
+        memo[key] = f()
+    return memo[key]
 
 
-def rx_cycles(rx, hand, recycle_ratio, rx_bulk, c):
+def _where(cond, a, b):
+    """``np.where`` that evaluates only the side a scalar ``cond`` selects (``a``, ``b``: thunks)."""
+    if np.ndim(cond) == 0:
+        return a() if cond else b()
+    return np.where(cond, a(), b())
+
+
+def rx_cycles(rx, handed, numa, recycle_ratio, rx_bulk, c, memo=None):
     """RX buffer per packet [cycles] (see the module docstring).
 
     Without a hand-off, alloc + return on this CPU; after a cpumap hand-off, the return side of a
     page the source CPU allocated (:func:`skbmodel.page_pool.return_side_cycles`, ratio 1 for the
     ptr_ring, 0 for the page allocator).
     """
-    handed = ~_is(hand, "none")
-    numa = _numa(hand, c)
+    memo = {} if memo is None else memo
     r = np.clip(np.asarray(recycle_ratio, dtype=float), 0.0, 1.0)
-    slow_n = c["page_slow_cycles"] + page_alloc.refill_extra_cycles(rx_bulk, c)
-    slow_1 = c["page_slow_cycles"] + page_alloc.refill_extra_cycles(1.0, c)
+    slow_n = lambda: _once(memo, "page_slow_n", lambda: c["page_slow_cycles"]  # noqa: E731
+                           + page_alloc.refill_extra_cycles(rx_bulk, c))
+    slow_1 = lambda: c["page_slow_cycles"] + page_alloc.refill_extra_cycles(1.0, c)  # noqa: E731
     kw = dict(pp_ring_cycles=c["pp_ring_cycles"], page_slow_cycles=c["page_slow_cycles"],
               page_alloc_share=c["page_alloc_share"], xcpu_line_cycles=c["xcpu_line_cycles"])
-    local = _select(rx, {"pp_direct": c["pp_fast_cycles"], "pp_ring": c["pp_ring_cycles"], "page_single": slow_1,
-                         "page_bulk": slow_n, "pp_mix": r * c["pp_ring_cycles"] + (1.0 - r) * slow_n})
-    ret_mix = page_pool.return_side_cycles(r, numa, **kw)
-    ret_ring = page_pool.return_side_cycles(1.0, numa, **kw)
-    ret_page = page_pool.return_side_cycles(0.0, numa, **kw)
-    remote = _select(rx, {"pp_direct": c["pp_fast_cycles"], "pp_ring": ret_ring, "page_single": ret_page,
-                          "page_bulk": ret_page, "pp_mix": ret_mix})
-    return np.where(handed, remote, local)
+    ret = lambda ratio: lambda: page_pool.return_side_cycles(ratio, numa, **kw)  # noqa: E731
+    local = lambda: _pick(rx, {_RX["pp_direct"]: lambda: c["pp_fast_cycles"],  # noqa: E731
+                               _RX["pp_ring"]: lambda: c["pp_ring_cycles"], _RX["page_single"]: slow_1,
+                               _RX["page_bulk"]: slow_n,
+                               _RX["pp_mix"]: lambda: r * c["pp_ring_cycles"] + (1.0 - r) * slow_n()})
+    remote = lambda: _pick(rx, {_RX["pp_direct"]: lambda: c["pp_fast_cycles"], _RX["pp_ring"]: ret(1.0),  # noqa: E731
+                                _RX["page_single"]: ret(0.0), _RX["page_bulk"]: ret(0.0), _RX["pp_mix"]: ret(r)})
+    return _where(handed, remote, local)
 
 
 def _alloc_bulk(n, c):
@@ -218,111 +243,153 @@ def _alloc_bulk(n, c):
                                   free_share=c["slub_free_share"])
 
 
-def _napi_cache_feeds(free):
-    """Whether the free stage puts skbs back into this CPU's NAPI cache."""
-    return _is(free, "napi_cache") | _is(free, "defer")
+def skb_cycles(skb, skb_bulk, feeds, c, memo=None):
+    """skb head per packet [cycles]; ``skb_bulk``: N of ``slab_bulk``; ``feeds``: whether the free
+    stage puts skbs back into this CPU's NAPI cache."""
+    memo = {} if memo is None else memo
+    get = lambda: (1.0 - np.asarray(c["slub_free_share"], dtype=float)) * c["napi_cache_pair_cycles"]  # noqa: E731
+    refill = lambda: _once(memo, "alloc_bulk_napi", lambda: _alloc_bulk(NAPI_SKB_CACHE_BULK, c))  # noqa: E731
+    napi = lambda: _where(feeds, get, refill)  # noqa: E731
+    return _pick(skb, {_SKB["slab_one"]: lambda: _alloc_bulk(1.0, c),
+                       _SKB["slab_bulk"]: lambda: _alloc_bulk(skb_bulk, c), _SKB["napi_cache"]: napi})
 
 
-def skb_cycles(skb, skb_bulk, free, hand, c):
-    """skb head per packet [cycles]; ``skb_bulk``: N of ``slab_bulk``."""
-    feeds = _napi_cache_feeds(free)
-    get = (1.0 - np.asarray(c["slub_free_share"], dtype=float)) * c["napi_cache_pair_cycles"]
-    napi = np.where(feeds, get, _alloc_bulk(NAPI_SKB_CACHE_BULK, c))
-    return _select(skb, {"slab_one": _alloc_bulk(1.0, c), "slab_bulk": _alloc_bulk(skb_bulk, c),
-                         "napi_cache": napi})
+def zero_cycles(clears, is_gfp, zero_bytes, c):
+    """Zeroing per packet [cycles]: memset of ``zero_bytes`` or ``__GFP_ZERO`` of the object, where
+    the stage ``clears``."""
+    return _where(clears, lambda: zeroing.zero_skb_cycles(is_gfp, zero_bytes, c["slub_object_bytes"], **c),
+                  lambda: 0.0)
 
 
-def zero_cycles(zero, zero_bytes, c):
-    """Zeroing per packet [cycles]: memset of ``zero_bytes`` or ``__GFP_ZERO`` of the object."""
-    clears = _is(zero, "memset") | _is(zero, "gfp_zero")
-    return np.where(clears, zeroing.zero_skb_cycles(_is(zero, "gfp_zero"), zero_bytes, c["slub_object_bytes"], **c),
-                    0.0)
-
-
-def hand_cycles(hand, c):
+def hand_cycles(handed, numa, c):
     """Cross-CPU transfer per packet on the destination [cycles]: ``xfer_lines * xcpu_line * numa``."""
-    xfer = c["cpumap_xfer_lines"] * c["xcpu_line_cycles"] * _numa(hand, c)
-    return np.where(_is(hand, "none"), 0.0, xfer)
+    return _where(handed, lambda: c["cpumap_xfer_lines"] * c["xcpu_line_cycles"] * numa, lambda: 0.0)
 
 
-def free_cycles(free, where, free_bulk, skb, hand, x, c):
+def free_cycles(free, remote, free_bulk, skb_from_cache, numa, x, c, memo=None):
     """skb free per packet [cycles] (per dropped skb for ``kfree_skb_list``)."""
+    memo = {} if memo is None else memo
     fs = np.asarray(c["slub_free_share"], dtype=float)
-    remote = _is(where, "remote")
-    extra = np.where(remote, c["slub_free_slow_extra_cycles"], 0.0)
-    one = slub.free_one_cycles(fast_pair_cycles=c["slub_fast_pair_cycles"], free_share=c["slub_free_share"]) + extra
-    n = np.maximum(np.asarray(free_bulk, dtype=float), 1.0)
-    call = slub.bulk_call_pair_cycles(c["slub_fast_pair_cycles"], c["slub_bulk_obj_pair_cycles"])
-    bulk_local = fs * (c["slub_bulk_obj_pair_cycles"] + call / n)
-    bulk_remote = slub.free_remote_list_cycles(
-        n, n, 0.0, fast_pair_cycles=c["slub_fast_pair_cycles"], bulk_obj_pair_cycles=c["slub_bulk_obj_pair_cycles"],
-        free_share=c["slub_free_share"], free_slow_extra_cycles=c["slub_free_slow_extra_cycles"],
-        slab_bytes=c["slub_slab_bytes"], object_bytes=c["slub_object_bytes"], slab_locality=c["slab_locality"])
-    put = fs * c["napi_cache_pair_cycles"]
-    # a cache nobody takes from overflows: half of it goes back to SLUB in one bulk free
-    flush = fs * (c["slub_bulk_obj_pair_cycles"] + call / NAPI_SKB_CACHE_HALF) + extra
-    napi = put + np.where(_is(skb, "napi_cache"), 0.0, flush)
+    extra = _where(remote, lambda: c["slub_free_slow_extra_cycles"], lambda: 0.0)
+    call = lambda: slub.bulk_call_pair_cycles(c["slub_fast_pair_cycles"], c["slub_bulk_obj_pair_cycles"])  # noqa: E731
+
+    def one():
+        fast = c["slub_fast_pair_cycles"]
+        return _once(memo, "free_one", lambda: slub.free_one_cycles(fast_pair_cycles=fast,
+                                                                    free_share=c["slub_free_share"])) + extra
+
+    def bulk():
+        n = np.maximum(np.asarray(free_bulk, dtype=float), 1.0)
+        return _where(remote, lambda: slub.free_remote_list_cycles(
+            n, n, 0.0, fast_pair_cycles=c["slub_fast_pair_cycles"], bulk_obj_pair_cycles=c["slub_bulk_obj_pair_cycles"],
+            free_share=c["slub_free_share"], free_slow_extra_cycles=c["slub_free_slow_extra_cycles"],
+            slab_bytes=c["slub_slab_bytes"], object_bytes=c["slub_object_bytes"], slab_locality=c["slab_locality"]),
+            lambda: fs * (c["slub_bulk_obj_pair_cycles"] + call() / n))
+
+    def napi():
+        put = fs * c["napi_cache_pair_cycles"]
+        # a cache nobody takes from overflows: half of it goes back to SLUB in one bulk free
+        return put + _where(skb_from_cache, lambda: 0.0,
+                            lambda: fs * (c["slub_bulk_obj_pair_cycles"] + call() / NAPI_SKB_CACHE_HALF) + extra)
+
     # another CPU (the socket's) hands the skb back through this CPU's defer list; skb_defer_free_flush
     # then puts it into the NAPI cache: one cacheline pulled across, across nodes after a cross-node hand-off
-    defer = napi + c["xcpu_line_cycles"] * _numa(hand, c)
-    kfl = kfree_skb_list.free_per_drop_cycles(x["kfl_bulk"], x["drop_batch"], x["clone_frac"], c)
-    return _select(free, {"slab_one": one, "slab_bulk": np.where(remote, bulk_remote, bulk_local),
-                          "napi_cache": napi, "defer": defer, "kfree_skb_list": kfl})
+    return _pick(free, {_FREE["slab_one"]: one, _FREE["slab_bulk"]: bulk, _FREE["napi_cache"]: napi,
+                        _FREE["defer"]: lambda: napi() + c["xcpu_line_cycles"] * numa,
+                        _FREE["kfree_skb_list"]: lambda: _once(memo, "kfl_free", lambda: (
+                            kfree_skb_list.free_per_drop_cycles(x["kfl_bulk"], x["drop_batch"], x["clone_frac"],
+                                                                c)))})
 
 
 def rest_cycles(rest, rest_ns, ghz, c):
     """Rest of the path [cycles]: a modelled path's fitted base or ``rest_ns * ghz``."""
-    return _select(rest, {"veth": c["veth_base_cycles"], "cpumap": c["cpumap_dst_stack_cycles"],
-                          "xdp_pass": cpumap.xdp_pass_rest_cycles(c),
-                          "kfree_skb_list": c["kfl_base_cycles"],
-                          "custom": np.asarray(rest_ns, dtype=float) * np.asarray(ghz, dtype=float)})
+    return _pick(rest, {_REST["veth"]: lambda: c["veth_base_cycles"],
+                        _REST["cpumap"]: lambda: c["cpumap_dst_stack_cycles"],
+                        _REST["xdp_pass"]: lambda: cpumap.xdp_pass_rest_cycles(c),
+                        _REST["kfree_skb_list"]: lambda: c["kfl_base_cycles"],
+                        _REST["custom"]: lambda: np.asarray(rest_ns, dtype=float) * np.asarray(ghz, dtype=float)})
 
 
-def per_packet(x, c):
-    """``(breakdown [cycles] in COMPONENTS order, ns_per_packet [ns])`` of the composition.
+def _stages(x, c, path: str | None):
+    """The explicit option codes of every stage and the numbers they take: of the named composition
+    ``path`` (scalar codes), or of the ``d_*`` inputs (``path`` None)."""
+    if path is not None:
+        opt = {k: CODE[k][STARTS[path][k]] for k in STAGE_CHOICES}
+        n = START_SKB_BULK[path]
+        skb_n = x[n] if n in x else (c[n] if isinstance(n, str) else float(n))
+        zero_b = x["zero_bytes"]
+    else:
+        opt = {k: _resolve(x, k) for k in STAGE_CHOICES}
+        start_bulk = np.take(np.array([np.nan, np.nan, NAPI_SKB_CACHE_BULK, NAPI_SKB_CACHE_BULK]), x["d_from"])
+        start_bulk = np.where(x["d_from"] == CODE["d_from"]["veth"], x["xdp_batch"], start_bulk)
+        start_bulk = np.where(x["d_from"] == CODE["d_from"]["cpumap"], c["cpumap_batch"], start_bulk)
+        skb_n = np.where(x["d_skb"] == FROM, start_bulk, x["d_skb_bulk"])
+        zero_b = np.where(opt["d_zero"] == _ZERO["path"], x["zero_bytes"], x["d_zero_bytes"])
+    zero, hand = opt["d_zero"], opt["d_hand"]
+    keep_zero = zero == _ZERO["path"]
+    clears = keep_zero | (zero == _ZERO["memset"]) | (zero == _ZERO["gfp_zero"])
+    is_gfp = np.where(keep_zero, x["is_gfp"], zero == _ZERO["gfp_zero"]) if np.ndim(zero) else (
+        x["is_gfp"] if keep_zero else zero == _ZERO["gfp_zero"])
+    cross = (hand == _HAND["cpumap_cross"]) | ((hand == _HAND["path"]) & x["is_cross"])
+    handed = hand != _HAND["none"]
+    numa = _where(cross, lambda: c["numa_remote_factor"], lambda: 1.0) if np.ndim(cross) == 0 else \
+        np.where(cross, c["numa_remote_factor"], 1.0)
+    return opt, dict(skb_n=skb_n, zero_b=zero_b, clears=clears, is_gfp=is_gfp, handed=handed, numa=numa)
 
-    ``x``: the typed model inputs of :func:`skbmodel.model._inputs` (with the ``d_*`` keys);
-    ``c``: profile constants (scalars or arrays with a leading constant axis).
+
+class Composed(NamedTuple):
+    """A composition evaluated: ``parts`` [cycles] in COMPONENTS order, ``ns`` per packet [ns], the
+    drop fraction ``d`` and the free per dropped skb ``F`` [cycles] of the qdisc drop path (0 and the
+    skb free stage's cost elsewhere)."""
+    parts: dict
+    ns: np.ndarray
+    drop_fraction: np.ndarray
+    free_per_drop: np.ndarray
+
+
+def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Composed:
+    """The :class:`Composed` breakdown [cycles], ns per packet [ns] and drop fraction of a composition.
+
+    ``path``: one of the modelled paths, composed as in :data:`STARTS`; None: the composition of the
+    ``d_*`` inputs.  ``x``: the typed model inputs of :func:`skbmodel.model.inputs` (option codes);
+    ``c``: profile constants (scalars or arrays with a leading constant axis); ``memo``: a dict the
+    compositions of one evaluation share (costs that do not depend on the stage options).
     ``ns = sum(components) / ghz``; with the ``kfree_skb_list`` rest (pktgen into fq_codel), the
     free is paid for the dropped share only: ``T = (B + F) / (1 + W F)``, ``d = clip(1 - W T, 0, 1)``,
-    ``T = B + d F`` (B: every other component, F: the free per dropped skb, W: the wire rate).
+    ``T = B + d F`` (B: every other component, F: the free per dropped skb, W: the wire rate);
+    ``drop_fraction`` is ``d`` there and 0 elsewhere.
     """
-    start = _start_of(x)
-    rx, skb, zero, hand, free, where, rest = (_resolve(x, k) for k in STAGE_CHOICES)
-    # the starting path's own numbers where the stage is kept or its bulk comes from the path
-    start_bulk = _select(start, {"veth": x["xdp_batch"], "cpumap": c["cpumap_batch"],
-                                 "xdp_pass": NAPI_SKB_CACHE_BULK}, default=NAPI_SKB_CACHE_BULK)
-    skb_n = np.where(_is(x["d_skb"], "from"), start_bulk, x["d_skb_bulk"])
-    keep_zero = _is(zero, "path")
-    zero_opt = np.where(keep_zero, np.where(x["is_gfp"], "gfp_zero", "memset"), zero)
-    zero_b = np.where(keep_zero, x["zero_bytes"], x["d_zero_bytes"])
+    memo = {} if memo is None else memo
+    opt, s = _stages(x, c, path)
+    rx, skb, free, where, rest = opt["d_rx"], opt["d_skb"], opt["d_free"], opt["d_free_where"], opt["d_rest"]
     ghz = x["ghz"]
+    feeds = (free == _FREE["napi_cache"]) | (free == _FREE["defer"])
     parts = {
-        "skb alloc": skb_cycles(skb, skb_n, free, hand, c),
-        "zeroing": zero_cycles(zero_opt, zero_b, c),
-        "page alloc/recycle": rx_cycles(rx, hand, x["pp_recycle"], x["d_rx_bulk"], c),
-        "cross-CPU transfer": hand_cycles(hand, c),
+        "skb alloc": skb_cycles(skb, s["skb_n"], feeds, c, memo),
+        "zeroing": zero_cycles(s["clears"], s["is_gfp"], s["zero_b"], c),
+        "page alloc/recycle": rx_cycles(rx, s["handed"], s["numa"], x["pp_recycle"], x["d_rx_bulk"], c, memo),
+        "cross-CPU transfer": hand_cycles(s["handed"], s["numa"], c),
         "rest of path": rest_cycles(rest, x["d_rest_ns"], ghz, c),
-        "skb free": free_cycles(free, where, x["d_free_bulk"], skb, hand, x, c),
+        "skb free": free_cycles(free, where == _WHERE["remote"], x["d_free_bulk"], skb == _SKB["napi_cache"],
+                                s["numa"], x, c, memo),
     }
-    total = parts["skb alloc"]
-    for k in ("zeroing", "page alloc/recycle", "cross-CPU transfer", "rest of path", "skb free"):
-        total = total + parts[k]
-    plain_ns = units.cycles_to_ns(total, ghz)
+    other = parts["skb alloc"]
+    for k in ("zeroing", "page alloc/recycle", "cross-CPU transfer", "rest of path"):
+        other = other + parts[k]
+    plain_ns = units.cycles_to_ns(other + parts["skb free"], ghz)
     # the qdisc drop path: only the dropped share of the packets is freed on this CPU
-    drop = _is(rest, "kfree_skb_list")
-    if np.any(drop):
-        other = parts["skb alloc"]
-        for k in ("zeroing", "page alloc/recycle", "cross-CPU transfer", "rest of path"):
-            other = other + parts[k]
-        base_ns = units.cycles_to_ns(other, ghz)
-        f_ns = units.cycles_to_ns(parts["skb free"], ghz)
-        t_ns, d = kfree_skb_list.drop_feedback_ns(base_ns, f_ns, c["kfl_wire_kpps"])
-        parts["skb free"] = np.where(drop, d * parts["skb free"], parts["skb free"])
-        ns = np.where(drop, t_ns, plain_ns)
-    else:
-        ns = plain_ns
-    return parts, ns
+    drop = rest == _REST["kfree_skb_list"]
+    free = parts["skb free"]
+    if not np.any(drop):
+        return Composed(parts, plain_ns, 0.0, free)
+    base_ns = units.cycles_to_ns(other, ghz)
+    f_ns = units.cycles_to_ns(free, ghz)
+    t_ns, d = kfree_skb_list.drop_feedback_ns(base_ns, f_ns, c["kfl_wire_kpps"])
+    if np.ndim(drop) == 0:
+        parts["skb free"] = d * free
+        return Composed(parts, t_ns, d, free)
+    parts["skb free"] = np.where(drop, d * free, free)
+    return Composed(parts, np.where(drop, t_ns, plain_ns), np.where(drop, d, 0.0), free)
 
 
 # ---------------------------------------------------------------- compositions that make no sense

@@ -10,7 +10,8 @@ fattest flow and frees each batch with ``kfree_skb_list``.  Per injected packet:
 ``F`` is the free cost of one dropped skb head (:func:`skbmodel.slub.free_remote_list_cycles`):
 one at a time (``KFREE_SKB_BULK_SIZE = 1``) or through the stack array of
 ``KFREE_SKB_BULK_SIZE`` entries and ``kmem_cache_free_bulk``.  ``base`` (pktgen skb alloc, qdisc
-enqueue, fq_codel, freeing the data buffer) is the scenario's one fitted constant.
+enqueue, fq_codel, freeing the data buffer) is the scenario's one fitted constant.  The path is
+composed in :data:`skbmodel.design.STARTS` (``kfree_skb_list``).
 """
 from __future__ import annotations
 
@@ -39,17 +40,3 @@ def drop_feedback_ns(base_ns, free_ns, wire_kpps):
     t_ns = (base_ns + free_ns) / (1.0 + w_per_ns * free_ns)
     d = np.clip(1.0 - w_per_ns * t_ns, 0.0, 1.0)
     return base_ns + d * free_ns, d
-
-
-def per_packet(kfl_bulk, drop_batch, clone_fraction, ghz, c):
-    """Per injected packet: ``(ns, drop_fraction, breakdown_cycles, free_cycles_per_drop)``.
-
-    ``ns``: time per injected packet [ns]; ``breakdown_cycles``: ``{"rest of path": base,
-    "skb free": d * F}`` whose sum is ``ns * ghz``.
-    """
-    free_c = free_per_drop_cycles(kfl_bulk, drop_batch, clone_fraction, c)
-    base_ns = units.cycles_to_ns(c["kfl_base_cycles"], ghz)
-    f_ns = units.cycles_to_ns(free_c, ghz)
-    t_ns, d = drop_feedback_ns(base_ns, f_ns, c["kfl_wire_kpps"])
-    breakdown = {"rest of path": c["kfl_base_cycles"], "skb free": d * free_c}
-    return t_ns, d, breakdown, free_c

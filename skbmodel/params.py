@@ -9,6 +9,8 @@ from __future__ import annotations
 import dataclasses
 import math
 
+import numpy as np
+
 from . import design, page_alloc
 from . import profile as _profile
 
@@ -33,6 +35,19 @@ class Param:
         if self.labels and value in self.choices:
             return self.labels[self.choices.index(value)]
         return str(value)
+
+    def codes(self, value) -> np.ndarray:
+        """The model's integer codes of a choice (the index in ``choices``) for names or codes, scalar
+        or array: the model compares small integers, never strings."""
+        a = np.asarray(value)
+        if a.dtype.kind in "iub":
+            return a
+        if a.ndim == 0:
+            return np.asarray(self.choices.index(str(a)), dtype=np.int8)
+        out = np.full(a.shape, -1, dtype=np.int8)
+        for i, name in enumerate(self.choices):
+            out[a == name] = i
+        return out
 
     def allowed(self) -> str:
         if self.kind == "choice":
@@ -88,7 +103,8 @@ def _show(raw: str) -> str:
     return repr(raw)
 
 
-PATHS = ("veth", "cpumap", "xdp_pass", "kfree_skb_list")
+#: The modelled paths: the named compositions of :mod:`skbmodel.design`.
+PATHS = design.START_PATHS
 _PATH_LABELS = ("veth XDP_PASS (veth CPU)", "cpumap (destination CPU)", "XDP_PASS, one CPU",
                 "kfree_skb_list drop path (pktgen CPU)")
 
@@ -127,3 +143,4 @@ MODEL_PARAMS: tuple[Param, ...] = (
             unit=unit, step=step) for k, label, kind, default, lo, hi, unit, step in design.KEYS),
 )
 MODEL_KEYS = tuple(p.key for p in MODEL_PARAMS)
+BY_KEY: dict[str, Param] = {p.key: p for p in MODEL_PARAMS}

@@ -146,7 +146,20 @@ def _apply_profile(state: dict, key: str, raw: str, given: set) -> str | None:
     state[key] = raw
     if ghz_key not in given:
         state[ghz_key] = prof.ghz
+    noise_key = key.replace("prof", "noise_ns")
+    if noise_key not in given and _custom.measured_noise_ns(prof) is not None:
+        state[noise_key] = noise_floor_for(prof)
     return None
+
+
+def noise_floor_for(prof: _profile.Profile) -> float | None:
+    """The noise control's value for a profile that measured its noise (clamped to the control's range,
+    0.1 ns resolution), None for one that did not."""
+    ns = _custom.measured_noise_ns(prof)
+    if ns is None:
+        return None
+    p = PARAMS["noise_ns"]
+    return float(min(max(round(ns, 1), p.lo), p.hi))
 
 
 def profile_for(state: Mapping, which: str = "a") -> _profile.Profile:

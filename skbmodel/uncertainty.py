@@ -175,20 +175,20 @@ def _relevant(profile: Profile, outputs) -> tuple[list[str], np.ndarray, np.ndar
 
 
 def _ndim(params: Mapping, profile: Profile) -> int:
-    raw = model._raw(params, profile)
+    raw = model.raw_inputs(params, profile)
     return len(np.broadcast_shapes(*[np.shape(v) for v in raw.values()]))
 
 
-def _evaluate_sets(params, profile, names, base, deltas) -> dict:
-    """``model.evaluate`` for ``K`` constant sets ``base + deltas[k]`` (``deltas``: ``(K, D)``) in one call;
-    outputs get a leading axis of length ``K``."""
+def _evaluate_sets(params, profile, names, base, deltas, outputs=None) -> dict:
+    """``model.evaluate`` of ``outputs`` (default: all) for ``K`` constant sets ``base + deltas[k]``
+    (``deltas``: ``(K, D)``) in one call; outputs get a leading axis of length ``K``."""
     k = deltas.shape[0]
     if not names:
-        out = model.evaluate(params, profile)
+        out = model.evaluate(params, profile, outputs=outputs)
         return {n: np.broadcast_to(v, (k,) + np.shape(v)) for n, v in out.items()}
     tail = (1,) * _ndim(params, profile)
     consts = {n: (base[j] + deltas[:, j]).reshape((k,) + tail) for j, n in enumerate(names)}
-    out = model.evaluate(params, profile, constants=consts)
+    out = model.evaluate(params, profile, constants=consts, outputs=outputs)
     return {n: np.broadcast_to(v, (k,) + np.shape(v)[1:]) if np.shape(v)[:1] != (k,) else v
             for n, v in out.items()}
 
@@ -339,14 +339,14 @@ def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, out
     arrays of the grid's shape [output unit], with ``lo <= value <= hi``.
     """
     method, outputs = _check(method, outputs)
-    prof = model._profile_of(params, profile)
+    prof = model.profile_of(params, profile)
     names, sd, corr = _relevant(prof, outputs)
     base = np.array([prof.value(n) for n in names])
     deltas = _deltas(method, sd, corr, n_samples, names)
-    grid = int(np.prod(np.broadcast_shapes(*[np.shape(v) for v in model._raw(params, prof).values()])))
+    grid = int(np.prod(np.broadcast_shapes(*[np.shape(v) for v in model.raw_inputs(params, prof).values()])))
 
     def values_of(rows):
-        return _evaluate_sets(params, prof, names, base, deltas[rows])
+        return _evaluate_sets(params, prof, names, base, deltas[rows], outputs)
 
     def struct_sd(o, f):
         return (structural_rel_sd(o) if structural else 0.0) * np.abs(f)
@@ -377,12 +377,12 @@ def delta_intervals(params_a: Mapping, params_b: Mapping, profile_a: Profile | N
     (the same model form): ``rel * |f_B - f_A|``.
     """
     method, outputs = _check(method, outputs)
-    pa = model._profile_of(params_a, profile_a)
-    pb = model._profile_of(params_b, profile_b)
+    pa = model.profile_of(params_a, profile_a)
+    pb = model.profile_of(params_b, profile_b)
     dims, sd, corr, index = _joint([pa, pb], outputs)
     labels = [k[1] if k[0] == "shared" else f"{k[1]}@{i}" for i, k in enumerate(dims)]
     deltas = _deltas(method, sd, corr, n_samples, labels)
-    shapes = [np.broadcast_shapes(*[np.shape(v) for v in model._raw(p, q).values()])
+    shapes = [np.broadcast_shapes(*[np.shape(v) for v in model.raw_inputs(p, q).values()])
               for p, q in ((params_a, pa), (params_b, pb))]
     grid = int(np.prod(np.broadcast_shapes(*shapes)))
     sides = []
@@ -390,7 +390,7 @@ def delta_intervals(params_a: Mapping, params_b: Mapping, profile_a: Profile | N
         sides.append((params, prof, names, np.array([prof.value(n) for n in names]), cols))
 
     def values_of(rows):
-        va, vb = (_evaluate_sets(params, prof, names, base, deltas[rows][:, cols])
+        va, vb = (_evaluate_sets(params, prof, names, base, deltas[rows][:, cols], outputs)
                   for params, prof, names, base, cols in sides)
         return {o: np.asarray(vb[o], dtype=float) - np.asarray(va[o], dtype=float) for o in outputs}
 

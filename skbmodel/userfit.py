@@ -12,6 +12,11 @@ ns values compare with cycles through it, and the ns twin of a cycles value (one
 line prints both) is not fitted a second time.  Each fitted constant comes with a standard error
 (:attr:`FitResult.stderr`); a constant that ends on a bound is named in a warning.
 
+A test repeated within a run arrives as one measurement with its repeats (its typical value,
+:mod:`skbmodel.parsers.repeats`); the spread between the repeats, pooled over the tests, becomes
+the fitted profile's ``noise_floor_ns`` (its source says how many values it pools), which the A/B
+verdicts use while the profile is in use.
+
 Nothing here raises for bad input: problems come back in :attr:`FitResult.errors`, and a result
 with errors has no profile -- the caller keeps the model it had.
 """
@@ -52,6 +57,8 @@ FAMILY = {
     "napi_defer.": ("napi_base_cycles",),
     "cpumap.": ("cpumap_src_base_cycles", "cpumap_dst_stack_cycles", "cpumap_redirect_cycles", "xcpu_line_cycles"),
 }
+#: the largest noise a profile stores [ns] (the top of the noise control's range, params.noise_ns)
+NOISE_MAX_NS = 50.0
 #: a candidate free constant must keep this share of its effect after the chosen ones are projected out
 DISTINCT_EFFECT = 0.1
 
@@ -73,6 +80,8 @@ class FitResult:
     #: the in-run baselines of the measurements (``{"atomic_inc_cycles": 13.0, ...}``, cycles), inputs
     #: recorded with the fitted profile (:func:`in_run_baselines`)
     baselines: dict = dataclasses.field(default_factory=dict)
+    #: the spread between the repeats of the measurements, stored as the profile's noise floor
+    noise: parsers.Noise = dataclasses.field(default_factory=lambda: parsers.Noise(None))
 
     @property
     def worst_after(self) -> float:
@@ -118,6 +127,10 @@ def check(measurements) -> list[str]:
             if bad:
                 errors.append(f"{m.where()}: unknown condition(s) {', '.join(bad)}; allowed: "
                               f"{', '.join(parsers.CONDITION_KEYS)}")
+    for m in usable(measurements):
+        spread = repeat_spread(m)
+        if spread is not None and spread[0] > 2 * m.tol and m.typical != parsers.repeats.MINIMUM:
+            errors.append(_spread_text(m, spread) + "; leave one of them out or set their conditions apart")
     groups: dict[tuple, list] = {}
     for m in usable(measurements):
         groups.setdefault(m.key(), []).append(m)
@@ -134,6 +147,24 @@ def check(measurements) -> list[str]:
                           f"for {key[0]} at {cond}: they differ by {spread * 100:.0f} %, more than twice the "
                           f"±{tol * 100:g} % tolerance; leave one of them out or set their conditions apart")
     return errors
+
+
+def repeat_spread(m) -> tuple[float, int, int] | None:
+    """``(relative spread, line of the highest, line of the lowest)`` of a measurement's repeats, or None."""
+    if len(m.repeats) < 2:
+        return None
+    hi = max(range(len(m.repeats)), key=lambda k: m.repeats[k])
+    lo = min(range(len(m.repeats)), key=lambda k: m.repeats[k])
+    a, b = m.repeats[hi], m.repeats[lo]
+    return (a - b) / ((a + b) / 2), m.repeat_lines[hi], m.repeat_lines[lo]
+
+
+def _spread_text(m, spread) -> str:
+    rel, hi, lo = spread
+    cond = ", ".join(f"{k}={v}" for k, v in m.conditions.items()) or "the same conditions"
+    return (f"{m.origin}, line {hi} ({max(m.repeats):g} {m.unit}) contradicts {m.origin}, line {lo} "
+            f"({min(m.repeats):g} {m.unit}) for {m.output} at {cond}: repeats of one test differ by "
+            f"{rel * 100:.0f} %, more than twice the ±{m.tol * 100:g} % tolerance")
 
 
 def specs_for(measurements, profile_id: str) -> list[validation.RowSpec]:
@@ -269,16 +300,19 @@ def _lines(ms) -> str:
 
 
 def fit(measurements, base: Profile, free, label: str = "", ghz: float | None = None,
-        ghz_source: str = "") -> FitResult:
+        ghz_source: str = "", noise_from=None) -> FitResult:
     """Fit ``free`` constants of ``base`` to ``measurements``; never raises for bad input.
 
     ``ghz``: the clock of the measurements (inferred from their cycles/ns pairs or given); the
     fitted profile gets it instead of the base's clock (``None``: keep the base's clock).
+    ``noise_from``: the measurements whose repeats measure the noise (default ``measurements``; the
+    Calibrate page passes the whole run, also the tests it does not map, such as the baselines).
     """
     free = list(dict.fromkeys(free or []))
     res = FitResult(False, None, base.id, free, [], [], [])
     try:
-        _fit(measurements, base, free, label, res, ghz, ghz_source)
+        _fit(measurements, base, free, label, res, ghz, ghz_source,
+             measurements if noise_from is None else noise_from)
     except Exception as e:  # noqa: BLE001 - the page and CLI must survive any input
         res.ok, res.profile = False, None
         res.errors.append(f"the fit failed ({type(e).__name__}: {e}); the model in use is unchanged")
@@ -340,7 +374,8 @@ def _era_hint(ms, base: Profile, unconstrained) -> str:
     return ""
 
 
-def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None, ghz_source: str = "") -> None:
+def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None, ghz_source: str = "",
+         noise_from=()) -> None:
     res.errors += check(measurements)
     res.baselines = in_run_baselines(measurements)
     if ghz is not None:
@@ -349,6 +384,10 @@ def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None
             res.errors.append(f"clock {ghz!r} GHz: expected a clock between {lo:g} and {hi:g} GHz")
             return
     ms = usable(measurements)
+    for m in ms:  # time_bench repeats far apart: the minimum is the undisturbed run, but say so
+        spread = repeat_spread(m)
+        if spread is not None and spread[0] > 2 * m.tol and m.typical == parsers.repeats.MINIMUM:
+            res.warnings.append(_spread_text(m, spread) + f"; the fit uses the minimum, {m.value:g} {m.unit}")
     if ghz is not None and "ghz" not in free:
         ms = without_ns_twins(ms)
     if not ms:
@@ -412,6 +451,12 @@ def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None
     if res.ghz is not None:
         changes["ghz"] = res.ghz
         sources["ghz"] = ghz_source or "clock of the measurements"
+    # the spread between repeats (of every measurement given, mapped or not) is this machine's noise
+    res.noise = parsers.noise(noise_from)
+    noise_name = custom.NOISE_CONSTANT
+    if res.noise.ns is not None and noise_name in base.constants and noise_name not in free:
+        changes[noise_name] = min(res.noise.ns, NOISE_MAX_NS)
+        sources[noise_name] = "measured: " + res.noise.describe()
     prof = custom.build(base, changes, label, sources=sources)
     # keep the bounds the fit used; the clock is measured, not fitted
     consts = dict(prof.constants)
@@ -419,6 +464,9 @@ def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None
         consts[n] = dataclasses.replace(consts[n], bounds=fitted.constants[n].bounds)
     if res.ghz is not None:
         consts["ghz"] = dataclasses.replace(consts["ghz"], kind=base.constants["ghz"].kind)
+    if noise_name in changes:  # measured, not fitted; bounded like the noise control
+        consts[noise_name] = dataclasses.replace(consts[noise_name], kind=base.constants[noise_name].kind,
+                                                 bounds=(0.0, NOISE_MAX_NS))
     # the fit's own uncertainty, so that the intervals of a fitted profile are its data's
     for n in free:
         consts[n] = dataclasses.replace(consts[n], stderr=res.stderr[n] if math.isfinite(res.stderr[n]) else 0.0)
@@ -426,6 +474,8 @@ def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None
                                notes=f"fitted to {len(ms)} measurements ({', '.join(sorted({m.origin for m in ms}))}) "
                                      f"on base {base.id}; free: {', '.join(free)}"
                                      + (f"; clock {res.ghz:.6g} GHz ({sources['ghz']})" if res.ghz is not None else "")
+                                     + (f"; noise {changes[noise_name]:g} ns ({res.noise.describe()})"
+                                        if noise_name in changes else "")
                                      + ("; in-run baselines: " + ", ".join(f"{k} {v:g}" for k, v in
                                                                           res.baselines.items())
                                         if res.baselines else ""))
@@ -433,7 +483,7 @@ def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None
         res.rows.append(dict(id=s.id, origin=m.origin, line=m.line, test=m.test, output=m.output,
                              conditions=", ".join(f"{k}={v}" for k, v in m.conditions.items()),
                              unit=m.unit, measured=m.value, before=float(p0), after=float(p1),
-                             z_before=float(a), z_after=float(b), tol=m.tol))
+                             z_before=float(a), z_after=float(b), tol=m.tol, repeats=m.repeats_text()))
     bad = [r for r in res.rows if abs(r["z_after"]) > 1]
     for r in bad:
         res.warnings.append(f"{r['origin']}, line {r['line']}: {r['test']} = {r['measured']:g} {r['unit']}, the fitted "

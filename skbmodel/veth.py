@@ -9,16 +9,7 @@ eth (ixgbe) -> XDP_REDIRECT -> veth0 -> veth1 XDP_PASS.  Per packet on the veth 
 * ``zero`` -- ``memset(skb, 0, offsetof(struct sk_buff, tail))`` (rep stos, ``zero_bytes``) or
   ``__GFP_ZERO`` (memset_erms of the whole 256 B object), :mod:`skbmodel.zeroing`;
 * ``base`` -- everything else (XDP redirect, veth ring, stack, skb and page free), one fitted constant.
+
+The path is composed, stage by stage, in :data:`skbmodel.design.STARTS` (``veth``): skb head
+``slab_bulk`` of ``VETH_XDP_BATCH``, zeroing by the sidebar's method, rest ``veth_base_cycles``.
 """
-from __future__ import annotations
-
-from . import slub, zeroing
-
-
-def per_packet_cycles(xdp_batch, is_gfp_zero, zero_bytes, c):
-    """Breakdown of the per-packet cost [cycles]: ``{"skb alloc", "zeroing", "rest of path"}``."""
-    alloc = slub.alloc_bulk_cycles(xdp_batch, fast_pair_cycles=c["slub_fast_pair_cycles"],
-                                   bulk_obj_pair_cycles=c["slub_bulk_obj_pair_cycles"],
-                                   free_share=c["slub_free_share"])
-    zero = zeroing.zero_skb_cycles(is_gfp_zero, zero_bytes, c["slub_object_bytes"], **c)
-    return {"skb alloc": alloc, "zeroing": zero, "rest of path": c["veth_base_cycles"]}

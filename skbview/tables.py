@@ -5,12 +5,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from skbmodel import design, model, noise, state as sk_state, uncertainty, units
+from skbmodel import design, model, noise, state as sk_state, units
+from skbmodel.scenario import Scenario
 
 
 def _eval(state: Mapping, which: str) -> dict:
-    p = sk_state.scenario(state, which)
-    return model.evaluate(p, sk_state.profile_for(state, which))
+    return Scenario.of(state, which).evaluate()
 
 
 _PAIRED: dict[tuple, tuple] = {}
@@ -27,8 +27,7 @@ def paired_deltas(state: Mapping) -> tuple[dict, dict]:
     key = tuple((k, state.get(k)) for k in keys)
     hit = _PAIRED.get(key)
     if hit is None:
-        hit = uncertainty.delta_intervals(sk_state.scenario(state, "a"), sk_state.scenario(state, "b"),
-                                          sk_state.profile_for(state, "a"), sk_state.profile_for(state, "b"))
+        hit = Scenario.of(state, "a").delta(Scenario.of(state, "b"))
         if len(_PAIRED) >= _PAIRED_MAX:
             _PAIRED.pop(next(iter(_PAIRED)))
         _PAIRED[key] = hit
@@ -102,12 +101,12 @@ def design_a_label(state: Mapping) -> str:
 
 def design_summary(state: Mapping) -> dict:
     """Totals, intervals, the paired delta B − A and its verdict for the page's metrics and charts."""
-    pa, pb = design_params_ab(state)
     prof_a = sk_state.profile_for(state, "a")
+    a, b = (Scenario.from_params(p, prof_a) for p in design_params_ab(state))
     outs = ("path.ns_per_packet", "path.mpps", "path.budget_pct", "budget.ns_per_packet", "budget.line_rate_mpps")
-    va, ia = uncertainty.evaluate_with_intervals(pa, prof_a, outs)
-    vb, ib = uncertainty.evaluate_with_intervals(pb, prof_a, outs)
-    delta, div = uncertainty.delta_intervals(pa, pb, prof_a, prof_a, ["path.ns_per_packet", "path.mpps"])
+    va, ia = a.with_intervals(outs)
+    vb, ib = b.with_intervals(outs)
+    delta, div = a.delta(b, ["path.ns_per_packet", "path.mpps"])
     d = float(np.asarray(delta["path.ns_per_packet"]))
     lo, hi = (float(np.asarray(v)) for v in div["path.ns_per_packet"])
     nf = float(state.get("noise_ns", 2.0))

@@ -390,6 +390,46 @@ def test_calibrate_two_kernels_choose_a_run_clock_inferred_and_stderr_shown():
     assert (err > 0).all() and np.isfinite(err).all()
 
 
+def test_calibrate_mail_archive_repeats_and_measured_noise():
+    """Real archive text: the three-kernel notebook lists three runs; a quoted-printable mail says in one
+    line what was repaired; repeats show in the run list with their spread, and a fit of one run stores
+    that spread as the profile's noise, shown on the page and used as the verdicts' noise floor."""
+    data = Path(__file__).with_name("data") / "mail"
+    at = _app()
+    at.switch_page("pages/calibrate.py").run()
+    at.text_area(key="cal_text").input((data / "page_pool07_bench_DMA_fix.org").read_text()).run()
+    assert not at.exception, at.exception
+    pick = next(s for s in at.selectbox if (s.key or "").startswith("cal_run_"))
+    assert [o.split(" \"")[0] for o in pick.options] == ["run 1: lines 31-61", "run 2: lines 63-95",
+                                                         "run 3: lines 135-170"]
+    at.text_area(key="cal_text").input((data / "qp_pipe_quoted_page_pool_stats.eml").read_text()).run()
+    assert not at.exception, at.exception
+    from skbview.safe_text import md_escape  # user text is shown escaped
+    assert [i.body for i in at.info if "Repaired" in i.body] == ["Repaired mail-archive text: " + md_escape(
+        "pasted text: quoted-printable undone (25 soft line breaks joined, 6 =XX codes decoded); quote prefixes "
+        "'|' stripped")]
+    at.text_area(key="cal_text").input((data / "repeats_three_setups_page_pool_arm64.txt").read_text()).run()
+    assert not at.exception, at.exception
+    pick = next(s for s in at.selectbox if (s.key or "").startswith("cal_run_"))
+    assert pick.options[4] == 'run 5: lines 108-163 "2. raw performance data after this patchset" — ' \
+                              '7 tests × 3 repeats, spread 0.804 ns'
+    pick.select_index(4).run()
+    assert not at.exception, at.exception
+    at.multiselect(key="cal_free").set_value(["pp_fast_cycles"]).run()
+    at.button(key="cal_fit").click().run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.body for e in at.error]
+    noise = [m.body for m in at.markdown if m.body.startswith("**Measured noise:**")]
+    assert noise == ["**Measured noise:** " + md_escape("0.804 ns: pooled standard deviation of 21 repeated values "
+                                                        "of 7 tests (pasted text, run 5)")
+                     + ". Stored in the profile (`noise_floor_ns`); the A/B verdicts use 0.8 ns as their noise floor "
+                       "while it is in use."]
+    assert at.session_state["noise_ns"] == 0.8
+    residuals = next(d.value for d in at.dataframe if "z_after" in d.value.columns)
+    fast = residuals[residuals.test == "tasklet_page_pool01_fast_path"]
+    assert fast[["line", "measured"]].values.tolist() == [[140, 2.0]]  # the line of the minimum, 27.484 ns
+
+
 # --------------------------------------------------------------------------- chart module
 @pytest.mark.parametrize("page", sk_state.PAGES)
 def test_figures_are_valid_plotly_with_units(page):

@@ -260,3 +260,24 @@ def test_design_link_with_a_bad_stage_opens_with_the_rest_of_its_state():
     st = _state(at)
     assert st["page"] == "design" and st["bulk"] == 48 and st["zero"] == "memset" and st["d_skb_bulk"] == 0
     assert any("skb head" in e.value for e in at.error)
+
+
+def test_choices_as_names_or_as_codes_give_the_same_numbers():
+    """The model compares integer codes; names are turned into codes once, at its edge."""
+    rng = np.random.default_rng(11)
+    n = 400
+    names = {k: rng.choice(np.array(S.PARAMS[k].choices), size=n)
+             for k in ("zero", "numa", "path", "d_from", *design.STAGE_CHOICES)}
+    codes = {k: S.PARAMS[k].codes(v) for k, v in names.items()}
+    assert all(v.dtype.kind == "i" and v.min() >= 0 for v in codes.values())
+    a, b = model.evaluate(names), model.evaluate(codes)
+    for k in model.OUTPUT_UNITS:
+        np.testing.assert_array_equal(a[k], b[k], err_msg=k)
+
+
+def test_bench_reports_every_path_and_vectorised_equals_scalar():
+    from skbmodel.bench import run_bench
+    res = run_bench(n_vector=500, n_scalar=20)
+    assert list(res["paths"]) == list(S.PARAMS["path"].choices)
+    assert all(r["states_per_s"] > 0 and r["ratio"] > 0 for r in res["paths"].values())
+    assert res["max_rel_diff"] == 0.0

@@ -208,3 +208,30 @@ def test_cli_bench_prints_figures():
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
     assert doc["vector_states"] == 100000 and doc["ratio"] > 1 and doc["max_rel_diff"] < 1e-9
+
+
+def test_asking_for_some_outputs_gives_exactly_their_values_and_nothing_else(prof):
+    """A chart asks for the outputs it draws: the model computes only their sections and paths, and
+    the numbers are those of the full evaluation, bit for bit (chunked grids and scalars alike)."""
+    params = random_states(40_000, np.random.default_rng(5))
+    full = model.evaluate(params, prof)
+    rng = np.random.default_rng(6)
+    names = list(model.OUTPUT_UNITS)
+    for _ in range(12):
+        want = list(rng.choice(names, size=int(rng.integers(1, 5)), replace=False))
+        got = model.evaluate(params, prof, outputs=want)
+        assert set(got) == set(want)
+        for k in want:
+            np.testing.assert_array_equal(got[k], full[k], err_msg=k)
+    for path in model.PATH_CODES:
+        one = {**state.scenario(state.defaults(prof.id)), "path": path, "d_from": "cpumap"}
+        assert (model.evaluate(one, prof, outputs=["path.ns_per_packet"])["path.ns_per_packet"]
+                == model.evaluate(one, prof)["path.ns_per_packet"])
+
+
+def test_every_output_alone_is_computed_by_its_section():
+    params = {**state.scenario(state.defaults()), "path": np.array(["veth", "design", "kfree_skb_list"]),
+              "d_from": "cpumap", "bulk": np.array([[1], [64]])}
+    full = model.evaluate(params)
+    for name in model.OUTPUT_UNITS:
+        np.testing.assert_array_equal(model.evaluate(params, outputs=[name])[name], full[name], err_msg=name)

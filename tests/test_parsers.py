@@ -312,36 +312,44 @@ def test_runs_under_markdown_headings_drop_the_shared_title():
     assert [(m.line, m.run) for m in res.measurements] == [(11, 1), (19, 2)]
 
 
-def test_runs_split_at_module_loads_insmod_and_repeated_blocks():
+def test_runs_split_at_headings_captions_and_other_modules_repeats_stay_together():
     a = " tasklet_page_pool01_fast_path Per elem: 19 cycles(tsc) 6.486 ns (step:0)"
     b = " tasklet_page_pool01_fast_path Per elem: 24 cycles(tsc) 8.139 ns (step:0)"
-    # dmesg module load lines, no blank line between the runs
-    text = "\n".join(["[ 10.0] bench_page_pool_simple: Loaded", "[ 10.5]" + a,
-                      "[ 99.0] bench_page_pool_simple: Loaded", "[ 99.5]" + b])
-    assert [(r.first, r.last) for r in parsers.parse_text(text, "d").runs] == [(1, 2), (3, 4)]
-    # insmod commands
-    text = "\n".join(["$ sudo insmod ./bench_page_pool_simple.ko", a, "$ sudo rmmod bench_page_pool_simple",
-                      "$ sudo insmod ./bench_page_pool_simple.ko loop=1000", b])
-    assert [(r.first, r.last) for r in parsers.parse_text(text, "i").runs] == [(1, 3), (4, 5)]
+    c = " kmem-in-loop Per elem: 109 cycles(tsc) 30.532 ns (step:16)"
+
+    def runs(text, name="t"):
+        return [(r.first, r.last) for r in parsers.parse_text(text, name).runs]
+    # the same module loaded again (dmesg, insmod, a root prompt, its name again) is a repeat: one run
+    assert runs("\n".join(["[ 10.0] bench_page_pool_simple: Loaded", "[ 10.5]" + a,
+                           "[ 99.0] bench_page_pool_simple: Loaded", "[ 99.5]" + b])) == [(1, 4)]
+    assert runs("\n".join(["$ sudo insmod ./bench_page_pool_simple.ko", a, "$ sudo rmmod bench_page_pool_simple",
+                           "$ sudo insmod ./bench_page_pool_simple.ko loop=1000", b])) == [(1, 5)]
+    assert runs("\n".join(["bench_page_pool_simple: Loaded", a, "again with bench_page_pool_simple:", b])) == [(1, 4)]
+    # another module starts a run
+    assert runs("\n".join(["$ sudo insmod ./bench_page_pool_simple.ko", a,
+                           "$ sudo modprobe slab_bulk_test01", c])) == [(1, 2), (3, 4)]
+    # the module's own log lines are no load
+    text = "\n".join(["[ 1.0] bench_page_pool_simple: Loaded", "[ 1.1]" + a,
+                      "[ 1.2] bench_page_pool_simple: time_bench_page_pool02_ptr_ring(): Cannot use page_pool"
+                      " fast-path",
+                      "[ 1.3]" + c])
+    assert runs(text) == [(1, 4)]
     # a root prompt is no markdown heading
     text = "\n".join(["## kernel A", "# modprobe bench_page_pool_simple", a, "# modprobe bench_page_pool_simple", b])
-    assert [(r.first, r.last, r.label) for r in parsers.parse_text(text, "r").runs] == [
-        (1, 3, "kernel A"), (4, 5, "kernel A")]
+    res = parsers.parse_text(text, "r")
+    assert [(r.first, r.last, r.label) for r in res.runs] == [(1, 5, "kernel A")]
     # prose that mentions modprobe is no module load (and "of" is no module name)
-    text = "\n".join([a, "after one modprobe of the module the rest of it was idle", a])
-    assert [(r.first, r.last) for r in parsers.parse_text(text, "p").runs] == [(1, 3)]
+    assert runs("\n".join([a, "after one modprobe of the module the rest of it was idle", a])) == [(1, 3)]
     assert parsers._module_load("root@lab:~# sudo /sbin/modprobe slab_bulk_test01 step=16", set()) == "slab_bulk_test01"
     assert parsers._module_load("$ sudo modprobe -r slab_bulk_test01", set()) is None
-    # the module's name again after its tests
-    text = "\n".join(["bench_page_pool_simple: Loaded", a, "again with bench_page_pool_simple:", b])
-    assert [(r.first, r.last) for r in parsers.parse_text(text, "n").runs] == [(1, 2), (3, 4)]
-    # blank-line separated blocks that measure the same test again with another value
-    text = "\n".join([a, "", b, "", " memset_256 Per elem: 41 cycles(tsc) 11.552 ns"])
-    res = parsers.parse_text(text, "b")
-    assert [(r.first, r.last) for r in res.runs] == [(1, 1), (3, 5)]
-    # ... but a quoted repeat with the same value stays in its run (and is kept once)
-    text = "\n".join([a, "", "> " + a])
-    res = parsers.parse_text(text, "q")
+    # blocks that measure the same test again: repeats without a caption, a new run under a caption of its own
+    assert runs("\n".join([a, "", b, "", " memset_256 Per elem: 41 cycles(tsc) 11.552 ns"])) == [(1, 5)]
+    text = "\n".join(["Before this patchset:", a, "", "After this patchset:", b])
+    res = parsers.parse_text(text, "c")
+    assert [(r.first, r.last, r.label) for r in res.runs] == [(1, 2, "Before this patchset"),
+                                                               (4, 5, "After this patchset")]
+    # a quoted copy of a line (the same values) stays in its run and is kept once
+    res = parsers.parse_text("\n".join([a, "", "> " + a]), "q")
     assert [(r.first, r.last) for r in res.runs] == [(1, 3)] and len(res.measurements) == 2
     assert any("repeated on line(s) 3" in n for n in res.notes)
 
@@ -351,3 +359,149 @@ def test_runs_split_at_module_loads_insmod_and_repeated_blocks():
 def test_each_seed_mail_is_one_run(name):
     res = parsers.parse_bytes((SEEDS / name).read_bytes(), name)
     assert len(res.runs) == 1 and {m.run for m in res.measurements} == {1}
+
+
+# ------------------------------------------------------------------------- mail archives, repeats
+MAIL = DATA / "mail"
+PP07 = (MAIL / "page_pool07_bench_DMA_fix.org").read_text()                  # real: three kernels, one block each
+WRAPPED = (MAIL / "wrapped_thunderbird_page_pool_dma_fix.txt").read_text()  # real: Thunderbird wrapped at 72 columns
+QP_MAIL = (MAIL / "qp_pipe_quoted_page_pool_stats.eml").read_text()        # real: quoted-printable with '| ' quotes
+REPEATS = (MAIL / "repeats_three_setups_page_pool_arm64.txt").read_text()  # real: three setups x three repeats
+
+
+def _values(res, run=None):
+    return [(m.test, m.unit, m.value, m.conditions, m.output) for m in res.measurements if run in (None, m.run)]
+
+
+def test_the_three_kernel_notebook_lists_three_runs():
+    res = parsers.parse_text(PP07, "pp07.org")
+    assert res.errors == [] and res.repairs == []
+    assert [(r.first, r.last, r.label, r.n_lines) for r in res.runs] == [
+        (31, 61, "Bench-A on E5-1650: bench_page_pool_simple / baseline: Before patchset", 9),
+        (63, 95, "Bench-A on E5-1650: bench_page_pool_simple / pp01-DMA-fix-v7", 9),
+        (135, 170, "Bench-B: patchset 1-5 / E5-1650: pp01-DMA-fix-v7-p1-5+", 6)]
+    fast = {m.run: m.value for m in res.measurements
+            if m.test == "tasklet_page_pool01_fast_path" and m.unit == "cycles"}
+    assert fast == {1: 19.0, 2: 24.0, 3: 19.0}
+
+
+def test_repeats_in_a_real_mail_are_one_run_each_with_their_spread():
+    res = parsers.parse_text(REPEATS, "arm64.txt")
+    assert [(r.first, r.last, r.label) for r in res.runs][3:] == [
+        (50, 104, "1. raw performance data before this patchset"),
+        (108, 163, "2. raw performance data after this patchset"),
+        (165, 221, "3. raw performance data for frag API after this patchset")]
+    # the three summaries above the raw data are runs of their own (unlabelled numbers under a caption)
+    assert [r.label for r in res.runs][:3] == ["For tasklet_page_pool01_fast_path before this patchset",
+                                               "For tasklet_page_pool01_fast_path after this patchset",
+                                               "a whole page for tasklet_page_pool01_fast_path"]
+    fast = {m.run: (m.value, m.repeats, m.repeat_lines, m.typical) for m in res.measurements
+            if m.test == "tasklet_page_pool01_fast_path" and m.unit == "ns"}
+    assert fast == {4: (31.171, (31.172, 31.171, 31.171), (62, 81, 100), "minimum"),
+                    5: (27.484, (27.496, 27.484, 27.514), (121, 140, 159), "minimum"),
+                    6: (71.179, (71.179, 75.987, 75.795), (179, 198, 217), "minimum")}
+    # the chosen line is kept whole: its cycles value is from the same line as its ns value
+    cyc = next(m for m in res.measurements if m.run == 5 and m.test == "tasklet_page_pool01_fast_path"
+               and m.unit == "cycles")
+    assert (cyc.line, cyc.value) == (140, 2.0)
+    assert [m.repeats_text() for m in res.measurements if m.run == 6 and m.test == "tasklet_page_pool01_fast_path"
+            and m.unit == "ns"] == ["minimum of 3 repeats (71.179, 75.987, 75.795)"]
+    # every test of a raw run repeated three times; their pooled spread in ns, to 3 significant digits
+    assert "arm64.txt, run 5: 7 tests repeated 3 times" in " ".join(res.notes)
+    noise = {k: parsers.noise([m for m in res.measurements if m.run == k]) for k in (4, 5, 6)}
+    assert {k: (n.ns, n.tests, n.values) for k, n in noise.items()} == {
+        4: (0.0755, 7, 21), 5: (0.804, 7, 21), 6: (1.36, 4, 12)}
+    assert noise[5].describe() == ("0.804 ns: pooled standard deviation of 21 repeated values of 7 tests "
+                                   "(arm64.txt, run 5)")
+
+
+def test_quoted_printable_real_archive_text_is_decoded_and_said_so():
+    import quopri
+    res = parsers.parse_text(QP_MAIL, "v2.eml")
+    assert res.errors == []
+    assert res.repairs == ["v2.eml: quoted-printable undone (25 soft line breaks joined, 6 =XX codes decoded); "
+                           "quote prefixes '|' stripped"]
+    # the same as the text decoded by the standard library and unquoted by hand
+    clean = quopri.decodestring(QP_MAIL.encode()).decode()
+    clean = "\n".join(ln[2:] if ln.startswith("| ") else ln.lstrip("|") for ln in clean.splitlines())
+    ref = parsers.parse_text(clean, "v2.eml")
+    assert ref.repairs == [] and _values(res) == _values(ref)
+    assert "loops=600000000" in clean  # decoded once: the header that stays in the decoded text is no reason again
+    got = {(m.run, m.test): m.value for m in res.measurements if m.unit == "ns" and m.test.startswith("no-softirq")}
+    assert got == {(1, "no-softirq-page_pool01"): 9.526, (1, "no-softirq-page_pool02"): 23.501,
+                   (1, "no-softirq-page_pool03"): 60.697, (2, "no-softirq-page_pool01"): 9.028,
+                   (2, "no-softirq-page_pool02"): 22.714, (2, "no-softirq-page_pool03"): 60.428}
+    assert [r.label for r in res.runs] == ["For bench_page_pool_simple.ko loops=600000000 I neded up with, before",
+                                           "after"]
+
+
+def test_wrapped_real_archive_text_is_rejoined_and_reads_like_the_notebook():
+    res = parsers.parse_text(WRAPPED, "wrapped.txt")
+    assert res.errors == []
+    assert res.repairs == ["wrapped.txt: 18 time_bench records that a mailer wrapped rejoined"]
+    assert [(r.label, r.n_lines) for r in res.runs] == [("Before this patchset", 9), ("After this patchset", 9)]
+    nb = parsers.parse_text(PP07, "pp07.org")
+    for k in (1, 2):
+        assert _values(res, k) == _values(nb, k)
+    # a measurement names the first line of its record as given; the clock is exact (the tsc tail survived)
+    m = next(m for m in res.measurements if m.test == "tasklet_page_pool01_fast_path" and m.run == 1)
+    assert m.line == 49 and m.raw.endswith("tsc_interval:1943679246)")
+    assert parsers.infer_clock([m for m in res.measurements if m.run == 1]).ghz == pytest.approx(3.6, abs=0.001)
+
+
+def _qp(text: str) -> str:
+    """What a mailer sends as quoted-printable (RFC 2045: soft breaks at 76 columns, =3D, =20)."""
+    import quopri
+    return quopri.encodestring(text.encode()).decode()
+
+
+def _hard_wrap(text: str, width: int) -> str:
+    """What a mailer without format=flowed does to long lines: break at the last space before ``width``."""
+    import textwrap
+    return "\n".join(w for ln in text.splitlines()
+                     for w in (textwrap.wrap(ln, width, break_long_words=False, break_on_hyphens=False) or [""]))
+
+
+@pytest.mark.parametrize("steps", [("qp",), ("wrap72",), ("wrap78",), (">",), (">", ">"), ("|",),
+                                   ("qp", ">"), (">", "qp"), ("wrap72", ">", ">"), ("|", "wrap78"),
+                                   ("wrap78", "qp", ">")], ids="-".join)
+def test_every_mail_form_of_a_real_block_reads_like_the_clean_text(steps):
+    """Each form made from a real block by doing what a mailer does, in the order given: ``qp`` encodes
+    quoted-printable (76 columns), ``wrapN`` hard-wraps at N columns, ``>`` / ``|`` quote every line."""
+    # the raw baseline block of the three-kernel notebook (real dmesg lines, 200+ characters each)
+    block = PP07.split("#+begin_example\n")[1].split("#+end_example")[0]
+    clean = parsers.parse_text(block, "b")
+    text = block
+    for step in steps:
+        if step == "qp":
+            text = _qp(text)
+        elif step.startswith("wrap"):
+            text = _hard_wrap(text, int(step[4:]))
+        else:
+            text = "\n".join(f"{step} {ln}" if ln else step for ln in text.splitlines())
+    res = parsers.parse_text(text, "b")
+    assert res.errors == [] and len(clean.measurements) == 18
+    assert _values(res) == _values(clean)
+    said = {"qp": "quoted-printable undone", "wrap72": "that a mailer wrapped rejoined",
+            "wrap78": "that a mailer wrapped rejoined", ">": "quote prefixes", "|": "quote prefixes"}
+    assert len(res.repairs) == 1 and all(said[s] in res.repairs[0] for s in steps)
+
+
+def test_the_forms_quoted_in_the_issue_a_soft_break_and_a_record_cut_after_per_elem():
+    # one soft break in a quoted line, and a quoted record that a mailer cut after "Per elem:" (the numbers
+    # of Mina Almasry's v5 run as Toke's reply quotes them)
+    text = ("> time_bench: Type:no-softirq-page_pool01 Per elem:\n"
+            "> 11 cycles(tsc) 4.177 ns (step:0) - (measurement period\n"
+            "> time:0.041777 sec time_interval:41777) - (invoke count:10000 tsc_interval:112799)\n"
+            "> time_bench: Type:no-softirq-page_pool02 Per elem: 51 cycles(tsc) 19.117 ns=\n"
+            " (step:0)\n")
+    res = parsers.parse_text(text, "x")
+    assert res.errors == []
+    assert [(m.test, m.value, m.unit, m.line) for m in res.measurements] == [
+        ("no-softirq-page_pool01", 11.0, "cycles", 1), ("no-softirq-page_pool01", 4.177, "ns", 1),
+        ("no-softirq-page_pool02", 51.0, "cycles", 4), ("no-softirq-page_pool02", 19.117, "ns", 4)]
+    assert res.repairs == ["x: quoted-printable undone (1 soft line break joined); 1 time_bench record that a "
+                           "mailer wrapped rejoined; quote prefixes '>' stripped"]
+    # text that merely ends a line in "=" is left alone
+    plain = parsers.parse_text("VETH_XDP_BATCH=\n kmem-bulk Per elem: 64 cycles(tsc) 17.905 ns (step:16)\n", "p")
+    assert plain.repairs == [] and len(plain.measurements) == 2

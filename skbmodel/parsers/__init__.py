@@ -40,11 +40,14 @@ import dataclasses
 
 from .bulktable import BulkTable
 from .clock import CLOCK_SPREAD, Clock, clock_pairs, infer_clock
-from .common import (_COMPATIBLE, BINARY_SAMPLE, CONDITION_KEYS, MAPPABLE_OUTPUTS, MAX_LINE_CHARS, MAX_LINES,
-                     MAX_MEASUREMENTS, MAX_TEXT_CHARS, UNITS, LineFormat, Measurement, ParseError, ParseResult, Run,
-                     _check_condition, _clean, _short, compatible)
+from .common import (_COMPATIBLE, _DMESG, _QUOTE, BINARY_SAMPLE, CONDITION_KEYS, MAPPABLE_OUTPUTS, MAX_LINE_CHARS,
+                     MAX_LINES, MAX_MEASUREMENTS, MAX_TEXT_CHARS, UNITS, LineFormat, Measurement, ParseError,
+                     ParseResult, Run, _check_condition, _clean, _short, compatible)
 from .csvfmt import parse_csv
+from .mail import repair as repair_mail
 from .pktgen import Pktgen
+from . import repeats
+from .repeats import Noise, collapse, noise
 from .runs import _module_load, find_runs
 from .timebench import SKB_TAIL_BYTES, TimeBench, Unlabelled, map_time_bench
 from .xdpbench import XdpBench
@@ -53,7 +56,7 @@ __all__ = [
     "parse_text", "parse_bytes", "Measurement", "ParseError", "ParseResult", "Run", "Clock", "find_runs",
     "infer_clock", "clock_pairs", "compatible", "map_time_bench", "LineFormat", "LINE_FORMATS", "UNITS",
     "CONDITION_KEYS", "MAPPABLE_OUTPUTS", "MAX_TEXT_CHARS", "MAX_LINES", "MAX_LINE_CHARS", "MAX_MEASUREMENTS",
-    "BINARY_SAMPLE", "CLOCK_SPREAD", "SKB_TAIL_BYTES",
+    "BINARY_SAMPLE", "CLOCK_SPREAD", "SKB_TAIL_BYTES", "Noise", "noise", "repair_mail", "repeats",
     # used by skbmodel.userfit and the tests
     "_COMPATIBLE", "_check_condition", "_module_load",
 ]
@@ -118,10 +121,19 @@ def _parse_text(text: str, origin: str) -> ParseResult:
             res.runs = [Run(origin, 1, min(m.line for m in res.measurements), max(m.line for m in res.measurements),
                             "", len({m.line for m in res.measurements}))]
     else:
+        lines, first, last, repaired = repair_mail(lines)
         res = _parse_lines(lines, origin)
         res.runs, run_of = find_runs(lines, res.measurements, origin)
-        res.measurements = [dataclasses.replace(m, run=run_of[m.line]) for m in res.measurements]
+        # back to the lines of the text as given
+        res.measurements = [dataclasses.replace(m, run=run_of[m.line], line=first[m.line - 1])
+                            for m in res.measurements]
+        res.errors = [dataclasses.replace(e, line=first[e.line - 1]) if e.line else e for e in res.errors]
+        res.runs = [dataclasses.replace(r, first=first[r.first - 1], last=last[r.last - 1]) for r in res.runs]
+        if repaired:
+            res.repairs.append(f"{origin}: {repaired}")
     res = _dedupe(res)
+    res.measurements, repeat_notes = collapse(res.measurements)
+    res.notes += repeat_notes
     if len(res.measurements) > MAX_MEASUREMENTS:
         res.errors.append(ParseError(origin, 0, f"{len(res.measurements)} measurements; only the first "
                                                 f"{MAX_MEASUREMENTS} are kept"))
@@ -134,22 +146,31 @@ def _parse_text(text: str, origin: str) -> ParseResult:
 
 
 def _dedupe(res: ParseResult) -> ParseResult:
-    seen: dict[tuple, Measurement] = {}
-    out = []
-    dups: dict[tuple, list[int]] = {}
+    """A line that gives a test exactly the values an earlier line of the run gave it (a quoted reply,
+    the same paste twice) counts once; a test measured again with other values (another cycles or
+    ns figure) is a repeat (:func:`collapse`)."""
+    lines_of: dict[tuple, dict[int, list[Measurement]]] = {}
     for m in res.measurements:
-        k = (m.test, m.value, m.unit, m.output, tuple(sorted(m.conditions.items())), m.origin, m.run)
-        if k in seen:
-            dups.setdefault(k, []).append(m.line)
-            continue
-        seen[k] = m
-        out.append(m)
-    for k, lines in dups.items():
-        m = seen[k]
-        res.notes.append(f"{m.origin}: {m.test} = {m.value:g} {m.unit} repeated on line(s) "
+        k = (m.origin, m.run, m.test, m.output, tuple(sorted(m.conditions.items())))
+        lines_of.setdefault(k, {}).setdefault(m.line, []).append(m)
+    drop: set[int] = set()
+    dups: dict[tuple, tuple[Measurement, list[int]]] = {}
+    for k, by_line in lines_of.items():
+        seen: dict[tuple, Measurement] = {}
+        for line, ms in by_line.items():
+            # a dmesg timestamp tells a repeat from a copy even when the values are the same
+            ts = _DMESG.match(_QUOTE.sub("", ms[0].raw))
+            sig = (ts.group(0).strip() if ts else "", *sorted((m.unit, m.value) for m in ms))
+            if sig in seen:
+                drop.update(id(m) for m in ms)
+                dups.setdefault((k, sig), (seen[sig], []))[1].append(line)
+            else:
+                seen[sig] = ms[0]
+    for first, lines in dups.values():
+        res.notes.append(f"{first.origin}: {first.test} = {first.value:g} {first.unit} repeated on line(s) "
                          f"{', '.join(map(str, lines[:10]))}{' ...' if len(lines) > 10 else ''}; "
-                         f"kept line {m.line} only")
-    res.measurements = out
+                         f"kept line {first.line} only")
+    res.measurements = [m for m in res.measurements if id(m) not in drop]
     return res
 
 

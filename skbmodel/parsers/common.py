@@ -40,12 +40,22 @@ class Measurement:
     tol: float = 0.05              # relative tolerance used by the fit
     note: str = ""                 # why it is (not) mapped, etc.
     run: int = 1                   # the run of its origin it belongs to (see :func:`find_runs`)
+    repeats: tuple = ()            # every value of a test repeated within its run, in order (see .repeats)
+    repeat_lines: tuple = ()       # their lines
+    typical: str = ""              # how ``value`` was chosen from them: "minimum" or "median"
 
     def key(self) -> tuple:
         return (self.output, self.unit, tuple(sorted(self.conditions.items())))
 
     def where(self) -> str:
         return f"{self.origin}, line {self.line}"
+
+    def repeats_text(self) -> str:
+        """``minimum of 3 repeats (31.171, 31.171, 31.172)``, or "" for a single value."""
+        if len(self.repeats) < 2:
+            return ""
+        vals = ", ".join(f"{v:g}" for v in self.repeats[:8]) + (", ..." if len(self.repeats) > 8 else "")
+        return f"{self.typical} of {len(self.repeats)} repeats ({vals})"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,6 +92,7 @@ class ParseResult:
     errors: list[ParseError]
     notes: list[str] = dataclasses.field(default_factory=list)
     runs: list[Run] = dataclasses.field(default_factory=list)
+    repairs: list[str] = dataclasses.field(default_factory=list)   # one line per input: mail damage undone
 
     @property
     def ok(self) -> bool:
@@ -92,6 +103,7 @@ class ParseResult:
         self.errors += other.errors
         self.notes += other.notes
         self.runs += other.runs
+        self.repairs += other.repairs
         return self
 
 

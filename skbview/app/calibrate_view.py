@@ -36,6 +36,11 @@ def in_use(state) -> None:
             st.markdown("\n".join(
                 f"- `{k}` = {prof.value(k):.6g} {prof.constants[k].unit} (base {base.value(k):.6g}) — "
                 f"{md_escape(prof.constants[k].source)}" for k in sorted(diff)))
+            floor = sk_state.noise_floor_for(prof)
+            if floor is not None:
+                with st.container(key="cal_noise_in_use"):
+                    st.caption(f"Measured noise {prof.value(custom.NOISE_CONSTANT):.3g} ns per run: the A/B verdicts' "
+                               f"noise floor is {floor:g} ns while this profile is in use.")
         bulk = int(st.session_state.get("bulk", state.get("bulk", sk_state.PARAMS["bulk"].default)))
         out = model.evaluate({"bulk": bulk}, prof)
         st.caption(f"With it: kmem_cache one-at-a-time {float(out['slub.loop_cycles']):.2f} cycles, bulk "
@@ -70,6 +75,9 @@ def measurement_input() -> userinput.Parsed:
 
     if not sources:
         st.info("Paste lines or upload files to start. Example: the two slab_bulk_test01 lines of seed 004.")
+    if parsed.repairs:
+        with st.container(key="cal_repairs"):
+            st.info("Repaired mail-archive text: " + " · ".join(md_escape(r) for r in parsed.repairs), icon="🩹")
     n_errors, n_notes = len(parsed.errors), len(parsed.notes)
     if n_errors:
         with st.container(key="cal_parse_errors"):
@@ -77,7 +85,7 @@ def measurement_input() -> userinput.Parsed:
                        + "\n".join(f"- {md_escape(e)}" for e in parsed.errors[:30])
                        + ("\n- …" if n_errors > 30 else ""), icon="⚠️")
     if n_notes:
-        with st.expander(f"{n_notes} note(s): repeated lines kept once"):
+        with st.expander(f"{n_notes} note(s): repeated lines and repeats"):
             st.markdown("\n".join(f"- {md_escape(n)}" for n in parsed.notes[:50]))
     return parsed
 
@@ -89,7 +97,10 @@ def run_choice(parsed: userinput.Parsed) -> tuple[list, object]:
     if len(runs) <= 1:
         return measurements, "all"
     several_files = len({r.origin for r in runs}) > 1
-    labels = {k: r.describe(k, with_origin=several_files) for k, r in enumerate(runs, start=1)}
+    labels = {}
+    for k, r in enumerate(runs, start=1):
+        rep = userinput.run_repeats(measurements, r)
+        labels[k] = r.describe(k, with_origin=several_files) + (f" — {rep}" if rep else "")
     clash = userinput.runs_in_conflict(measurements)
     options = ([] if clash else ["all"]) + list(labels)
     with st.container(key="cal_runs"):
@@ -116,13 +127,14 @@ def mapping(measurements, sig: str, run_pick) -> tuple[list, list[str]]:
                "(e.g. `kfl_bulk=1, drop_batch=64`) or the tolerance; untick a row to leave it out.")
     edited = st.data_editor(
         pd.DataFrame(userinput.mapping_rows(measurements)), key=f"cal_editor_{sig}_{run_pick}", hide_index=True,
-        width="stretch", num_rows="fixed", disabled=["where", "test", "unit", "note"],
+        width="stretch", num_rows="fixed", disabled=["where", "test", "unit", "repeats", "note"],
         column_config={
             "use": st.column_config.CheckboxColumn("use"),
             "value": st.column_config.NumberColumn(format="%.6g"),
             "output": st.column_config.SelectboxColumn("model output", options=["", *parsers.MAPPABLE_OUTPUTS]),
             "conditions": st.column_config.TextColumn("conditions"),
             "tol_pct": st.column_config.NumberColumn("tolerance (%)", min_value=0.1, max_value=100.0, format="%g"),
+            "repeats": st.column_config.TextColumn("repeats (the value used)"),
         })
     edited_ms, row_errors = userinput.apply_mapping(measurements, (row for _, row in edited.iterrows()))
     if row_errors:
@@ -131,9 +143,9 @@ def mapping(measurements, sig: str, run_pick) -> tuple[list, list[str]]:
 
 
 # ------------------------------------------------------------------ fit
-def _do_fit(ms, base_id, free, label_text, ghz=None, ghz_source="") -> None:
+def _do_fit(ms, base_id, free, label_text, ghz=None, ghz_source="", run_ms=None) -> None:
     res = userfit.fit(ms, load_profile(base_id), list(free), label=label_text or "my-lab", ghz=ghz,
-                      ghz_source=ghz_source)
+                      ghz_source=ghz_source, noise_from=run_ms)
     st.session_state[RESULT] = res
     if res.ok:
         custom_profile.select(res.profile)
@@ -168,7 +180,7 @@ def fit_controls(measurements, edited_ms, row_errors, sig: str, run_pick) -> Non
     with c3:
         label_text = st.text_input("Profile name", value="my-lab", key="cal_label", max_chars=40)
     st.button("Fit", key="cal_fit", type="primary", disabled=not edited_ms or bool(row_errors),
-              on_click=_do_fit, args=(edited_ms, base_id, tuple(free), label_text, ghz_fit, ghz_source))
+              on_click=_do_fit, args=(edited_ms, base_id, tuple(free), label_text, ghz_fit, ghz_source, measurements))
 
 
 def _clock_field(clock: parsers.Clock, base: Profile, base_id: str, sig: str, run_pick) -> float:
@@ -203,6 +215,15 @@ def fit_report(state) -> None:
         st.success(f"Fitted profile `{prof.id}` ({prof.name}) is now in use (sidebar: custom profile).", icon="✅")
     for w in res.warnings:
         st.warning(md_escape(w), icon="⚠️")
+    with st.container(key="cal_noise"):
+        if res.noise.ns is not None:
+            floor = sk_state.noise_floor_for(prof)
+            st.markdown(f"**Measured noise:** {md_escape(res.noise.describe())}. Stored in the profile "
+                        f"(`{custom.NOISE_CONSTANT}`); the A/B verdicts use {floor:g} ns as their noise floor while "
+                        "it is in use.")
+        else:
+            st.caption("No repeated measurements: the verdicts keep the noise floor they had. Repeat a benchmark "
+                       "(load the module again) to measure this machine's noise.")
     rows = pd.DataFrame(res.rows)
     st.markdown(f"**Residuals** (residual / tolerance; |z| ≤ 1 is within tolerance): largest before "
                 f"{max(abs(rows.z_before)):.2f}, after {max(abs(rows.z_after)):.2f}")

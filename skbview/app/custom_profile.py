@@ -73,6 +73,10 @@ def select(profile: Profile, which: str = "a") -> None:
     ss = st.session_state
     ss[pre + "cpu"] = base_id
     ss[pre + "ghz"] = profile.ghz
+    noise = sk_state.noise_floor_for(profile)  # a fit that measured its noise sets the verdicts' floor
+    if noise is not None:
+        store[pre + "noise_ns"] = noise
+        ss[pre + "noise_ns"] = noise
     if which == "a":
         ss[PICK_KEY] = profile.id
 

@@ -24,8 +24,9 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 import skbmodel
-from skbmodel import model, state as st_mod, uncertainty, units, validation
+from skbmodel import model, state as st_mod, units, validation
 from skbmodel.observations import seed_observations
+from skbmodel.scenario import Scenario
 
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 HEIGHT = 460
@@ -76,16 +77,15 @@ def profile(state: Mapping, which: str = "a"):
     return st_mod.profile_for(state, which)
 
 
-def evaluate(state: Mapping, which: str = "a", **override) -> dict:
-    p = params(state, which, **override)
-    return model.evaluate(p, profile(state, which))
+def evaluate(state: Mapping, which: str = "a", outputs=None, **override) -> dict:
+    """The scenario's ``outputs`` (default: every output; a chart asks for those it draws)."""
+    return Scenario.of(state, which).replace(**override).evaluate(outputs)
 
 
 def evaluate_iv(state: Mapping, outputs, which: str = "a", **override):
     """``(outputs, intervals)`` of the scenario (with ``override``): see
     :func:`skbmodel.uncertainty.evaluate_with_intervals`."""
-    p = params(state, which, **override)
-    return uncertainty.evaluate_with_intervals(p, profile(state, which), outputs)
+    return Scenario.of(state, which).replace(**override).with_intervals(outputs)
 
 
 def band(fig, x, interval, color: str, row=None, alpha: float = 0.15, legend: bool | None = None) -> None:

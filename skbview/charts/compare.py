@@ -31,7 +31,7 @@ TIME_OUTPUTS = tuple(TIME_LABELS)
 def compare_delta(state: Mapping) -> go.Figure:
     """B − A per-packet time of every path/microbenchmark [ns], against the ±noise floor, with the
     paired 90 % interval of each difference as error bars."""
-    a, b = evaluate(state, "a"), evaluate(state, "b")
+    a, b = evaluate(state, "a", TIME_OUTPUTS), evaluate(state, "b", TIME_OUTPUTS)
     nf = float(state["noise_ns"])
     d = np.array([num(b[k]) - num(a[k]) for k in TIME_OUTPUTS])
     from skbview.tables import paired_deltas  # shared with the A/B table (one propagation per scenario)

@@ -28,7 +28,7 @@ def kfree_drop_batch(state: Mapping) -> go.Figure:
     bulks = np.array(_kfl_lines(p))
     out, iv = uncertainty.evaluate_with_intervals({**p, "kfl_bulk": bulks[:, None], "drop_batch": DROP_X[None, :]},
                                                   prof, ("kfree_skb_list.mpps",))
-    cur = model.evaluate(p, prof)
+    cur = model.evaluate(p, prof, outputs=("kfree_skb_list.mpps",))
     fig = Fig()
     fig.add_trace(current_trace(int(p["drop_batch"]), (cur["kfree_skb_list.mpps"],),
                            f"current: drop_batch {p['drop_batch']}, bulk {p['kfl_bulk']}",
@@ -62,7 +62,7 @@ def kfree_clones(state: Mapping) -> go.Figure:
     bulks = np.array(sorted({1, int(p["kfl_bulk"])}))
     out, iv = uncertainty.evaluate_with_intervals({**p, "kfl_bulk": bulks[:, None], "clone_frac": CLONE_X[None, :]},
                                                   prof, ("kfree_skb_list.mpps",))
-    cur = model.evaluate(p, prof)
+    cur = model.evaluate(p, prof, outputs=("kfree_skb_list.mpps",))
     fig = Fig()
     fig.add_trace(current_trace(float(p["clone_frac"]), (cur["kfree_skb_list.mpps"],), "current setting",
                            "clones %{x:.0%}: %{y:.4f} Mpps<extra></extra>"))

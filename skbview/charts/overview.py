@@ -19,7 +19,7 @@ def overview_breakdown(state: Mapping) -> go.Figure:
     p = params(state)
     prof = profile(state)
     parts = model.breakdown_ns(p, prof)
-    out = model.evaluate(p, prof)
+    out = model.evaluate(p, prof, outputs=("path.ns_per_packet", "path.budget_pct", "budget.ns_per_packet"))
     keys = list(model.COMPONENTS)
     names = [k.replace(" ", "<br>", 1) if len(k) > 10 else k for k in keys]
     vals = np.array([num(parts[k]) for k in keys])
@@ -59,7 +59,7 @@ def overview_paths(state: Mapping) -> go.Figure:
     prof = profile(state)
     paths = np.array(st_mod.PATHS)
     parts = model.breakdown_ns({**p, "path": paths}, prof)
-    budget = num(model.evaluate(p, prof)["budget.ns_per_packet"])
+    budget = num(model.evaluate(p, prof, outputs=("budget.ns_per_packet",))["budget.ns_per_packet"])
     labels = [PATH_LABELS[x].replace(" (", "<br>(") for x in paths]
     fig = Fig()
     for comp in model.COMPONENTS:

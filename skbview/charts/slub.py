@@ -21,7 +21,7 @@ def slub_per_object(state: Mapping) -> go.Figure:
     """Alloc+free cost per object [cycles] vs bulk size: one at a time vs kmem_cache_*_bulk."""
     p = params(state)
     out, iv = evaluate_iv(state, ("slub.loop_cycles", "slub.bulk_cycles"), bulk=BULK_X)
-    cur = evaluate(state)
+    cur = evaluate(state, outputs=("slub.loop_cycles", "slub.bulk_cycles", "slub.objects_per_slab"))
     ghz = float(p["ghz"])
     b = int(p["bulk"])
     fig = Fig()
@@ -49,7 +49,7 @@ def slub_gain(state: Mapping) -> go.Figure:
     """Saving of the bulk API per object [ns and cycles] vs bulk size."""
     p = params(state)
     out, iv = evaluate_iv(state, ("slub.bulk_gain_cycles",), bulk=BULK_X)
-    cur = evaluate(state)
+    cur = evaluate(state, outputs=("slub.bulk_gain_cycles", "slub.objects_per_slab"))
     b = int(p["bulk"])
     gain = np.asarray(out["slub.bulk_gain_cycles"], dtype=float)
     fig = Fig()

@@ -25,7 +25,7 @@ def veth_batch(state: Mapping) -> go.Figure:
     methods = np.array(["memset", "gfp_zero"])
     out, iv = uncertainty.evaluate_with_intervals({**p, "xdp_batch": BATCH_X[None, :], "zero": methods[:, None]}, prof,
                                                   ("veth.mpps", "veth.ns_per_packet"))
-    cur = model.evaluate(p, prof)
+    cur = model.evaluate(p, prof, outputs=("veth.mpps",))
     nf = float(p["noise_ns"])
     b = int(p["xdp_batch"])
     fig = Fig()
@@ -66,7 +66,8 @@ def veth_heatmap(state: Mapping) -> go.Figure:
     p = params(state)
     prof = profile(state)
     zb = np.arange(8, 1025, 8)
-    out = model.evaluate({**p, "zero": "memset", "xdp_batch": BATCH_X[None, :], "zero_bytes": zb[:, None]}, prof)
+    out = model.evaluate({**p, "zero": "memset", "xdp_batch": BATCH_X[None, :], "zero_bytes": zb[:, None]}, prof,
+                         outputs=("veth.mpps",))
     z = np.asarray(out["veth.mpps"], dtype=float)
     fig = Fig(Heatmap(x=BATCH_X, y=zb, z=z, colorscale="Viridis", name="memset",
                                colorbar=dict(title=dict(text="Mpps", side="right"), thickness=14),

@@ -36,7 +36,7 @@ def zeroing_cost(state: Mapping) -> go.Figure:
     """memset (rep stos) vs memset_erms (what __GFP_ZERO calls) [cycles] vs bytes zeroed."""
     p = params(state)
     out, iv = evaluate_iv(state, ("zero.memset_cycles", "zero.erms_cycles"), zero_bytes=ZERO_X)
-    cur = evaluate(state)
+    cur = evaluate(state, outputs=("zero.memset_cycles", "zero.erms_cycles", "zero.gfp_zero_cycles"))
     zb = int(p["zero_bytes"])
     ghz = float(p["ghz"])
     fig = Fig()
@@ -67,7 +67,7 @@ def zeroing_delta(state: Mapping) -> go.Figure:
     """memset(zero_bytes) − __GFP_ZERO(object) per skb [ns] vs size, against the noise floor."""
     p = params(state)
     out, iv = evaluate_iv(state, ("zero.delta_ns",), zero_bytes=ZERO_X)
-    cur = evaluate(state)
+    cur = evaluate(state, outputs=("zero.delta_ns",))
     zb = int(p["zero_bytes"])
     nf = float(p["noise_ns"])
     d = np.asarray(out["zero.delta_ns"], dtype=float)

@@ -1,0 +1,23 @@
+"""Bare Streamlit app with three pages (st.navigation), each with one slider and two Plotly charts.
+
+Baseline of benchmarks/bench_pages.py for the dashboard's page switch and a new visitor's first chart.
+"""
+
+import numpy as np
+import plotly.graph_objects as go
+import streamlit as st
+
+
+def _page(name: str):
+    def draw():
+        st.title(f"Page {name}")
+        x_value = st.slider("x", 1, 256, 16, key=f"x_{name}")
+        xs = np.arange(200, dtype=float)
+        for i in range(2):
+            ys = x_value * np.sin(xs / (10.0 + i)) + x_value
+            fig = go.Figure(go.Scatter(x=xs, y=ys, mode="lines"), layout=dict(template="plotly_white", height=350))
+            st.plotly_chart(fig, theme=None, key=f"chart_{name}_{i}")
+    return draw
+
+
+st.navigation([st.Page(_page(n), title=f"Page {n}", url_path=n, default=(n == "a")) for n in ("a", "b", "c")]).run()

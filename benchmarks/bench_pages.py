@@ -1,0 +1,105 @@
+"""Page switch and a new visitor's first chart, dashboard vs a bare three-page app, in one run.
+
+For each app (the dashboard on three of its pages, and benchmarks/bare_pages_app.py: three pages of one
+slider and two charts each), in headless Chromium and measured in the page's own clock:
+
+  * first load: a fresh browser context opens the first page; time from the navigation's start to the
+    first animation frame at which the page's first Plotly chart has data;
+  * page switch: a click on the next page's link in the sidebar navigation; time from the click to the
+    first frame at which the new page's first chart has data (a chart element that was not on the old
+    page).
+
+With --blocks N the apps take turns block by block, so that changes of the machine's load hit both.
+
+    python benchmarks/bench_pages.py --switches 30 --loads 10 --blocks 3
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO_ROOT))
+
+import numpy as np  # noqa: E402 - after the sys.path set-up above
+from playwright.sync_api import sync_playwright  # noqa: E402 - after the sys.path set-up above
+
+from tests.browser_util import launch_chromium, streamlit_server, wait_for_app  # noqa: E402
+
+APPS = {"dashboard": ("dashboard.py", ("slub", "veth", "zeroing")),
+        "bare": ("benchmarks/bare_pages_app.py", ("a", "b", "c"))}
+
+_FIRST_CHART_MS = """() => {
+  const gd = document.querySelector('.js-plotly-plot');
+  return gd && gd._fullData && gd._fullData.length ? performance.now() : false;
+}"""
+_MARK_OLD = """() => { document.querySelectorAll('.js-plotly-plot').forEach(g => { g.__old = true; });
+                     return performance.now(); }"""
+_NEW_CHART_MS = """(slug) => {
+  if (!location.pathname.endsWith('/' + slug)) return false;
+  const gd = document.querySelector('.js-plotly-plot');
+  return gd && !gd.__old && gd._fullData && gd._fullData.length ? performance.now() : false;
+}"""
+
+
+def first_loads(browser, base: str, slug: str, n: int) -> list[float]:
+    out = []
+    for _ in range(n):
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = ctx.new_page()
+        page.goto(f"{base}/{slug}")
+        out.append(float(page.wait_for_function(_FIRST_CHART_MS, timeout=180_000).json_value()))
+        ctx.close()
+    return out
+
+
+def switches(browser, base: str, slugs, n: int) -> list[float]:
+    ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = ctx.new_page()
+    page.goto(f"{base}/{slugs[0]}")
+    page.wait_for_function(_FIRST_CHART_MS, timeout=180_000)
+    wait_for_app(page)
+    out = []
+    for i in range(n):
+        target = slugs[(i + 1) % len(slugs)]
+        link = page.locator(f'a[href$="/{target}"]').first
+        t0 = float(page.evaluate(_MARK_OLD))
+        link.click()
+        t1 = float(page.wait_for_function(_NEW_CHART_MS, arg=target, timeout=180_000).json_value())
+        out.append(t1 - t0)
+        wait_for_app(page)
+    ctx.close()
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--switches", type=int, default=30, help="page switches per app")
+    ap.add_argument("--loads", type=int, default=10, help="first loads per app")
+    ap.add_argument("--blocks", type=int, default=3)
+    args = ap.parse_args()
+    res = {name: {"switch": [], "load": []} for name in APPS}
+    with sync_playwright() as pw:
+        browser = launch_chromium(pw)
+        with streamlit_server(APPS["dashboard"][0]) as dash, streamlit_server(APPS["bare"][0]) as bare:
+            bases = {"dashboard": dash, "bare": bare}
+            for name, (_, slugs) in APPS.items():  # warm-up: the first run of each page script
+                switches(browser, bases[name], slugs, len(slugs))
+            for _ in range(args.blocks):
+                for name, (_, slugs) in APPS.items():
+                    res[name]["load"] += first_loads(browser, bases[name], slugs[0], max(args.loads // args.blocks, 1))
+                    res[name]["switch"] += switches(browser, bases[name], slugs, max(args.switches // args.blocks, 1))
+        browser.close()
+    print(f"# page switch and first chart, headless Chromium, {args.blocks} interleaved blocks")
+    for what in ("switch", "load"):
+        p50 = {n: float(np.percentile(res[n][what], 50)) for n in APPS}
+        p95 = {n: float(np.percentile(res[n][what], 95)) for n in APPS}
+        print(f"{what:>6}: dashboard p50/p95 {p50['dashboard']:.0f}/{p95['dashboard']:.0f} ms "
+              f"(n={len(res['dashboard'][what])}), bare {p50['bare']:.0f}/{p95['bare']:.0f} ms; "
+              f"ratio p50 {p50['dashboard'] / p50['bare']:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,58 @@
+"""One scenario of a state (A, or B of the A/B comparison): its model parameters and its CPU profile,
+resolved once, and the model's functions applied to it.
+
+``Scenario.of(state, "b")`` replaces the pair ``state.scenario(state, "b")`` /
+``state.profile_for(state, "b")``: scenario B is a second :class:`Scenario`, and no consumer slices
+the ``b_`` keys itself.  The mapping functions of :mod:`skbmodel.model` and
+:mod:`skbmodel.uncertainty` stay for the CLI, the benchmarks and the fit.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from . import model, state as _state, uncertainty
+from .profile import Profile
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Scenario:
+    """Model parameters (read-only ``{key: scalar or array}``) and the CPU profile they run on."""
+
+    params: Mapping
+    profile: Profile
+
+    @classmethod
+    def of(cls, state: Mapping, which: str = "a") -> Scenario:
+        """Scenario ``"a"`` or ``"b"`` of a decoded state (its custom profile or archived version included)."""
+        return cls(MappingProxyType(_state.scenario(state, which)), _state.profile_for(state, which))
+
+    @classmethod
+    def from_params(cls, params: Mapping, profile: Profile | None = None) -> Scenario:
+        """A scenario from model parameters; ``profile`` default: the one ``params`` names."""
+        return cls(MappingProxyType(dict(params)), model.profile_of(params, profile))
+
+    def replace(self, **override) -> Scenario:
+        """The same scenario with some parameters replaced (scalars or sweep arrays)."""
+        return Scenario(MappingProxyType({**self.params, **override}), self.profile)
+
+    def inputs(self) -> dict:
+        """The model's typed inputs (floats, booleans, option codes): :func:`skbmodel.model.inputs`."""
+        return model.inputs(self.params, self.profile)
+
+    def evaluate(self, outputs=None) -> dict:
+        """:func:`skbmodel.model.evaluate` of ``outputs`` (default: every output)."""
+        return model.evaluate(self.params, self.profile, outputs=outputs)
+
+    def breakdown_ns(self) -> dict:
+        """The chosen path's components [ns]: :func:`skbmodel.model.breakdown_ns`."""
+        return model.breakdown_ns(self.params, self.profile)
+
+    def with_intervals(self, outputs) -> tuple[dict, dict]:
+        """``(values, intervals)`` of ``outputs``: :func:`skbmodel.uncertainty.evaluate_with_intervals`."""
+        return uncertainty.evaluate_with_intervals(self.params, self.profile, outputs)
+
+    def delta(self, other: Scenario, outputs=None) -> tuple[dict, dict]:
+        """``other − self`` with paired intervals: :func:`skbmodel.uncertainty.delta_intervals`."""
+        return uncertainty.delta_intervals(self.params, other.params, self.profile, other.profile, outputs)
