@@ -18,7 +18,7 @@ fresh session; pages are taken round-robin over all 9 (the 8 chart pages and Cal
 
 A failing case prints its seed: ``fuzz_query(seed)`` replays it.  Exit status 1 if any count is
 not 0.  The per-run cost of AppTest is dominated by Streamlit re-scanning installed packages for
-component manifests; the harness scans once (``tests.fuzz_inputs.leave_legacy_pages_mode``).
+component manifests; the harness scans once (``tests.fuzz_inputs.legacy_pages_mode_left``).
 """
 from __future__ import annotations
 

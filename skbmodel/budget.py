@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import units
 
 WIRE_OVERHEAD_BYTES = 20  # preamble + SFD (8) + inter-frame gap (12), IEEE 802.3
 
@@ -17,11 +16,6 @@ def line_rate_mpps(link_gbps, frame_bytes):
     """Line rate [Mpps]: ``link_gbps * 1e3 / ((frame_bytes + 20) * 8)``."""
     bits = (np.asarray(frame_bytes, dtype=float) + WIRE_OVERHEAD_BYTES) * 8.0
     return np.asarray(link_gbps, dtype=float) * 1e3 / bits
-
-
-def ns_per_packet(link_gbps, frame_bytes):
-    """Time between packets at line rate [ns]."""
-    return units.mpps_to_ns(line_rate_mpps(link_gbps, frame_bytes))
 
 
 def share_of_budget_pct(cost_ns, budget_ns):

@@ -127,16 +127,19 @@ def cmd_validate(args) -> int:
     bad = [r for r in rows if not r["ok"]]
     if args.json:
         json.dump({"rows": rows, "not_covered": validation.NOT_COVERED, "n_ok": len(rows) - len(bad),
-                   "n_rows": len(rows)}, sys.stdout, indent=1)
+                   "n_rows": len(rows), "evidence": validation.evidence_counts(rows)}, sys.stdout, indent=1)
         sys.stdout.write("\n")
     else:
-        print(f"{'id':<8} {'measured':>12} {'predicted':>12} {'unit':<8} {'error':>8}  {'tolerance':<15} ok")
+        print(f"{'id':<8} {'measured':>12} {'predicted':>12} {'unit':<8} {'error':>8}  {'tolerance':<15} ok   "
+              "evidence")
         for r in rows:
             print(f"{r['id']:<8} {r['measured']:>12.6g} {r['predicted']:>12.6g} {r['unit']:<8} "
-                  f"{r['rel_error'] * 100:>7.2f}%  {r['tolerance']:<15} {'yes' if r['ok'] else 'NO'}")
+                  f"{r['rel_error'] * 100:>7.2f}%  {r['tolerance']:<15} {'yes' if r['ok'] else 'NO ':<4} "
+                  f"{r['evidence']}")
         for k, why in validation.NOT_COVERED.items():
             print(f"{k:<8} not covered: {why}")
-        print(f"{len(rows) - len(bad)} of {len(rows)} covered seed rows within tolerance")
+        print(f"{len(rows) - len(bad)} of {len(rows)} covered seed rows within tolerance: "
+              f"{validation.evidence_summary(rows)}")
     return 1 if bad else 0
 
 

@@ -25,9 +25,10 @@ from pathlib import Path
 
 import numpy as np
 
-from . import calibration, era_validation, model, parsers, uarch, uncertainty, userfit, validation
+from . import calibration, era_validation, model, parsers, uarch, uncertainty, units, userfit, validation
+from . import state as st
 from .observations import seed_observations
-from .profile import DEFAULT_PROFILE, Profile, load_profile
+from .profile import DEFAULT_PROFILE, Profile, available_profiles, load_profile
 
 #: points a curve fit uses
 N_FIT = 3
@@ -170,7 +171,8 @@ def validate_curve(series: str, output: str, x_name: str, xs, values, unit: str,
     pred = predict_curve(fitted_prof, output, x_name, xs, unit)
     # the constants' share of the uncertainty (the fit's standard errors, the base profile's
     # stated ones for the rest), as a relative sd; the structural share is estimated from the curves
-    lo, hi = uncertainty.intervals({x_name: xs}, fitted_prof, outputs=[output], structural=False)[output]
+    lo, hi = uncertainty.intervals({x_name: xs}, fitted_prof, outputs=[output], structural=False,
+                                   physical=False)[output]
     f0 = model.evaluate({x_name: xs}, fitted_prof)[output]
     rel_sd = (np.asarray(hi) - np.asarray(lo)) / 2 / uncertainty.z_value() / np.maximum(np.abs(f0), 1e-300)
     in_fit = np.zeros(xs.size, dtype=bool)
@@ -435,20 +437,29 @@ def summarise(curves: list[CurveResult], loso: list[dict], loro: list[dict] = ()
 STRUCTURAL_PREFIX = {"slub": "slub.", "page_alloc": "page_alloc.", "zeroing": "zero."}
 
 
-def structural_rel_sd(curves: list[CurveResult], leave_out: str | None = None,
+def source_of(c: CurveResult) -> str:
+    """The source a curve came from: the message (mail thread post) that published it.  Curves of one
+    message share a machine, a kernel build and a benchmark run, so they share their errors."""
+    return c.source
+
+
+def structural_rel_sd(curves: list[CurveResult], leave_out_source: str | None = None,
                       level: float = uncertainty.LEVEL) -> dict[str, float]:
     """``{group: relative sd}`` of the model's form, from the curves' out-of-sample errors.
 
     The smallest ``s_m`` with which the ``level`` intervals ``pred +- z sqrt(s_c^2 + s_m^2) |pred|``
     hold ``level`` of the group's out-of-sample points: the ``level`` quantile of
     ``sqrt(max((e / z)^2 - s_c^2, 0))`` (``e`` the relative error, ``s_c`` the relative sd the
-    constants explain).  The curve ``leave_out`` is left out, so that a curve's coverage is judged
-    with a figure it did not shape.  The errors, not a variance formula, set it: they are neither
-    normal nor independent of ``s_c`` (a curve is off as a whole, at its step more than elsewhere).
+    constants explain).  Every curve of the source ``leave_out_source`` (:func:`source_of`) is left
+    out, so that the coverage of a source is judged with a figure none of its curves shaped (curves
+    of one source share their errors: leaving out only the curve judged would put coverage near
+    ``level`` whatever the model does).  The errors, not a variance formula, set it: they are
+    neither normal nor independent of ``s_c`` (a curve is off as a whole, at its step more than
+    elsewhere).
     """
     acc: dict[str, list[tuple[float, float]]] = {}
     for c in curves:
-        if c.series == leave_out:
+        if leave_out_source is not None and source_of(c) == leave_out_source:
             continue
         acc.setdefault(c.group, []).extend((p["rel_error"], p["constants_rel_sd"]) for p in c.predicted)
     z = uncertainty.z_value(level)
@@ -472,29 +483,181 @@ def point_interval(predicted, constants_rel_sd, structural_rel_sd: float, level:
 
 def coverage(curves: list[CurveResult], level: float = uncertainty.LEVEL) -> dict[str, dict]:
     """Per group: the share of out-of-sample points whose measured value lies inside their interval
-    (:func:`point_interval`, with the structural sd estimated from the group's *other* curves)."""
+    (:func:`point_interval`), each source judged with the structural sd set without it (held out:
+    :func:`structural_rel_sd`).  ``sources`` counts the sources judged; a group with one source has
+    no structural sd to judge it with (0)."""
     acc: dict[str, list[bool]] = {}
+    sources: dict[str, set] = {}
+    held_out = {src: structural_rel_sd(curves, leave_out_source=src, level=level)
+                for src in {source_of(c) for c in curves}}
     for c in curves:
-        s_m = structural_rel_sd(curves, leave_out=c.series, level=level).get(c.group, 0.0)
+        sources.setdefault(c.group, set()).add(source_of(c))
+        s_m = held_out[source_of(c)].get(c.group, 0.0)
         for p in c.predicted:
             lo, hi = point_interval(p["predicted"], p["constants_rel_sd"], s_m, level)
             acc.setdefault(c.group, []).append(bool(lo <= p["measured"] <= hi))
-    return {g: dict(points=len(v), inside=int(np.sum(v)), coverage=float(np.mean(v))) for g, v in acc.items()}
+    return {g: dict(points=len(v), inside=int(np.sum(v)), coverage=float(np.mean(v)), sources=len(sources[g]))
+            for g, v in acc.items()}
+
+
+# ---- differences: what a design review asks for --------------------------------------------
+
+#: before/after pairs of seed rows the model expresses as A and B: (A, B, what changes)
+SEED_PAIRS = (
+    ("kfl-01", "kfl-03", "SLUB free: one at a time -> bulk (16 objects)"),
+    ("kfl-06", "kfl-07", "kfree_skb_list: KFREE_SKB_BULK_SIZE 1 -> 16"),
+    ("mem-04", "mem-03", "zeroing 256 B: constant memset (rep stos) -> memset_erms, what __GFP_ZERO calls"),
+    ("mem-06", "mem-05", "zeroing 512 B: constant memset (rep stos) -> memset_erms, what __GFP_ZERO calls"),
+    ("mem-01", "mem-02", "zeroing the skb head: 184 B -> rounded up to 192 B"),
+    ("veth-01", "veth-02", "veth: VETH_XDP_BATCH 1 -> 16 (memset)"),
+    ("veth-05", "veth-06", "veth: VETH_XDP_BATCH 8 -> 16 (memset)"),
+    ("veth-03", "veth-04", "veth: VETH_XDP_BATCH 8 -> 16 (__GFP_ZERO)"),
+    ("veth-05", "veth-03", "veth: memset -> __GFP_ZERO (batch 8)"),
+    ("veth-06", "veth-04", "veth: memset -> __GFP_ZERO (batch 16)"),
+    ("cpm-03", "cpm-06", "cpumap source: page_pool recycling off -> on"),
+    ("cpm-05", "cpm-08", "cpumap destination: page_pool recycling off -> on"),
+    ("dfr-01", "dfr-02", "NAPI defer cache off -> on"),
+)
+
+#: a measured difference smaller than this is within the benchmark's noise: its sign is no evidence.
+#: time_bench counts whole cycles (1 cycle); veth's seed names 2 ns/packet (row veth-n1); other
+#: throughputs: 1 % of the value, time_bench's run-to-run figure.
+def difference_noise(unit: str, a: float, b: float) -> float:
+    """Noise of a measured difference ``b - a`` [``unit``] (see the comment above)."""
+    if unit == "cycles":
+        return 1.0
+    if unit == "ns":
+        return 0.3
+    if unit == "Mpps":
+        # 2 ns/packet at the pair's rate, in Mpps
+        return abs(float(units.ns_to_mpps(1e3 / max(a, b) - 2.0)) - max(a, b))
+    return 0.01 * max(abs(a), abs(b))
+
+
+def _row_params(spec, prof: Profile) -> dict:
+    base = st.scenario(st.defaults(spec.profile if spec.profile in available_profiles() else None))
+    base.update(spec.state)
+    base["ghz"] = prof.ghz
+    return base
+
+
+def seed_differences(profiles: dict[str, Profile] | None = None, evidence: dict[str, str] | None = None,
+                     level: float = uncertainty.LEVEL) -> list[dict]:
+    """Each pair of :data:`SEED_PAIRS`: ``B - A`` predicted by the shipped profile, with its paired
+    interval (:func:`skbmodel.uncertainty.delta_intervals`: A and B see the same constants), against
+    the measured ``B - A``.  In sample (the calibration saw both rows): ``evidence`` is the rows'
+    kind (:func:`skbmodel.validation.evidence_of_rows`), and a pair of rows reproduced by
+    construction has a difference reproduced by construction too."""
+    profiles = profiles or {}
+    evidence = evidence or validation.evidence_of_rows()
+    spec_of = {s.id: s for s in validation.ROWS}
+    out = []
+    for a_id, b_id, what in SEED_PAIRS:
+        sa, sb = spec_of[a_id], spec_of[b_id]
+        prof = profiles.get(sa.profile) or load_profile(sa.profile)
+        (ma, unit), (mb, _) = validation._measured(sa), validation._measured(sb)
+        _, iv = uncertainty.pair_interval(_row_params(sa, prof), sa.output, _row_params(sb, prof), sb.output,
+                                          prof, level)
+        out_unit = model.OUTPUT_UNITS[sa.output]
+        pa, pb = validation.predict_rows([sa, sb], {sa.profile: prof})
+        # every row's unit conversion is a factor (cycles <-> ns at the clock, Mpps <-> pps), so it
+        # carries the interval of the difference over
+        lo, hi = sorted(float(validation.to_measured_unit(np.ravel(v)[0], out_unit, unit, prof.ghz)) for v in iv)
+        kind = ("reproduced by construction" if "reproduced by construction" in (evidence[a_id], evidence[b_id])
+                else evidence[a_id])
+        out.append(_pair(f"{a_id} -> {b_id}", what, "seed rows" + ("" if kind == "predicted" else f", {kind}"),
+                         unit, ma, mb, float(pa), float(pb), lo, hi, kind))
+    return out
+
+
+def _pair(pair, what, group, unit, ma, mb, pa, pb, lo, hi, evidence) -> dict:
+    md, pd = mb - ma, pb - pa
+    noise = difference_noise(unit, ma, mb)
+    resolved = abs(md) > noise
+    return dict(pair=pair, what=what, group=group, unit=unit, measured_delta=md, predicted_delta=pd, lo=lo, hi=hi,
+                noise=noise, resolved=bool(resolved),
+                sign_agrees=bool(np.sign(pd) == np.sign(md)) if resolved else None,
+                rel_error=float((pd - md) / md) if resolved else None, inside=bool(lo <= md <= hi),
+                evidence=evidence)
+
+
+def curve_pairs(curves: list[CurveResult]) -> list[tuple[CurveResult, CurveResult]]:
+    """``(one at a time, bulk)`` curve pairs of one published benchmark run: series ``<stem>-loop``
+    with ``<stem>-bulk`` and ``<stem>-kfree`` (the kfree_bulk() API), the same x measured in both."""
+    by = {c.series: c for c in curves}
+    out = []
+    for c in curves:
+        if c.series.endswith("-loop") and c.output == "slub.loop_cycles":
+            stem = c.series[:-len("-loop")]
+            out += [(c, by[f"{stem}-{kind}"]) for kind in ("bulk", "kfree")
+                    if f"{stem}-{kind}" in by and by[f"{stem}-{kind}"].output == "slub.bulk_cycles"]
+    return out
+
+
+def corpus_differences(curves: list[CurveResult], level: float = uncertainty.LEVEL) -> list[dict]:
+    """Bulk minus one at a time at every x that both curves of a :func:`curve_pairs` pair predict
+    out of sample (neither fit saw it).  Each curve is fitted on its own 3 points, so the two
+    predictions are independent: the interval of the difference adds their variances (each the
+    constants' share and the structural sd of the curve's group, set without the curve's source)."""
+    z = uncertainty.z_value(level)
+    held_out = {src: structural_rel_sd(curves, leave_out_source=src, level=level)
+                for src in {source_of(c) for c in curves}}
+    s_m = {c.series: held_out[source_of(c)].get(c.group, 0.0) for c in curves}
+    out = []
+    for a, b in curve_pairs(curves):
+        pb = {p["x"]: p for p in b.predicted}
+        for p in a.predicted:
+            q = pb.get(p["x"])
+            if q is None:
+                continue
+            sd = np.hypot(np.hypot(p["constants_rel_sd"], s_m[a.series]) * p["predicted"],
+                          np.hypot(q["constants_rel_sd"], s_m[b.series]) * q["predicted"])
+            d = q["predicted"] - p["predicted"]
+            group = ("corpus curves, SLUB bulk vs one at a time"
+                     + ("" if a.group == "slub" else ", earlier designs"))
+            out.append(_pair(f"{a.series} -> {b.series.rsplit('-', 1)[1]} @ {a.x_name} {p['x']:g}",
+                             f"SLUB free of {p['x']:g} objects: one at a time -> bulk", group, "cycles",
+                             p["measured"], q["measured"], p["predicted"], q["predicted"], d - z * sd, d + z * sd,
+                             "predicted"))
+    return out
+
+
+def summarise_differences(pairs: list[dict]) -> dict:
+    """The ``differences`` protocol: per group and over every pair of predicted evidence of the
+    designs the model describes (the headline), the pairs,
+    those whose measured difference is above its noise (``resolved``), the share of those with the
+    right sign (``sign_agreement``), the MAPE of the difference over them, and the share of all pairs
+    whose measured difference lies inside the paired interval (``coverage``)."""
+    def stats(ps):
+        res = [p for p in ps if p["resolved"]]
+        return dict(n_pairs=len(ps), n_resolved=len(res),
+                    sign_agreement=float(np.mean([p["sign_agrees"] for p in res])) if res else float("nan"),
+                    mape=float(np.mean([abs(p["rel_error"]) for p in res])) if res else float("nan"),
+                    coverage=float(np.mean([p["inside"] for p in ps])) if ps else float("nan"))
+    groups = sorted({p["group"] for p in pairs}, key=lambda g: (not g.startswith("seed rows"), g))
+    # the headline: pairs the model had freedom to miss, of the designs it describes (the SLUB designs
+    # the 2015 series replaced are reported apart, as their curves are)
+    evidence = [p for p in pairs if p["evidence"] == "predicted" and "earlier designs" not in p["group"]]
+    return dict(protocol="differences", pairs=pairs, **stats(evidence),
+                groups=[dict(group=g, **stats([p for p in pairs if p["group"] == g])) for g in groups])
 
 
 def report(df, profiles: dict[str, Profile] | None = None) -> dict:
-    """Both protocols, the coverage of the 90 % intervals, the structural sd per subsystem and the
-    in-sample degrees of freedom, as plain data (the CLI's ``--json``)."""
+    """The differences (:func:`summarise_differences`), both protocols, the coverage of the 90 %
+    intervals, the structural sd per subsystem and the in-sample degrees of freedom, as plain data
+    (the CLI's ``--json``)."""
     curves = validate_corpus(df)
     loso = leave_one_source_out(profiles)
     loro = leave_one_row_out(profiles)
     struct = structural_rel_sd(curves)
     points = profile_cpu_points(df)
+    differences = summarise_differences(seed_differences(profiles) + corpus_differences(curves))
     eras = era_validation.era_points(df)
     other_cpu = uarch.leave_one_cpu_out(df)
     summary = sorted(summarise(curves, loso, loro, points) + era_validation.summarise(eras)
                      + uarch.summarise(other_cpu), key=lambda s: (s["subsystem"], s["protocol"]))
-    return dict(summary=summary, coverage=coverage(curves), points=points, eras=eras, other_cpu=other_cpu,
+    return dict(differences=differences, summary=summary, coverage=coverage(curves), points=points, eras=eras,
+                other_cpu=other_cpu,
                 structural_rel_sd={STRUCTURAL_PREFIX[g]: v for g, v in struct.items() if g in STRUCTURAL_PREFIX},
                 curves=[_curve_dict(c) for c in curves], loso=loso, loro=loro, in_sample=in_sample_dof(profiles))
 
@@ -505,6 +668,63 @@ REPORT_JSON = uncertainty.REPORT_JSON
 def load_report(path: Path | str | None = None) -> dict:
     """The committed report (written by ``scripts/validation_report.py``; a test checks it is current)."""
     return json.loads(Path(path or REPORT_JSON).read_text())
+
+
+# ---- recorded figures: no reported figure may get worse unnoticed ---------------------------
+
+#: every out-of-sample figure, as last recorded on purpose (``scripts/validation_report.py --record``)
+RECORDED_JSON = Path(__file__).with_name("data") / "outofsample-recorded.json"
+#: relative slack of a recorded figure: the report's rounding to 3 significant figures (at most half a
+#: unit of the third digit, 0.5 %) and another machine's last digits; counts have none
+_SLACK = 5e-3
+
+
+def recorded_figures(rep: dict) -> dict:
+    """``{figure name: {"value": v, "better": "lower" | "higher" | "nearer 0.9"}}`` of every figure the
+    report states: per subsystem and protocol the MAPE, the max error and the points predicted; the
+    coverage per group; the seed rows left out that were predicted and not; the differences'
+    sign agreement, MAPE and coverage, overall and per group."""
+    out = {}
+    for s in rep["summary"]:
+        k = f"{s['subsystem']} / {s['protocol']}"
+        out[f"{k}: MAPE"] = dict(value=s["mape"], better="lower")
+        out[f"{k}: max error"] = dict(value=s["max_error"], better="lower")
+        out[f"{k}: points"] = dict(value=s["points"], better="higher")
+    for g, c in rep["coverage"].items():
+        out[f"coverage {g}"] = dict(value=c["coverage"], better=f"nearer {uncertainty.LEVEL:g}")
+    for key, name in (("loso", "source left out"), ("loro", "row left out")):
+        for status, better in (("predicted", "higher"), ("not predictable", "lower")):
+            out[f"seed rows, {name}: {status}"] = dict(value=sum(r["status"] == status for r in rep[key]),
+                                                       better=better)
+    d = rep.get("differences")
+    if d:
+        for g in [dict(group="all pairs of predicted evidence", **{k: d[k] for k in d if k != "groups"})] + d["groups"]:
+            for k, better in (("sign_agreement", "higher"), ("mape", "lower"),
+                              ("coverage", f"nearer {uncertainty.LEVEL:g}"), ("n_pairs", "higher")):
+                if g.get(k) is not None and g[k] == g[k]:
+                    out[f"differences {g['group']}: {k}"] = dict(value=g[k], better=better)
+    return out
+
+
+def worse_than_recorded(rep: dict, recorded: dict) -> list[str]:
+    """Figures of ``rep`` worse than ``recorded`` (beyond the report's rounding), and figures that
+    appeared or vanished: each a line naming the figure, its recorded value and today's."""
+    now = recorded_figures(rep)
+    out = [f"{k}: recorded {recorded[k]['value']}, no longer reported" for k in recorded if k not in now]
+    out += [f"{k}: {v['value']} is not recorded" for k, v in now.items() if k not in recorded]
+    for k in now.keys() & recorded.keys():
+        v, r, better = now[k]["value"], recorded[k]["value"], recorded[k]["better"]
+        slack = 0.0 if isinstance(r, int) else _SLACK * abs(r) + 1e-12
+        if better == "lower":
+            worse = v > r + slack
+        elif better == "higher":
+            worse = v < r - slack
+        else:
+            level = float(better.split()[1])
+            worse = abs(v - level) > abs(r - level) + slack
+        if worse:
+            out.append(f"{k}: {v} is worse than the recorded {r} ({better} is better)")
+    return sorted(out)
 
 
 #: significant figures of a computed number in the report: the model predicts to a few per cent
@@ -580,20 +800,46 @@ def _num(x: float | None) -> str:
     return f"{x:.0f}" if abs(x) >= 1e4 else f"{x:.{SIG_FIGS + 3}g}"
 
 
+def format_differences(d: dict) -> list[str]:
+    """The ``differences`` protocol as text: the figures, per group, then every pair."""
+    lines = [f"Differences B - A (before/after pairs the model expresses): {d['n_pairs']} pairs of predicted evidence "
+             "(SLUB designs the 2015 series replaced apart), "
+             f"{d['n_resolved']} with a measured difference above its noise; right sign {_pct(d['sign_agreement'])}, "
+             f"MAPE of the difference {_pct(d['mape'])}, inside the paired {uncertainty.LEVEL:.0%} interval "
+             f"{_pct(d['coverage'])} (goals: right sign >= 90 %, inside 80-95 %)", "",
+             "| group | pairs | above noise | right sign | MAPE of the difference | inside the interval |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for g in d["groups"]:
+        lines.append(f"| {g['group']} | {g['n_pairs']} | {g['n_resolved']} | {_pct(g['sign_agreement'])} | "
+                     f"{_pct(g['mape'])} | {_pct(g['coverage'])} |")
+    lines += ["", "| pair | what | unit | measured B - A | predicted | 90 % interval | noise | sign | inside | "
+              "evidence |", "|---|---|---|---:|---:|---|---:|---|---|---|"]
+    for p in d["pairs"]:
+        sign = "—" if p["sign_agrees"] is None else ("right" if p["sign_agrees"] else "WRONG")
+        lines.append(f"| {p['pair']} | {p['what']} | {p['unit']} | {_num(p['measured_delta'])} | "
+                     f"{_num(p['predicted_delta'])} | [{_num(p['lo'])}, {_num(p['hi'])}] | {_num(p['noise'])} | "
+                     f"{sign} | {'yes' if p['inside'] else 'no'} | {p['evidence']} |")
+    return lines
+
+
 def format_report(rep: dict) -> str:
-    """The report as text tables (the CLI's output, and the tables of ``docs/validation.md``)."""
-    lines = ["Out of sample, per subsystem (curves: fit on 3 points, predict the rest; seed rows: leave one "
-             "source out)", "",
+    """The report as text tables (the CLI's output, and the tables of ``docs/validation.md``), the
+    differences first: they are what a design review reads."""
+    lines = format_differences(rep["differences"])
+    lines += ["", "Out of sample, per subsystem (curves: fit on 3 points, predict the rest; seed rows: leave one "
+              "source out)", "",
              f"| {'subsystem':<15} | {'protocol':<27} | {'points predicted':>16} | {'MAPE':>8} | {'max |error|':>11} |",
              f"|{'-' * 17}|{'-' * 29}|{'-' * 17}:|{'-' * 9}:|{'-' * 12}:|"]
     for s in rep["summary"]:
         lines.append(f"| {s['subsystem']:<15} | {s['protocol']:<27} | {s['points']:>16} | {_pct(s['mape']):>8} | "
                      f"{_pct(s['max_error']):>11} |")
     lines += ["", f"Coverage of the {uncertainty.LEVEL:.0%} prediction intervals on the curves' out-of-sample "
-              "points (constants' uncertainty and the structural sd estimated from the group's other curves)", "",
-              "| group | points | inside | coverage |", "|---|---:|---:|---:|"]
+              "points, judged on held-out sources (constants' uncertainty, and the structural sd set without every "
+              "curve of the source judged)", "",
+              "| group | sources | points | inside | coverage | |", "|---|---:|---:|---:|---:|---|"]
     for g, c in sorted(rep["coverage"].items()):
-        lines.append(f"| {g} | {c['points']} | {c['inside']} | {_pct(c['coverage'])} |")
+        flag = ("outside 80-95 %" if c["points"] >= 10 and not 0.80 <= c["coverage"] <= 0.95 else "")
+        lines.append(f"| {g} | {c['sources']} | {c['points']} | {c['inside']} | {_pct(c['coverage'])} | {flag} |")
     lines += ["", "Structural (model-form) relative sd used by the intervals: "
               + ", ".join(f"`{k}*` {_pct(v)}" for k, v in sorted(rep["structural_rel_sd"].items())), ""]
     lines += ["", "Curves", "",
@@ -638,3 +884,9 @@ def format_report(rep: dict) -> str:
         lines.append(f"| {d['subsystem']} | {d['rows']} | {', '.join(d['fitted_constants']) or '—'} | {d['dof']} | "
                      f"{label} |")
     return "\n".join(lines)
+
+
+def load_recorded(path: Path | str | None = None) -> dict:
+    """The recorded figures (:data:`RECORDED_JSON`), ``{}`` when there is no record yet."""
+    p = Path(path or RECORDED_JSON)
+    return json.loads(p.read_text()) if p.is_file() else {}

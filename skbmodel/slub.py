@@ -70,13 +70,6 @@ def remote_objects(n, fill, objects_per_slab):
     return np.where(k > 0, n - tail, 0.0)
 
 
-def remote_fraction(n, objects_per_slab, fill_fraction=1.0):
-    """Fraction of the frees of a run of ``n`` objects that miss the CPU slab [0-1]:
-    ``remote_objects(n) / n``."""
-    n = np.maximum(np.asarray(n, dtype=float), 1.0)
-    return remote_objects(n, fill_objects(objects_per_slab, fill_fraction), objects_per_slab) / n
-
-
 def detached_freelists(k, objects_per_slab, locality):
     """Expected number of slab pages (detached freelists) among ``k`` objects freed in one bulk.
 

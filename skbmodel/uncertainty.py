@@ -32,6 +32,17 @@ A structural (model) error can be added per subsystem: :data:`STRUCTURAL_REL_SD`
 sd per output prefix (0 until out-of-sample validation fills it), combined in quadrature:
 ``sd_total = sqrt(sd_constants^2 + (rel * |f|)^2)``.
 
+**Intervals respect what the outputs are** (:func:`physical_intervals`):
+
+* a quantity the model never makes negative (a cost, a rate, a gain of bulk over one at a time:
+  :func:`nonnegative_outputs`) has its lower bound clipped at 0.  The normal approximation puts
+  probability below 0 where the quantity cannot go; clipping removes only that impossible part;
+* a value fixed by the kernel (:data:`EXACT_OUTPUTS`, objects per slab) is exact: ``[f, f]``;
+* "runs needed" is a monotone function of the zeroing difference, so its range is that function of
+  the difference's interval: from the runs at the interval's largest ``|delta|`` to those at its
+  smallest, and up to :data:`skbmodel.noise.MAX_RUNS` (no finite number of runs) when the interval
+  holds 0.
+
 :func:`delta_interval` gives the interval of a B - A difference with *paired* propagation: A and
 B see the same constant perturbations, so a constant both share cancels and identical A and B give
 exactly ``[0, 0]``.
@@ -46,7 +57,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from . import model
+from . import model, noise
 from .params import MODEL_PARAMS
 from .profile import Profile
 
@@ -317,9 +328,60 @@ def _check(method, outputs):
     return method, outputs
 
 
+# ---------------------------------------------------------------- physics of the intervals
+#: outputs the kernel fixes (integers of the slab geometry): no uncertainty
+EXACT_OUTPUTS = frozenset({"slub.objects_per_slab"})
+#: a count derived from a difference: ``output: (the difference it is a function of, the noise key)``
+RUNS_OUTPUTS = {"veth.zero_delta_runs": ("veth.zero_delta_ns", "noise_ns")}
+_NONNEG: dict[tuple, frozenset] = {}
+
+
+def nonnegative_outputs(profile: Profile) -> frozenset:
+    """Outputs that are >= 0 in every probe state (:func:`_probe_params`: the defaults, every
+    parameter at its bounds, 512 random states) with the profile's constants: costs, rates, counts.
+    A difference that can take either sign (memset minus ``__GFP_ZERO``) is not one.  Cached."""
+    key = (profile.id, tuple(sorted(profile.values().items())))
+    hit = _NONNEG.get(key)
+    if hit is None:
+        out = model.evaluate(_probe_params(profile), profile)
+        with np.errstate(invalid="ignore"):
+            hit = frozenset(o for o in model.OUTPUT_UNITS if np.all(np.asarray(out[o], dtype=float) >= 0))
+        if len(_NONNEG) >= _RELEVANCE_MAX:
+            _NONNEG.pop(next(iter(_NONNEG)))
+        _NONNEG[key] = hit
+    return hit
+
+
+def physical_intervals(values: Mapping, bounds: dict, profile: Profile, params: Mapping) -> dict:
+    """``bounds`` (``{output: (lo, hi)}`` of the values ``values``) with the rules of the module
+    docstring applied: non-negative quantities clipped at 0, kernel-fixed values exact, "runs
+    needed" from the interval of the difference it counts (which ``bounds`` must hold)."""
+    nonneg = nonnegative_outputs(profile)
+    raw = model.raw_inputs(params, profile)
+    out = {}
+    for o, (lo, hi) in bounds.items():
+        f = np.asarray(values[o], dtype=float)
+        lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
+        if o in EXACT_OUTPUTS:
+            lo, hi = f, f
+        elif o in RUNS_OUTPUTS:
+            d_name, noise_key = RUNS_OUTPUTS[o]
+            d_lo, d_hi = (np.asarray(v, dtype=float) for v in bounds[d_name])
+            noise_ns = raw[noise_key]
+            far = np.maximum(np.abs(d_lo), np.abs(d_hi))
+            near = np.where((d_lo <= 0) & (d_hi >= 0), 0.0, np.minimum(np.abs(d_lo), np.abs(d_hi)))
+            lo = np.minimum(noise.runs_needed(far, noise_ns), f)
+            hi = np.maximum(noise.runs_needed(near, noise_ns), f)
+        elif o in nonneg:
+            lo = np.where(f >= 0, np.maximum(lo, 0.0), lo)
+        out[o] = (lo, hi)
+    return out
+
+
 # ---------------------------------------------------------------- public API
 def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, outputs=None, level: float = LEVEL,
-                            method: str | None = None, n_samples: int = N_SAMPLES, structural: bool = True):
+                            method: str | None = None, n_samples: int = N_SAMPLES, structural: bool = True,
+                            physical: bool = True):
     """Point values and prediction intervals of ``outputs`` (default: every output) in one pass.
 
     Parameters
@@ -332,6 +394,8 @@ def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, out
     n_samples : draws for ``"sampling"``.
     structural : add :func:`structural_rel_sd` (default); ``False`` gives the constants' share alone
         (the out-of-sample validation estimates the structural term from that).
+    physical : apply :func:`physical_intervals` (default); ``False`` gives the symmetric normal
+        interval ``f +- z sd`` (the out-of-sample validation reads ``sd`` from it).
 
     Returns
     -------
@@ -339,6 +403,9 @@ def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, out
     arrays of the grid's shape [output unit], with ``lo <= value <= hi``.
     """
     method, outputs = _check(method, outputs)
+    asked = outputs
+    if physical:  # a count of runs needs the interval of the difference it counts
+        outputs = list(dict.fromkeys([*outputs, *(RUNS_OUTPUTS[o][0] for o in outputs if o in RUNS_OUTPUTS)]))
     prof = model.profile_of(params, profile)
     names, sd, corr = _relevant(prof, outputs)
     base = np.array([prof.value(n) for n in names])
@@ -350,18 +417,22 @@ def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, out
 
     def struct_sd(o, f):
         return (structural_rel_sd(o) if structural else 0.0) * np.abs(f)
-    return _propagate(values_of, deltas.shape[0], grid, outputs, method, corr, level, struct_sd)
+    f0, res = _propagate(values_of, deltas.shape[0], grid, outputs, method, corr, level, struct_sd)
+    if physical:
+        res = physical_intervals(f0, res, prof, params)
+    return {o: f0[o] for o in asked}, {o: res[o] for o in asked}
 
 
 def intervals(params: Mapping, profile: Profile | None = None, outputs=None, level: float = LEVEL,
-              method: str | None = None, n_samples: int = N_SAMPLES, structural: bool = True) -> dict:
+              method: str | None = None, n_samples: int = N_SAMPLES, structural: bool = True,
+              physical: bool = True) -> dict:
     """Prediction interval ``(lo, hi)`` [output unit] of each output, vectorised over the params grid.
 
     ``level`` is the two-sided coverage (0.9: the 5 % and 95 % points).  Sources of uncertainty:
     the profile constants' ``stderr`` and correlations, and :func:`structural_rel_sd`, in
     quadrature.  Method and defaults: see the module docstring and :func:`evaluate_with_intervals`.
     """
-    return evaluate_with_intervals(params, profile, outputs, level, method, n_samples, structural)[1]
+    return evaluate_with_intervals(params, profile, outputs, level, method, n_samples, structural, physical)[1]
 
 
 def delta_intervals(params_a: Mapping, params_b: Mapping, profile_a: Profile | None = None,
@@ -396,7 +467,9 @@ def delta_intervals(params_a: Mapping, params_b: Mapping, profile_a: Profile | N
 
     def struct_sd(o, f):
         return structural_rel_sd(o) * np.abs(f)
-    return _propagate(values_of, deltas.shape[0], grid, outputs, method, corr, level, struct_sd)
+    delta, res = _propagate(values_of, deltas.shape[0], grid, outputs, method, corr, level, struct_sd)
+    # a difference of kernel-fixed values is as exact as they are
+    return delta, {o: ((delta[o], delta[o]) if o in EXACT_OUTPUTS else iv) for o, iv in res.items()}
 
 
 def delta_interval(params_a: Mapping, params_b: Mapping, profile_a: Profile | None = None,
@@ -404,6 +477,29 @@ def delta_interval(params_a: Mapping, params_b: Mapping, profile_a: Profile | No
                    method: str | None = None, n_samples: int = N_SAMPLES):
     """``(lo, hi)`` of ``B - A`` for one ``output`` [its unit], paired (see :func:`delta_intervals`)."""
     return delta_intervals(params_a, params_b, profile_a, profile_b, [output], level, method, n_samples)[1][output]
+
+
+def pair_interval(params_a: Mapping, output_a: str, params_b: Mapping, output_b: str, profile: Profile,
+                  level: float = LEVEL) -> tuple[float, tuple]:
+    """``(delta, (lo, hi))`` of ``output_b(params_b) - output_a(params_a)`` on one profile, paired
+    (linearised): both sides see the same perturbation of each constant, so a constant that moves
+    them alike cancels.  For a before/after pair whose outputs differ (one at a time vs bulk,
+    memset vs ``rep stosb``); :func:`delta_intervals` is the same output under two states.  The
+    structural term is fully correlated, as there: ``rel * |delta|``."""
+    _, outputs = _check("linear", [output_a, output_b])
+    names, sd, corr = _relevant(profile, outputs)
+    base = np.array([profile.value(n) for n in names])
+    deltas = _deltas("linear", sd, corr, 0)
+
+    def values_of(rows):
+        va = _evaluate_sets(params_a, profile, names, base, deltas[rows])[output_a]
+        vb = _evaluate_sets(params_b, profile, names, base, deltas[rows])[output_b]
+        return {"delta": np.asarray(vb, dtype=float) - np.asarray(va, dtype=float)}
+
+    def struct_sd(o, f):
+        return structural_rel_sd(output_a) * np.abs(f)
+    f0, res = _propagate(values_of, deltas.shape[0], 1, ["delta"], "linear", corr, level, struct_sd)
+    return f0["delta"], res["delta"]
 
 
 def half_width(interval) -> np.ndarray:

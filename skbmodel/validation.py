@@ -3,10 +3,20 @@
 Tolerances (what "reproduces the row" means): microbenchmark cycles and ns +-5 %, throughputs +-3 %, every veth row
 within +-2 ns/packet, the kfree_skb_list saving within the 2 ns noise floor, constants exactly,
 and cpumap drops must equal src - dst exactly (and match the measured drops within 3 %).
+
+Not every row is evidence.  Each carries its kind (:func:`evidence_of_rows`):
+
+* ``predicted``: the model had freedom to miss it (its subsystem has more independent rows than
+  fitted constants);
+* ``reproduced by construction``: its subsystem's rows are no more than the constants fitted to
+  them (0 degrees of freedom), so the fit reproduces them whatever the model says;
+* ``restates an input``: a profile constant, a state default or an input returned unchanged.
 """
 from __future__ import annotations
 
 import dataclasses
+import json
+from pathlib import Path
 
 import numpy as np
 
@@ -170,13 +180,52 @@ def residuals_normalised(specs, preds):
     return out
 
 
+#: kinds of evidence a row gives, strongest first
+EVIDENCE_KINDS = ("predicted", "reproduced by construction", "restates an input")
+
+#: the out-of-sample report, whose ``in_sample`` degrees of freedom say which rows are reproduced by
+#: construction (``scripts/validation_report.py`` writes it; a test keeps it current)
+REPORT_JSON = Path(__file__).with_name("data") / "outofsample.json"
+
+
+def evidence_of_rows(in_sample: list[dict] | None = None) -> dict[str, str]:
+    """``{row id: kind}`` (:data:`EVIDENCE_KINDS`) for every row of :data:`ROWS`.
+
+    ``in_sample``: the per-subsystem degrees of freedom (``skbmodel.outofsample.in_sample_dof``),
+    by default those of the committed report.  An exact row restates an input; a row (or a row that
+    restates it in another unit) of a subsystem with no degree of freedom is reproduced by
+    construction; every other row is predicted.
+    """
+    if in_sample is None:
+        in_sample = json.loads(REPORT_JSON.read_text())["in_sample"]
+    built = {i for d in in_sample if d["by_construction"] for i in (*d["row_ids"], *d["restated"])}
+    return {s.id: ("restates an input" if s.tol_kind == "exact" else
+                   "reproduced by construction" if s.id in built else "predicted") for s in ROWS}
+
+
+def evidence_counts(rows: list[dict]) -> dict[str, dict]:
+    """``{kind: {"rows": n, "ok": n within tolerance}}`` of :func:`validate`'s rows, every kind listed."""
+    return {k: dict(rows=sum(r["evidence"] == k for r in rows), ok=sum(r["evidence"] == k and r["ok"] for r in rows))
+            for k in EVIDENCE_KINDS}
+
+
+def evidence_summary(rows: list[dict]) -> str:
+    """One line: the rows within tolerance counted by kind of evidence, predicted first."""
+    c = evidence_counts(rows)
+    p, b, r = (c[k] for k in EVIDENCE_KINDS)
+    return (f"{p['ok']} of {p['rows']} predicted rows within tolerance; {b['ok']} of {b['rows']} reproduced by "
+            f"construction (0 degrees of freedom: no evidence); {r['ok']} of {r['rows']} restate an input "
+            "(not evidence)")
+
+
 def validate(profiles: dict[str, Profile] | None = None) -> list[dict]:
-    """Every covered row: id, measured, predicted, unit, relative error, tolerance, ok."""
+    """Every covered row: id, measured, predicted, unit, relative error, tolerance, ok, evidence."""
     specs = list(ROWS)
     preds = predict_rows(specs, profiles)
     norm = residuals_normalised(specs, preds)
     obs = seed_observations()
     pred_of = dict(zip([s.id for s in specs], preds))
+    evidence = evidence_of_rows()
     rows = []
     for s, p, z in zip(specs, preds, norm):
         o = obs[s.id]
@@ -190,5 +239,5 @@ def validate(profiles: dict[str, Profile] | None = None) -> list[dict]:
         rows.append(dict(id=s.id, system=o.system, quantity=o.quantity, profile=s.profile, measured=o.value,
                          predicted=float(p), unit=o.unit,
                          rel_error=float((p - o.value) / o.value) if o.value else 0.0,
-                         tolerance=tol, ok=ok, note=s.note))
+                         tolerance=tol, ok=ok, evidence=evidence[s.id], note=s.note))
     return rows

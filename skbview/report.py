@@ -216,7 +216,8 @@ def _validation_html() -> str:
                     f"<td>{_e(r['tolerance'])}</td><td>{'yes' if r['ok'] else 'NO'}</td></tr>")
     nc = "".join(f"<li><code>{_e(k)}</code>: {_e(v)}</li>" for k, v in validation.NOT_COVERED.items())
     return (f"<p><b>{n_ok} of {len(rows)} covered seed rows within tolerance</b> "
-            f"(each row evaluated under its own conditions and CPU profile).</p>"
+            f"(each row evaluated under its own conditions and CPU profile): "
+            f"{_e(validation.evidence_summary(rows))}.</p>"
             "<table><tr><th>row</th><th>profile</th><th>quantity</th><th>measured</th><th>predicted</th>"
             "<th>unit</th><th>error</th><th>tolerance</th><th>ok</th></tr>" + "".join(body) + "</table>"
             + (f"<p>Not covered:</p><ul>{nc}</ul>" if nc else ""))

@@ -18,6 +18,7 @@ inputs that a lenient parser may reasonably accept (unicode digits, ``1_000``, `
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import random
@@ -401,33 +402,33 @@ DASHBOARD = str(REPO / "dashboard.py")
 ALL_PAGES = tuple(S.PAGES) + ("calibrate",)
 
 
-def leave_legacy_pages_mode() -> None:
+@contextlib.contextmanager
+def legacy_pages_mode_left():
     """AppTest resets ``PagesManager.uses_pages_directory`` on every run; a real server leaves the
-    legacy ``pages/`` mode for good at the first ``st.navigation``.  Do the same (see
-    tests/test_app_pages.py).  Idempotent."""
+    legacy ``pages/`` mode for good at the first ``st.navigation``.  Do the same inside the block
+    (see tests/test_app_pages.py), and undo it after: a later AppTest sees Streamlit as it was."""
+    import logging
+
     from streamlit.runtime.pages_manager import PagesManager
 
-    if getattr(PagesManager, "_skb_nav_patched", False):
-        return
-    orig = PagesManager.__init__
+    orig_init, orig_flag = PagesManager.__init__, PagesManager.uses_pages_directory
 
     def init(self, *a, **k):
-        orig(self, *a, **k)
+        orig_init(self, *a, **k)
         PagesManager.uses_pages_directory = False
 
-    PagesManager.__init__ = init
-    PagesManager._skb_nav_patched = True
-    import logging  # "missing ScriptRunContext" is logged for harness-side calls; it is noise here
+    # "missing ScriptRunContext" is logged for harness-side calls; it is noise here
+    log = logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context")
 
-    logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context").addFilter(
-        lambda record: "missing ScriptRunContext" not in record.getMessage())
+    def quiet(record):
+        return "missing ScriptRunContext" not in record.getMessage()
     # Harness speed only: every AppTest run re-scans all installed distributions for v2 component
     # manifests (~90 % of a run here).  The installed packages do not change during a soak; scan once.
     try:
         from streamlit.components.v2 import manifest_scanner
     except ImportError:  # other Streamlit versions
-        return
-    scan = manifest_scanner.scan_component_manifests
+        manifest_scanner = None
+    scan = manifest_scanner.scan_component_manifests if manifest_scanner else None
     cache: list = []
 
     def scan_once(*a, **k):
@@ -435,7 +436,18 @@ def leave_legacy_pages_mode() -> None:
             cache.append(scan(*a, **k))
         return list(cache[0])
 
-    manifest_scanner.scan_component_manifests = scan_once
+    PagesManager.__init__ = init
+    log.addFilter(quiet)
+    if manifest_scanner:
+        manifest_scanner.scan_component_manifests = scan_once
+    try:
+        yield
+    finally:
+        PagesManager.__init__ = orig_init
+        PagesManager.uses_pages_directory = orig_flag
+        log.removeFilter(quiet)
+        if manifest_scanner:
+            manifest_scanner.scan_component_manifests = scan
 
 
 @dataclasses.dataclass
@@ -498,11 +510,15 @@ def _any_html(at) -> bool:
 
 def check_link(q: FuzzQuery, page: str, timeout: float = 60.0) -> LinkOutcome:
     """Open ``page`` of the dashboard in AppTest with the link ``q``; report what went wrong."""
+    with legacy_pages_mode_left():
+        return _check_link(q, page, timeout)
+
+
+def _check_link(q: FuzzQuery, page: str, timeout: float) -> LinkOutcome:
     import time
 
     from streamlit.testing.v1 import AppTest
 
-    leave_legacy_pages_mode()
     out = LinkOutcome(seed=q.seed, page=page)
     t0 = time.perf_counter()
     try:
@@ -559,11 +575,15 @@ def _texts(at) -> str:
 
 def check_upload(u: FuzzUpload, fit: bool = False, timeout: float = 60.0) -> UploadOutcome:
     """Feed ``u`` to the Calibrate page in AppTest (paste, measurement upload or profile upload)."""
+    with legacy_pages_mode_left():
+        return _check_upload(u, fit, timeout)
+
+
+def _check_upload(u: FuzzUpload, fit: bool, timeout: float) -> UploadOutcome:
     import time
 
     from streamlit.testing.v1 import AppTest
 
-    leave_legacy_pages_mode()
     out = UploadOutcome(seed=u.seed, how=u.how, kind=u.kind)
     t0 = time.perf_counter()
     try:

@@ -11,7 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from skbmodel import model, noise, state as sk_state, uncertainty, validation
+from skbmodel import model, noise, outofsample, state as sk_state, uncertainty, validation
 from skbmodel.observations import seed_observations
 from skbmodel.profile import load_profile
 
@@ -349,9 +349,19 @@ def test_compare_page_with_preset_002():
 def test_validation_page():
     at = _open(_app(), "validation")
     rows = validation.validate()
-    assert _metric(at, "Rows within tolerance") == f"{sum(r['ok'] for r in rows)} / {len(rows)}"
-    df = at.dataframe[0].value
-    assert len(df) == len(rows)
+    ev = validation.evidence_counts(rows)
+    assert _metric(at, "Predicted, in tolerance") == f"{ev['predicted']['ok']} / {ev['predicted']['rows']}"
+    built = ev["reproduced by construction"]
+    assert _metric(at, "Reproduced by construction") == f"{built['ok']} / {built['rows']}"
+    assert _metric(at, "Restate an input") == str(ev["restates an input"]["rows"])
+    # the differences first: their figures, then the seed rows' table with each row's evidence
+    d = outofsample.load_report()["differences"]
+    assert _metric(at, "Right sign") == f"{d['sign_agreement'] * 100:.0f} %"
+    assert _metric(at, "Inside the paired interval") == f"{d['coverage'] * 100:.0f} %"
+    frames = [f.value for f in at.dataframe]
+    assert "sign_agreement" in frames[0].columns
+    table = next(f for f in frames if "tolerance" in f.columns)
+    assert len(table) == len(rows) and set(table["evidence"]) == set(validation.EVIDENCE_KINDS)
     spec = _spec(at, 0)
     _check_chart_basics(spec)
     pts = sum(len(_arr(t["x"])) for t in spec["data"] if t.get("mode") == "markers")

@@ -247,7 +247,9 @@ def test_fuzz_any_bytes(data):
 
 
 # ------------------------------------------------------------------------- clock and runs
-CURVE = (DATA / "slab_bulk_curve_4ghz.txt").read_text()       # slab_bulk_test01, bulk 1..250, TSC 3.9978 GHz
+# SYNTHETIC: the model's own slab_bulk_test01 curve (bulk 1..250, TSC 3.9978 GHz) printed as a dmesg log;
+# a parser input, never a measurement
+CURVE = (DATA / "slab_bulk_curve_4ghz_synthetic.txt").read_text()
 PP_ORG = (DATA / "page_pool_two_kernels.org").read_text()     # two kernels under org headings, TSC 2.9941 GHz
 KFL_MD = (DATA / "kfree_skb_list_bulk.md").read_text()        # two pktgen results under markdown headings
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import ast
 import re
-import time
 import tomllib
 from pathlib import Path
 
@@ -95,9 +94,17 @@ def test_fuzzed_uploads_on_the_calibrate_page():
         fits += bool(o.fitted)
         if o.failed:
             failures.append((seed, u.how, u.kind, u.name[:40], o.exception, o.silent, o.html))
-        assert o.seconds < 60, (seed, o.seconds)
     assert not failures, failures
     assert hows == {"paste", "file", "profile"}
+    # the fit branch: a fuzzed upload rarely maps a measurement, so one that does is fed too
+    from tests.fuzz_inputs import FuzzUpload
+
+    valid = ("time_bench: Type:kmem bulk_fallback Per elem: 109 cycles(tsc) 30.3 ns (step:16)\n"
+             "time_bench: Type:kmem bulk_quick_reuse Per elem: 64 cycles(tsc) 17.9 ns (step:16)\n")
+    o = check_upload(FuzzUpload(0, "paste", "paste", valid, "valid"), fit=True)
+    fits += bool(o.fitted)
+    assert not o.failed and o.fitted == "ok", o
+    assert fits >= 1
 
 
 def test_hostile_file_name_is_text_not_markdown():
@@ -143,17 +150,14 @@ def _points(fig) -> int:
 @pytest.mark.parametrize("which", ["lo", "hi"])
 def test_extreme_states_give_bounded_charts(which):
     """Every link value is clamped and every sweep grid is fixed: the worst corner of the parameter
-    space draws a bounded number of points in bounded time on every page."""
+    space draws a bounded number of points on every page (its time is a benchmark's, not a test's)."""
     from skbview import charts
 
     st = _corner(which)
     for page in S.PAGES:
-        t0 = time.perf_counter()
         figs = charts.figures_for_page(page, {**st, "page": page})
-        dt = time.perf_counter() - t0
         pts = sum(_points(f) for _, f in figs)
         assert figs and pts <= 50_000, (page, pts)
-        assert dt < 10, (page, dt)
 
 
 def test_sweep_grids_are_fixed_constants():
@@ -205,17 +209,15 @@ def test_caches_are_capped():
 def test_link_and_upload_size_limits():
     assert S.MAX_VALUE_CHARS <= 1_000
     assert S.decode("a=" + "x" * (S.MAX_QUERY_CHARS + 1))[1][0].startswith("link ignored")
-    t0 = time.perf_counter()
     _, w = S.decode({f"k{i}": ["1"] for i in range(1_000)})
-    assert len(w) == 1_000 and time.perf_counter() - t0 < 2
+    assert len(w) == 1_000
     r = parsers.parse_text("x\n" * (parsers.MAX_LINES + 1))
     assert not r.measurements and "limit" in str(r.errors[0])
     r = parsers.parse_bytes(b"1" * (parsers.MAX_TEXT_CHARS * 2 + 1), "big.txt")
     assert not r.measurements and "limit" in str(r.errors[0])
     line = " kmem-bulk Per elem: 64 cycles(tsc) 17.905 ns (step:16)\n"
-    t0 = time.perf_counter()
     r = parsers.parse_text(line * (parsers.MAX_LINES - 1))
-    assert time.perf_counter() - t0 < 20 and len(r.measurements) <= parsers.MAX_MEASUREMENTS
+    assert 0 < len(r.measurements) <= parsers.MAX_MEASUREMENTS
 
 
 # --------------------------------------------------------------------------------------- static audit

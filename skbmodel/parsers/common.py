@@ -98,14 +98,6 @@ class ParseResult:
     def ok(self) -> bool:
         return bool(self.measurements)
 
-    def extend(self, other: "ParseResult") -> "ParseResult":
-        self.measurements += other.measurements
-        self.errors += other.errors
-        self.notes += other.notes
-        self.runs += other.runs
-        self.repairs += other.repairs
-        return self
-
 
 # --------------------------------------------------------------------------- helpers
 _QUOTE = re.compile(r"^(?:\s*[>|])+\s?")

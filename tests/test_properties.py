@@ -1,0 +1,140 @@
+"""Cheap guards that hold today, over random states of every slider and every shipped profile: the
+breakdown conserves the total, rates and times agree, cycles do not depend on the clock, the shapes
+the model is meant to have (and the non-monotone ones it is meant to have), and intervals that
+respect what each output is."""
+import numpy as np
+import pytest
+
+from skbmodel import model, noise, state, uncertainty
+from skbmodel.bench import random_states
+from skbmodel.profile import available_profiles, load_profile
+
+PROFILES = available_profiles()
+N = 2_000
+
+
+@pytest.fixture(scope="module", params=PROFILES)
+def prof(request):
+    return load_profile(request.param)
+
+
+def _states(n=N, seed=11, **fixed):
+    st = random_states(n, np.random.default_rng(seed))
+    st.update(fixed)
+    return st
+
+
+def _defaults(prof, **kw):
+    return {**state.scenario(state.defaults(prof.id)), **kw}
+
+
+@pytest.mark.parametrize("path", state.PATHS + ("design",))
+def test_breakdown_conserves_the_total_with_no_negative_part(prof, path):
+    st = _states(path=np.full(N, path))
+    parts = model.path_breakdown(st, prof)
+    total_ns = np.asarray(model.evaluate(st, prof)["path.ns_per_packet"])
+    ghz = st.get("ghz", prof.ghz)
+    summed = sum(np.broadcast_to(np.asarray(v, dtype=float), (N,)) for v in parts.values()) / ghz
+    assert np.allclose(summed, total_ns, rtol=1e-12, atol=0)
+    for name, v in parts.items():
+        assert np.all(np.asarray(v) >= 0), (path, name, float(np.min(v)))
+
+
+@pytest.mark.parametrize("rate, time", [("veth.mpps", "veth.ns_per_packet"), ("path.mpps", "path.ns_per_packet"),
+                                        ("kfree_skb_list.mpps", "kfree_skb_list.ns_per_packet"),
+                                        ("xdp_pass.mpps", "xdp_pass.ns_per_packet"),
+                                        ("budget.line_rate_mpps", "budget.ns_per_packet")])
+def test_mpps_times_ns_per_packet_is_1000(prof, rate, time):
+    out = model.evaluate(_states(), prof)
+    assert np.allclose(np.asarray(out[rate]) * np.asarray(out[time]), 1000.0, rtol=1e-12)
+
+
+def test_cycle_outputs_do_not_depend_on_the_clock(prof):
+    slow = model.evaluate(_states(ghz=np.full(N, 1.5)), prof)
+    fast = model.evaluate(_states(ghz=np.full(N, 4.5)), prof)
+    cycles = [o for o, u in model.OUTPUT_UNITS.items() if u == "cycles"]
+    assert len(cycles) >= 10
+    for o in cycles:
+        assert np.allclose(slow[o], fast[o], rtol=1e-12), o
+    # and a time does: the same cycles take 3x the ns at a third of the clock
+    assert np.allclose(np.asarray(slow["slub.bulk_ns"]), 3 * np.asarray(fast["slub.bulk_ns"]), rtol=1e-12)
+
+
+def test_zeroing_is_monotone_in_bytes(prof):
+    o = model.evaluate(_defaults(prof, zero_bytes=np.arange(1, 4097, 7)), prof)
+    for k in ("zero.memset_cycles", "zero.erms_cycles", "zero.gfp_zero_cycles"):
+        assert np.all(np.diff(np.asarray(o[k])) >= 0), k
+
+
+def test_veth_never_slows_with_a_bigger_xdp_batch(prof):
+    st = _states(200)
+    batch = np.arange(1, 65)
+    o = model.evaluate({**{k: np.asarray(v)[:, None] for k, v in st.items()}, "xdp_batch": batch[None, :]}, prof)
+    assert np.all(np.diff(np.asarray(o["veth.mpps"]), axis=1) >= -1e-12)
+
+
+def test_cpumap_source_never_exceeds_what_is_offered(prof):
+    o = model.evaluate(_states(), prof)
+    assert np.all(np.asarray(o["cpumap.src_mpps"]) <= prof.value("offered_mpps") * (1 + 1e-12))
+    assert np.all(np.asarray(o["cpumap.dst_mpps"]) <= np.asarray(o["cpumap.src_mpps"]) * (1 + 1e-12))
+
+
+def test_kfree_skb_list_dips_where_the_last_bulk_is_partial(prof):
+    """With KFREE_SKB_BULK_SIZE 16, a drop batch of 17 frees one bulk of 16 and one of 1: the cost
+    per packet steps up past each multiple of 16 and falls again as the last bulk fills."""
+    o = model.evaluate(_defaults(prof, kfl_bulk=16, drop_batch=np.arange(1, 65)), prof)
+    ns = np.asarray(o["kfree_skb_list.ns_per_packet"])
+    at = {b: ns[b - 1] for b in range(1, 65)}
+    for full in (16, 32, 48):
+        assert at[full + 1] > at[full], full
+        assert np.all(np.diff(ns[full:full + 16]) <= 1e-12), full
+
+
+def test_page_allocator_spills_past_the_pcp_list(prof):
+    """Bulk page allocation gets cheaper per page up to the per-CPU list's size, then dearer: the
+    pages beyond it come from the zone (the pcp spill)."""
+    o = model.evaluate(_defaults(prof, page_bulk=np.arange(1, 257)), prof)
+    per_page = np.asarray(o["page_alloc.bulk_cycles"])
+    low = int(np.argmin(per_page)) + 1
+    assert low == int(prof.value("pcp_high_pages"))
+    assert np.all(np.diff(per_page[:low]) <= 1e-12) and per_page[-1] > per_page[low - 1]
+
+
+# ---------------------------------------------------------------- intervals that respect physics
+@pytest.mark.parametrize("seed", range(5))
+def test_intervals_respect_physics_over_10000_random_states(prof, seed):
+    """5 x 2,000 random states per profile: a quantity the model never makes negative keeps a
+    non-negative interval, the slab geometry is exact, runs needed stay within [1, MAX_RUNS], and
+    every interval holds its value."""
+    st = _states(seed=100 + seed)
+    values, iv = uncertainty.evaluate_with_intervals(st, prof)
+    nonneg = uncertainty.nonnegative_outputs(prof)
+    assert {"slub.bulk_gain_cycles", "kfree_skb_list.free_cycles_per_drop", "veth.mpps"} <= nonneg
+    assert "zero.delta_ns" not in nonneg   # memset minus __GFP_ZERO takes either sign
+    for o, (lo, hi) in iv.items():
+        f = np.asarray(values[o], dtype=float)
+        lo, hi = np.broadcast_to(lo, f.shape), np.broadcast_to(hi, f.shape)
+        assert np.all(lo <= f + 1e-9 * np.abs(f)) and np.all(f <= hi + 1e-9 * np.abs(f)), o
+        if o in nonneg:
+            assert np.all(lo >= 0), (o, float(np.min(lo)))
+    assert np.array_equal(iv["slub.objects_per_slab"][0], values["slub.objects_per_slab"])
+    assert np.array_equal(iv["slub.objects_per_slab"][1], values["slub.objects_per_slab"])
+    lo, hi = iv["veth.zero_delta_runs"]
+    assert np.all(lo >= 1) and np.all(hi <= noise.MAX_RUNS)
+
+
+def test_runs_needed_follow_the_interval_of_the_difference():
+    """At zero_bytes=40 the zeroing difference's interval holds 0: runs from those at its largest
+    |delta| up to no finite number; a difference sure of its sign gives a bounded range."""
+    e5 = load_profile("e5-1650v4")
+    for zero_bytes in (40.0, 2048.0):
+        v, iv = uncertainty.evaluate_with_intervals({"zero_bytes": zero_bytes}, e5,
+                                                    ["veth.zero_delta_ns", "veth.zero_delta_runs"])
+        d_lo, d_hi = (float(x) for x in iv["veth.zero_delta_ns"])
+        lo, hi = (float(x) for x in iv["veth.zero_delta_runs"])
+        noise_ns = e5.value("noise_floor_ns")
+        assert lo == float(noise.runs_needed(max(abs(d_lo), abs(d_hi)), noise_ns)) and lo >= 1
+        if d_lo <= 0 <= d_hi:
+            assert hi == noise.MAX_RUNS
+        else:
+            assert hi == float(noise.runs_needed(min(abs(d_lo), abs(d_hi)), noise_ns)) < noise.MAX_RUNS
