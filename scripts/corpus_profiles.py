@@ -13,6 +13,10 @@ with the rows it comes from:
 * ``xeon-gold-6140``, ``xeon-platinum-8481c``: the clock and the bench_page_pool_simple costs
   (kind ``published``, time_bench precision); every other constant is inherited from the E5-1650 v4,
   which the profile's notes say.
+* ``e5-1650v4-2025``: the E5-1650 v4 on the kernels of 2025 (an era profile): the page_pool costs of
+  one out-of-tree bench run on v6.15; the other runs of that era are kept out, to be predicted.
+
+Each profile states the kernels its own constants were measured on (``kernels``, :mod:`skbmodel.era`).
 
 Run ``python scripts/archive_profiles.py`` after a change (share links record profile versions).
 """
@@ -78,14 +82,15 @@ def i7_4790k(df) -> Profile:
                                      "Jacobian, cov = s2 inv(J^T J)"),
                              bounds=fitted.constants[n].bounds, stderr=round(res.stderr[n], 6))
     prof = Profile(id="i7-4790k", name="Intel Core i7-4790K @ 4.00GHz (2015-2016 SLUB bulk API threads)",
-                   constants=consts, inherits=BASE,
+                   constants=consts, inherits=BASE, kernels=("4.2", "4.5"),
                    notes=("SLUB constants fitted to the published detached-freelist curves of this CPU; everything "
                           "else (zeroing, page_pool, the page allocator, the path bases) inherited from e5-1650v4 "
                           "unmeasured: a Haswell desktop part, not the Broadwell-EP server part"))
     return prof.with_correlation(free, np.asarray(res.corr, dtype=float))
 
 
-def page_pool_profile(df, pid: str, name: str, ghz_row: str, rows: dict, caches: dict, note: str) -> Profile:
+def page_pool_profile(df, pid: str, name: str, ghz_row: str, rows: dict, caches: dict, note: str,
+                      kernels: tuple[str, str]) -> Profile:
     consts = {}
     r0 = _row(df, ghz_row)
     consts["ghz"] = _published("ghz", r0["ghz"], "GHz", f"{r0['cpu']} (corpus row {ghz_row})", 0.0, "0: the TSC clock")
@@ -96,7 +101,7 @@ def page_pool_profile(df, pid: str, name: str, ghz_row: str, rows: dict, caches:
                                f"corpus row {rid}: {r['source'][:160]}".strip(), _tb_sd(float(r["value"])), TB)
     for n, (v, src) in caches.items():
         consts[n] = _published(n, v, "bytes", src, 0.0, "0: a documented cache size")
-    return Profile(id=pid, name=name, constants=consts, inherits=BASE, notes=note)
+    return Profile(id=pid, name=name, constants=consts, inherits=BASE, notes=note, kernels=kernels)
 
 
 def build(df) -> list[Profile]:
@@ -108,7 +113,7 @@ def build(df) -> list[Profile]:
          "page_slow_cycles": "pp-gold6140-2022-control-tasklet-slow"},
         {"l2_bytes": (1048576.0, "L2 cache per core, Intel Xeon Scalable (Skylake-SP): 1 MiB")},
         "page_pool costs and clock measured on this CPU (control kernel); the rest inherited from e5-1650v4 "
-        "unmeasured")
+        "unmeasured", ("5.17", "5.17"))
     spr = page_pool_profile(
         df, "xeon-platinum-8481c", "Intel Xeon Platinum 8481C @ 2.70GHz (Sapphire Rapids; 2025 page_pool bench)",
         "pp-spr8481c-2025-upstream-bench-fast",
@@ -118,8 +123,21 @@ def build(df) -> list[Profile]:
         {"l1d_bytes": (49152.0, "L1d cache per core, Intel Sapphire Rapids: 48 KiB"),
          "l2_bytes": (2097152.0, "L2 cache per core, Intel Sapphire Rapids: 2 MiB")},
         "page_pool costs and clock measured on this CPU (upstream selftest bench, no-softirq context); the rest "
-        "inherited from e5-1650v4 unmeasured")
-    return [i7_4790k(df), gold, spr]
+        "inherited from e5-1650v4 unmeasured", ("6.16", "6.16"))
+    e5_2025 = page_pool_profile(
+        df, "e5-1650v4-2025", "Intel Xeon E5-1650 v4 @ 3.60GHz, 2025 kernels (page_pool era of 6.13-6.16)",
+        "pp-e51650v4-2025-oot-nosoftirq-01",
+        {"pp_fast_cycles": "pp-e51650v4-2025-oot-nosoftirq-01",
+         "pp_ring_cycles": "pp-e51650v4-2025-oot-nosoftirq-02",
+         "page_slow_cycles": "pp-e51650v4-2025-oot-nosoftirq-03"},
+        {},
+        "The E5-1650 v4 of e5-1650v4 on the kernels of 2025: the page_pool costs are the out-of-tree "
+        "bench_page_pool_simple run on net.git v6.15-12438 (no-softirq page_pool01/02/03, which since 6.8 "
+        "measure the fast path, the ptr_ring and the slow path); everything else is inherited from e5-1650v4 "
+        "(2021-2023 kernels), unmeasured on these kernels. Fitted to that one run only: the upstream "
+        "selftest run (2025-06) and the tasklet run of 2025-01 on this CPU are predicted, not used "
+        "(python -m skbmodel validate --out-of-sample)", ("6.13", "6.16"))
+    return [i7_4790k(df), gold, spr, e5_2025]
 
 
 def same_profile(committed, fresh, rel: float = 1e-4, abs_: float = 2e-4) -> bool:

@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 
 from . import (__version__, calibration, corpus, custom, design, drivers, mailtext, model, outofsample, parsers,
-               shortlink, state, uncertainty, userfit, userinput, validation, versions)
+               shortlink, state, uarch, uncertainty, userfit, userinput, validation, versions)
 from .bench import run_bench
 from .profile import (DEFAULT_PROFILE, PROFILE_DIR, ProfileError, archive_current, available_profiles, clear_cache,
-                      load_profile, profile_version)
+                      load_profile, parse_profile, profile_version)
 
 
 class UsageError(Exception):
@@ -59,11 +59,11 @@ def cmd_eval(args) -> int:
         if bad:
             raise UsageError(f"design: {bad}")
     params = state.scenario(st, "a")
-    prof = state.profile_for(st, "a")
+    prof = _profile_file(args.profile) if args.profile else state.profile_for(st, "a")
     out, iv = uncertainty.evaluate_with_intervals(params, prof, level=uncertainty.LEVEL)  # one pass for both
     outputs = {k: _scalar(v) for k, v in out.items()}
     bounds = {k: [_scalar(iv[k][0]), _scalar(iv[k][1])] for k in outputs}
-    notice = versions.link_notice(args.query, st)
+    notice = None if args.profile else versions.link_notice(args.query, st)  # the file names its own profile
     if notice:  # the dashboard's version notice, one line
         print(f"notice: {notice['text']}", file=sys.stderr)
     if args.text:  # the page's "Copy as text" block
@@ -73,7 +73,8 @@ def cmd_eval(args) -> int:
         json.dump({"state": {k: st[k] for k in ["page", *state.MODEL_KEYS, *state.PROFILE_KEYS, *state.VERSION_KEYS]
                              if k in st}, "outputs": outputs, "intervals": bounds, "interval_level": uncertainty.LEVEL,
                    "units": dict(model.OUTPUT_UNITS), "profile": prof.id, "model_version": __version__,
-                   "profile_version": st.get("pv") or profile_version(st["cpu"]),
+                   "profile_version": profile_version(prof) if args.profile else
+                   st.get("pv") or profile_version(st["cpu"]),
                    "headline": state.headline(st["page"]), "version_notice": notice,
                    "drivers": _drivers_json(st)},
                   sys.stdout, indent=1, sort_keys=False)
@@ -101,6 +102,47 @@ def cmd_link(args) -> int:
     base = args.base or base
     print(f"{base}?{short}" if base else short)
     return 1 if warnings else 0
+
+
+def _profile_file(path: str):
+    """``eval --profile FILE.toml``: a profile file (derived, fitted or edited) that inherits a shipped one."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise UsageError(f"--profile {path}: cannot read it ({e.__class__.__name__})") from None
+    try:
+        custom.load_profile_text(text, origin=path)  # the checks an uploaded profile gets
+        return parse_profile(text, origin=path, resolve_parent=load_profile)
+    except (custom.ProfileLinkError, ProfileError) as e:
+        raise UsageError(str(e)) from None
+
+
+def cmd_profile(args) -> int:
+    try:
+        if args.action == "list-uarch":
+            print("\n".join(uarch.list_lines()))
+            return 0
+        ghz = None
+        if args.ghz is not None:
+            try:
+                ghz = float(args.ghz)
+            except ValueError:
+                raise uarch.UarchError(f"--ghz {args.ghz[:20]!r}: expected a number of GHz") from None
+        prof = uarch.derive(args.uarch, ghz=ghz, kernel=args.kernel,
+                            exclude=(args.uarch,) if args.leave_out else ())
+    except uarch.UarchError as e:
+        raise UsageError(str(e)) from None
+    text = prof.to_toml()
+    if args.out:
+        try:
+            Path(args.out).write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise UsageError(f"--out {args.out}: cannot write it ({e.__class__.__name__})") from None
+        derived = ", ".join(f"{k} {prof.value(k):.4g} ± {prof.stderr(k):.2g}" for k in uarch.DERIVED_PP)
+        print(f"wrote {args.out}: {prof.name}; {derived} cycles (1 sd)")
+    else:
+        sys.stdout.write(text)
+    return 0
 
 
 def cmd_validate(args) -> int:
@@ -413,6 +455,9 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
                           "versions and the short link; ASCII, 70 columns")
     e.add_argument("--base", metavar="URL", help="the dashboard's address for the link in --text (default "
                    f"{shortlink.DEFAULT_BASE_URL}<page>)")
+    e.add_argument("--profile", metavar="FILE.toml",
+                   help="evaluate with this profile file (e.g. from 'profile derive' or 'fit --out') instead of "
+                        "the link's CPU profile")
     e.set_defaults(func=cmd_eval)
     ln = sub.add_parser("link", help="the canonical short share link of a query string or a link",
                         description="Print the short share link (v=2: only what differs from the defaults of "
@@ -423,6 +468,17 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
     ln.add_argument("query", help="a query string ('bulk=32&zero=memset') or a whole link (http://host/page?...)")
     ln.add_argument("--base", metavar="URL", help="address to put before '?' (default: the link's own, if any)")
     ln.set_defaults(func=cmd_link)
+    pr = sub.add_parser("profile", help="machine descriptions and the profiles derived from them")
+    pr_sub = pr.add_subparsers(dest="action", required=True, parser_class=_Parser)
+    pr_sub.add_parser("list-uarch", help="list the machine descriptions, one per line, name first")
+    dv = pr_sub.add_parser("derive", help="derive a profile from a machine description")
+    dv.add_argument("--uarch", required=True, metavar="NAME", help="description name (see list-uarch)")
+    dv.add_argument("--ghz", metavar="X", help="TSC clock of your machine (default: the description's)")
+    dv.add_argument("--kernel", metavar="K", help=f"mainline kernel, e.g. 6.12 (default {uarch.LATEST_KERNEL})")
+    dv.add_argument("--out", metavar="FILE.toml", help="write the profile there (default: print it)")
+    dv.add_argument("--leave-out", action="store_true",
+                    help="do not use this CPU's own measurements (as validate --out-of-sample's 'other CPU' does)")
+    pr.set_defaults(func=cmd_profile)
     v = sub.add_parser("validate", help="compare every covered seed row with the model")
     v.add_argument("--json", action="store_true")
     v.add_argument("--out-of-sample", action="store_true",

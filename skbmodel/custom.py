@@ -200,7 +200,7 @@ def build(base: Profile, changes: dict[str, float], label: str = "", source: str
     # the base's correlations stay: the unchanged constants are the same quantities
     return Profile(id=cid, name=name, constants=consts, inherits=base.id,
                    notes=f"custom profile based on {base.id}", fit_names=base.fit_names,
-                   fit_correlation=base.fit_correlation)
+                   fit_correlation=base.fit_correlation, kernels=base.kernels)
 
 
 #: the profile constant that holds the benchmark noise of one run [ns]; a fit stores the spread of

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import budget, cpumap, design, napi_cache, noise, page_alloc, page_pool, slub, units, zeroing
+from . import budget, cpumap, design, era, napi_cache, noise, page_alloc, page_pool, slub, units, zeroing
 from .custom import decode_cached
 from .params import BY_KEY as PARAMS, MODEL_PARAMS
 from .profile import DEFAULT_PROFILE, Profile, load_profile
@@ -84,6 +84,10 @@ def _slub_kw(c):
                 l2_bytes=c["l2_bytes"], l2_miss_cycles=c["l2_miss_cycles"])
 
 
+#: key of ``c`` (the constants) that carries whether the profile's kernels recycle page_pool pages
+#: directly outside softirq (:func:`skbmodel.era.direct_recycle_any_context`)
+_PP_DIRECT = "_pp_direct_any_context"
+
 CHUNK_STATES = 32_768  # evaluate large grids in cache-sized blocks
 
 
@@ -114,6 +118,8 @@ def evaluate(params: Mapping, profile: Profile | None = None, constants: Mapping
     """
     prof = profile_of(params, profile)
     c = prof.values()
+    # the profile's kernel era decides a code path, not a cost (never fitted, never overridden)
+    c[_PP_DIRECT] = era.direct_recycle_any_context(prof.kernels)
     if constants:
         c.update(constants)
     raw = raw_inputs(params, prof)
@@ -201,6 +207,9 @@ def _evaluate_inputs(x, c, outputs=None) -> dict:
                                                                    page_slow_cycles=c["page_slow_cycles"])
         out["page_pool.slow_refill_cycles"] = (c["page_slow_cycles"]
                                                + page_alloc.refill_extra_cycles(x["page_bulk"], c))
+        ppk = {k: c[k] for k in ("pp_fast_cycles", "pp_ring_cycles", "page_slow_cycles")}
+        for test in (1, 2, 3):  # the process-context tests of the upstream selftest benchmark
+            out[f"page_pool.nosoftirq0{test}_cycles"] = page_pool.nosoftirq_cycles(test, c[_PP_DIRECT], **ppk)
 
     if need("page_alloc"):  # the page allocator, order-0 pages one at a time vs in bulk (page_bench04_bulk)
         page_bulk = page_alloc.bulk_cycles(x["page_bulk"], **{k: c[k] for k in page_alloc.CONSTANTS})

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import calibration, model, parsers, uncertainty, units, userfit, validation
+from . import calibration, era_validation, model, parsers, uarch, uncertainty, units, userfit, validation
 from . import state as st
 from .observations import seed_observations
 from .profile import DEFAULT_PROFILE, Profile, available_profiles, load_profile
@@ -652,8 +652,12 @@ def report(df, profiles: dict[str, Profile] | None = None) -> dict:
     struct = structural_rel_sd(curves)
     points = profile_cpu_points(df)
     differences = summarise_differences(seed_differences(profiles) + corpus_differences(curves))
-    return dict(differences=differences, summary=summarise(curves, loso, loro, points), coverage=coverage(curves),
-                points=points,
+    eras = era_validation.era_points(df)
+    other_cpu = uarch.leave_one_cpu_out(df)
+    summary = sorted(summarise(curves, loso, loro, points) + era_validation.summarise(eras)
+                     + uarch.summarise(other_cpu), key=lambda s: (s["subsystem"], s["protocol"]))
+    return dict(differences=differences, summary=summary, coverage=coverage(curves), points=points, eras=eras,
+                other_cpu=other_cpu,
                 structural_rel_sd={STRUCTURAL_PREFIX[g]: v for g, v in struct.items() if g in STRUCTURAL_PREFIX},
                 curves=[_curve_dict(c) for c in curves], loso=loso, loro=loro, in_sample=in_sample_dof(profiles))
 
@@ -852,6 +856,18 @@ def format_report(rep: dict) -> str:
     for r in rep["points"]:
         lines.append(f"| {r['id']} | {r['output']} | {r['kernel'][:40]} | {_num(r['measured'])} | "
                      f"{_num(r['predicted'])} | {r['unit']} | {r['rel_error'] * 100:+.1f} % |")
+    lines += ["", "Published points on a profiled CPU, each predicted by the profile of its kernel era (`fitted`: the "
+              "profile's own constants cite it; the last column is the default profile's prediction)", ""]
+    lines += era_validation.format_points(rep["eras"])
+    lines += ["", "Leave one CPU out (protocol \"other CPU\"): each described CPU's page_pool points predicted by a "
+              "profile derived from its machine description and the other CPUs' data (`skbmodel.uarch`); "
+              "naive: the other CPUs' mean ns, the same on every CPU", ""]
+    for s in rep["summary"]:
+        if s["protocol"] == uarch.PROTOCOL:
+            lines.append(f"{s['subsystem']}: {s['points']} points on {', '.join(s['cpus'])}: MAPE {_pct(s['mape'])} "
+                         f"(naive {_pct(s['baseline_mape'])}); 90 % intervals hold {_pct(s['coverage'])} of the "
+                         f"points, median relative half-width {_pct(s['median_rel_half_width'])}")
+    lines += [""] + uarch.format_points(rep["other_cpu"])
     for title, key in (("Seed rows, leave one source out", "loso"), ("Seed rows, leave one row out", "loro")):
         lines += ["", title, "", "| row | subsystem | left out | measured | predicted | unit | error | status |",
                   "|---|---|---|---:|---:|---|---:|---|"]

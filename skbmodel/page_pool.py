@@ -43,3 +43,21 @@ def return_side_cycles(recycle_ratio, numa_factor, *, pp_ring_cycles, page_slow_
     numa = np.asarray(numa_factor, dtype=float)
     keep = 1.0 - np.asarray(page_alloc_share, dtype=float)
     return keep * (r * pp_ring_cycles * numa + (1.0 - r) * page_slow_cycles) + (1.0 - r) * xcpu_line_cycles * numa
+
+
+def nosoftirq_cycles(test, direct_any_context, *, pp_fast_cycles, pp_ring_cycles, page_slow_cycles):
+    """What bench_page_pool_simple's ``no-softirq-page_poolNN`` tests measure [cycles per page].
+
+    The tests run in process context (the only ones the upstream selftest benchmark,
+    ``tools/testing/selftests/net/bench/page_pool``, has kept).  ``test`` 1 recycles with
+    ``page_pool_recycle_direct``: the fast path where the kernel recycles directly in any context
+    (``direct_any_context``, :data:`skbmodel.era.DIRECT_RECYCLE_ANY_CONTEXT`), else the same
+    ptr_ring return as test 2; test 2 is ``page_pool_put_page`` into the ptr_ring; test 3 holds an
+    extra reference so the page goes back to the page allocator (the slow path).  Published
+    process-context and tasklet numbers of one run agree within a few cycles (Xeon Gold 6140:
+    ring 45 vs 42, slow 118 vs 109; 2025-04 net-next: 19/46/121 vs 19/45/123), so no extra
+    context cost is modelled.
+    """
+    t = np.asarray(test)
+    fast = np.where(np.asarray(direct_any_context, dtype=bool), pp_fast_cycles, pp_ring_cycles)
+    return np.where(t == 1, fast, np.where(t == 2, pp_ring_cycles, page_slow_cycles)) * np.ones(np.shape(t))

@@ -17,6 +17,11 @@ carry ``stderr``, one standard deviation in the constant's own unit, and the pro
 (fitted) constants.  How each number was obtained is stated in the constant's ``source``.  An
 inheriting profile keeps the parent's correlations; a ``[fit]`` table of its own overrides the
 entries among the names it lists.  :mod:`skbmodel.uncertainty` propagates both to every output.
+
+Kernel era (optional): ``kernels = ["6.13", "6.16"]``, the first and last mainline kernel the
+profile's constants describe (an inheriting profile keeps its parent's range unless it states its
+own).  Costs move between kernels as much as between CPUs, so a CPU may have one profile per era
+(:mod:`skbmodel.era`); the range is metadata, not a constant, so it does not enter the version.
 """
 from __future__ import annotations
 
@@ -68,6 +73,8 @@ class Profile:
     #: correlations among fitted constants: ``fit_names[i]`` x ``fit_names[j]`` -> ``fit_correlation[i][j]``
     fit_names: tuple[str, ...] = ()
     fit_correlation: tuple[tuple[float, ...], ...] = ()
+    #: first and last mainline kernel ("6.13", "6.16") the constants describe; () = not stated
+    kernels: tuple[str, ...] = ()
 
     @property
     def ghz(self) -> float:
@@ -125,6 +132,8 @@ class Profile:
             lines.append(f"inherits = {_q(self.inherits)}")
         if self.notes:
             lines.append(f"notes = {_q(self.notes)}")
+        if self.kernels:
+            lines.append("kernels = [" + ", ".join(_q(k) for k in self.kernels) + "]")
         for c in self.constants.values():
             lines += ["", f"[constants.{c.name}]", f"value = {_num(c.value)}", f"unit = {_q(c.unit)}",
                       f"kind = {_q(c.kind)}", f"source = {_q(c.source)}"]
@@ -191,6 +200,7 @@ def parse_profile(text: str, origin: str = "<profile>", resolve_parent=None) -> 
             raise ProfileError(f"{origin}: missing required string field {field!r}")
     constants: dict[str, Constant] = {}
     fit = dict(fit_names=(), fit_correlation=())
+    kernels: tuple[str, ...] = ()
     parent_id = doc.get("inherits")
     if parent_id:
         if resolve_parent is None:
@@ -198,6 +208,9 @@ def parse_profile(text: str, origin: str = "<profile>", resolve_parent=None) -> 
         parent = resolve_parent(parent_id)
         constants.update(parent.constants)
         fit = dict(fit_names=parent.fit_names, fit_correlation=parent.fit_correlation)
+        kernels = tuple(parent.kernels)
+    if "kernels" in doc:
+        kernels = _parse_kernels(doc["kernels"], origin)
     raw = doc.get("constants", {})
     if not isinstance(raw, dict):
         raise ProfileError(f"{origin}: [constants] must be a table")
@@ -220,7 +233,22 @@ def parse_profile(text: str, origin: str = "<profile>", resolve_parent=None) -> 
     if "fit" in doc:
         fit = _parse_fit(doc["fit"], constants, fit, origin)
     return Profile(id=doc["id"], name=doc["name"], constants=constants, inherits=parent_id,
-                   notes=doc.get("notes", ""), **fit)
+                   notes=doc.get("notes", ""), kernels=kernels, **fit)
+
+
+_KERNEL_RE = re.compile(r"^[2-9]\.[0-9]{1,2}$")
+
+
+def _parse_kernels(raw, origin: str) -> tuple[str, str]:
+    """``kernels = ["first", "last"]``: two mainline versions ``major.minor``, first <= last."""
+    ok = isinstance(raw, list) and len(raw) == 2 and all(isinstance(k, str) and _KERNEL_RE.match(k) for k in raw)
+    if not ok:
+        raise ProfileError(f"{origin}: kernels must be two mainline versions, e.g. [\"6.13\", \"6.16\"]; "
+                           f"got {raw!r}")
+    lo, hi = (tuple(int(p) for p in k.split(".")) for k in raw)
+    if lo > hi:
+        raise ProfileError(f"{origin}: kernels {raw[0]} .. {raw[1]}: the first is after the last")
+    return (raw[0], raw[1])
 
 
 def _parse_fit(raw, constants: dict, inherited: dict, origin: str) -> dict:
@@ -383,6 +411,9 @@ def load_archived(archived_id: str) -> Profile:
 
     class _Current:  # supplies only the constants the archived file lacks
         constants: dict = {}
+        fit_names: tuple = ()
+        fit_correlation: tuple = ()
+        kernels: tuple = ()
 
     def fill(_pid):
         try:
@@ -417,6 +448,8 @@ def archive_toml(profile: Profile) -> str:
         f"name = {_q(profile.name)}",
         f"notes = {_q(_archive_note(profile, version))}",
     ]
+    if profile.kernels:
+        lines.append("kernels = [" + ", ".join(_q(k) for k in profile.kernels) + "]")
     for c in profile.constants.values():
         lines += ["", f"[constants.{c.name}]", f"value = {float(c.value)!r}"]
         for f in dataclasses.fields(c):

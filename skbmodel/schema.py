@@ -19,6 +19,8 @@ OUTPUT_UNITS: dict[str, str] = {
     "zero.memset_ns": "ns", "zero.gfp_zero_ns": "ns", "zero.delta_ns": "ns",
     "page_pool.fast_cycles": "cycles", "page_pool.ring_cycles": "cycles", "page_pool.slow_cycles": "cycles",
     "page_pool.mix_cycles": "cycles", "page_pool.slow_refill_cycles": "cycles",
+    "page_pool.nosoftirq01_cycles": "cycles", "page_pool.nosoftirq02_cycles": "cycles",
+    "page_pool.nosoftirq03_cycles": "cycles",
     "page_alloc.bulk_cycles": "cycles", "page_alloc.single_cycles": "cycles",
     "page_alloc.refill_saving_cycles": "cycles",
     "kfree_skb_list.mpps": "Mpps", "kfree_skb_list.ns_per_packet": "ns", "kfree_skb_list.drop_fraction": "1",

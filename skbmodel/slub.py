@@ -202,3 +202,104 @@ def free_remote_list_cycles(batch, bulk, clone_fraction, *, fast_pair_cycles, bu
     bulk_per_obj = np.where(m_total > 0, bulk_total / np.maximum(m_total, 1e-12), single)
     per_obj = c * single + (1.0 - c) * bulk_per_obj
     return np.where(k <= 1.0, single, per_obj)
+
+
+# ---- object size: slab order, objects per slab, kmalloc buckets, the page-allocator hand-over ----
+#: x86-64 PAGE_SIZE [bytes]
+PAGE_BYTES = 4096
+#: ``slub_max_order`` default: PAGE_ALLOC_COSTLY_ORDER = 3 (mm/slub.c, include/linux/mmzone.h)
+SLUB_MAX_ORDER = 3
+#: MAX_OBJS_PER_PAGE in mm/slub.c (the objects count of a slab is a 15-bit field)
+MAX_OBJS_PER_PAGE = 32767
+#: KMALLOC_MAX_CACHE_SIZE for SLUB = 2 * PAGE_SIZE (include/linux/slab.h: KMALLOC_SHIFT_HIGH =
+#: PAGE_SHIFT + 1): larger kmalloc() requests go to the page allocator (``kmalloc_large``)
+KMALLOC_MAX_CACHE_BYTES = 2 * PAGE_BYTES
+#: the kmalloc caches of x86-64 (kmalloc-8 ... kmalloc-8k, with the 96 and 192 byte caches;
+#: include/linux/slab.h, mm/slab_common.c kmalloc_info[])
+KMALLOC_CACHE_BYTES = (8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096, 8192)
+#: largest page order the buddy allocator hands out: MAX_PAGE_ORDER = 10 (4 MiB) on x86-64
+MAX_PAGE_ORDER = 10
+
+
+def get_order(size_bytes, page_bytes=PAGE_BYTES):
+    """The kernel's ``get_order()``: smallest ``o`` with ``page_bytes << o >= size`` (``size >= 1``)."""
+    s = np.maximum(np.asarray(size_bytes, dtype=float), 1.0)
+    return np.maximum(np.ceil(np.log2(s / page_bytes) - 1e-12), 0.0)
+
+
+def order_objects(order, size_bytes, page_bytes=PAGE_BYTES):
+    """Objects in a slab of ``order`` [objects]: ``(page_bytes << order) // size``."""
+    return np.floor(page_bytes * np.exp2(np.asarray(order, dtype=float)) / np.asarray(size_bytes, dtype=float))
+
+
+def min_objects(nr_cpus):
+    """``slub_min_objects`` when not set on the command line: ``4 * (fls(nr_cpus) + 1)`` (mm/slub.c)."""
+    n = np.maximum(np.asarray(nr_cpus, dtype=float), 1.0)
+    fls = np.floor(np.log2(n)) + 1.0
+    return 4.0 * (fls + 1.0)
+
+
+def calculate_order(size_bytes, nr_cpus=12, max_order=SLUB_MAX_ORDER, min_order=0, page_bytes=PAGE_BYTES):
+    """Slab page order SLUB gives a cache of ``size_bytes`` objects (vectorised).
+
+    ``calculate_order()`` of mm/slub.c since v6.8 ("mm/slub: attempt to find layouts up to 1/2
+    waste", Vlastimil Babka): ``min_objects = min(4 (fls(nr_cpus) + 1), objects at max_order)``;
+    start at ``max(min_order, get_order(min_objects * size))`` and take the smallest order up to
+    ``max_order`` whose leftover ``slab % size`` is at most 1/16 of the slab, else 1/8, then 1/4;
+    if none fits (an object larger than an order-``max_order`` slab), ``get_order(size)``.
+    ``nr_cpus`` (present CPUs) defaults to the E5-1650 v4's 12 threads: 256 B objects then get
+    order 1 and 32 objects per slab, the skbuff_head_cache of seed 000.
+    """
+    size = np.maximum(np.asarray(size_bytes, dtype=float), 1.0)
+    max_objs = np.maximum(order_objects(max_order, size, page_bytes), 1.0)
+    mo = np.minimum(min_objects(nr_cpus), max_objs)
+    start = np.maximum(float(min_order), get_order(mo * size, page_bytes))
+    orders = np.arange(0, max_order + 1, dtype=float).reshape((-1,) + (1,) * size.ndim)
+    slab = page_bytes * np.exp2(orders)
+    rem = np.mod(slab, size)
+    usable = (orders >= start) & (order_objects(orders, size, page_bytes) >= 1)
+    out = np.full(np.broadcast_shapes(size.shape, np.shape(start)), np.nan)
+    for fraction in (16.0, 8.0, 4.0, 2.0):  # four waste limits, not a loop over grid points
+        ok = usable & (rem <= slab / fraction)
+        first = np.where(ok.any(axis=0), np.argmax(ok, axis=0), -1).astype(float)
+        out = np.where(np.isnan(out) & (first >= 0), first, out)
+    too_many = order_objects(start, size, page_bytes) > MAX_OBJS_PER_PAGE
+    out = np.where(too_many, get_order(size * MAX_OBJS_PER_PAGE, page_bytes) - 1.0, out)
+    return np.where(np.isnan(out), get_order(size, page_bytes), out)
+
+
+def kmalloc_bytes(request_bytes):
+    """Bytes a ``kmalloc(request)`` really takes (vectorised): the smallest kmalloc cache that holds
+    it, or above :data:`KMALLOC_MAX_CACHE_BYTES` the whole order-``get_order`` page block."""
+    req = np.asarray(request_bytes, dtype=float)
+    caches = np.asarray(KMALLOC_CACHE_BYTES, dtype=float)
+    idx = np.searchsorted(caches, req, side="left")
+    bucket = caches[np.minimum(idx, caches.size - 1)]
+    pages = PAGE_BYTES * np.exp2(get_order(req))
+    return np.where(req > KMALLOC_MAX_CACHE_BYTES, pages, bucket)
+
+
+def is_page_allocator(request_bytes):
+    """Whether ``kmalloc(request)`` bypasses the slab caches (``kmalloc_large``: an order-N page
+    alloc and ``free_pages`` on kfree)."""
+    return np.asarray(request_bytes, dtype=float) > KMALLOC_MAX_CACHE_BYTES
+
+
+def slab_geometry(object_bytes, nr_cpus=12):
+    """``(order, slab_bytes, objects_per_slab, waste_fraction)`` of a SLUB cache of ``object_bytes``."""
+    order = calculate_order(object_bytes, nr_cpus)
+    slab = PAGE_BYTES * np.exp2(order)
+    objs = order_objects(order, object_bytes)
+    waste = (slab - objs * np.asarray(object_bytes, dtype=float)) / slab
+    return order, slab, objs, waste
+
+
+def large_kmalloc_pair_cycles(request_bytes, *, page_single_cycles, compound_page_cycles):
+    """kmalloc + kfree above the largest kmalloc cache [cycles]: an order-N page block from the
+    page allocator and back, ``page_single + (2^N - 1) * compound_page`` (each tail page of the
+    compound page is initialised and torn down).  Reference points: order 0 alloc+free 199 cycles
+    (corpus pa-e51650v4-2021-bulk-rebase-v5r9-single), order 3 (32 KiB) 514 cycles (corpus
+    pa-2023-jesper-order3, page_bench01, same test lab): (514 - 199) / 7 = 45 cycles per extra page.
+    """
+    pages = np.exp2(get_order(request_bytes))
+    return page_single_cycles + (pages - 1.0) * compound_page_cycles

@@ -27,8 +27,9 @@ import math
 
 import numpy as np
 
-from . import calibration, custom, model, parsers, validation
-from .profile import Profile
+from . import calibration, custom, era, model, parsers, validation
+from .parsers.timebench import IN_RUN_BASELINES
+from .profile import Profile, available_profiles, load_profile
 
 #: constants that are kernel facts or sizes: never free
 FIXED_KINDS = ("kernel",)
@@ -76,6 +77,9 @@ class FitResult:
     corr: list = dataclasses.field(default_factory=list)
     ghz: float | None = None       # the clock of the fitted profile
     ghz_source: str = ""
+    #: the in-run baselines of the measurements (``{"atomic_inc_cycles": 13.0, ...}``, cycles), inputs
+    #: recorded with the fitted profile (:func:`in_run_baselines`)
+    baselines: dict = dataclasses.field(default_factory=dict)
     #: the spread between the repeats of the measurements, stored as the profile's noise floor
     noise: parsers.Noise = dataclasses.field(default_factory=lambda: parsers.Noise(None))
 
@@ -347,9 +351,33 @@ def without_ns_twins(ms) -> list:
                                                         tuple(sorted(m.conditions.items()))) in cyc)]
 
 
+def in_run_baselines(measurements) -> dict[str, float]:
+    """``{input name: cycles}`` of the time_bench baselines among ``measurements`` (atomic_inc, lock,
+    this_cpu_inc, ...: :data:`skbmodel.parsers.timebench.IN_RUN_BASELINES`); the first of each."""
+    out: dict[str, float] = {}
+    for m in measurements:
+        name = IN_RUN_BASELINES.get(str(m.test).strip().lower())
+        if name and m.unit == "cycles" and math.isfinite(m.value) and name not in out:
+            out[name] = float(m.value)
+    return out
+
+
+def _era_hint(ms, base: Profile, unconstrained) -> str:
+    """Why a page_pool fast-path constant is not determined by process-context page_pool01 rows."""
+    if "pp_fast_cycles" in unconstrained and any(m.output == "page_pool.nosoftirq01_cycles" for m in ms) \
+            and not era.direct_recycle_any_context(base.kernels):
+        kernels = "..".join(base.kernels) or "not stated"
+        eras = [pid for pid in available_profiles() if era.direct_recycle_any_context(load_profile(pid).kernels)]
+        return (f" (no-softirq-page_pool01 measures the fast path only on kernels since "
+                f"{era.DIRECT_RECYCLE_ANY_CONTEXT}; {base.id} describes kernels {kernels}, where it measures the "
+                f"ptr_ring: start from a profile of newer kernels, e.g. {', '.join(eras)})")
+    return ""
+
+
 def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None, ghz_source: str = "",
          noise_from=()) -> None:
     res.errors += check(measurements)
+    res.baselines = in_run_baselines(measurements)
     if ghz is not None:
         lo, hi = custom.GHZ_RANGE
         if not (isinstance(ghz, (int, float)) and math.isfinite(ghz) and lo <= ghz <= hi):
@@ -385,7 +413,8 @@ def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None
     if unconstrained:
         res.errors.append(f"{', '.join(unconstrained)}: no measurement you use depends on "
                           f"{'it' if len(unconstrained) == 1 else 'them'}; leave "
-                          f"{'it' if len(unconstrained) == 1 else 'them'} fixed or add a measurement that does")
+                          f"{'it' if len(unconstrained) == 1 else 'them'} fixed or add a measurement that does"
+                          + _era_hint(ms, base, unconstrained))
         return
     n_points = distinct_points(ms, by_unit="ghz" in free)
     if len(free) > n_points:
@@ -446,7 +475,10 @@ def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None
                                      f"on base {base.id}; free: {', '.join(free)}"
                                      + (f"; clock {res.ghz:.6g} GHz ({sources['ghz']})" if res.ghz is not None else "")
                                      + (f"; noise {changes[noise_name]:g} ns ({res.noise.describe()})"
-                                        if noise_name in changes else ""))
+                                        if noise_name in changes else "")
+                                     + ("; in-run baselines: " + ", ".join(f"{k} {v:g}" for k, v in
+                                                                          res.baselines.items())
+                                        if res.baselines else ""))
     for m, s, p0, p1, a, b in zip(ms, specs, preds0, preds1, z0, z1):
         res.rows.append(dict(id=s.id, origin=m.origin, line=m.line, test=m.test, output=m.output,
                              conditions=", ".join(f"{k}={v}" for k, v in m.conditions.items()),

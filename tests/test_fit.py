@@ -351,7 +351,7 @@ def test_cli_two_kernels_in_one_file_lists_the_runs_and_how_to_choose():
     assert p.returncode == 2 and "Traceback" not in p.stderr and "contradicts" not in p.stderr
     lines = p.stderr.strip().splitlines()
     assert lines[0].startswith("error: the input holds 2 runs that measure the same tests "
-                               "(tasklet_page_pool01_fast_path: 19 cycles on")
+                               "(no-softirq-page_pool01: 19 cycles on")
     assert "choose one with --run N, or fit each to its own profile with --each-run" in lines[0]
     assert lines[1:] == ['  run 1: lines 7-20 "baseline 6.15.0"', '  run 2: lines 24-37 "patched 6.15.0-pp-refill+"']
 

@@ -13,14 +13,27 @@ from .common import LineFormat, Measurement, _clock_problem, _mapped, _short
 _SLUB_LOOP = {"kmem-in-loop", "kmem bulk_fallback", "kmem-bulk_fallback", "kmem_bulk_fallback"}
 _SLUB_BULK = {"kmem-bulk", "kmem bulk_quick_reuse", "kmem-bulk_quick_reuse", "kmem_bulk_quick_reuse"}
 _SLUB_FAST = {"kmem fastpath reuse", "kmem-fastpath-reuse", "kmem_fastpath_reuse"}
-# bench_page_pool_simple: only the tasklet (softirq) variants use the fast path.
+# bench_page_pool_simple: the tasklet (softirq) variants of the out-of-tree module, and the
+# process-context variants, the only ones of the upstream selftest benchmark (tools/testing/
+# selftests/net/bench/page_pool): what their page_pool01 measures depends on the kernel
+# (skbmodel.page_pool.nosoftirq_cycles).
 _PP = {"tasklet_page_pool01_fast_path": "page_pool.fast_cycles",
        "tasklet_page_pool02_ptr_ring": "page_pool.ring_cycles",
-       "tasklet_page_pool03_slow": "page_pool.slow_cycles"}
-# baselines that every time_bench module prints first: recognised, no model output
-_BASELINES = {"for_loop", "atomic_inc", "lock", "funcion_call_cost", "function_call_cost",
-              "func_ptr_call_cost", "mem_zero_hacks", "page_pool01", "tasklet_page_pool01",
-              "tasklet_page_pool02"}
+       "tasklet_page_pool03_slow": "page_pool.slow_cycles",
+       "no-softirq-page_pool01": "page_pool.nosoftirq01_cycles",
+       "no-softirq-page_pool02": "page_pool.nosoftirq02_cycles",
+       "no-softirq-page_pool03": "page_pool.nosoftirq03_cycles"}
+_PP_NOTES = {"no-softirq-page_pool01": "process context: the fast path on kernels since 6.8, the ptr_ring before "
+                                       "(the profile's kernels decide)"}
+#: in-run baselines of the time_bench modules, measured on the same CPU and kernel as the tests
+#: after them: inputs that describe the machine (the cost of a locked add, of an uncontended
+#: spin_lock+unlock, of a per-CPU increment), not outputs of the model.  Name -> what it measures.
+IN_RUN_BASELINES = {"atomic_inc": "atomic_inc_cycles", "lock": "spin_lock_unlock_cycles",
+                    "this_cpu_inc": "this_cpu_inc_cycles", "for_loop": "loop_cycles",
+                    "rcu": "rcu_read_lock_unlock_cycles", "u64_stats_inc": "u64_stats_inc_cycles"}
+# other lines every time_bench module prints first: recognised, no model output
+_BASELINES = {"funcion_call_cost", "function_call_cost", "func_ptr_call_cost", "mem_zero_hacks", "page_pool01",
+              "tasklet_page_pool01", "tasklet_page_pool02"}
 # time_bench_memset: offsetof(struct sk_buff, tail) of the build measured in seed 002
 SKB_TAIL_BYTES = 184
 
@@ -51,9 +64,9 @@ def map_time_bench(test: str, step: int | None) -> tuple[str | None, dict, str]:
     if low in _SLUB_FAST:
         return _mapped("slub.loop_cycles", {"bulk": 1}, "one alloc+free at a time")
     if low in _PP:
-        return _mapped(_PP[low], {})
-    if low.startswith("no-softirq-page_pool"):
-        return None, {}, "not in softirq: page_pool cannot use its fast path (no model output)"
+        return _mapped(_PP[low], {}, _PP_NOTES.get(low, ""))
+    if low in IN_RUN_BASELINES:
+        return None, {}, f"in-run baseline: an input ({IN_RUN_BASELINES[low]}), recorded with a fitted profile"
     if low in _BASELINES:
         return None, {}, "baseline of the benchmark module (no model output)"
     return None, {}, "test name not recognised: map it by hand"

@@ -351,7 +351,9 @@ def _apply_preset(preset_id: str) -> None:
 
 def _profile_label(pid: str) -> str:
     try:
-        return f"{pid} — {sk_profile.load_profile(pid).name}"
+        prof = sk_profile.load_profile(pid)
+        kernels = f" [kernels {prof.kernels[0]}–{prof.kernels[1]}]" if prof.kernels else ""
+        return f"{pid} — {prof.name}{kernels}"
     except Exception:  # noqa: BLE001 - a profile that does not load is still listed, by its id
         return pid
 

@@ -1,0 +1,102 @@
+"""Machine descriptions, profiles derived from them, and leave one CPU out."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skbmodel import corpus, model, uarch
+from skbmodel import profile as P
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def cli(*args, cwd=ROOT):
+    return subprocess.run([sys.executable, "-m", "skbmodel", *args], capture_output=True, text=True, cwd=cwd,
+                          timeout=300)
+
+
+def test_every_figure_names_a_source_and_the_measured_cpus_have_descriptions():
+    ds = uarch.descriptions()
+    assert {"broadwell-ep", "skylake-sp", "sapphire-rapids", "haswell", "zen4-genoa", "neoverse-n1"} <= set(ds)
+    for d in ds.values():
+        assert all(f.source.strip() for f in d.figures.values()), d.name
+        assert all(p in P.available_profiles() for p in d.profiles), d.name
+    measured = {p for d in ds.values() for p in d.profiles}
+    assert measured == {"e5-1650v4", "e5-1650v4-2025", "xeon-gold-6140", "xeon-platinum-8481c"}
+
+
+def test_derivation_is_core_cycles_times_the_clock_ratio():
+    """A CPU of the newer era gets the mean core cycles of the newer-era CPUs, times its TSC/turbo."""
+    train = [t for t in uarch.training() if t["new_era"]]
+    assert sorted(t["profile"] for t in train) == ["e5-1650v4-2025", "xeon-platinum-8481c"]
+    # E5-1650 v4 on v6.15: 22 TSC cycles at 3.6 GHz TSC, 4.0 GHz turbo = 24.44 core cycles
+    assert [round(t["core"]["pp_fast_cycles"], 2) for t in train if t["profile"] == "e5-1650v4-2025"] == [24.44]
+    prof = uarch.derive("zen4-genoa", kernel="6.12")
+    core = (22 * 4.0 / 3.6 + 11 * 3.3 / 2.7) / 2
+    assert prof.value("pp_fast_cycles") == pytest.approx(core * 2.4 / 3.7, abs=1e-3)
+    assert prof.ghz == 2.4 and prof.value("l2_bytes") == 1048576 and prof.kernels == ("6.12", "6.12")
+    assert prof.stderr("pp_fast_cycles") > 0 and prof.constants["pp_fast_cycles"].kind == "assumed"
+    assert "derived:" in prof.constants["pp_fast_cycles"].source
+    # an older kernel derives from the older-era CPUs and the 2021-2023 base
+    old = uarch.derive("zen4-genoa", kernel="5.15")
+    assert old.inherits == "e5-1650v4" and old.value("page_slow_cycles") < prof.value("page_slow_cycles")
+
+
+def test_leave_one_cpu_out_reports_the_naive_baseline_next_to_it():
+    pts = uarch.leave_one_cpu_out(corpus.load_corpus())
+    assert {p["uarch"] for p in pts} == {"broadwell-ep", "skylake-sp", "sapphire-rapids"}
+    for p in pts:   # never trained on its own CPU
+        own = {"broadwell-ep": {"e5-1650v4", "e5-1650v4-2025"}, "skylake-sp": {"xeon-gold-6140"},
+               "sapphire-rapids": {"xeon-platinum-8481c"}}[p["uarch"]]
+        assert not own & set(p["trained_on"])
+    (row,) = uarch.summarise(pts)
+    assert row["protocol"] == "other CPU" and row["points"] == 24
+    # the measured figures (docs/validation.md): the goal (<= 20 % and below the naive) is missed
+    assert row["mape"] == pytest.approx(0.238, abs=0.002)
+    assert row["baseline_mape"] == pytest.approx(0.186, abs=0.002)
+    assert 0.80 <= row["coverage"] <= 0.95
+
+
+def test_cli_list_derive_and_eval_with_the_profile_file(tmp_path):
+    p = cli("profile", "list-uarch")
+    assert p.returncode == 0
+    lines = p.stdout.strip().splitlines()
+    assert len(lines) == len(uarch.descriptions()) and lines[0].split()[0] == "broadwell-ep"
+    assert any(line.startswith("neoverse-n1 ") and "lacks tsc_ghz" in line for line in lines)
+    out = tmp_path / "genoa.toml"
+    p = cli("profile", "derive", "--uarch", "zen4-genoa", "--kernel", "6.12", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    text = out.read_text()
+    assert 'inherits = "e5-1650v4-2025"' in text and 'kernels = ["6.12", "6.12"]' in text
+    p = cli("eval", "path=cpumap", "--profile", str(out), "--json")
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    fast = uarch.derive("zen4-genoa", kernel="6.12").value("pp_fast_cycles")
+    assert doc["outputs"]["page_pool.fast_cycles"] == pytest.approx(fast, abs=1e-3)
+    lo, hi = doc["intervals"]["page_pool.fast_cycles"]
+    assert lo < fast < hi and doc["version_notice"] is None
+
+
+@pytest.mark.parametrize("args,message", [
+    (("--uarch", "nope"), "unknown uarch 'nope'"),
+    (("--uarch", "neoverse-n1"), "description neoverse-n1 lacks the figure tsc_ghz"),
+    (("--uarch", "zen4-genoa", "--ghz", "99"), "--ghz 99.0: expected a clock between"),
+    (("--uarch", "zen4-genoa", "--ghz", "fast"), "--ghz 'fast': expected a number"),
+    (("--uarch", "zen4-genoa", "--kernel", "9.9"), "--kernel '9.9': expected a mainline release"),
+])
+def test_bad_derive_input_is_one_line_and_exit_2_and_writes_nothing(tmp_path, args, message):
+    out = tmp_path / "x.toml"
+    p = cli("profile", "derive", *args, "--out", str(out))
+    assert p.returncode == 2
+    assert p.stderr.strip().splitlines() == [p.stderr.strip()] and message in p.stderr
+    assert not out.exists()
+
+
+def test_a_derived_profile_evaluates_like_any_profile():
+    prof = uarch.derive("ice-lake-sp")
+    out = model.evaluate({"path": "cpumap"}, prof)
+    assert float(out["page_pool.nosoftirq01_cycles"]) == pytest.approx(prof.value("pp_fast_cycles"))
