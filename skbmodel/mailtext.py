@@ -86,7 +86,8 @@ def _profile_text(state: Mapping, which: str = "a") -> str:
     prof = S.profile_for(state, which)
     what = f"custom profile {prof.name or prof.id} on {cpu}" if state.get(pre + "prof") else \
         f"{cpu} ({_profile.load_profile(cpu).name})"
-    return f"CPU profile: {what}, clock {float(state[pre + 'ghz']):g} GHz"
+    kernels = f", kernels {'-'.join(prof.kernels)}" if prof.kernels else ""
+    return f"CPU profile: {what}, clock {float(state[pre + 'ghz']):g} GHz{kernels}"
 
 
 def _versions_text(state: Mapping, shows_b: bool) -> str:
