@@ -60,7 +60,7 @@ def test_paste_fit_select_and_share(app):
     area.press("Control+Enter")  # commit the text area
     wait_for_app(page)
     page.get_by_text("Map each measurement to a model output").wait_for(timeout=30000)
-    fit = page.locator(".st-key-cal_fit button")
+    fit = page.get_by_role("button", name="Fit", exact=True)
     fit.click()
     page.locator(".st-key-cal_fit_ok").wait_for(timeout=60000)
     wait_for_app(page)
@@ -127,5 +127,5 @@ def test_bad_paste_keeps_the_model_and_names_the_line(app):
     warn = page.locator(".st-key-cal_parse_errors").inner_text()
     assert "pasted text, line 1" in warn and "expected 'Per elem: <int> cycles(tsc)" in warn
     assert "shipped" in _in_use_text(page)
-    assert page.locator(".st-key-cal_fit button").is_disabled()
+    assert page.get_by_role("button", name="Fit", exact=True).is_disabled()
     ctx.close()
