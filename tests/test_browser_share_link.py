@@ -63,7 +63,8 @@ _TRACE_Y = """([title, prefix]) => {
     for (const gd of document.querySelectorAll('.js-plotly-plot')) {
         const t = (gd.layout && gd.layout.title && gd.layout.title.text) || '';
         if (!t.includes(title)) continue;
-        const tr = gd._fullData.find(d => (d.name || '').startsWith(prefix));
+        // the curve itself, not its 90 % band (a trace of its own name in the legend)
+        const tr = gd._fullData.find(d => (d.name || '').startsWith(prefix) && !(d.name || '').includes('interval'));
         return tr ? {x: Array.from(tr.x), y: Array.from(tr.y)} : null;
     }
     return null;
