@@ -68,7 +68,7 @@ def chromium_path() -> str:
 def _missing_chromium_message(path: str) -> str:
     return (
         f"Static image export needs Chromium, but no executable was found at {path!r}. "
-        "Install it with `bash scripts/setup.sh` (runs `apt-get install -y chromium` as root) "
+        "Install it with `bash scripts/setup.sh` (installs Debian's chromium, through sudo when you are not root) "
         "or point $BROWSER_PATH at a Chromium/Chrome binary."
     )
 
