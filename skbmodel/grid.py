@@ -37,11 +37,12 @@ AXES: dict[str, tuple] = {
     "pp_recycle": (0.0, 0.5, 1.0),
     "numa": ("same", "cross"),
     "page_bulk": (1, 16, 64),
-    "path": ("veth", "cpumap", "xdp_pass", "kfree_skb_list"),
     "d_skb": ("from", "slab_one", "slab_bulk", "napi_cache"),
     "d_free_bulk": (1, 8, 16, 32, 64),
     "d_hand": ("none", "cpumap_same", "cpumap_cross"),
 }
+# The path is not an axis: the model evaluates one path per call (a named composition computes only its
+# own stages), so a grid is one evaluation on scenario A's path; compare paths on the Compare page.
 #: The outputs a grid can show (costs and rates of the paths and the microbenchmarks).
 OUTPUTS = ("path.ns_per_packet", "path.mpps", "veth.ns_per_packet", "cpumap.dst_ns", "cpumap.src_ns",
            "xdp_pass.ns_per_packet", "kfree_skb_list.ns_per_packet", "slub.bulk_ns", "slub.loop_ns",

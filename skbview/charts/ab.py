@@ -68,7 +68,7 @@ def difference(items, noise_ns: float, title: str, cap: str, unit: str = "ns") -
     fig.update_xaxes(domain=[0.0, 0.47])
     fig.update_yaxes(autorange="reversed", ticks="", showline=False)
     height = max(HEIGHT, 200 + 80 * len(items))
-    return finish(fig, title, f"A and B ({unit}), own 90 % intervals", "output", cap, height=height)
+    return finish(fig, title, f"A and B ({unit}), own 90 % intervals", "output", cap, height=height, cap_width=60)
 
 
 def compare_difference(state: Mapping) -> go.Figure:

@@ -304,8 +304,11 @@ def _wrap(text: str, width: int = 115) -> str:
     return "<br>".join(lines)
 
 
-def finish(fig: Fig, title: str, xtitle: str, ytitle: str, cap: str, height: int = HEIGHT) -> go.Figure:
-    cap = _wrap(cap)
+def finish(fig: Fig, title: str, xtitle: str, ytitle: str, cap: str, height: int = HEIGHT,
+           cap_width: int = 115) -> go.Figure:
+    """``cap_width``: characters per caption line; narrower where long category labels push the plot
+    area (where the caption starts) to the right."""
+    cap = _wrap(cap, cap_width)
     extra = 14 * cap.count("<br>")
     bottom = 105 + extra
     fig.update_layout(

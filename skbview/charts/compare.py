@@ -63,7 +63,7 @@ def compare_delta(state: Mapping) -> go.Figure:
     fig.update_xaxes(range=[-lim, lim], zeroline=True, zerolinecolor="#888")
     fig.update_yaxes(autorange="reversed", ticks="", showline=False)
     return finish(fig, "A/B: change in time per packet (B − A)", "B − A (ns per packet or object)", "model output",
-                   _ab_caption(state), height=520)
+                   _ab_caption(state), height=520, cap_width=75)
 
 
 def _ab_caption(state) -> str:
