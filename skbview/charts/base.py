@@ -370,3 +370,15 @@ def rgba(hex_color: str, alpha: float) -> str:
 #: The modelled paths' labels, by path code.
 PATH_LABELS = {c: st_mod.PARAMS["path"].label_of(c) for c in st_mod.PARAMS["path"].choices}
 
+
+def cycle_curves(fig: Fig, x, out, iv, curves, ghz: float, hover: str, **line_kw) -> None:
+    """Each of ``curves`` (``(output, name, color)``) as a line over ``x`` [cycles] with its 90 % band;
+    the hover adds the ns at clock ``ghz``.  ``hover`` is the hover's head (``"bulk %{x}"``)."""
+    for key, name, color in curves:
+        y = np.asarray(out[key], dtype=float)
+        band(fig, x, iv[key], color, name=name)
+        fig.add_trace(Scatter(x=x, y=y, mode="lines", name=name, legendgroup=name,
+                              line=dict(color=color, width=2.5), customdata=y / ghz,
+                              hovertemplate=hover + ": %{y:.1f} cycles = %{customdata:.2f} ns<extra></extra>",
+                              **line_kw))
+

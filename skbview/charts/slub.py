@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 
 from .base import (
     COLORS, caption, Scatter, params, evaluate, evaluate_iv, band, num, current_trace, Fig, finish,
-    add_seed_points, vlines, delta_note,
+    add_seed_points, vlines, delta_note, cycle_curves,
 )
 
 
@@ -27,13 +27,10 @@ def slub_per_object(state: Mapping) -> go.Figure:
     fig = Fig()
     fig.add_trace(current_trace(b, (cur["slub.loop_cycles"], cur["slub.bulk_cycles"]), f"current bulk = {b}",
                            "bulk %{x}: %{y:.1f} cycles/object<extra></extra>"))
-    for key, name, color in (("slub.loop_cycles", "one at a time (kmem_cache_alloc/free)", COLORS["b"]),
-                             ("slub.bulk_cycles", "bulk API (kmem_cache_alloc_bulk/free_bulk)", COLORS["a"])):
-        y = np.asarray(out[key], dtype=float)
-        band(fig, BULK_X, iv[key], color, name=name)
-        fig.add_trace(Scatter(x=BULK_X, y=y, mode="lines", name=name, line=dict(color=color, width=2.5),
-                                 legendgroup=name, customdata=y / ghz,
-                                 hovertemplate="bulk %{x}: %{y:.1f} cycles = %{customdata:.2f} ns<extra></extra>"))
+    cycle_curves(fig, BULK_X, out, iv, (("slub.loop_cycles", "one at a time (kmem_cache_alloc/free)", COLORS["b"]),
+                                        ("slub.bulk_cycles", "bulk API (kmem_cache_alloc_bulk/free_bulk)",
+                                         COLORS["a"])),
+                 ghz, "bulk %{x}")
     add_seed_points(fig, ("slub.loop_cycles", "slub.bulk_cycles"), "bulk", "cycles",
                      "seed 004 slab_bulk_test01 (E5-1650 v4)", text=lambda r, o: f"{r.id}: {o.value:g}",
                      textposition="top center", hovertemplate="%{text} cycles<extra></extra>")

@@ -13,7 +13,7 @@ from skbmodel.profile import load_profile
 
 from .base import (
     COLORS, SEED_MARKER, caption, Scatter, params, profile, evaluate, evaluate_iv, band, num, current_trace,
-    Fig, finish, add_seed_points, delta_note,
+    Fig, finish, add_seed_points, delta_note, cycle_curves,
 )
 
 
@@ -42,13 +42,10 @@ def zeroing_cost(state: Mapping) -> go.Figure:
     fig = Fig()
     fig.add_trace(current_trace(zb, (cur["zero.memset_cycles"], cur["zero.erms_cycles"]), f"current size = {zb} B",
                            "%{x} B: %{y:.1f} cycles<extra></extra>"))
-    for key, name, color in (("zero.memset_cycles", "memset, constant size (rep stos)", COLORS["memset"]),
-                             ("zero.erms_cycles", "memset_erms, variable size (__GFP_ZERO)", COLORS["gfp_zero"])):
-        y = np.asarray(out[key], dtype=float)
-        band(fig, ZERO_X, iv[key], color, name=name)
-        fig.add_trace(Scatter(x=ZERO_X, y=y, mode="lines", line_shape="hv", name=name, legendgroup=name,
-                                 line=dict(color=color, width=2.5), customdata=y / ghz,
-                                 hovertemplate="%{x} B: %{y:.1f} cycles = %{customdata:.2f} ns<extra></extra>"))
+    cycle_curves(fig, ZERO_X, out, iv, (("zero.memset_cycles", "memset, constant size (rep stos)", COLORS["memset"]),
+                                        ("zero.erms_cycles", "memset_erms, variable size (__GFP_ZERO)",
+                                         COLORS["gfp_zero"])),
+                 ghz, "%{x} B", line_shape="hv")
     gfp = num(cur["zero.gfp_zero_cycles"])
     obj = int(profile(state).value("slub_object_bytes"))
     fig.add_hline(y=gfp, line=dict(color=COLORS["gfp_zero"], dash="dash", width=1.5))
