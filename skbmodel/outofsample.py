@@ -1012,7 +1012,8 @@ def format_object_size(results: list[dict]) -> list[str]:
     """The object-size curves as text: one row per curve, then every point."""
     lines = ["", f"Object size (protocol \"{OBJECT_SIZE_PROTOCOL}\"): published kmalloc+kfree cycles by object size; "
              "fitted on three slab sizes, the other slab sizes predicted with the dashboard's 90 % intervals", "",
-             "| series | bulk | fitted on (bytes) | free constants | predicted | MAPE | max | inside the 90 % interval |",
+             "| series | bulk | fitted on (bytes) | free constants | predicted | MAPE | max "
+             "| inside the 90 % interval |",
              "|---|---:|---|---|---:|---:|---:|---:|"]
     for r in results:
         n = sum(not p["fit"] for p in r["points"])
@@ -1025,7 +1026,8 @@ def format_object_size(results: list[dict]) -> list[str]:
                   f"({_pct(c['coverage'])}), median relative half-width {_pct(c['median_rel_half_width'])}: the "
                   "intervals of a run of many objects are wide because every object is freed to a slab that is no "
                   "longer the CPU slab, and the profile's __slab_free extra is poorly determined (its stated sd)"]
-    lines += ["", "| series | bytes | measured | predicted | 90 % interval | error | |", "|---|---:|---:|---:|---|---:|---|"]
+    lines += ["", "| series | bytes | measured | predicted | 90 % interval | error | |",
+              "|---|---:|---:|---:|---|---:|---|"]
     for r in results:
         for p in r["points"]:
             lines.append(f"| {r['series']} | {p['x']:g} | {_num(p['measured'])} | {_num(p['predicted'])} | "

@@ -29,7 +29,8 @@ from .zeroing import seed_zero_delta_ns, zeroing_cost, zeroing_delta
 __all__ = [
     "TEMPLATE", "COLORS", "BAND_NAME", "PATH_LABELS", "PAGE_CHARTS", "compare_difference", "design_difference",
     "figures_for_page", "TIME_LABELS", "TIME_OUTPUTS", "grid_values", "grid_delta",
-    "overview_breakdown", "overview_paths", "slub_per_object", "slub_gain", "slub_cost_vs_size", "zeroing_cost", "zeroing_delta",
+    "overview_breakdown", "overview_paths", "slub_per_object", "slub_gain", "slub_cost_vs_size", "zeroing_cost",
+    "zeroing_delta",
     "seed_zero_delta_ns", "veth_batch", "veth_heatmap", "cpumap_rates", "cpumap_numa", "kfree_drop_batch",
     "kfree_clones", "compare_delta", "compare_breakdown", "validation_parity", "validation_errors", "oos_summary",
     "oos_curve_names", "oos_curve", "fit_residuals", "fit_parity", "design_breakdown", "napi_defer_rate",
