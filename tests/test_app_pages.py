@@ -255,6 +255,23 @@ def test_slub_page():
     np.testing.assert_allclose(_arr(_trace(gain, "loop − bulk")["y"]), sweep["slub.bulk_gain_cycles"])
 
 
+def test_slub_page_shows_cost_against_object_size():
+    at = _open(_app(), "slub")
+    at.number_input(key="obj_bytes").set_value(4096).run()
+    assert _metric(at, "Objects per slab") == "8"  # kmalloc-4k: an order-3 slab of 8
+    spec = _spec(at, 2)
+    _check_chart_basics(spec)
+    assert "object size" in spec["layout"]["title"]["text"]
+    assert list(_arr(spec["data"][0]["x"])) == [4096, 4096]  # the current size
+    sizes = _arr(_trace(spec, "one at a time")["x"])
+    assert sizes[0] == 8 and sizes[-1] == 1 << 20 and np.all(sizes % 8 == 0)
+    sweep = _eval(at, obj_bytes=sizes)
+    np.testing.assert_allclose(_arr(_trace(spec, "one at a time")["y"]), sweep["slub.loop_cycles"])
+    np.testing.assert_allclose(_arr(_trace(spec, "bulk API")["y"]), sweep["slub.bulk_cycles"])
+    assert sum("fillpattern" in t for t in spec["data"]) == 2  # a 90 % band per curve
+    assert [s["x0"] for s in spec["layout"]["shapes"] if s["x0"] == s["x1"]] == [8192]  # the page allocator above
+
+
 def test_zeroing_page():
     at = _open(_app(), "zeroing")
     at.slider(key="zero_bytes").set_value(512).run()
