@@ -182,7 +182,7 @@ def test_importing_the_model_cli_loads_no_view_library():
 
 def test_one_page_registry():
     """Every page of the registry has its figure builders, and nothing else does."""
-    from skbmodel import pages, state
+    from skbmodel import pages, state, versions
     from skbview import charts
     assert tuple(charts.PAGE_CHARTS) == pages.SLUGS == state.PAGES
-    assert set(state.HEADLINES) <= set(pages.SLUGS)
+    assert set(versions.HEADLINES) <= set(pages.SLUGS)
