@@ -186,3 +186,11 @@ def test_one_page_registry():
     from skbview import charts
     assert tuple(charts.PAGE_CHARTS) == pages.SLUGS == state.PAGES
     assert set(versions.HEADLINES) <= set(pages.SLUGS)
+
+
+def test_the_schema_is_at_the_bottom_of_the_model():
+    """The inputs (``params``, the Design stages included) and the outputs (``schema``) import no composer,
+    no model and no codec: every other module reads them, they read none of those."""
+    assert not {m for m in IMPORTS["skbmodel.schema"] if m.startswith("skbmodel")}
+    above = {"skbmodel.design", "skbmodel.model", "skbmodel.state", "skbmodel.versions", "skbmodel.scenario"}
+    assert not IMPORTS["skbmodel.params"] & above, IMPORTS["skbmodel.params"] & above
