@@ -24,6 +24,8 @@ Structure (all costs in cycles per object; a run allocates ``n`` objects, then f
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 
@@ -312,6 +314,13 @@ def large_kmalloc_pair_cycles(request_bytes, *, page_single_cycles, compound_pag
 COMPOUND_PAGE_SHARE = (514.0 - 199.0) / 7.0 / 199.0
 
 
+@functools.lru_cache(maxsize=4)
+def _order_table(nr_cpus) -> np.ndarray:
+    """:func:`calculate_order` of every whole size ``0 .. KMALLOC_MAX_CACHE_BYTES`` (one byte each): the
+    slab sizes the model looks up instead of running the kernel's search once per state."""
+    return calculate_order(np.arange(KMALLOC_MAX_CACHE_BYTES + 1, dtype=float), nr_cpus).astype(np.uint8)
+
+
 def scenario_geometry(object_bytes, profile_object_bytes, profile_slab_bytes, nr_cpus=12):
     """``(slab_bytes, objects_per_slab)`` of a SLUB cache of ``object_bytes`` (vectorised).
 
@@ -324,9 +333,12 @@ def scenario_geometry(object_bytes, profile_object_bytes, profile_slab_bytes, nr
     if np.all(obj == profile_object_bytes):  # the profile's own cache: nothing to compute
         slab = np.broadcast_to(np.asarray(profile_slab_bytes, dtype=float), obj.shape)
         return slab, objects_per_slab(slab, obj)
-    _, slab, _, _ = slab_geometry(obj, nr_cpus)
-    slab = np.where(obj == profile_object_bytes, profile_slab_bytes, slab)
     large = is_page_allocator(obj)
+    if np.all(obj == np.floor(obj)):  # whole sizes (the parameter is an integer): a lookup
+        order = _order_table(nr_cpus)[np.clip(obj, 0.0, KMALLOC_MAX_CACHE_BYTES).astype(np.int64)].astype(float)
+    else:
+        order = calculate_order(obj, nr_cpus)
+    slab = np.where(obj == profile_object_bytes, profile_slab_bytes, PAGE_BYTES * np.exp2(order))
     slab = np.where(large, PAGE_BYTES * np.exp2(get_order(obj)), slab)
     return slab, np.where(large, 1.0, objects_per_slab(slab, obj))
 
