@@ -244,13 +244,15 @@ def check_ghz(value, what: str = "--ghz") -> float:
 
 def cmd_fit(args) -> int:
     """Parse measurement files, split them into runs, fit the chosen constants, print (or --json), write --out."""
-    if args.base not in available_profiles():
+    if args.base is not None and args.base not in available_profiles():
         raise UsageError(f"--base {args.base!r}: expected one of {', '.join(available_profiles())}")
+    if args.base is not None and args.cpu is not None:
+        raise UsageError("--base names the profile to start from and --cpu the CPU whose profile to start from: "
+                         "give one of them")
     ghz_given = check_ghz(args.ghz) if args.ghz is not None else None
     if args.run is not None and args.each_run:
         raise UsageError("--run N fits one run and --each-run every run: give one of them")
-    base = load_profile(args.base)
-    measurements, problems, notes, runs, repairs = [], [], [], [], []
+    measurements, problems, notes, runs, repairs, texts = [], [], [], [], [], []
     for path in args.files:
         try:
             with open(path, "rb") as fh:
@@ -261,6 +263,7 @@ def cmd_fit(args) -> int:
             problems.append(f"{path}: larger than {MAX_FIT_FILE_BYTES // (1024 * 1024)} MB; skipped")
             continue
         res = parsers.parse_bytes(data, origin=path)
+        texts.append(data.decode("utf-8", "replace"))
         measurements += res.measurements
         problems += [str(e) for e in res.errors]
         notes += res.notes
@@ -268,6 +271,10 @@ def cmd_fit(args) -> int:
         repairs += res.repairs
     for c in args.condition or []:
         measurements = _apply_condition(measurements, c)
+    start = _start(args, texts)
+    base = load_profile(start["profile"])
+    if start["line"] and not args.json:
+        print(start["line"])
     several = len({r.origin for r in runs}) > 1
     listing = [r.describe(k, with_origin=several) for k, r in enumerate(runs, start=1)]
     if args.run is not None:
@@ -309,12 +316,25 @@ def cmd_fit(args) -> int:
         rc = max(rc, code)
     if args.json:
         if args.each_run:
-            json.dump({"ok": all(d["ok"] for d in docs), "runs": listing, "fits": docs}, sys.stdout, indent=1)
+            json.dump({"ok": all(d["ok"] for d in docs), "runs": listing, "start": start, "fits": docs}, sys.stdout,
+                      indent=1)
         else:
             docs[0]["runs"] = listing
+            docs[0]["start"] = start
             json.dump(docs[0], sys.stdout, indent=1)
         sys.stdout.write("\n")
     return rc
+
+
+def _start(args, texts) -> dict:
+    """The profile the fit starts from: ``--base``, else the user's CPU (``--cpu``, else the cpuinfo lines
+    in the input files) matched to a machine description, else the default."""
+    if args.base is not None:
+        return {"profile": args.base, "cpu": None, "description": None, "line": None}
+    pid, m = uarch.start_profile(args.cpu, texts, default=DEFAULT_PROFILE)
+    return {"profile": pid, "cpu": m.text if m else None,
+            "description": m.description.name if m and m.description else None,
+            "line": m.line(DEFAULT_PROFILE) if m else None}
 
 
 def _fmt_pm(value: float, err: float) -> str:
@@ -500,7 +520,12 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
     f.add_argument("files", nargs="+", metavar="FILE")
     f.add_argument("--json", action="store_true")
     f.add_argument("--out", metavar="PROFILE", help="write the fitted profile (TOML, inherits the base)")
-    f.add_argument("--base", default=DEFAULT_PROFILE, help=f"shipped profile to start from (default {DEFAULT_PROFILE})")
+    f.add_argument("--base", help=f"shipped profile to start from (default: the profile of your CPU, else "
+                                  f"{DEFAULT_PROFILE})")
+    f.add_argument("--cpu", metavar="NAME",
+                   help="your CPU, to start from its profile: a cpuinfo model name (\"Intel(R) Xeon(R) Gold 6140 CPU "
+                        "@ 2.30GHz\"), a description (profile list-uarch) or an arm64 CPU part (0x41:0xd0c); "
+                        "default: the 'model name' line of /proc/cpuinfo pasted into the input")
     f.add_argument("--free", help="comma-separated constants to fit (default: those the measurements constrain)")
     f.add_argument("--label", help="name of the fitted profile (A-Z a-z 0-9 . _ -)")
     f.add_argument("--condition", action="append", metavar="FILE:LINE:key=value",

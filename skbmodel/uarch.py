@@ -413,3 +413,19 @@ def user_cpu(text: str) -> CpuMatch | None:
     """The CPU of pasted measurements (their cpuinfo/lscpu lines), or None when they name none."""
     found = cpuinfo_text(text)
     return match_cpu(found) if found else None
+
+
+def start_profile(cpu: str | None, texts=(), default: str = "e5-1650v4") -> tuple[str, CpuMatch | None]:
+    """The shipped profile a fit of the user's measurements starts from, and the CPU match behind it.
+
+    ``cpu``: the CPU as the user names it (wins); otherwise the first cpuinfo/lscpu lines in ``texts``
+    (the pasted or uploaded measurements).  No CPU named: ``default`` and None; an unknown CPU:
+    ``default`` and its match (whose :meth:`CpuMatch.line` says so).
+    """
+    if cpu is not None and str(cpu).strip():
+        m = match_cpu(cpu)
+    else:
+        m = next((found for found in map(user_cpu, texts) if found is not None), None)
+    if m is None:
+        return default, None
+    return (m.profile if m.profile in available_profiles() else default), m
