@@ -433,6 +433,27 @@ def test_calibrate_two_kernels_choose_a_run_clock_inferred_and_stderr_shown():
     assert (err > 0).all() and np.isfinite(err).all()
 
 
+def test_calibrate_starts_from_the_cpu_the_input_names():
+    """cpuinfo pasted with the measurements moves "Start from" to that CPU's profile and says so; a CPU
+    typed into "Your CPU" wins; an unknown one leaves the default with one line."""
+    at = _app()
+    at.switch_page("pages/calibrate.py").run()
+    assert not at.exception, at.exception
+    lines = ("model name\t: AMD EPYC 9654 96-Core Processor\n"
+             "[  1.3] time_bench: Type:no-softirq-page_pool01 Per elem: 14 cycles(tsc) 5.833 ns (step:0)\n")
+    at.text_area(key="cal_text").input(lines).run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="cal_base").value == "derived-zen4-genoa"
+    captions = [c.body.replace("\\", "") for c in at.caption]  # md_escape: a backslash before - ( ) :
+    assert any(c.startswith("CPU 'AMD EPYC 9654 96-Core Processor' is Zen 4") for c in captions)
+    at.text_input(key="cal_cpu").input("Intel(R) Xeon(R) Gold 6140 CPU @ 2.30GHz").run()
+    assert at.selectbox(key="cal_base").value == "xeon-gold-6140"
+    at.text_input(key="cal_cpu").input("Apple M2").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="cal_base").value == "e5-1650v4"
+    assert any(c.body.replace("\\", "").startswith("unknown CPU 'Apple M2'") for c in at.caption)
+
+
 def test_calibrate_mail_archive_repeats_and_measured_noise():
     """Real archive text: the three-kernel notebook lists three runs; a quoted-printable mail says in one
     line what was repaired; repeats show in the run list with their spread, and a fit of one run stores
