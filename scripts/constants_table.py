@@ -19,7 +19,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skbmodel.profile import PROFILE_DIR, available_profiles, load_profile  # noqa: E402 - after the sys.path set-up
+from skbmodel import kconfig  # noqa: E402 - after the sys.path set-up
+from skbmodel.profile import PROFILE_DIR, available_profiles, load_profile  # noqa: E402
 
 BEGIN = "<!-- constants:begin -->"
 END = "<!-- constants:end -->"
@@ -60,6 +61,7 @@ def table() -> str:
         out.append(f"Inherits from `{prof.inherits}`." if prof.inherits else "Inherits from no other profile.")
         if prof.notes:
             out[-1] += f" {_cell(prof.notes)}"
+        out[-1] += f" Kernel configuration: {kconfig.describe(prof.config)}."
         out += ["", "| constant | value | sd | unit | kind | from | source |", "|---|---|---|---|---|---|---|"]
         for name, c in prof.constants.items():
             home = _defined_in(pid, name)

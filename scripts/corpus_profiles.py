@@ -87,8 +87,10 @@ def i7_4790k(df) -> Profile:
                                      "Jacobian, cov = s2 inv(J^T J)"),
                              bounds=fitted.constants[n].bounds, stderr=round(res.stderr[n], 6))
     consts.update(derived_where_unmeasured("haswell", ghz, "4.5", consts))
+    # the series' conditions: "no PREEMPT, CONFIG_MEMCG_KMEM=y (not active)"
     prof = Profile(id="i7-4790k", name="Intel Core i7-4790K @ 4.00GHz (2015-2016 SLUB bulk API threads)",
                    constants=consts, inherits=BASE, kernels=("4.2", "4.5"),
+                   config={"memcg_kmem": "compiled", "preempt": "none"},
                    notes=("SLUB constants fitted to the published detached-freelist curves of this CPU; the page_pool "
                           "costs and cache sizes derived from its description (haswell, kernel 4.5; "
                           "skbmodel.uarch); everything else (zeroing, the page allocator, the path bases) inherited "
@@ -133,7 +135,7 @@ def kunpeng_920(df) -> Profile:
 
 
 def page_pool_profile(df, pid: str, name: str, ghz_row: str, rows: dict, caches: dict, note: str,
-                      kernels: tuple[str, str]) -> Profile:
+                      kernels: tuple[str, str], config: dict | None = None) -> Profile:
     consts = {}
     r0 = _row(df, ghz_row)
     consts["ghz"] = _published("ghz", r0["ghz"], "GHz", f"{r0['cpu']} (corpus row {ghz_row})", 0.0, "0: the TSC clock")
@@ -144,7 +146,8 @@ def page_pool_profile(df, pid: str, name: str, ghz_row: str, rows: dict, caches:
                                f"corpus row {rid}: {r['source'][:160]}".strip(), _tb_sd(float(r["value"])), TB)
     for n, (v, src) in caches.items():
         consts[n] = _published(n, v, "bytes", src, 0.0, "0: a documented cache size")
-    return Profile(id=pid, name=name, constants=consts, inherits=BASE, notes=note, kernels=kernels)
+    return Profile(id=pid, name=name, constants=consts, inherits=BASE, notes=note, kernels=kernels,
+                   config=config or {})
 
 
 def build(df) -> list[Profile]:
@@ -166,7 +169,7 @@ def build(df) -> list[Profile]:
         {"l1d_bytes": (49152.0, "L1d cache per core, Intel Sapphire Rapids: 48 KiB"),
          "l2_bytes": (2097152.0, "L2 cache per core, Intel Sapphire Rapids: 2 MiB")},
         "page_pool costs and clock measured on this CPU (upstream selftest bench, no-softirq context); the rest "
-        "inherited from e5-1650v4 unmeasured", ("6.16", "6.16"))
+        "inherited from e5-1650v4 unmeasured", ("6.16", "6.16"), config={"machine": "vm"})  # Google Cloud A3 VM
     e5_2025 = page_pool_profile(
         df, "e5-1650v4-2025", "Intel Xeon E5-1650 v4 @ 3.60GHz, 2025 kernels (page_pool era of 6.13-6.16)",
         "pp-e51650v4-2025-oot-nosoftirq-01",

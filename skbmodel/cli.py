@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import (__version__, calibration, corpus, custom, design, drivers, mailtext, model, outofsample, parsers,
-               shortlink, state, uarch, uncertainty, userfit, userinput, validation, versions)
+from . import (__version__, calibration, corpus, custom, design, drivers, kconfig, mailtext, model, outofsample,
+               parsers, shortlink, state, uarch, uncertainty, userfit, userinput, validation, versions)
 from .bench import run_bench
 from .profile import (DEFAULT_PROFILE, PROFILE_DIR, ProfileError, archive_current, available_profiles, clear_cache,
                       load_profile, parse_profile, profile_version)
@@ -122,6 +122,8 @@ def cmd_profile(args) -> int:
         if args.action == "list-uarch":
             print("\n".join(uarch.list_lines()))
             return 0
+        if args.action == "configure":
+            return _configure(args)
         ghz = None
         if args.ghz is not None:
             try:
@@ -142,6 +144,27 @@ def cmd_profile(args) -> int:
         print(f"wrote {args.out}: {prof.name}; {derived} cycles (1 sd)")
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def _configure(args) -> int:
+    """``profile configure --base ID --set field=value``: the profile under another kernel configuration."""
+    if args.base not in available_profiles():
+        raise UsageError(f"--base {args.base!r}: expected one of {', '.join(available_profiles())}")
+    try:
+        prof = kconfig.configured(load_profile(args.base), kconfig.parse_settings(args.set))
+    except kconfig.ConfigError as e:
+        raise UsageError(str(e)) from None
+    text = prof.to_toml()
+    if not args.out:
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(args.out).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"--out {args.out}: cannot write it ({e.__class__.__name__})") from None
+    moved = ", ".join(f"{k} {c.value:.4g}" for k, c in prof.constants.items()) or "no constant moved"
+    print(f"wrote {args.out}: {kconfig.describe(prof.config)}; {moved}")
     return 0
 
 
@@ -498,6 +521,14 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
     dv.add_argument("--out", metavar="FILE.toml", help="write the profile there (default: print it)")
     dv.add_argument("--leave-out", action="store_true",
                     help="do not use this CPU's own measurements (as validate --out-of-sample's 'other CPU' does)")
+    cf = pr_sub.add_parser("configure", help="a shipped profile under another kernel configuration (memcg kmem, "
+                                             "PREEMPT, debug, VM)")
+    cf.add_argument("--base", required=True, metavar="ID", help="shipped profile (its stated configuration is the "
+                                                                "starting point)")
+    cf.add_argument("--set", action="append", required=True, metavar="FIELD=VALUE",
+                    help="e.g. memcg_kmem=active (fields: " + ", ".join(f"{k}: {'/'.join(v[0])}"
+                                                                       for k, v in kconfig.FIELDS.items()) + ")")
+    cf.add_argument("--out", metavar="FILE.toml", help="write the profile there (default: print it)")
     pr.set_defaults(func=cmd_profile)
     v = sub.add_parser("validate", help="compare every covered seed row with the model")
     v.add_argument("--json", action="store_true")
