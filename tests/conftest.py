@@ -3,7 +3,7 @@ import shutil
 
 import pytest
 
-from skbmodel import profile as P, state as S
+from skbmodel import profile as P, versions as V
 
 
 @pytest.fixture
@@ -17,8 +17,8 @@ def old_e5_version(tmp_path, monkeypatch):
     (tmp_path / f"e5-1650v4@{ver}.toml").write_text(P.archive_toml(old))
     monkeypatch.setattr(P, "ARCHIVE_DIR", tmp_path)
     P.clear_cache()
-    S._value.cache_clear()
+    V._value.cache_clear()
     yield ver, old
     monkeypatch.undo()
     P.clear_cache()
-    S._value.cache_clear()
+    V._value.cache_clear()
