@@ -150,8 +150,11 @@ def _pick(opt, table: dict, default=0.0):
         m = opt == code
         if m.any():
             v = f()
+            shape = np.broadcast_shapes(opt.shape, np.shape(v), np.shape(res) if res is not None else ())
             if res is None:  # one output buffer, written in place option by option
-                res = np.full(np.broadcast_shapes(opt.shape, np.shape(v)), default, dtype=float)
+                res = np.full(shape, default, dtype=float)
+            elif shape != res.shape:  # an option with a leading axis of constant sets (the intervals)
+                res = np.broadcast_to(res, shape).copy()
             np.copyto(res, v, where=m)
     return np.asarray(default, dtype=float) if res is None else res
 
