@@ -20,10 +20,13 @@ column equals the inactive one from 16 objects up in the same series).  Compiled
 (``CONFIG_MEMCG_KMEM=y`` without a kmem-accounted cgroup) costs nothing measurable: 15.2 against
 14.7 ns per object in the one-at-a-time column of the 2015-12 RFC series
 (``slub-2015-12-kfree-bulk-rfc-memcg-compiled-loop`` against ``...-nomemcg-loop``, bulk 1), within
-that benchmark's run-to-run spread, so ``off`` and ``compiled`` are one state.  Since 5.9 (the
-slab accounting rework that replaced the per-memcg caches by object cgroups) only caches created
-with ``SLAB_ACCOUNT`` are charged; the skb head cache is not one of them, so the term applies to
-profiles of kernels before 5.9 only (:data:`MEMCG_TERM_BEFORE`).
+that benchmark's run-to-run spread, so ``off`` and ``compiled`` are one state.  Since 4.5
+(a9bb7e620efd, "memcg: only account kmem allocations marked as __GFP_ACCOUNT") kmem accounting is
+opt-in: only ``__GFP_ACCOUNT`` allocations and ``SLAB_ACCOUNT`` caches are charged, and the skb head
+cache (like the benchmark's own cache) is neither, so the hook costs a flag test.  The corpus's
+memcg-active series ran on trees up to 4.5-rc, so the term applies to profiles of kernels up to 4.5
+and is refused from 4.6 on (:data:`MEMCG_TERM_BEFORE`); 5.9's object-cgroup rework (10d5a62,
+"mm: memcg/slab: use a single set of kmem_caches for all allocations") changed only the charged path.
 
 ``preempt``, ``debug`` and ``machine`` (bare metal or VM) are stated for reference: the public data
 hold no pair of runs that differ in one of them alone, so they move no constant.
@@ -50,7 +53,7 @@ MEMCG_SOURCE = ("memcg kmem active x 71/46 = 1.54 on the per-call fast pair: cor
                 "slub-i7-4790k-2016-01-fastpath (46 cycles) and slub-i7-4790k-2016-01-fastpath-memcg-active "
                 "(71 cycles), same i7-4790K and kernel (Jesper Dangaard Brouer, kfree_bulk V2 series, 2016-01)")
 #: the per-memcg cache lookup the term describes exists in kernels before this release
-MEMCG_TERM_BEFORE = "5.9"
+MEMCG_TERM_BEFORE = "4.6"
 
 
 class ConfigError(ValueError):

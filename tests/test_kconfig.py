@@ -69,8 +69,10 @@ def test_the_term_refuses_what_no_number_describes():
     with pytest.raises(kconfig.ConfigError, match="does not state its memcg kmem state"):
         kconfig.with_config(P.load_profile("e5-1650v4"), {"memcg_kmem": "active"})
     late = P.load_profile("i7-4790k")
-    with pytest.raises(kconfig.ConfigError, match="kernels before 5.9"):
+    with pytest.raises(kconfig.ConfigError, match="kernels before 4.6"):
         kconfig.with_config(dataclasses.replace(late, kernels=("6.1", "6.1")), {"memcg_kmem": "active"})
+    with pytest.raises(kconfig.ConfigError, match="kernels before 4.6"):  # opt-in accounting since 4.5
+        kconfig.with_config(dataclasses.replace(late, kernels=("4.2", "4.6")), {"memcg_kmem": "active"})
     # the same state, or a field no public number moves: the constants stay
     same = kconfig.with_config(late, {"memcg_kmem": "off", "preempt": "full", "machine": "vm"})
     assert same.values() == late.values() and same.config["preempt"] == "full"
