@@ -64,8 +64,15 @@ _HASH_KEYS = [k for k in S.PARAMS if k != "page" and k not in S.DISPLAY_KEYS and
     + list(S.PV_KEYS)  # an archived profile version gives other numbers: another file name
 
 
+#: Parameters added after the file names were fixed: at their default they stay out of the hash, so that every
+#: file exported before keeps its name; set to anything else, they enter it.
+_HASH_WHEN_SET = ("obj_bytes",)
+
+
 def _hash_full(full: Mapping) -> str:
-    return hashlib.sha1(S.encode(full, keys=_HASH_KEYS).encode()).hexdigest()[:6]
+    later = {pre + k for k in _HASH_WHEN_SET for pre in ("", S.B_PREFIX)}
+    keys = [k for k in _HASH_KEYS if k not in later or full.get(k, S.PARAMS[k].default) != S.PARAMS[k].default]
+    return hashlib.sha1(S.encode(full, keys=keys).encode()).hexdigest()[:6]
 
 
 def _key_params(page: str, state: Mapping) -> list[str]:
