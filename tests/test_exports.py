@@ -331,3 +331,14 @@ def test_chart_text_fits_inside_each_chart(html_report):
             assert over == [], over
         finally:
             browser.close()
+
+
+def test_a_parameter_added_later_keeps_the_file_names_made_before():
+    """The default scenario's files were named ..._3422ef before the object size existed; at its default the
+    object size leaves the name as it was, set (for A or B) it gives another."""
+    from skbmodel import state as S
+    from skbview import report
+    base = report.state_hash(S.defaults())
+    assert base == "3422ef" == report.state_hash({**S.defaults(), "obj_bytes": 256})
+    assert len({base, report.state_hash({**S.defaults(), "obj_bytes": 512}),
+                report.state_hash({**S.defaults(), "b_obj_bytes": 512})}) == 3
