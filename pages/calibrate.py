@@ -24,8 +24,8 @@ except Exception:  # noqa: BLE001 - any failure means the page runs on its own, 
 st.title(PAGE_BY_SLUG["calibrate"].heading)
 if appstate is not None:
     # a first request to /calibrate on a fresh server must go through dashboard.py's st.navigation
-    appstate._ensure_navigation()
-state = appstate.get_state() if appstate else dict(custom_profile._store())
+    appstate.ensure_navigation()
+state = appstate.get_state() if appstate else dict(custom_profile.session_store())
 custom_profile.adopt_link_profile()
 
 view.in_use(state)

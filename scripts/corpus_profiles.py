@@ -67,7 +67,7 @@ def i7_4790k(df) -> Profile:
     ms = []
     for s in series:
         g = df[df["series"] == s].sort_values("x_value")
-        ms += outofsample._measurements(s, str(g["output"].iloc[0]), "bulk", g["x_value"], g["value"], "cycles")
+        ms += outofsample.curve_measurements(s, str(g["output"].iloc[0]), "bulk", g["x_value"], g["value"], "cycles")
     free = ["slub_fast_pair_cycles", "slub_loop_call_cycles", "slub_bulk_obj_pair_cycles",
             "slub_free_slow_extra_cycles", "slub_refill_cycles", "l1_miss_cycles"]
     ghz = float(df[df["series"] == series[0]]["ghz"].iloc[0])

@@ -88,16 +88,16 @@ def fit_profile(prof: Profile, specs, free: list[str] | None = None, staged: boo
     """
     free = list(free or prof.fitted_names())
     specs = [s for s in specs if s.tol_kind != "exact"]
-    z0 = _residual_fun(prof, specs, [])(np.array([]))
+    z0 = residual_fun(prof, specs, [])(np.array([]))
     for rows, names in fit_stages(prof, specs, free, staged):
         if not names:
             continue
         x0 = np.array([prof.value(n) for n in names])
         lo = np.array([prof.constants[n].bounds[0] if prof.constants[n].bounds else -np.inf for n in names])
         hi = np.array([prof.constants[n].bounds[1] if prof.constants[n].bounds else np.inf for n in names])
-        x, _ = minimax_fit(_residual_fun(prof, rows, names), x0, lo, hi)
+        x, _ = minimax_fit(residual_fun(prof, rows, names), x0, lo, hi)
         prof = prof.with_values(dict(zip(names, np.round(x, 4))))
-    z1 = _residual_fun(prof, specs, [])(np.array([]))
+    z1 = residual_fun(prof, specs, [])(np.array([]))
     return prof, [(s.id, float(a), float(b)) for s, a, b in zip(specs, z0, z1)]
 
 
@@ -166,7 +166,7 @@ def _fit_cov(prof: Profile, specs, names) -> dict:
     specs = [s for s in specs if s.tol_kind != "exact" and s.id not in REDUNDANT_ROWS]
     names = list(names)
     x = np.array([prof.value(n) for n in names])
-    meas = [validation._measured(s) for s in specs]
+    meas = [validation.measured_of(s) for s in specs]
     m = np.array([v for v, _ in meas])
     sd = np.array([measurement_sd(s, v, u, prof.ghz) for s, (v, u) in zip(specs, meas)])
 
@@ -281,7 +281,7 @@ def with_fit_uncertainty(prof: Profile, specs, free=None, staged: bool = True) -
     return dataclasses.replace(prof, constants=consts).with_correlation(names_all, np.round(corr, 6))
 
 
-def _residual_fun(prof: Profile, specs, names):
+def residual_fun(prof: Profile, specs, names):
     def fun(x):
         preds = validation.predict_rows(specs, {prof.id: prof}, {prof.id: dict(zip(names, x))})
         return validation.residuals_normalised(specs, preds)
@@ -290,7 +290,7 @@ def _residual_fun(prof: Profile, specs, names):
 
 def _depends(prof: Profile, specs, name: str) -> bool:
     """Whether any row of ``specs`` changes when constant ``name`` moves by 1 %."""
-    fun = _residual_fun(prof, specs, [name])
+    fun = residual_fun(prof, specs, [name])
     v = prof.value(name)
     return bool(np.any(np.abs(fun(np.array([v * 1.01 + 1e-6])) - fun(np.array([v]))) > 1e-9))
 
@@ -305,7 +305,7 @@ def row_sensitivity(prof: Profile, specs, names) -> np.ndarray:
     out = np.zeros((len(specs), len(names)), dtype=bool)
     if not specs or not names:
         return out
-    fun = _residual_fun(prof, specs, names)
+    fun = residual_fun(prof, specs, names)
     x = np.array([prof.value(n) for n in names])
     z = fun(x)
     for j in range(len(names)):

@@ -194,7 +194,7 @@ def build(base: Profile, changes: dict[str, float], label: str = "", source: str
         c = consts[k]
         src = sources.get(k) or (source or "custom value").format(base=base.id, old=f"{c.value:g}")
         consts[k] = dataclasses.replace(c, value=float(v), kind="fitted", source=src,
-                                        bounds=c.bounds or _default_bounds(k, c.value))
+                                        bounds=c.bounds or default_bounds(k, c.value))
     cid = custom_id(base.id, {k: v for k, v in changes.items() if base.constants[k].value != v})
     name = label or f"custom fit on {base.id}"
     # the base's correlations stay: the unchanged constants are the same quantities
@@ -218,7 +218,7 @@ def measured_noise_ns(profile: Profile) -> float | None:
     return value if NOISE_CONSTANT in base.constants and base.value(NOISE_CONSTANT) != value else None
 
 
-def _default_bounds(name: str, value: float) -> tuple[float, float]:
+def default_bounds(name: str, value: float) -> tuple[float, float]:
     if name == "ghz":
         return GHZ_RANGE
     return (0.0, min(MAX_VALUE, max(10.0 * abs(value), 1.0)))

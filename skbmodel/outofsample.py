@@ -141,7 +141,7 @@ class CurveResult:
         return float(np.max(e)) if e else float("nan")
 
 
-def _measurements(series: str, output: str, x_name: str, xs, values, unit: str):
+def curve_measurements(series: str, output: str, x_name: str, xs, values, unit: str):
     return [parsers.Measurement(origin=series, line=i + 1, raw="", test=output, value=float(v), unit=unit,
                                 conditions={x_name: float(x)}, output=output, kind="corpus")
             for i, (x, v) in enumerate(zip(xs, values))]
@@ -164,7 +164,7 @@ def validate_curve(series: str, output: str, x_name: str, xs, values, unit: str,
     xs, values = xs[order], values[order]
     prof = curve_profile(ghz, object_bytes, base)
     idx = fit_points(xs)
-    ms = _measurements(series, output, x_name, xs[idx], values[idx], unit)
+    ms = curve_measurements(series, output, x_name, xs[idx], values[idx], unit)
     free = list(free) if free is not None else userfit.suggest_free(ms, prof)
     res = userfit.fit(ms, prof, free, label=series)
     fitted_prof = res.profile if res.ok else prof
@@ -344,7 +344,7 @@ def _leave_out(profiles, key, others: str) -> list[dict]:
             preds = validation.predict_rows([rows[i] for i in held], {pid: refit})
             for i, p in zip(held, preds):
                 s = rows[i]
-                m, unit = validation._measured(s)
+                m, unit = validation.measured_of(s)
                 missing = _not_estimable(j_train, jac[i], names)
                 missing += [n for j, n in enumerate(names) if n in on_bound and jac[i, j] and n not in missing]
                 rec = dict(id=s.id, subsystem=subsystem_of(s.output), left_out=src, profile=pid, measured=m,
@@ -555,7 +555,7 @@ def seed_differences(profiles: dict[str, Profile] | None = None, evidence: dict[
     for a_id, b_id, what in SEED_PAIRS:
         sa, sb = spec_of[a_id], spec_of[b_id]
         prof = profiles.get(sa.profile) or load_profile(sa.profile)
-        (ma, unit), (mb, _) = validation._measured(sa), validation._measured(sb)
+        (ma, unit), (mb, _) = validation.measured_of(sa), validation.measured_of(sb)
         _, iv = uncertainty.pair_interval(_row_params(sa, prof), sa.output, _row_params(sb, prof), sb.output,
                                           prof, level)
         out_unit = model.OUTPUT_UNITS[sa.output]

@@ -56,7 +56,7 @@ class Param:
         if self.kind == "choice":
             return "one of " + ", ".join(self.choices)
         kind = "an integer" if self.kind == "int" else "a number"
-        return f"{kind} in [{_fmt(self.lo)}, {_fmt(self.hi)}]" + (f" {self.unit}" if self.unit else "")
+        return f"{kind} in [{fmt_value(self.lo)}, {fmt_value(self.hi)}]" + (f" {self.unit}" if self.unit else "")
 
     def parse(self, raw: str):
         """Parse a raw string: returns ``(value, problem)``; ``problem`` is None when valid.
@@ -90,11 +90,11 @@ class Param:
             y = min(max(x, lo), hi)
             y = int(y) if self.kind == "int" else float(y)
             # quote what the link said ('1e9'), not the parsed number ('1000000000')
-            return y, f"{_show(str(x) if raw is None else raw)} outside {self.allowed()}, clamped to {_fmt(y)}"
+            return y, f"{_show(str(x) if raw is None else raw)} outside {self.allowed()}, clamped to {fmt_value(y)}"
         return (int(x) if self.kind == "int" else float(x)), problem
 
 
-def _fmt(x) -> str:
+def fmt_value(x) -> str:
     """Shortest text that parses back to exactly ``x`` (``repr``; ``%g`` kept only 6 digits)."""
     if isinstance(x, float) and x.is_integer():
         return str(int(x))

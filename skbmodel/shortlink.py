@@ -27,7 +27,7 @@ from urllib.parse import parse_qsl, urlencode
 
 from . import __version__ as MODEL_VERSION
 from . import profile as _profile
-from .params import B_PREFIX, DISPLAY_PARAMS, MODEL_PARAMS, _fmt
+from .params import B_PREFIX, DISPLAY_PARAMS, MODEL_PARAMS, fmt_value
 
 #: The dashboard's address when none is known (the CLI, a report made outside a browser session).
 DEFAULT_BASE_URL = "http://localhost:8501/"
@@ -51,7 +51,7 @@ def recorded_defaults() -> dict[str, dict[str, str]]:
 
 def current_defaults() -> dict[str, str]:
     """Today's defaults of the parameter schema as link text."""
-    return {p.key: _fmt(p.default) for p in MODEL_PARAMS + DISPLAY_PARAMS if p.key not in _FOLLOWS_PROFILE}
+    return {p.key: fmt_value(p.default) for p in MODEL_PARAMS + DISPLAY_PARAMS if p.key not in _FOLLOWS_PROFILE}
 
 
 def _version_tuple(mv: str) -> tuple[int, ...] | None:
@@ -118,8 +118,8 @@ def _profile_ghz(cpu: str, pv: str | None) -> str | None:
     """The clock of shipped profile ``cpu`` in version ``pv`` (archived, else the current), as link text."""
     try:
         if pv and pv != _profile.profile_version(cpu) and _profile.is_archived(cpu, pv):
-            return _fmt(float(_profile.load_profile(f"{cpu}@{pv}").ghz))
-        return _fmt(float(_profile.load_profile(cpu).ghz))
+            return fmt_value(float(_profile.load_profile(f"{cpu}@{pv}").ghz))
+        return fmt_value(float(_profile.load_profile(cpu).ghz))
     except Exception:  # noqa: BLE001 - not a shipped profile: the decoder warns about the cpu and picks the clock
         return None
 
@@ -129,7 +129,7 @@ def _valid(key: str, raw: str) -> str | None:
     for p in MODEL_PARAMS:
         if p.key == key:
             val, _ = p.parse(raw)
-            return None if val is None else _fmt(val)
+            return None if val is None else fmt_value(val)
     return None
 
 

@@ -49,7 +49,7 @@ from . import shortlink as _shortlink
 from .pages import DEFAULT_PAGE, SLUGS
 # the schema is re-exported: callers keep reading it as state.Param, state.MODEL_PARAMS, ...
 from .params import (B_PREFIX, DISPLAY_KEYS, DISPLAY_PARAMS, MAX_VALUE_CHARS, MODEL_KEYS, MODEL_PARAMS,  # noqa: F401
-                     PATHS, Param, _fmt, _show)
+                     PATHS, Param, fmt_value, _show)
 
 FORMAT_VERSION = 1
 MAX_QUERY_CHARS = 16_384
@@ -311,7 +311,7 @@ def _read(query, strict: bool) -> tuple[dict, list[str]]:
             continue
         val, problem = p.parse(raw)
         if val is None:
-            bad(k, f"{k}: {problem}; using default {_fmt(state[k])}",
+            bad(k, f"{k}: {problem}; using default {fmt_value(state[k])}",
                 f"{_show(raw)} is not allowed; expected {p.allowed()}")
             continue
         if problem:  # clamped, or an integer rounded
@@ -367,7 +367,8 @@ def encode(state: Mapping, keys=None) -> str:
         keys = [k for k in PARAMS if k not in GRID_KEYS or full.get("page") == "grid" or full[k] != PARAMS[k].default]
     else:
         keys = [k for k in keys if k not in PROFILE_KEYS and k not in VERSION_KEYS]
-    items = [("v", str(FORMAT_VERSION))] + _version_items(state, full, keys_given) + [(k, _fmt(full[k])) for k in keys]
+    items = [("v", str(FORMAT_VERSION))] + _version_items(state, full, keys_given)
+    items += [(k, fmt_value(full[k])) for k in keys]
     # an optional custom profile travels too (compact, see skbmodel.custom)
     items += [(pk, str(state[pk]).strip()) for pk in PROFILE_KEYS
               if state.get(pk) and (keys_given is None or pk in keys_given)]

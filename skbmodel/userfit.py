@@ -120,7 +120,7 @@ def check(measurements) -> list[str]:
         elif not 0 < m.tol <= 1:
             errors.append(f"{m.where()}: tolerance {m.tol!r} must be in (0, 1] (a fraction, 0.05 = 5 %)")
         else:
-            prob = parsers._check_condition(m.conditions)
+            prob = parsers.check_condition(m.conditions)
             if prob:
                 errors.append(f"{m.where()}: {prob}")
             bad = [k for k in m.conditions if k not in parsers.CONDITION_KEYS]
@@ -179,7 +179,7 @@ def _with_bounds(profile: Profile, names) -> Profile:
     consts = dict(profile.constants)
     for n in names:
         c = consts[n]
-        b = c.bounds or custom._default_bounds(n, c.value)
+        b = c.bounds or custom.default_bounds(n, c.value)
         if n == "ghz":
             b = (max(b[0], custom.GHZ_RANGE[0]), min(b[1], custom.GHZ_RANGE[1]))
         consts[n] = dataclasses.replace(c, bounds=(float(b[0]), float(b[1])))
@@ -272,7 +272,7 @@ def suggest_free(measurements, profile: Profile) -> list[str]:
 def jacobian(prof: Profile, specs, names, relative: bool = False, x=None) -> np.ndarray:
     """``d z_i / d c_j`` of the normalised residuals (central differences); with ``relative``
     per 1 % change of each constant instead of per unit."""
-    fun = calibration._residual_fun(prof, specs, list(names))
+    fun = calibration.residual_fun(prof, specs, list(names))
     x = np.array([prof.value(n) for n in names], dtype=float) if x is None else np.asarray(x, dtype=float)
     jac = np.empty((len(specs), len(names)))
     for j in range(len(names)):

@@ -111,7 +111,7 @@ def _output_unit(spec: RowSpec) -> str:
     return UNIT_OF_OUTPUT.get(spec.output) or model.OUTPUT_UNITS[spec.output]
 
 
-def _measured(spec: RowSpec) -> tuple[float, str]:
+def measured_of(spec: RowSpec) -> tuple[float, str]:
     """``(value, unit)`` a row is compared with: given directly, or the seed observation ``id``."""
     if spec.measured is not None:
         return float(spec.measured), str(spec.unit)
@@ -156,7 +156,7 @@ def predict_rows(specs, profiles: dict[str, Profile] | None = None, constants: d
                 v = params[s.output[6:]][j]
             else:
                 v = out[s.output][j]
-            preds[i] = to_measured_unit(v, _output_unit(s), _measured(s)[1], params["ghz"][j])
+            preds[i] = to_measured_unit(v, _output_unit(s), measured_of(s)[1], params["ghz"][j])
     return preds
 
 
@@ -164,7 +164,7 @@ def residuals_normalised(specs, preds):
     """Residual / tolerance for each row (|x| <= 1 means within tolerance)."""
     out = np.empty(len(specs))
     for i, s in enumerate(specs):
-        m, m_unit = _measured(s)
+        m, m_unit = measured_of(s)
         p = preds[i]
         if s.tol_kind == "rel":
             out[i] = (p - m) / (abs(m) * s.tol)

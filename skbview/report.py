@@ -93,7 +93,7 @@ def file_stem(page: str, name: str, state: Mapping) -> str:
     """
     st = _full(state)
     parts = [_slug(page), _slug(name)]
-    parts += [f"{_slug(k)}-{_slug(S._fmt(st[k]))}" for k in _key_params(page, st)]
+    parts += [f"{_slug(k)}-{_slug(S.fmt_value(st[k]))}" for k in _key_params(page, st)]
     parts.append(_hash_full(st))
     return "_".join(parts)
 
@@ -207,10 +207,10 @@ def _param_table(st: dict) -> str:
     rows = []
     for p in S.MODEL_PARAMS:
         a, b = st[p.key], st[S.B_PREFIX + p.key]
-        rng = ", ".join(p.choices) if p.kind == "choice" else f"{S._fmt(p.lo)} – {S._fmt(p.hi)}"
+        rng = ", ".join(p.choices) if p.kind == "choice" else f"{S.fmt_value(p.lo)} – {S.fmt_value(p.hi)}"
         cls = ' class="diff"' if a != b else ""
         rows.append(f"<tr{cls}><td><code>{_e(p.key)}</code></td><td>{_e(p.label)}</td>"
-                    f"<td class=num>{_e(S._fmt(a))}</td><td class=num>{_e(S._fmt(b))}</td>"
+                    f"<td class=num>{_e(S.fmt_value(a))}</td><td class=num>{_e(S.fmt_value(b))}</td>"
                     f"<td>{_e(p.unit)}</td><td>{_e(rng)}</td></tr>")
     for k in S.PROFILE_KEYS[:1]:
         a, b = st.get(k) or "", st.get(S.B_PREFIX + k) or ""

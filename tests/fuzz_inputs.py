@@ -103,7 +103,7 @@ def _valid_value(rng: random.Random, p: S.Param) -> str:
     if p.kind == "int":
         return str(rng.randint(int(p.lo), int(p.hi)))
     x = rng.uniform(p.lo, p.hi)
-    return rng.choice([f"{x:g}", repr(x), f"{round(x, 2)}", S._fmt(p.lo), S._fmt(p.hi)])
+    return rng.choice([f"{x:g}", repr(x), f"{round(x, 2)}", S.fmt_value(p.lo), S.fmt_value(p.hi)])
 
 
 def _bad_value(rng: random.Random, p: S.Param) -> tuple[str, str]:
@@ -120,7 +120,7 @@ def _bad_value(rng: random.Random, p: S.Param) -> tuple[str, str]:
         return rng.choice(["-1", "-16", "-0.5", "-1e9", "-0", "-9999999"]), kind
     if kind == "out_of_range" and p.kind != "choice":
         span = p.hi - p.lo
-        return S._fmt(rng.choice([p.hi + rng.choice([1, span, 1e6]), p.lo - rng.choice([1, span, 1e6])])), kind
+        return S.fmt_value(rng.choice([p.hi + rng.choice([1, span, 1e6]), p.lo - rng.choice([1, span, 1e6])])), kind
     if kind == "non_integer" and p.kind == "int":
         return f"{rng.randint(int(p.lo), int(p.hi)) + rng.choice([0.5, 0.25, 0.001])}", kind
     if kind == "long":
@@ -159,7 +159,7 @@ def _prof_value(rng: random.Random) -> tuple[str, bool]:
     if rng.random() < 0.4:  # one constant at an edge of its allowed range (0, tiny, the maximum)
         base = load_profile(rng.choice(list(available_profiles()) or [DEFAULT_PROFILE]))
         name = rng.choice(sorted(base.constants))
-        value = rng.choice(["0", "0.000001", "1", "10000000", S._fmt(10 * abs(base.constants[name].value)),
+        value = rng.choice(["0", "0.000001", "1", "10000000", S.fmt_value(10 * abs(base.constants[name].value)),
                             "0.5", "6"])
         text = f"1~{base.id}~{name}:{value}"
         try:  # the constant's own range decides; the oracle only asks that a refusal is named

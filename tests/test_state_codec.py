@@ -112,7 +112,7 @@ def test_round_trip_through_streamlit_style_mapping(s):
 @SETTINGS
 @given(valid_states(), st.sampled_from([k for k in S.PARAMS if k not in ("ghz", "b_ghz")]))
 def test_partial_links_keep_given_keys_and_default_the_rest(s, key):
-    back, warnings = S.decode(urlencode({key: S._fmt(s[key])}))
+    back, warnings = S.decode(urlencode({key: S.fmt_value(s[key])}))
     assert warnings == []
     assert back[key] == s[key]
     d = S.defaults()
@@ -201,7 +201,7 @@ def _named(key: str, warnings: list[str]) -> bool:
 @given(state_with_bad_parts())
 def test_every_bad_or_unknown_key_is_named_and_good_keys_survive(case):
     s, bad, unknown = case
-    pairs = [(k, S._fmt(v)) for k, v in s.items() if k not in bad]
+    pairs = [(k, S.fmt_value(v)) for k, v in s.items() if k not in bad]
     pairs += list(bad.items()) + [(k, "1") for k in unknown]
     got, warnings = S.decode(urlencode(pairs))
     _assert_valid_state(got)
@@ -223,7 +223,8 @@ def test_every_bad_or_unknown_key_is_named_and_good_keys_survive(case):
 @given(state_with_bad_parts())
 def test_decode_strict_error_names_a_bad_key(case):
     s, bad, unknown = case
-    pairs = [(k, S._fmt(v)) for k, v in s.items() if k not in bad] + list(bad.items()) + [(k, "1") for k in unknown]
+    pairs = [(k, S.fmt_value(v)) for k, v in s.items() if k not in bad]
+    pairs += list(bad.items()) + [(k, "1") for k in unknown]
     with pytest.raises(S.StateError) as ei:
         S.decode_strict(urlencode(pairs))
     err = ei.value
@@ -284,7 +285,7 @@ def test_encode_of_partial_state_fills_like_a_partial_link(s, data):
     gave B the clock of A's CPU, while the same partial link decodes with B's own defaults."""
     keys = data.draw(st.lists(st.sampled_from(list(S.PARAMS)), unique=True, max_size=6))
     part = {k: s[k] for k in keys}
-    via_link, w = S.decode(urlencode({k: S._fmt(v) for k, v in part.items()}))
+    via_link, w = S.decode(urlencode({k: S.fmt_value(v) for k, v in part.items()}))
     assert w == []
     assert S.encode(part) == S.encode(via_link)
 

@@ -42,7 +42,7 @@ from .bulktable import BulkTable
 from .clock import CLOCK_SPREAD, Clock, clock_pairs, infer_clock
 from .common import (_COMPATIBLE, _DMESG, _QUOTE, BINARY_SAMPLE, CONDITION_KEYS, MAPPABLE_OUTPUTS, MAX_LINE_CHARS,
                      MAX_LINES, MAX_MEASUREMENTS, MAX_TEXT_CHARS, UNITS, LineFormat, Measurement, ParseError,
-                     ParseResult, Run, _check_condition, _clean, _short, compatible)
+                     ParseResult, Run, check_condition, _clean, _short, compatible)
 from .csvfmt import parse_csv
 from .mail import repair as repair_mail
 from .pktgen import Pktgen
@@ -58,7 +58,7 @@ __all__ = [
     "CONDITION_KEYS", "MAPPABLE_OUTPUTS", "MAX_TEXT_CHARS", "MAX_LINES", "MAX_LINE_CHARS", "MAX_MEASUREMENTS",
     "BINARY_SAMPLE", "CLOCK_SPREAD", "SKB_TAIL_BYTES", "Noise", "noise", "repair_mail", "repeats",
     # used by skbmodel.userfit and the tests
-    "_COMPATIBLE", "_check_condition", "_module_load",
+    "_COMPATIBLE", "check_condition", "_module_load",
 ]
 
 #: The line formats, in the order they are offered each line.  The bulk table comes first (its rows

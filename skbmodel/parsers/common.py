@@ -125,7 +125,7 @@ def _intnum(s: str) -> float:
     return float(s.replace(",", ""))
 
 
-def _check_condition(cond: dict) -> str | None:
+def check_condition(cond: dict) -> str | None:
     """A problem text when a condition is outside the model's range, else None."""
     for k, v in cond.items():
         p = state.PARAMS[k]
@@ -138,7 +138,7 @@ def _check_condition(cond: dict) -> str | None:
 def _mapped(output: str | None, cond: dict, note: str = "") -> tuple[str | None, dict, str]:
     if output is None:
         return None, cond, note
-    problem = _check_condition(cond)
+    problem = check_condition(cond)
     if problem:
         return None, cond, f"not mapped: {problem}"
     return output, cond, note

@@ -115,7 +115,7 @@ def init() -> None:
     for k in WIDGET_KEYS:
         # the widget's value, moved by the user or a callback since the last run; on the first run the link
         # decides: a page script that ran alone before it (the first request of a fresh server, see
-        # _ensure_navigation) left its controls at their minimums
+        # ensure_navigation) left its controls at their minimums
         if k in current and not first:
             store[k] = current[k]
 
@@ -186,7 +186,7 @@ def set_page(slug: str) -> None:
     st.session_state[STORE]["page"] = slug
 
 
-def _ensure_navigation() -> None:
+def ensure_navigation() -> None:
     """Make a page opened directly (``/veth``) on a fresh server go through ``dashboard.py``.
 
     Streamlit starts in the legacy "pages/ directory" mode because ``pages/`` exists, and only
@@ -201,7 +201,7 @@ def _ensure_navigation() -> None:
 
 def page_state(slug: str) -> dict:
     """Called first by each page: records the current page (``page`` in the URL) and returns the state."""
-    _ensure_navigation()
+    ensure_navigation()
     set_page(slug)
     return get_state()
 

@@ -23,7 +23,7 @@ PICK_KEY = "custom_profile_pick"
 NONE = "(shipped profile)"
 
 
-def _store() -> dict:
+def session_store() -> dict:
     ss = st.session_state
     if STORE not in ss:
         ss[STORE] = sk_state.defaults()
@@ -42,7 +42,7 @@ def register(profile: Profile) -> None:
 def active(which: str = "a") -> Profile | None:
     """The custom profile in use for scenario ``which`` (None = a shipped profile)."""
     pre = "" if which == "a" else sk_state.B_PREFIX
-    store = _store()
+    store = session_store()
     text = store.get(pre + "prof")
     if not text:
         return None
@@ -64,7 +64,7 @@ def select(profile: Profile, which: str = "a") -> None:
     """Use ``profile`` for scenario ``which``: ``prof`` = its link text, ``cpu`` = its base, clock = its clock."""
     pre = "" if which == "a" else sk_state.B_PREFIX
     register(profile)
-    store = _store()
+    store = session_store()
     store[pre + "prof"] = custom.encode_profile(profile)
     store.pop(pre + "pv", None)  # fitted/uploaded on today's version of its base
     base_id = profile.inherits.split("@", 1)[0]
@@ -84,7 +84,7 @@ def select(profile: Profile, which: str = "a") -> None:
 def clear(which: str = "a") -> None:
     """Back to the shipped profile named by ``cpu`` (and its clock)."""
     pre = "" if which == "a" else sk_state.B_PREFIX
-    store = _store()
+    store = session_store()
     store.pop(pre + "prof", None)
     store.pop(pre + "pv", None)
     cpu = store.get(pre + "cpu") or st.session_state.get(pre + "cpu")
@@ -127,4 +127,4 @@ def sidebar_selector(container=None) -> None:
 
 def share_link(state: dict | None = None) -> str:
     """The dashboard's share link for ``state`` (the current one by default), custom profile included."""
-    return page_share_link(dict(state or _store()))
+    return page_share_link(dict(state or session_store()))

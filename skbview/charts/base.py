@@ -191,9 +191,9 @@ def caption(state: Mapping, keys=(), which: str = "a") -> str:
     """The footer: CPU and clock, the parameters the chart varies with (``keys``), every other parameter that
     differs from its default, the model version and the profile with its version (what a share link records)."""
     p = params(state, which)
-    parts = [f"cpu {p['cpu']} @ {st_mod._fmt(float(p['ghz']))} GHz"]
-    parts += [f"{k}={st_mod._fmt(p[k])}" for k in keys if k not in ("cpu", "ghz")]
-    parts += [f"{q.key}={st_mod._fmt(p[q.key])}" for q in st_mod.MODEL_PARAMS
+    parts = [f"cpu {p['cpu']} @ {st_mod.fmt_value(float(p['ghz']))} GHz"]
+    parts += [f"{k}={st_mod.fmt_value(p[k])}" for k in keys if k not in ("cpu", "ghz")]
+    parts += [f"{q.key}={st_mod.fmt_value(p[q.key])}" for q in st_mod.MODEL_PARAMS
               if q.key not in ("cpu", "ghz", *keys) and p[q.key] != q.default]
     prof = profile(state, which)
     pre = "" if which == "a" else st_mod.B_PREFIX

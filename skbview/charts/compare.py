@@ -69,7 +69,8 @@ def compare_delta(state: Mapping) -> go.Figure:
 def _ab_caption(state) -> str:
     """A's footer (what differs from the defaults, the versions), then what B changes and B's profile version."""
     diff = [k for k in st_mod.MODEL_KEYS if state[k] != state[st_mod.B_PREFIX + k]]
-    txt = " · ".join(f"{k}: {st_mod._fmt(state[k])}→{st_mod._fmt(state[st_mod.B_PREFIX + k])}" for k in diff) or "A = B"
+    fv = st_mod.fmt_value
+    txt = " · ".join(f"{k}: {fv(state[k])}→{fv(state[st_mod.B_PREFIX + k])}" for k in diff) or "A = B"
     prof_b = profile(state, "b")
     b_version = state.get(st_mod.B_PREFIX + "pv") or profile_version(prof_b)
     return f"{caption(state, ('noise_ns',))} · A→B {txt} · B: profile {prof_b.id} version {b_version}"

@@ -23,7 +23,7 @@ def _design_caption(state: Mapping) -> str:
     keys = [k for k in design.KEY_NAMES if state.get(k) != design.DEFAULTS[k] or k == "d_from"]
     parts = [f"b_path={state.get(st_mod.B_PREFIX + 'path')}"]
     if state.get(st_mod.B_PREFIX + "path") == "design":
-        parts += [f"b_{k}={st_mod._fmt(state[st_mod.B_PREFIX + k])}" for k in design.KEY_NAMES
+        parts += [f"b_{k}={st_mod.fmt_value(state[st_mod.B_PREFIX + k])}" for k in design.KEY_NAMES
                   if state.get(st_mod.B_PREFIX + k) != design.DEFAULTS[k] or k == "d_from"]
     return " · ".join([caption(state, ("pp_recycle", "numa", "link_gbps", "frame_bytes", *keys)), *parts])
 

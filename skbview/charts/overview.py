@@ -59,7 +59,7 @@ def overview_breakdown(state: Mapping) -> go.Figure:
     fig.add_hline(y=budget, line=dict(color=COLORS["budget"], dash="dash", width=2))
     fig.add_annotation(x=0, xref="paper", y=budget, xanchor="left", yanchor="bottom", font=dict(size=12, color="#444"),
                        text=f"line-rate budget {budget:.1f} ns/packet "
-                            f"({st_mod._fmt(float(p['link_gbps']))} Gbit/s, {p['frame_bytes']} B frames)")
+                            f"({st_mod.fmt_value(float(p['link_gbps']))} Gbit/s, {p['frame_bytes']} B frames)")
     fig.update_yaxes(rangemode="tozero", range=[0, max(total, budget) * 1.15])
     fig.update_xaxes(tickangle=0)
     fig.update_layout(showlegend=False)
