@@ -681,17 +681,23 @@ _SLACK = 5e-3
 
 def recorded_figures(rep: dict) -> dict:
     """``{figure name: {"value": v, "better": "lower" | "higher" | "nearer 0.9"}}`` of every figure the
-    report states: per subsystem and protocol the MAPE, the max error and the points predicted; the
-    coverage per group; the seed rows left out that were predicted and not; the differences'
-    sign agreement, MAPE and coverage, overall and per group."""
+    report states: per subsystem and protocol the MAPE, the max error, the points predicted and, where
+    the protocol states one (other CPU), the coverage of its intervals; the coverage per group and the
+    points and sources it is judged on; the seed rows left out that were predicted and not; the
+    differences' sign agreement, MAPE and coverage, overall and per group."""
+    near = f"nearer {uncertainty.LEVEL:g}"
     out = {}
     for s in rep["summary"]:
         k = f"{s['subsystem']} / {s['protocol']}"
         out[f"{k}: MAPE"] = dict(value=s["mape"], better="lower")
         out[f"{k}: max error"] = dict(value=s["max_error"], better="lower")
         out[f"{k}: points"] = dict(value=s["points"], better="higher")
+        if s.get("coverage") is not None:
+            out[f"{k}: coverage"] = dict(value=s["coverage"], better=near)
     for g, c in rep["coverage"].items():
-        out[f"coverage {g}"] = dict(value=c["coverage"], better=f"nearer {uncertainty.LEVEL:g}")
+        out[f"coverage {g}"] = dict(value=c["coverage"], better=near)
+        out[f"coverage {g}: points"] = dict(value=c["points"], better="higher")
+        out[f"coverage {g}: sources"] = dict(value=c["sources"], better="higher")
     for key, name in (("loso", "source left out"), ("loro", "row left out")):
         for status, better in (("predicted", "higher"), ("not predictable", "lower")):
             out[f"seed rows, {name}: {status}"] = dict(value=sum(r["status"] == status for r in rep[key]),
@@ -700,7 +706,7 @@ def recorded_figures(rep: dict) -> dict:
     if d:
         for g in [dict(group="all pairs of predicted evidence", **{k: d[k] for k in d if k != "groups"})] + d["groups"]:
             for k, better in (("sign_agreement", "higher"), ("mape", "lower"),
-                              ("coverage", f"nearer {uncertainty.LEVEL:g}"), ("n_pairs", "higher")):
+                              ("coverage", near), ("n_pairs", "higher")):
                 if g.get(k) is not None and g[k] == g[k]:
                     out[f"differences {g['group']}: {k}"] = dict(value=g[k], better=better)
     return out

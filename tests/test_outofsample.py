@@ -235,10 +235,14 @@ def test_the_gate_catches_a_worse_figure(report):
     worse = json.loads(json.dumps(report))
     worse["summary"][0]["mape"] *= 1.1
     worse["coverage"]["slub"]["coverage"] = 0.6
+    worse["coverage"]["page_alloc"]["points"] -= 1
+    next(s for s in worse["summary"] if s["protocol"] == "other CPU")["coverage"] = 0.5
     next(r for r in worse["loso"] if r["status"] == "predicted")["status"] = "not predictable"
     lines = oos.worse_than_recorded(worse, recorded)
-    assert any("MAPE" in line for line in lines) and any("coverage slub" in line for line in lines)
+    assert any("MAPE" in line for line in lines) and any("coverage slub:" in line for line in lines)
     assert any("source left out" in line for line in lines)
+    assert any(line.startswith("coverage page_alloc: points") for line in lines)
+    assert any(line.startswith("page_pool / other CPU: coverage") for line in lines)
     better = json.loads(json.dumps(report))
     better["summary"][0]["mape"] *= 0.9
     assert oos.worse_than_recorded(better, recorded) == []
