@@ -14,12 +14,18 @@ from skbmodel import profile as P, state as S
 
 ORDER_SEED = os.environ.get("SKB_TEST_ORDER_SEED", "").strip()
 ORDER_MODE = os.environ.get("SKB_TEST_ORDER", "modules").strip() or "modules"
+ORDER_LINE = f"test order: shuffled, SKB_TEST_ORDER_SEED={ORDER_SEED} SKB_TEST_ORDER={ORDER_MODE}"
 
 
 def pytest_report_header(config):
     if ORDER_SEED:
-        return [f"test order: shuffled, SKB_TEST_ORDER_SEED={ORDER_SEED} SKB_TEST_ORDER={ORDER_MODE}"]
+        return [ORDER_LINE]
     return []
+
+
+def pytest_terminal_summary(terminalreporter):
+    if ORDER_SEED:  # the header is not shown under -q; the summary is
+        terminalreporter.write_line(ORDER_LINE)
 
 
 @pytest.hookimpl(trylast=True)  # after pytest's own reordering by fixture, which would regroup
