@@ -266,6 +266,24 @@ def test_differences_protocol(report):
     assert any(g["group"].startswith("corpus curves") for g in d["groups"])
 
 
+def test_the_differences_meet_their_goals_and_a_group_that_misses_is_named(report):
+    """Over every pair of predicted evidence: the right sign on >= 90 % of the pairs above their noise and
+    80-95 % inside the paired 90 % interval.  A group that misses is named with the figure it misses;
+    a group reproduced by construction, or with too few pairs above their noise, is not judged."""
+    d = report["differences"]
+    assert d["sign_agreement"] >= oos.SIGN_GOAL and oos.COVERAGE_GOAL[0] <= d["coverage"] <= oos.COVERAGE_GOAL[1]
+
+    def group(name, sign, cov, n=10):
+        return dict(group=name, n_pairs=n, n_resolved=n, sign_agreement=sign, mape=0.1, coverage=cov)
+    ok = dict(group(None, 0.95, 0.9), groups=[group("a", 1.0, 0.85), group("seed rows, reproduced by construction",
+                                                                          0.5, 0.2)])
+    assert oos.difference_goal_misses(ok) == []
+    bad = dict(ok, groups=[group("a", 0.8, 0.9), group("b", 0.95, 0.99), group("c", 0.5, 0.5, n=4)])
+    assert oos.difference_goal_misses(bad) == ["a: right sign 80.0 %", "b: inside 99.0 %"]
+    assert oos.difference_goal_misses(dict(bad, sign_agreement=0.7, groups=[])) == [
+        "all pairs of predicted evidence: right sign 70.0 %"]
+
+
 def test_a_pair_is_judged_on_its_sign_size_and_interval():
     p = oos._pair("a -> b", "", "g", "cycles", 100.0, 90.0, 101.0, 93.0, -9.0, -7.0, "predicted")
     assert p["measured_delta"] == -10.0 and p["predicted_delta"] == -8.0
