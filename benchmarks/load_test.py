@@ -37,7 +37,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -185,8 +185,9 @@ async def check_view(page, s: Session, bulk: int, where: str, chart: bool = True
         if xb != s.xdp_batch:
             s.leak(f"{where}: xdp_batch slider {xb} (expected {s.xdp_batch})")
     url = page.url
-    q = parse_qs(urlsplit(url).query)
-    if q.get("bulk") != [str(bulk)] or q.get("xdp_batch") != [str(s.xdp_batch)]:
+    # read the link as the app does: a short link leaves out a value equal to the default (bulk 16)
+    linked, _ = S.decode(urlsplit(url).query)
+    if linked["bulk"] != bulk or linked["xdp_batch"] != s.xdp_batch:
         s.leak(f"{where}: URL {url[-200:]} (expected bulk={bulk}, xdp_batch={s.xdp_batch})")
     if chart:
         y = await marker_y(page)
