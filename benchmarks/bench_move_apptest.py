@@ -33,6 +33,7 @@ CONTROLS = {
     "cpumap": ("pp_recycle", [0.0, 0.25, 0.5, 0.75, 1.0, 0.1]),
     "kfree": ("drop_batch", [64, 65, 128, 256, 32, 16]),
     "compare": ("bulk", [16, 17, 30, 33, 64, 100]),
+    "design": ("xdp_batch", [8, 9, 10, 11, 12, 13]),
 }
 
 WORKER = r'''

@@ -68,7 +68,7 @@ def make_query(overrides: dict) -> str:
         ov["prof"] = _custom_text()
         st["ghz"] = custom.decode_profile(ov["prof"]).ghz
     st.update(ov)
-    return S.encode(st)
+    return V.share_query(st)
 
 
 def _new_link(name: str, overrides: dict, mv: str) -> dict:

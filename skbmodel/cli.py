@@ -53,7 +53,7 @@ def _drivers_json(st: dict) -> dict:
 
 
 def cmd_eval(args) -> int:
-    st = state.decode_strict(args.query)  # an unknown profile version (pv) is a StateError: exit 2
+    st = versions.with_link_headline(args.query, state.decode_strict(args.query))  # a bad pv is a StateError: exit 2
     if st["path"] == "design":  # a composition that makes no sense has no numbers to print
         bad = design.problem_text(st)
         if bad:
@@ -67,7 +67,7 @@ def cmd_eval(args) -> int:
     if notice:  # the dashboard's version notice, one line
         print(f"notice: {notice['text']}", file=sys.stderr)
     if args.text:  # the page's "Copy as text" block
-        link = shortlink.share_link(state.encode(st), args.base, st["page"])
+        link = shortlink.share_link(versions.share_query(st), args.base, st["page"])
         sys.stdout.write(mailtext.summary_text(st, link))
     elif args.json:
         json.dump({"state": {k: st[k] for k in ["page", *state.MODEL_KEYS, *state.PROFILE_KEYS, *state.VERSION_KEYS]
@@ -75,7 +75,7 @@ def cmd_eval(args) -> int:
                    "units": dict(model.OUTPUT_UNITS), "profile": prof.id, "model_version": __version__,
                    "profile_version": profile_version(prof) if args.profile else
                    st.get("pv") or profile_version(st["cpu"]),
-                   "headline": state.headline(st["page"]), "version_notice": notice,
+                   "headline": versions.headline(st["page"]), "version_notice": notice,
                    "drivers": _drivers_json(st)},
                   sys.stdout, indent=1, sort_keys=False)
         sys.stdout.write("\n")
@@ -95,10 +95,10 @@ def cmd_link(args) -> int:
     base, sep, query = text.rpartition("?")
     if not sep and "://" in text:  # a link without a query: the default view at that address
         base, query = text, ""
-    st, warnings = state.decode(query)  # lenient, as when the link is opened: the same warnings
+    st, warnings = versions.read_link(query)  # lenient, as when the link is opened: the same warnings
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
-    short = shortlink.shorten(state.encode(st))
+    short = shortlink.shorten(versions.share_query(st))
     base = args.base or base
     print(f"{base}?{short}" if base else short)
     return 1 if warnings else 0

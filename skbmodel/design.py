@@ -57,37 +57,9 @@ from typing import NamedTuple
 import numpy as np
 
 from . import cpumap, kfree_skb_list, page_alloc, page_pool, rest as _rest, slub, units, zeroing
-
-START_PATHS = ("veth", "cpumap", "xdp_pass", "kfree_skb_list")
-
-#: ``{key: (label, options)}`` of the stages' choice keys; ``from`` = as in the starting path.
-STAGE_CHOICES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "d_rx": ("RX buffer", ("from", "pp_direct", "pp_ring", "page_single", "page_bulk", "pp_mix", "none")),
-    "d_skb": ("skb head", ("from", "slab_one", "slab_bulk", "napi_cache", "none")),
-    "d_zero": ("zeroing", ("from", "memset", "gfp_zero", "none")),
-    "d_hand": ("hand-off", ("from", "none", "cpumap_same", "cpumap_cross")),
-    "d_free": ("skb free", ("from", "slab_one", "slab_bulk", "defer", "napi_cache", "kfree_skb_list", "none")),
-    "d_free_where": ("skb free", ("from", "local", "remote")),
-    "d_rest": ("rest of path", ("from", "veth", "cpumap", "xdp_pass", "kfree_skb_list", "custom")),
-}
-
-#: Labels of every option, for the page and the CLI help.
-OPTION_LABELS = {
-    "from": "as in the starting path", "none": "none",
-    "pp_direct": "page_pool direct recycle", "pp_ring": "page_pool ptr_ring recycle",
-    "page_single": "page allocator, one page at a time", "page_bulk": "page allocator, refill in bulk of N",
-    "pp_mix": "mix: ptr_ring for the recycle ratio, page allocator (bulk N) for the rest",
-    "slab_one": "one at a time (kmem_cache_alloc / kmem_cache_free)",
-    "slab_bulk": "bulk of N (kmem_cache_alloc_bulk / kmem_cache_free_bulk)",
-    "napi_cache": "NAPI skb cache", "memset": "memset of K bytes (rep stos)",
-    "gfp_zero": "__GFP_ZERO, whole object (memset_erms)",
-    "cpumap_same": "cpumap, CPU on the same node", "cpumap_cross": "cpumap, CPU on another node",
-    "defer": "freed on another CPU, deferred back to this one (skb_attempt_defer_free)",
-    "kfree_skb_list": "kfree_skb_list of a qdisc drop batch",
-    "local": "local to the slab (CPU slab)", "remote": "remote to the slab (__slab_free)",
-    "veth": "veth XDP_PASS base", "cpumap": "cpumap destination stack", "xdp_pass": "XDP_PASS one-CPU base",
-    "custom": "custom (ns)",
-}
+# the stages, their options and the design keys are inputs: they live in the input schema
+from .params import (DEFAULTS, KEY_NAMES, KEYS, NUMERIC, OPTION_LABELS, OPTION_SHORT,  # noqa: F401 - re-exported
+                     START_PATHS, START_SHORT, STAGE_CHOICES, choices_of)
 
 #: The starting compositions: each modelled path as explicit options.  ``"path"`` in a number's
 #: place means: the path's own control (``xdp_batch``, ``zero``/``zero_bytes``, the kernel batch).
@@ -102,28 +74,6 @@ STARTS: dict[str, dict[str, str]] = {
                            d_free_where="remote", d_rest="kfree_skb_list"),
 }
 
-#: ``(key, label, kind, default, lo, hi, unit, step)`` of every design key (the Params of
-#: :mod:`skbmodel.state`).  Bulk sizes start at 0 so that a link's 0 is kept and reported by
-#: :func:`problems` (naming the stage) instead of being clamped silently.
-KEYS = (
-    ("d_from", "Design: start from path", "choice", "veth", None, None, "", None),
-    ("d_rx", "RX buffer", "choice", "from", None, None, "", None),
-    ("d_rx_bulk", "RX buffer: page allocator bulk N (pages)", "int", 64, 0, 256, "pages", 1),
-    ("d_skb", "skb head", "choice", "from", None, None, "", None),
-    ("d_skb_bulk", "skb head: bulk N (objects)", "int", 16, 0, 256, "objects", 1),
-    ("d_zero", "Zeroing", "choice", "from", None, None, "", None),
-    ("d_zero_bytes", "Zeroing: memset K (bytes)", "int", 184, 8, 1024, "bytes", 8),
-    ("d_hand", "Hand-off", "choice", "from", None, None, "", None),
-    ("d_free", "skb free", "choice", "from", None, None, "", None),
-    ("d_free_bulk", "skb free: bulk N (objects)", "int", 16, 0, 256, "objects", 1),
-    ("d_free_where", "skb free: slab", "choice", "from", None, None, "", None),
-    ("d_rest", "Rest of path", "choice", "from", None, None, "", None),
-    ("d_rest_ns", "Rest of path: custom (ns)", "float", 200.0, 0.0, 10000.0, "ns", 1.0),
-)
-KEY_NAMES = tuple(k[0] for k in KEYS)
-DEFAULTS = {k[0]: k[3] for k in KEYS}
-NUMERIC = tuple(k[0] for k in KEYS if k[2] != "choice")
-
 NAPI_SKB_CACHE_BULK = cpumap.NAPI_SKB_CACHE_BULK
 #: napi_skb_cache_put flushes half of the 64-entry cache with kmem_cache_free_bulk (net/core/skbuff.c)
 NAPI_SKB_CACHE_HALF = 32
@@ -136,10 +86,6 @@ def compare_params(scenario_a: Mapping, state: Mapping, prefix: str) -> tuple[di
     b = {**a, "path": state.get(prefix + "path", "veth")}
     b.update({k: state.get(prefix + k, DEFAULTS[k]) for k in KEY_NAMES})
     return a, b
-
-
-def choices_of(key: str) -> tuple[str, ...]:
-    return START_PATHS if key == "d_from" else STAGE_CHOICES[key][1]
 
 
 def help_text() -> str:
@@ -199,12 +145,18 @@ def _pick(opt, table: dict, default=0.0):
     if np.ndim(opt) == 0:
         f = table.get(int(opt))
         return default if f is None else f()
-    res = np.asarray(default, dtype=float)
+    res = None
     for code, f in table.items():
         m = opt == code
         if m.any():
-            res = np.where(m, f(), res)
-    return res
+            v = f()
+            shape = np.broadcast_shapes(opt.shape, np.shape(v), np.shape(res) if res is not None else ())
+            if res is None:  # one output buffer, written in place option by option
+                res = np.full(shape, default, dtype=float)
+            elif shape != res.shape:  # an option with a leading axis of constant sets (the intervals)
+                res = np.broadcast_to(res, shape).copy()
+            np.copyto(res, v, where=m)
+    return np.asarray(default, dtype=float) if res is None else res
 
 
 def _once(memo: dict, key: str, f):
@@ -474,17 +426,3 @@ def keys_in_use(params: Mapping) -> tuple[str, ...]:
     if opts["d_free"] not in ("slab_one", "slab_bulk") and not flushes:
         used.discard("d_free_where")
     return tuple(k for k in KEY_NAMES if k in used)
-
-
-#: The options in at most 16 characters, for controls a quarter of a 1280 px page wide (the Design
-#: page); :data:`OPTION_LABELS` says each in full.
-OPTION_SHORT = {"from": "as in the start", "none": "none", "pp_direct": "page_pool direct",
-                "pp_ring": "page_pool ring", "page_single": "page alloc ×1", "page_bulk": "page alloc ×N",
-                "pp_mix": "ring + alloc ×N", "slab_one": "kmem_cache ×1", "slab_bulk": "kmem_cache ×N",
-                "napi_cache": "NAPI skb cache", "memset": "memset K bytes", "gfp_zero": "__GFP_ZERO",
-                "cpumap_same": "cpumap same node", "cpumap_cross": "cpumap far node", "defer": "deferred free",
-                "kfree_skb_list": "kfree_skb_list", "local": "local CPU slab", "remote": "remote slab",
-                "veth": "veth base", "cpumap": "cpumap stack", "xdp_pass": "XDP_PASS base", "custom": "custom (ns)"}
-#: The starting paths in at most 16 characters.
-START_SHORT = {"veth": "veth XDP_PASS", "cpumap": "cpumap dest.", "xdp_pass": "XDP_PASS 1 CPU",
-               "kfree_skb_list": "kfree_skb_list"}

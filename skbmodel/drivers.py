@@ -35,7 +35,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import model, state as _state, uncertainty
+from . import model, state as _state, uncertainty, versions
 from .profile import Profile
 
 #: relative step of the value derivative [1]
@@ -282,7 +282,7 @@ def of_state(st: Mapping, top: int = 8) -> dict:
 
     On the Compare page: the drivers of B - A for the outputs the verdict is about
     (:func:`verdict_outputs`; nothing when A and B agree everywhere).  Elsewhere: the drivers of the
-    page's headline output (:func:`skbmodel.state.headline`) for scenario A.  Returns
+    page's headline output (:func:`skbmodel.versions.headline`) for scenario A.  Returns
     ``{"about": "B - A" | "A", "outputs": {output: report}}``.
     """
     a, pa = _state.scenario(st, "a"), _state.profile_for(st, "a")
@@ -290,7 +290,7 @@ def of_state(st: Mapping, top: int = 8) -> dict:
         b, pb = _state.scenario(st, "b"), _state.profile_for(st, "b")
         outs = verdict_outputs(a, b, model.evaluate(a, pa), model.evaluate(b, pb))
         return {"about": "B - A", "outputs": drivers(a, b, pa, pb, outs, top) if outs else {}}
-    head = _state.headline(st.get("page", "overview"))
+    head = versions.headline(st.get("page", "overview"))
     if head is None:
         return {"about": "A", "outputs": {}}
     return {"about": "A", "outputs": drivers(a, None, pa, None, [head["output"]], top)}

@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl
 import numpy as np
 
 from . import __version__ as MODEL_VERSION
-from . import design, model, noise, shortlink, uncertainty, validation
+from . import design, model, noise, shortlink, uncertainty, validation, versions
 from . import profile as _profile
 from . import state as S
 from .pages import BY_SLUG
@@ -66,7 +66,7 @@ def _wrap(text: str, indent: str = "  ", more: str = "    ") -> list[str]:
 
 
 def _short_pairs(state: Mapping) -> dict[str, str]:
-    return dict(parse_qsl(shortlink.shorten(S.encode(state)), keep_blank_values=True))
+    return dict(parse_qsl(shortlink.shorten(versions.share_query(state)), keep_blank_values=True))
 
 
 def _setting(key: str, raw: str) -> str:

@@ -1,6 +1,7 @@
 """The scenario parameters: one :class:`Param` per key, with its type, range, default and choice labels.
 
-The one place a parameter's default or the text shown for a choice is written: the codec
+The input schema, with the Design page's stages and their options: the one place a parameter's default or
+the text shown for a choice is written (it imports no model code): the codec
 (:mod:`skbmodel.state`), the model's defaults for a partial scenario (:mod:`skbmodel.model`), the sidebar
 and the charts read it from here.
 """
@@ -11,7 +12,7 @@ import math
 
 import numpy as np
 
-from . import design, page_alloc
+from . import page_alloc
 from . import profile as _profile
 
 MAX_VALUE_CHARS = 200
@@ -105,15 +106,89 @@ def _show(raw: str) -> str:
     return repr(raw)
 
 
+# ---------------------------------------------------------------- the Design page's stages
+#: The modelled paths, each a named composition of :mod:`skbmodel.design` (``STARTS``).
+START_PATHS = ("veth", "cpumap", "xdp_pass", "kfree_skb_list")
+
+#: ``{key: (label, options)}`` of the stages' choice keys; ``from`` = as in the starting path.
+STAGE_CHOICES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "d_rx": ("RX buffer", ("from", "pp_direct", "pp_ring", "page_single", "page_bulk", "pp_mix", "none")),
+    "d_skb": ("skb head", ("from", "slab_one", "slab_bulk", "napi_cache", "none")),
+    "d_zero": ("zeroing", ("from", "memset", "gfp_zero", "none")),
+    "d_hand": ("hand-off", ("from", "none", "cpumap_same", "cpumap_cross")),
+    "d_free": ("skb free", ("from", "slab_one", "slab_bulk", "defer", "napi_cache", "kfree_skb_list", "none")),
+    "d_free_where": ("skb free", ("from", "local", "remote")),
+    "d_rest": ("rest of path", ("from", "veth", "cpumap", "xdp_pass", "kfree_skb_list", "custom")),
+}
+
+#: Labels of every option, for the page and the CLI help.
+OPTION_LABELS = {
+    "from": "as in the starting path", "none": "none",
+    "pp_direct": "page_pool direct recycle", "pp_ring": "page_pool ptr_ring recycle",
+    "page_single": "page allocator, one page at a time", "page_bulk": "page allocator, refill in bulk of N",
+    "pp_mix": "mix: ptr_ring for the recycle ratio, page allocator (bulk N) for the rest",
+    "slab_one": "one at a time (kmem_cache_alloc / kmem_cache_free)",
+    "slab_bulk": "bulk of N (kmem_cache_alloc_bulk / kmem_cache_free_bulk)",
+    "napi_cache": "NAPI skb cache", "memset": "memset of K bytes (rep stos)",
+    "gfp_zero": "__GFP_ZERO, whole object (memset_erms)",
+    "cpumap_same": "cpumap, CPU on the same node", "cpumap_cross": "cpumap, CPU on another node",
+    "defer": "freed on another CPU, deferred back to this one (skb_attempt_defer_free)",
+    "kfree_skb_list": "kfree_skb_list of a qdisc drop batch",
+    "local": "local to the slab (CPU slab)", "remote": "remote to the slab (__slab_free)",
+    "veth": "veth XDP_PASS base", "cpumap": "cpumap destination stack", "xdp_pass": "XDP_PASS one-CPU base",
+    "custom": "custom (ns)",
+}
+
+#: ``(key, label, kind, default, lo, hi, unit, step)`` of every design key (the Params of
+#: :mod:`skbmodel.state`).  Bulk sizes start at 0 so that a link's 0 is kept and reported by
+#: :func:`skbmodel.design.problems` (naming the stage) instead of being clamped silently.
+KEYS = (
+    ("d_from", "Design: start from path", "choice", "veth", None, None, "", None),
+    ("d_rx", "RX buffer", "choice", "from", None, None, "", None),
+    ("d_rx_bulk", "RX buffer: page allocator bulk N (pages)", "int", 64, 0, 256, "pages", 1),
+    ("d_skb", "skb head", "choice", "from", None, None, "", None),
+    ("d_skb_bulk", "skb head: bulk N (objects)", "int", 16, 0, 256, "objects", 1),
+    ("d_zero", "Zeroing", "choice", "from", None, None, "", None),
+    ("d_zero_bytes", "Zeroing: memset K (bytes)", "int", 184, 8, 1024, "bytes", 8),
+    ("d_hand", "Hand-off", "choice", "from", None, None, "", None),
+    ("d_free", "skb free", "choice", "from", None, None, "", None),
+    ("d_free_bulk", "skb free: bulk N (objects)", "int", 16, 0, 256, "objects", 1),
+    ("d_free_where", "skb free: slab", "choice", "from", None, None, "", None),
+    ("d_rest", "Rest of path", "choice", "from", None, None, "", None),
+    ("d_rest_ns", "Rest of path: custom (ns)", "float", 200.0, 0.0, 10000.0, "ns", 1.0),
+)
+KEY_NAMES = tuple(k[0] for k in KEYS)
+DEFAULTS = {k[0]: k[3] for k in KEYS}
+NUMERIC = tuple(k[0] for k in KEYS if k[2] != "choice")
+
+
+def choices_of(key: str) -> tuple[str, ...]:
+    return START_PATHS if key == "d_from" else STAGE_CHOICES[key][1]
+
+
+#: The options in at most 16 characters, for controls a quarter of a 1280 px page wide (the Design
+#: page); :data:`OPTION_LABELS` says each in full.
+OPTION_SHORT = {"from": "as in the start", "none": "none", "pp_direct": "page_pool direct",
+                "pp_ring": "page_pool ring", "page_single": "page alloc ×1", "page_bulk": "page alloc ×N",
+                "pp_mix": "ring + alloc ×N", "slab_one": "kmem_cache ×1", "slab_bulk": "kmem_cache ×N",
+                "napi_cache": "NAPI skb cache", "memset": "memset K bytes", "gfp_zero": "__GFP_ZERO",
+                "cpumap_same": "cpumap same node", "cpumap_cross": "cpumap far node", "defer": "deferred free",
+                "kfree_skb_list": "kfree_skb_list", "local": "local CPU slab", "remote": "remote slab",
+                "veth": "veth base", "cpumap": "cpumap stack", "xdp_pass": "XDP_PASS base", "custom": "custom (ns)"}
+#: The starting paths in at most 16 characters.
+START_SHORT = {"veth": "veth XDP_PASS", "cpumap": "cpumap dest.", "xdp_pass": "XDP_PASS 1 CPU",
+               "kfree_skb_list": "kfree_skb_list"}
+
+
 #: The modelled paths: the named compositions of :mod:`skbmodel.design`.
-PATHS = design.START_PATHS
+PATHS = START_PATHS
 _PATH_LABELS = ("veth XDP_PASS (veth CPU)", "cpumap (destination CPU)", "XDP_PASS, one CPU",
                 "kfree_skb_list drop path (pktgen CPU)")
 
 
 def _design_label(option: str) -> str:
     """What the Design page shows for a stage option (a modelled path by its path label)."""
-    return dict(zip(PATHS, _PATH_LABELS)).get(option) or design.OPTION_LABELS.get(option, option)
+    return dict(zip(PATHS, _PATH_LABELS)).get(option) or OPTION_LABELS.get(option, option)
 
 
 #: Parameters of one scenario (A; B uses the same with the ``b_`` prefix).
@@ -140,9 +215,9 @@ MODEL_PARAMS: tuple[Param, ...] = (
     Param("path", "Path shown in the overview", "choice", "veth", choices=PATHS + ("design",),
           labels=_PATH_LABELS + ("composed path (Design page)",)),
     # the composed path of the Design page (skbmodel.design); old links without these keys get the defaults
-    *(Param(k, label, kind, default, lo, hi, choices=design.choices_of(k) if kind == "choice" else (),
-            labels=tuple(_design_label(o) for o in design.choices_of(k)) if kind == "choice" else (),
-            unit=unit, step=step) for k, label, kind, default, lo, hi, unit, step in design.KEYS),
+    *(Param(k, label, kind, default, lo, hi, choices=choices_of(k) if kind == "choice" else (),
+            labels=tuple(_design_label(o) for o in choices_of(k)) if kind == "choice" else (),
+            unit=unit, step=step) for k, label, kind, default, lo, hi, unit, step in KEYS),
 )
 MODEL_KEYS = tuple(p.key for p in MODEL_PARAMS)
 BY_KEY: dict[str, Param] = {p.key: p for p in MODEL_PARAMS}

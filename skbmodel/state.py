@@ -21,20 +21,21 @@ Versions (keys written by :func:`encode` after ``v``; see :data:`VERSION_KEYS`):
   constant values, :func:`skbmodel.profile.profile_version`; for a custom profile ``prof``, the
   version of its base).  A link whose ``pv`` is archived opens with that archived profile, so it
   shows the numbers it was made with after a recalibration.
-* ``h``: the page's headline output (:data:`HEADLINES`) as the link's maker saw
+* ``h``: the page's headline output (:data:`skbmodel.versions.HEADLINES`) as the link's maker saw
   it (6 significant digits); absent on pages without one (validation).
 
-In a decoded state ``pv``/``b_pv`` are present only when they name an archived, non-current
-version, and ``mv``/``h`` (the link's *provenance*) only when they differ from what this code
-computes (an older/newer model, or a number that moved under the same version); :func:`encode`
-writes them back unchanged, otherwise the current versions and headline.  A link without ``mv``
+The codec reads and writes these keys; it never evaluates the model.  In a decoded state ``pv``/``b_pv``
+are present only when they name an archived, non-current version; ``mv`` and ``h`` (the link's
+*provenance*) only when the link was made with another model version.  Whether a link made with this
+version shows its author's headline needs the model: :func:`skbmodel.versions.read_link` decodes a
+link and keeps its ``h`` when it does not, :func:`skbmodel.versions.notice` says what moved, and
+:func:`skbmodel.versions.stamped` gives a state today's headline before it becomes a share link.  A link without ``mv``
 was made before versions were recorded; it decodes as today's versions
 (:func:`skbmodel.versions.link_notice` says so).
 """
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 import re
 from collections.abc import Mapping
@@ -43,10 +44,8 @@ from urllib.parse import parse_qsl, urlencode
 from . import __version__ as MODEL_VERSION
 from . import custom as _custom
 from . import grid as _grid
-from . import model
 from . import profile as _profile
 from . import shortlink as _shortlink
-from .pages import BY_SLUG as _PAGE_BY_SLUG
 from .pages import DEFAULT_PAGE, SLUGS
 # the schema is re-exported: callers keep reading it as state.Param, state.MODEL_PARAMS, ...
 from .params import (B_PREFIX, DISPLAY_KEYS, DISPLAY_PARAMS, MAX_VALUE_CHARS, MODEL_KEYS, MODEL_PARAMS,  # noqa: F401
@@ -105,7 +104,7 @@ def _parse_mv(raw: str):
     return None, f"{_show(raw)} is not a model version (major.minor.patch, e.g. {MODEL_VERSION})"
 
 
-def _parse_h(raw: str):
+def parse_h(raw: str):
     raw = raw.strip()
     if re.fullmatch(_H_RE, raw):
         x = float(raw)
@@ -205,7 +204,9 @@ def defaults(cpu: str | None = None) -> dict:
     return state
 
 
-def _pairs(query) -> list[tuple[str, str]]:
+def query_pairs(query) -> list[tuple[str, str]]:
+    """``[(key, value), ...]`` of a query string or a mapping of lists, in order (raises :class:`StateError` when
+    the query is too long)."""
     if isinstance(query, Mapping):
         out = []
         for k, v in query.items():
@@ -220,39 +221,53 @@ def _pairs(query) -> list[tuple[str, str]]:
     return parse_qsl(q, keep_blank_values=True)
 
 
-def decode(query) -> tuple[dict, list[str]]:
-    """Lenient decode of a query string (or mapping of lists): ``(state, warnings)``.
+class _Problems:
+    """What the decoder does with a bad part of a link: a warning (lenient) or :class:`StateError` (strict)."""
 
-    Never raises for any input: unknown keys are ignored, invalid values fall back to the
-    default, out-of-range values are clamped, a repeated key keeps its first value; each such
-    decision adds one warning that names the parameter.
-    """
-    warnings: list[str] = []
+    def __init__(self, strict: bool):
+        self.strict = strict
+        self.warnings: list[str] = []
+
+    def __call__(self, key: str, warning: str, error: str | None = None) -> None:
+        """``warning``: the lenient line (it names ``key`` itself); ``error``: the strict message, default the
+        warning's text after ``key: ``."""
+        if self.strict:
+            raise StateError(key, error if error is not None else warning.split(": ", 1)[-1])
+        self.warnings.append(warning)
+
+
+def _read(query, strict: bool) -> tuple[dict, list[str]]:
+    """The one decoder behind :func:`decode` and :func:`decode_strict`; ``strict`` raises at the first problem."""
+    bad = _Problems(strict)
     query = _shortlink.expand(query)  # a short link (v=2) is read as its long form
     try:
-        pairs = _pairs(query)
+        pairs = [(k.strip(), v) for k, v in query_pairs(query)]
     except StateError as e:
+        if strict:
+            raise
         return defaults(), [f"link ignored: {e}"]
     except Exception:  # noqa: BLE001 - any garbage must still give a working view
+        if strict:
+            raise StateError("query", "not a query string") from None
         return defaults(), ["link ignored: not a query string"]
     seen: dict[str, str] = {}
     for k, v in pairs:
-        k = k.strip()
         if k in seen:
-            warnings.append(f"{_show(k)}: repeated; the first value was used")
+            bad(k, f"{_show(k)}: repeated; the first value was used", "given more than once")
             continue
         seen[k] = v
+    given = set(seen)
     # CPU first: it decides the default clock.
     state = defaults()
     for cpu_key in ("cpu", B_PREFIX + "cpu"):
         if cpu_key in seen:
             val, problem = PARAMS[cpu_key].parse(seen[cpu_key])
             if val is None:
-                warnings.append(f"{cpu_key}: {problem}; using {state[cpu_key]}")
+                bad(cpu_key, f"{cpu_key}: {problem}; using {state[cpu_key]}",
+                    f"{_show(seen[cpu_key])} is not allowed; expected {PARAMS[cpu_key].allowed()}")
             else:
                 state[cpu_key] = val
-                ghz_key = cpu_key.replace("cpu", "ghz")
-                state[ghz_key] = _profile.load_profile(val).ghz
+                state[cpu_key.replace("cpu", "ghz")] = _profile.load_profile(val).ghz
     # profile versions before the custom profiles: a custom profile applies to its base in that version
     for vk in PV_KEYS:
         if vk in seen:
@@ -260,140 +275,81 @@ def decode(query) -> tuple[dict, list[str]]:
             cpu = _link_cpu(state, pre, seen.get(pre + "prof"))
             val, problem = _parse_pv(seen[vk], cpu)
             if problem:
-                warnings.append(f"{vk}: {problem}; using the current version {_profile.profile_version(cpu)}")
+                bad(vk, f"{vk}: {problem}; using the current version {_profile.profile_version(cpu)}", problem)
             elif val:
                 state[vk] = val
     for pk in PROFILE_KEYS:
         if pk in seen:
             cpu_key = pk.replace("prof", "cpu")
             before = state[cpu_key]
-            problem = _apply_profile(state, pk, seen[pk], set(seen))
+            problem = _apply_profile(state, pk, seen[pk], given)
             if problem:
-                warnings.append(f"{pk}: custom profile ignored ({problem}); using {state[cpu_key]}")
+                bad(pk, f"{pk}: custom profile ignored ({problem}); using {state[cpu_key]}",
+                    f"custom profile: {problem}")
             elif cpu_key in seen and state[cpu_key] != before:
-                warnings.append(f"{cpu_key}: {before} replaced by {state[cpu_key]}, the base of the custom profile")
+                bad(cpu_key, f"{cpu_key}: {before} replaced by {state[cpu_key]}, the base of the custom profile",
+                    f"{before} differs from {state[cpu_key]}, the base of the custom profile")
     for vk in PV_KEYS:  # a pv checked against a custom profile's base that was then refused
         pre = vk[: -len("pv")]
         if vk in state and not _profile.is_archived(state[pre + "cpu"], state[vk]):
-            warnings.append(f"{vk}: version {state.pop(vk)} is not one of profile {state[pre + 'cpu']}; "
-                            f"using the current version {_profile.profile_version(state[pre + 'cpu'])}")
+            bad(vk, f"{vk}: version {state[vk]} is not one of profile {state[pre + 'cpu']}; "
+                    f"using the current version {_profile.profile_version(state[pre + 'cpu'])}",
+                f"version {state[vk]} is not one of profile {state[pre + 'cpu']}")
+            state.pop(vk)
     for k, raw in seen.items():
         if k in ("cpu", B_PREFIX + "cpu") or k in PROFILE_KEYS or k in VERSION_KEYS:
             continue
         if k == "v":
             if raw.strip() != str(FORMAT_VERSION):
-                warnings.append(f"v: link format {_show(raw)} is not {FORMAT_VERSION}; "
-                                f"read as version {FORMAT_VERSION}")
+                bad("v", f"v: link format {_show(raw)} is not {FORMAT_VERSION}; read as version {FORMAT_VERSION}",
+                    f"link format {_show(raw)} is not supported; expected {FORMAT_VERSION}")
             continue
         p = PARAMS.get(k)
         if p is None:
-            warnings.append(f"{_show(k)}: unknown parameter, ignored")
+            bad(k, f"{_show(k)}: unknown parameter, ignored",
+                "unknown parameter; allowed: " + ", ".join(["v", *VERSION_KEYS, *PARAMS, *PROFILE_KEYS]))
             continue
         val, problem = p.parse(raw)
         if val is None:
-            warnings.append(f"{k}: {problem}; using default {_fmt(state[k])}")
+            bad(k, f"{k}: {problem}; using default {_fmt(state[k])}",
+                f"{_show(raw)} is not allowed; expected {p.allowed()}")
             continue
-        if problem:
-            warnings.append(f"{k}: {problem}")
+        if problem:  # clamped, or an integer rounded
+            bad(k, f"{k}: {problem}", f"{_show(raw)} is not allowed; expected {p.allowed()}")
         state[k] = val
+    # the link's provenance, kept as given: skbmodel.versions compares it with what this code computes
     mv = h = None
     if "mv" in seen:
         mv, problem = _parse_mv(seen["mv"])
         if problem:
-            warnings.append(f"mv: {problem}; read as made before versions were recorded")
+            bad("mv", f"mv: {problem}; read as made before versions were recorded", problem)
     if "h" in seen:
-        h, problem = _parse_h(seen["h"])
+        h, problem = parse_h(seen["h"])
         if problem:
-            warnings.append(f"h: {problem}; ignored")
+            bad("h", f"h: {problem}; ignored", problem)
         elif mv is None:
-            warnings.append("h: ignored: the link has no (valid) model version mv")
-    _set_provenance(state, mv, h)
-    return state, warnings
-
-
-def _set_provenance(state: dict, mv: str | None, h: float | None) -> None:
-    """Keep the link's ``mv``/``h`` in the state when they differ from what this code computes."""
-    if mv is None:
-        return
-    if mv != MODEL_VERSION:
+            bad("h", "h: ignored: the link has no (valid) model version mv", "given without a model version mv")
+            h = None
+    if mv is not None and mv != MODEL_VERSION:  # no ``mv`` in a state: made with this model version
         state["mv"] = mv
         if h is not None:
             state["h"] = h
-        return
-    if h is None:
-        return
-    now = headline_value(state)
-    if now is not None and not same_value(h, now):
-        state["mv"], state["h"] = mv, h
+    return state, bad.warnings
+
+
+def decode(query) -> tuple[dict, list[str]]:
+    """Lenient decode of a query string (or mapping of lists): ``(state, warnings)``.
+
+    Never raises for any input: unknown keys are ignored, invalid values fall back to the
+    default, out-of-range values are clamped, a repeated key keeps its first value; each such
+    decision adds one warning that names the parameter.
+    """
+    return _read(query, strict=False)
 
 
 def decode_strict(query) -> dict:
     """Strict decode for scripts: raises :class:`StateError` on the first bad parameter."""
-    query = _shortlink.expand(query)  # a short link (v=2) is read as its long form
-    pairs = [(k.strip(), v) for k, v in _pairs(query)]
-    seen = set()
-    state = defaults()
-    cpu_pairs = [(k, v) for k, v in pairs if k in ("cpu", B_PREFIX + "cpu")]
-    pv_pairs = [(k, v) for k, v in pairs if k in PV_KEYS]
-    rest = [(k, v) for k, v in pairs if k not in ("cpu", B_PREFIX + "cpu") and k not in PV_KEYS]
-    given_prof = {k: v for k, v in pairs if k in PROFILE_KEYS}
-    mv = h = None
-    for k, v in cpu_pairs + pv_pairs + rest:
-        if k in seen:
-            raise StateError(k, "given more than once")
-        seen.add(k)
-        if k in PV_KEYS:
-            pre = k[: -len("pv")]
-            val, problem = _parse_pv(v, _link_cpu(state, pre, given_prof.get(pre + "prof")))
-            if problem:
-                raise StateError(k, problem)
-            if val:
-                state[k] = val
-            continue
-        if k == "mv":
-            mv, problem = _parse_mv(v)
-            if problem:
-                raise StateError(k, problem)
-            continue
-        if k == "h":
-            h, problem = _parse_h(v)
-            if problem:
-                raise StateError(k, problem)
-            continue
-        if k == "v":
-            if v.strip() != str(FORMAT_VERSION):
-                raise StateError("v", f"link format {_show(v)} is not supported; expected {FORMAT_VERSION}")
-            continue
-        if k in PROFILE_KEYS:
-            cpu_key = k.replace("prof", "cpu")
-            given = {kk for kk, _ in pairs}
-            before = state[cpu_key]
-            problem = _apply_profile(state, k, v, given)
-            if problem:
-                raise StateError(k, f"custom profile: {problem}")
-            if cpu_key in given and state[cpu_key] != before:
-                raise StateError(cpu_key, f"{before} differs from {state[cpu_key]}, the base of the custom profile")
-            continue
-        p = PARAMS.get(k)
-        if p is None:
-            allowed = ", ".join(["v", *VERSION_KEYS, *PARAMS, *PROFILE_KEYS])
-            raise StateError(k, f"unknown parameter; allowed: {allowed}")
-        val, problem = p.parse(v)
-        if val is None or (problem and "clamped" in problem):
-            raise StateError(k, f"{_show(v)} is not allowed; expected {p.allowed()}")
-        if problem:  # rounding of an integer
-            raise StateError(k, f"{_show(v)} is not allowed; expected {p.allowed()}")
-        state[k] = val
-        if k in ("cpu", B_PREFIX + "cpu") and k.replace("cpu", "ghz") not in {kk for kk, _ in pairs}:
-            state[k.replace("cpu", "ghz")] = _profile.load_profile(val).ghz
-    for vk in PV_KEYS:
-        pre = vk[: -len("pv")]
-        if vk in state and not _profile.is_archived(state[pre + "cpu"], state[vk]):
-            raise StateError(vk, f"version {state[vk]} is not one of profile {state[pre + 'cpu']}")
-    if h is not None and mv is None:
-        raise StateError("h", "given without a model version mv")
-    _set_provenance(state, mv, h)
-    return state
+    return _read(query, strict=True)[0]
 
 
 def encode(state: Mapping, keys=None) -> str:
@@ -419,7 +375,8 @@ def encode(state: Mapping, keys=None) -> str:
 
 
 def _version_items(state: Mapping, full: dict, keys_given) -> list[tuple[str, str]]:
-    """``mv``, ``pv``, ``b_pv``, ``h``: the state's provenance if it has one, else today's versions and headline."""
+    """``mv``, ``pv``, ``b_pv``, ``h`` as the state has them; else today's model and profile versions, and no ``h``
+    (:func:`skbmodel.versions.stamped` puts today's headline into a state before it becomes a share link)."""
     want = VERSION_KEYS if keys_given is None else [k for k in VERSION_KEYS if k in keys_given]
     if not want:
         return []
@@ -434,13 +391,8 @@ def _version_items(state: Mapping, full: dict, keys_given) -> list[tuple[str, st
         elif k in PV_KEYS:
             pre = k[: -len("pv")]
             out.append((k, str(full.get(k) or _profile.profile_version(full[pre + "cpu"]))))
-        elif k == "h":
-            if state.get("mv"):  # the link's provenance: its own headline value, or none
-                h = state.get("h")
-            else:
-                h = headline_value(full)
-            if h is not None:
-                out.append((k, format(float(h), ".6g")))
+        elif k == "h" and state.get("h") is not None:
+            out.append((k, format(float(state["h"]), ".6g")))
     return out
 
 
@@ -451,55 +403,3 @@ def scenario(state: Mapping, which: str = "a") -> dict:
     if state.get(pre + "prof"):
         out["prof"] = state[pre + "prof"]
     return out
-
-
-# ---- the page's headline output (the h of a share link) ----------------------------------------
-#: The headline output of each page (``(output, label)``, :attr:`skbmodel.pages.Page.headline`); the
-#: value is in ``model.OUTPUT_UNITS[output]``.  Pages without one (validation) show no scenario output,
-#: so their links carry no ``h``.
-HEADLINES: dict[str, tuple[str, str]] = {s: p.headline for s, p in _PAGE_BY_SLUG.items() if p.headline}
-
-#: ``h`` travels with 6 significant digits: values within this relative distance are the same number.
-REL_TOL = 1e-5
-
-
-def same_value(a: float, b: float) -> bool:
-    return math.isclose(float(a), float(b), rel_tol=REL_TOL, abs_tol=1e-12)
-
-
-def headline(page: str) -> dict | None:
-    """``{page, output, label, unit}`` of a page's headline output, or None."""
-    spec = HEADLINES.get(page)
-    if spec is None:
-        return None
-    return {"page": page, "output": spec[0], "label": spec[1], "unit": model.OUTPUT_UNITS[spec[0]]}
-
-
-@functools.lru_cache(maxsize=1024)
-def _value(output: str, which: str, items: tuple, prof: str, pv: str) -> float:
-    pre = "" if which == "a" else B_PREFIX
-    st = {pre + k: v for k, v in items}
-    if prof:
-        st[pre + "prof"] = prof
-    st[pre + "pv"] = pv
-    params = scenario(st, which)
-    return float(model.evaluate(params, profile_for(st, which))[output])
-
-
-def headline_value(state: Mapping, which: str = "a", version: str | None = None) -> float | None:
-    """The page's headline output for scenario ``which`` of ``state`` (None for a page without one).
-
-    ``version``: the profile version to use (default: the state's ``pv``/``b_pv``, else the current).
-    Never raises (None when the state cannot be evaluated).
-    """
-    spec = HEADLINES.get(state.get("page", DEFAULT_PAGE))
-    if spec is None:
-        return None
-    pre = "" if which == "a" else B_PREFIX
-    try:
-        cpu = state[pre + "cpu"]
-        pv = version or state.get(pre + "pv") or _profile.profile_version(cpu)
-        items = tuple((k, state[pre + k]) for k in MODEL_KEYS)
-        return _value(spec[0], which, items, str(state.get(pre + "prof") or ""), str(pv))
-    except Exception:  # noqa: BLE001 - decode() must never raise; a state that cannot be evaluated has no headline
-        return None

@@ -23,15 +23,125 @@ not a model change: it gives the profile a new version by itself (hash of its va
 """
 from __future__ import annotations
 
+import functools
+import math
 from collections.abc import Mapping
 from urllib.parse import parse_qsl
 
 from . import __version__ as MODEL_VERSION
 from . import model
 from . import profile as _profile
+from . import shortlink
 from . import state as _state
+from .pages import BY_SLUG as _PAGE_BY_SLUG
 from .pages import DEFAULT_PAGE
-from .state import headline, headline_value, same_value
+from .schema import OUTPUT_UNITS
+
+#: The headline output of each page (``(output, label)``, :attr:`skbmodel.pages.Page.headline`); the
+#: value is in ``OUTPUT_UNITS[output]``.  Pages without one (validation) show no scenario output, so
+#: their links carry no ``h``.
+HEADLINES: dict[str, tuple[str, str]] = {s: p.headline for s, p in _PAGE_BY_SLUG.items() if p.headline}
+
+#: ``h`` travels with 6 significant digits: values within this relative distance are the same number.
+REL_TOL = 1e-5
+
+
+def same_value(a: float, b: float) -> bool:
+    return math.isclose(float(a), float(b), rel_tol=REL_TOL, abs_tol=1e-12)
+
+
+def headline(page: str) -> dict | None:
+    """``{page, output, label, unit}`` of a page's headline output, or None."""
+    spec = HEADLINES.get(page)
+    if spec is None:
+        return None
+    return {"page": page, "output": spec[0], "label": spec[1], "unit": OUTPUT_UNITS[spec[0]]}
+
+
+@functools.lru_cache(maxsize=1024)
+def _value(output: str, which: str, items: tuple, prof: str, pv: str) -> float:
+    pre = "" if which == "a" else _state.B_PREFIX
+    st = {pre + k: v for k, v in items}
+    if prof:
+        st[pre + "prof"] = prof
+    st[pre + "pv"] = pv
+    return float(model.evaluate(_state.scenario(st, which), _state.profile_for(st, which))[output])
+
+
+def headline_value(state: Mapping, which: str = "a", version: str | None = None) -> float | None:
+    """The page's headline output for scenario ``which`` of ``state`` (None for a page without one).
+
+    ``version``: the profile version to use (default: the state's ``pv``/``b_pv``, else the current).
+    Never raises (None when the state cannot be evaluated).
+    """
+    spec = HEADLINES.get(state.get("page", DEFAULT_PAGE))
+    if spec is None:
+        return None
+    pre = "" if which == "a" else _state.B_PREFIX
+    try:
+        cpu = state[pre + "cpu"]
+        pv = version or state.get(pre + "pv") or _profile.profile_version(cpu)
+        items = tuple((k, state[pre + k]) for k in _state.MODEL_KEYS)
+        return _value(spec[0], which, items, str(state.get(pre + "prof") or ""), str(pv))
+    except Exception:  # noqa: BLE001 - a link's state that cannot be evaluated has no headline
+        return None
+
+
+def _provenance_differs(state: Mapping, now: float | None) -> bool:
+    """Whether the link's ``mv``/``h`` in ``state`` say something today's code does not: another model
+    version, or under this version a headline other than ``now``."""
+    mv, h = state.get("mv"), state.get("h")
+    if mv and mv != MODEL_VERSION:
+        return True
+    return h is not None and now is not None and not same_value(h, now)
+
+
+def stamped(state: Mapping) -> dict:
+    """``state`` with the versions its share link records.
+
+    A link's provenance that differs from this code (:func:`_provenance_differs`) is kept, so that the
+    link still says what its author saw; otherwise the state gets today's model version and headline
+    (none on a page without one).
+    """
+    out = dict(state)
+    now = headline_value(out)
+    if _provenance_differs(out, now):
+        return out
+    out.pop("mv", None)
+    out.pop("h", None)
+    if now is not None:
+        out["h"] = now
+    return out
+
+
+def with_link_headline(query, state: Mapping) -> dict:
+    """``state`` (decoded from ``query``) with its author's headline ``h`` kept when the link was made with
+    this model version but its parameters give another number (cut or edited by hand)."""
+    out = dict(state)
+    try:
+        pairs = _state.query_pairs(shortlink.expand(query))
+    except Exception:  # noqa: BLE001 - a query the decoder ignored has no headline either
+        return out
+    raw: dict[str, str] = {}
+    for k, v in pairs:
+        raw.setdefault(k.strip(), v)
+    if "mv" in out or raw.get("mv", "").strip() != MODEL_VERSION or "h" not in raw:
+        return out
+    h, problem = _state.parse_h(raw["h"])
+    if problem is None and _provenance_differs({**out, "h": h}, headline_value(out)):
+        out["h"] = h
+    return out
+
+
+def read_link(query) -> tuple[dict, list[str]]:
+    """:func:`skbmodel.state.decode` of a link (lenient), then :func:`with_link_headline`."""
+    state, warnings = _state.decode(query)
+    return with_link_headline(query, state), warnings
+
+
+def share_query(state: Mapping, keys=None) -> str:
+    """The long query of a share link: :func:`skbmodel.state.encode` of the :func:`stamped` state."""
+    return _state.encode(stamped(state), keys)
 
 def _num(x: float, other: float | None = None) -> str:
     """4 significant digits, more when that is needed to tell ``x`` from ``other``."""
@@ -56,7 +166,7 @@ def _pct_text(p: float | None) -> str:
 
 def _link_keys(query) -> set[str]:
     try:
-        pairs = _state._pairs(query)  # noqa: SLF001 - the codec's own query reader
+        pairs = _state.query_pairs(query)
     except Exception:  # noqa: BLE001
         return set()
     return {k.strip() for k, _ in pairs}
@@ -65,6 +175,7 @@ def _link_keys(query) -> set[str]:
 def link_notice(query, state: Mapping) -> dict | None:
     """The version notice for a link (``query`` as given to :func:`skbmodel.state.decode`) decoded to ``state``."""
     keys = _link_keys(query)
+    state = with_link_headline(query, state)
     known = set(_state.PARAMS) | set(_state.PROFILE_KEYS) | set(_state.VERSION_KEYS)
     unversioned = bool(keys & known) and not keys & {"mv", *_state.PV_KEYS}
     return notice(state, unversioned=unversioned)
@@ -111,10 +222,10 @@ def notice(state: Mapping, unversioned: bool = False) -> dict | None:
         profiles.append(item)
         messages.append(text)
     model_part = None
-    mv = state.get("mv")
-    if mv:
-        h = state.get("h")
-        shown = headline_value(state) if head else None
+    mv, h = state.get("mv"), state.get("h")
+    shown = headline_value(state) if head and (mv or h is not None) else None
+    if _provenance_differs(state, shown):
+        mv = mv or MODEL_VERSION
         model_part = {"link_version": mv, "current_version": MODEL_VERSION, "output": head and head["output"],
                       "at_link": h, "now": shown, "change_pct": _pct(shown, h)}
         if mv != MODEL_VERSION:

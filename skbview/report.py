@@ -23,7 +23,7 @@ from plotly.offline import get_plotlyjs
 import skbmodel
 from skbmodel import shortlink
 from skbmodel import state as S
-from skbmodel import drivers, validation
+from skbmodel import drivers, validation, versions
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbmodel.profile import load_profile
 
@@ -44,7 +44,7 @@ _SAFE = re.compile(r"[^A-Za-z0-9.+-]+")
 
 def _full(state: Mapping) -> dict:
     """A complete, valid state (missing keys filled exactly as a partial share link would be)."""
-    full, _ = S.decode(S.encode(state))
+    full, _ = versions.read_link(S.encode(state))
     return full
 
 
@@ -141,14 +141,14 @@ def all_figures(state: Mapping, pages_=None) -> list[tuple[str, str, object]]:
 
 def share_query(state: Mapping) -> str:
     """The short query of a share link (``v=2``: what differs from the defaults, the versions, the page)."""
-    return shortlink.shorten(S.encode(_full(state)))
+    return shortlink.shorten(versions.share_query(_full(state)))
 
 
 def share_link(state: Mapping, base_url: str | None = None) -> str:
     """Share link: ``base_url`` (the page's address; default: the page at :data:`DEFAULT_BASE_URL`) + ``?`` +
     :func:`share_query`."""
     full = _full(state)
-    return shortlink.share_link(S.encode(full), base_url, full["page"])
+    return shortlink.share_link(versions.share_query(full), base_url, full["page"])
 
 
 def _profile(state: Mapping, which: str = "a"):

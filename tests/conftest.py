@@ -10,7 +10,7 @@ import shutil
 
 import pytest
 
-from skbmodel import profile as P, state as S
+from skbmodel import profile as P, versions as V
 
 ORDER_SEED = os.environ.get("SKB_TEST_ORDER_SEED", "").strip()
 ORDER_MODE = os.environ.get("SKB_TEST_ORDER", "modules").strip() or "modules"
@@ -62,8 +62,8 @@ def old_e5_version(tmp_path, monkeypatch):
     (tmp_path / f"e5-1650v4@{ver}.toml").write_text(P.archive_toml(old))
     monkeypatch.setattr(P, "ARCHIVE_DIR", tmp_path)
     P.clear_cache()
-    S._value.cache_clear()
+    V._value.cache_clear()
     yield ver, old
     monkeypatch.undo()
     P.clear_cache()
-    S._value.cache_clear()
+    V._value.cache_clear()

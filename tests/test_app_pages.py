@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 import pytest
 
 from skbmodel import model, noise, outofsample, shortlink, state as sk_state, uncertainty, validation
+from skbmodel import versions as sk_versions
 from skbmodel.observations import seed_observations
 from skbmodel.profile import load_profile
 
@@ -201,7 +202,7 @@ def test_control_move_reruns_only_views():
     spec = _spec(at, 0)
     cur = [t for t in spec["data"] if str(t.get("name", "")).startswith("current bulk")][0]
     assert _arr(cur["x"])[0] == 100
-    assert at.sidebar.code[0].value.endswith(shortlink.shorten(sk_state.encode(st)))  # the share link follows
+    assert at.sidebar.code[0].value.endswith(shortlink.shorten(sk_versions.share_query(st)))  # the share link follows
     # the CPU selectbox also sets the clock slider: that one reruns the whole app
     at.run()
     at.selectbox(key="cpu").set_value("xeon-platinum-iavf").run()
@@ -503,7 +504,7 @@ def test_old_profile_version_link_shows_its_numbers_a_notice_and_use_current(old
     from skbmodel import profile as P
     ver, old = old_e5_version
     cur = P.profile_version("e5-1650v4")
-    q = dict(parse_qsl(sk_state.encode({**sk_state.defaults(), "page": "overview", "pv": ver})))
+    q = dict(parse_qsl(sk_versions.share_query({**sk_state.defaults(), "page": "overview", "pv": ver})))
     at = _app(q)
     info = " ".join(i.value for i in at.info).replace("\\", "")
     assert f"This link was made with profile e5-1650v4 version {ver} (archived); current version {cur} gives " \
@@ -555,8 +556,8 @@ def test_unknown_profile_version_warns_and_keeps_the_rest():
 
 @pytest.mark.parametrize("slug", ["overview", "slub", "zeroing", "veth", "cpumap", "kfree", "compare"])
 def test_the_headline_a_link_records_is_the_page_s_first_metric(slug):
-    """skbmodel.state.HEADLINES (the h of a share link) names the output of each page's first metric."""
-    from skbmodel import state as V
+    """skbmodel.versions.HEADLINES (the h of a share link) names the output of each page's first metric."""
+    from skbmodel import versions as V
     at = _app({"page": slug, "bulk": "24", "zero": "memset"})
     st = _state(at)
     assert st["page"] == slug

@@ -8,7 +8,7 @@ from urllib.parse import parse_qsl
 
 import numpy as np
 
-from skbmodel import design, model, state as S
+from skbmodel import design, model, state as S, versions as V
 from tests.test_app_pages import _app, _navigation_mode  # noqa: F401 - the autouse fixture
 
 BASE = "http://localhost:8501/"
@@ -21,13 +21,13 @@ def _texts(at, kind: str) -> list[str]:
 
 def _cut_link(state: dict, chars: int = 76) -> dict:
     """The query of a share link cut after ``chars`` characters, as a mail client or chat might."""
-    cut = (BASE + "?" + S.encode(state))[:chars]
+    cut = (BASE + "?" + V.share_query(state))[:chars]
     return dict(parse_qsl(cut.split("?", 1)[1], keep_blank_values=True))
 
 
 def test_a_link_cut_at_76_characters_warns_with_the_author_s_number():
     author = {**S.defaults(), "path": "cpumap", "page": "overview"}
-    h = S.headline_value(author)
+    h = V.headline_value(author)
     query = _cut_link(author)
     assert "h" in query and "path" not in query  # the headline survived the cut, the parameters did not
     at = _app(query)

@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from skbmodel import shortlink, state as S
+from skbmodel import shortlink, state as S, versions as V
 from tests.browser_util import app_and_browser, wait_for_app, wait_for_plotly
 
 pytestmark = pytest.mark.browser
@@ -24,6 +24,6 @@ def test_a_compare_link_as_the_first_request_keeps_scenario_b():
             wait_for_app(page, timeout=120)
             got, warnings = S.decode(urlsplit(page.url).query)
             assert warnings == [] and got == st
-            assert urlsplit(page.url).query == shortlink.shorten(S.encode(st))
+            assert urlsplit(page.url).query == shortlink.shorten(V.share_query(st))
         finally:
             page.close()

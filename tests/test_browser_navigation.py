@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from skbmodel import design, model, pages, state as S
+from skbmodel import design, model, pages, state as S, versions as V
 from skbview import tables
 from skbview.app import ui
 from tests.browser_util import app_and_browser, eventually, page_with_errors, wait_for_app
@@ -160,7 +160,7 @@ def test_settings_survive_every_walk(tab, start):
 def test_a_link_cut_at_76_characters_warns_in_the_browser(tab):
     url, page, errors = tab
     author = {**S.defaults(), "path": "cpumap", "page": "overview"}
-    link = (url + "/?" + S.encode(author))[:76]
+    link = (url + "/?" + V.share_query(author))[:76]
     assert "&h=" in link and "path=" not in link
     page.goto(link)
     wait_for_app(page)

@@ -182,7 +182,15 @@ def test_importing_the_model_cli_loads_no_view_library():
 
 def test_one_page_registry():
     """Every page of the registry has its figure builders, and nothing else does."""
-    from skbmodel import pages, state
+    from skbmodel import pages, state, versions
     from skbview import charts
     assert tuple(charts.PAGE_CHARTS) == pages.SLUGS == state.PAGES
-    assert set(state.HEADLINES) <= set(pages.SLUGS)
+    assert set(versions.HEADLINES) <= set(pages.SLUGS)
+
+
+def test_the_schema_is_at_the_bottom_of_the_model():
+    """The inputs (``params``, the Design stages included) and the outputs (``schema``) import no composer,
+    no model and no codec: every other module reads them, they read none of those."""
+    assert not {m for m in IMPORTS["skbmodel.schema"] if m.startswith("skbmodel")}
+    above = {"skbmodel.design", "skbmodel.model", "skbmodel.state", "skbmodel.versions", "skbmodel.scenario"}
+    assert not IMPORTS["skbmodel.params"] & above, IMPORTS["skbmodel.params"] & above

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skbmodel import cli, noise, shortlink, state as S, uncertainty
+from skbmodel import cli, noise, shortlink, state as S, uncertainty, versions as V
 
 ROOT = Path(__file__).resolve().parents[1]
 README_QUERY = "page=compare&zero=memset&b_zero=gfp_zero"
@@ -90,7 +90,7 @@ def test_cli_text_prints_what_the_module_builds():
                         "https://skb.example.org/slub"], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[-1] == "https://skb.example.org/slub?" + shortlink.shorten(
-        S.encode(S.decode("page=slub&bulk=32")[0]))
+        V.share_query(S.decode("page=slub&bulk=32")[0]))
 
 
 @pytest.mark.parametrize("query", ["page=veth&xdp_batch=8&zero=memset", README_QUERY,

@@ -9,7 +9,7 @@ import re
 import pytest
 
 import skbmodel
-from skbmodel import model, profile as P, shortlink, state as S
+from skbmodel import model, profile as P, shortlink, state as S, versions as V
 from skbview import charts, report
 
 
@@ -62,8 +62,8 @@ def test_zero_based_axis_is_a_link_parameter():
     fig1, st = _fig("veth", "mpps_vs_batch", "yzero=1")
     assert fig0.layout.yaxis.rangemode in (None, "normal")
     assert fig1.layout.yaxis.rangemode == "tozero"
-    assert "yzero=1" in shortlink.shorten(S.encode(st))
-    assert S.decode(shortlink.shorten(S.encode(st)))[0]["yzero"] == 1
+    assert "yzero=1" in shortlink.shorten(V.share_query(st))
+    assert S.decode(shortlink.shorten(V.share_query(st)))[0]["yzero"] == 1
     heat, _ = _fig("veth", "batch_heatmap", "yzero=1")  # a heatmap's y is a grid, not a quantity from zero
     assert heat.layout.yaxis.rangemode in (None, "normal")
 
@@ -105,4 +105,4 @@ def test_light_report_is_static_and_under_1_mb():
     assert len(imgs) == len(report.all_figures(st))
     for _, data in imgs:
         assert base64.b64decode(data).lstrip().startswith(b"<svg")
-    assert shortlink.shorten(S.encode(st)).replace("&", "&amp;") in html
+    assert shortlink.shorten(V.share_query(st)).replace("&", "&amp;") in html

@@ -27,7 +27,7 @@ def _link(capsys, query: str, *extra: str) -> tuple[int, str, str]:
 
 
 def _short(state: dict) -> str:
-    return shortlink.shorten(S.encode(state))
+    return shortlink.shorten(V.share_query(state))
 
 
 # --------------------------------------------------------------------------- length goals
@@ -121,7 +121,7 @@ def test_archived_profile_version_gives_the_clock_of_that_version(tmp_path, monk
     (tmp_path / f"e5-1650v4@{ver}.toml").write_text(P.archive_toml(old))
     monkeypatch.setattr(P, "ARCHIVE_DIR", tmp_path)
     P.clear_cache()
-    S._value.cache_clear()
+    V._value.cache_clear()
     try:
         q = f"v=2&mv={skbmodel.__version__}&pv={ver}&page=veth"
         st, w = S.decode(q)
@@ -130,7 +130,7 @@ def test_archived_profile_version_gives_the_clock_of_that_version(tmp_path, monk
         assert S.decode(_short(st)) == (st, [])
     finally:
         P.clear_cache()
-        S._value.cache_clear()
+        V._value.cache_clear()
 
 
 # --------------------------------------------------------------------------- defaults per model version

@@ -1,6 +1,6 @@
 """The one place that maps the scenario state to and from the URL and the Streamlit session.
 
-* First run of a session: ``st.query_params`` is decoded with :func:`skbmodel.state.decode`
+* First run of a session: ``st.query_params`` is decoded with :func:`skbmodel.versions.read_link`
   (lenient; every ignored or clamped parameter is listed in one ``st.warning``).
 * The state lives in ``_skb_state`` (:data:`STORE`), a key no widget owns, and in ``st.session_state``
   under the widget keys (widget key == state key, so the slider for ``bulk`` is ``.st-key-bulk`` in
@@ -33,6 +33,7 @@ from streamlit.runtime.pages_manager import PagesManager
 from skbmodel import mailtext
 from skbmodel import profile as sk_profile
 from skbmodel import state as sk_state
+from skbmodel import versions as sk_versions
 from skbview.app import custom_profile
 from skbview.app.downloads import page_share_link, report_buttons
 from skbview.report import share_query
@@ -102,12 +103,11 @@ def init() -> None:
     first = STORE not in ss
     if first:
         mapping = _query_mapping()
-        state, warnings = sk_state.decode(mapping)
+        state, warnings = sk_versions.read_link(mapping)
         ss[STORE] = state
         ss[WARNINGS] = warnings
         ss[LINK_PAGE] = state["page"] if "page" in mapping else None
         ss["_skb_link_query"] = sk_state.encode({k: v for k, v in state.items() if k != "page"}, WIDGET_KEYS)
-        from skbmodel import versions as sk_versions
         notice = sk_versions.link_notice(mapping, state)
         ss[NOTICE] = None if notice is None else {"unversioned": notice["unversioned"], "page": state["page"]}
     store = ss[STORE]
@@ -259,7 +259,7 @@ def drop_stale_provenance(state: dict) -> dict:
     a view made now.  An archived profile version (``pv``) stays until **Use current**.
     """
     ss = st.session_state
-    if ("mv" in state or (ss.get(NOTICE) or {}).get("unversioned")) and not _link_scenario_kept(state):
+    if ("mv" in state or "h" in state or (ss.get(NOTICE) or {}).get("unversioned")) and not _link_scenario_kept(state):
         for k in ("mv", "h"):
             state.pop(k, None)
             ss.get(STORE, {}).pop(k, None)
@@ -292,7 +292,6 @@ def show_version_notice() -> None:
 
 @view_fragment("notice")
 def _version_notice() -> None:
-    from skbmodel import versions as sk_versions
     from skbview.safe_text import md_escape
 
     if st.session_state.pop("_skb_versions_changed", False):
