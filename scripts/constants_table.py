@@ -4,19 +4,21 @@
     python scripts/constants_table.py --check  # exit 1 if the committed block differs from the profiles
 
 One table per shipped profile, one row per constant: value, standard deviation,
-unit, kind, where it is defined (in the profile
-itself or inherited from a parent profile) and its source.  Only the text between
+unit, kind, where it comes from (the CPU's own data, derived from its machine description by
+:mod:`skbmodel.uarch`, or inherited from a parent profile) and its source.  Only the text between
 ``<!-- constants:begin -->`` and ``<!-- constants:end -->`` is written; the rest of the file is left alone.
 """
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from skbmodel import kconfig  # noqa: E402 - after the sys.path set-up
 from skbmodel.calibration import own_names  # noqa: E402 - after the sys.path set-up
 from skbmodel.profile import available_profiles, load_profile  # noqa: E402 - after the sys.path set-up
 
@@ -30,6 +32,14 @@ def _defined_in(profile_id: str, name: str) -> str:
     while name not in own_names(pid):
         pid = load_profile(pid).inherits
     return pid
+
+
+def _origin(source: str) -> str:
+    """Where a profile's own constant comes from: its CPU's data, or the derivation from its description."""
+    m = re.search(r"\(description ([a-z0-9-]+)\)", source)
+    if source.startswith("derived:"):
+        return "derived (page_pool core cycles of the measured CPUs)"
+    return f"derived (description `{m.group(1)}`)" if m else "own data"
 
 
 def _cell(text: str) -> str:
@@ -46,10 +56,11 @@ def table() -> str:
         out.append(f"Inherits from `{prof.inherits}`." if prof.inherits else "Inherits from no other profile.")
         if prof.notes:
             out[-1] += f" {_cell(prof.notes)}"
-        out += ["", "| constant | value | sd | unit | kind | defined | source |", "|---|---|---|---|---|---|---|"]
+        out[-1] += f" Kernel configuration: {kconfig.describe(prof.config)}."
+        out += ["", "| constant | value | sd | unit | kind | from | source |", "|---|---|---|---|---|---|---|"]
         for name, c in prof.constants.items():
             home = _defined_in(pid, name)
-            defined = "own" if home == pid else f"inherited from `{home}`"
+            defined = _origin(c.source) if home == pid else f"inherited from `{home}`"
             sd = f"{c.stderr:.3g}" if c.stderr else "0"
             out.append(f"| `{name}` | {c.value:.6g} | {sd} | {_cell(c.unit)} | {c.kind} | {defined} | "
                        f"{_cell(c.source)} |")

@@ -4,8 +4,8 @@
     python scripts/corpus_profiles.py --check   # exit 1 if a written profile differs from what this gives
                                                 # (numbers compared within their rounding, see same_profile)
 
-Each profile inherits ``e5-1650v4`` and lists only what the corpus measured on its CPU, each constant
-with the rows it comes from:
+Each profile inherits ``e5-1650v4`` (``kunpeng-920``: ``e5-1650v4-2025``) and lists what the corpus
+measured on its CPU, each constant with the rows it comes from:
 
 * ``i7-4790k``: the SLUB constants fitted to the detached-freelist fallback and bulk curves of the
   2016-01 kfree_bulk series (28 points, 6 constants; kind ``fitted``, standard errors and
@@ -13,10 +13,15 @@ with the rows it comes from:
 * ``xeon-gold-6140``, ``xeon-platinum-8481c``: the clock and the bench_page_pool_simple costs
   (kind ``published``, time_bench precision); every other constant is inherited from the E5-1650 v4,
   which the profile's notes say.
+* ``kunpeng-920``: the arm64 server of the page_pool threads (Huawei, model not stated; taken to be
+  a Kunpeng 920): its page_pool costs (ns x the assumed core clock), the cache sizes from its description.
 * ``e5-1650v4-2025``: the E5-1650 v4 on the kernels of 2025 (an era profile): the page_pool costs of
   one out-of-tree bench run on v6.15; the other runs of that era are kept out, to be predicted.
 
-Each profile states the kernels its own constants were measured on (``kernels``, :mod:`skbmodel.era`).
+Where a CPU's own data stop, a profile takes what :func:`skbmodel.uarch.derive` gives it from its
+machine description (the page_pool costs and cache sizes of ``i7-4790k``), each such constant's source
+starting ``derived:``; the rest is inherited.  Each profile states the kernels its own constants
+were measured on (``kernels``, :mod:`skbmodel.era`).
 
 Run ``python scripts/archive_profiles.py`` after a change (share links record profile versions).
 """
@@ -33,7 +38,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from skbmodel import corpus, outofsample, userfit  # noqa: E402  (after the path set-up)
+from skbmodel import corpus, outofsample, uarch, userfit  # noqa: E402  (after the path set-up)
 from skbmodel.profile import PROFILE_DIR, Constant, Profile, load_profile  # noqa: E402
 
 BASE = "e5-1650v4"
@@ -81,16 +86,56 @@ def i7_4790k(df) -> Profile:
                                      "uncertainty: from the fit's "
                                      "Jacobian, cov = s2 inv(J^T J)"),
                              bounds=fitted.constants[n].bounds, stderr=round(res.stderr[n], 6))
+    consts.update(derived_where_unmeasured("haswell", ghz, "4.5", consts))
+    # the series' conditions: "no PREEMPT, CONFIG_MEMCG_KMEM=y (not active)"
     prof = Profile(id="i7-4790k", name="Intel Core i7-4790K @ 4.00GHz (2015-2016 SLUB bulk API threads)",
                    constants=consts, inherits=BASE, kernels=("4.2", "4.5"),
-                   notes=("SLUB constants fitted to the published detached-freelist curves of this CPU; everything "
-                          "else (zeroing, page_pool, the page allocator, the path bases) inherited from e5-1650v4 "
-                          "unmeasured: a Haswell desktop part, not the Broadwell-EP server part"))
+                   config={"memcg_kmem": "compiled", "preempt": "none"},
+                   notes=("SLUB constants fitted to the published detached-freelist curves of this CPU; the page_pool "
+                          "costs and cache sizes derived from its description (haswell, kernel 4.5; "
+                          "skbmodel.uarch); everything else (zeroing, the page allocator, the path bases) inherited "
+                          "from e5-1650v4 unmeasured: a Haswell desktop part, not the Broadwell-EP server part"))
     return prof.with_correlation(free, np.asarray(res.corr, dtype=float))
 
 
+def derived_where_unmeasured(uarch_name: str, ghz: float, kernel: str, own: dict) -> dict:
+    """The constants :func:`skbmodel.uarch.derive` gives a CPU that its own data does not (the derived
+    page_pool costs and the description's cache sizes), each with its derivation as source."""
+    prof = uarch.derive(uarch_name, ghz=ghz, kernel=kernel)
+    base = load_profile(prof.inherits)
+    return {k: c for k, c in prof.constants.items()
+            if k not in own and k != "ghz" and base.constants.get(k) != c}
+
+
+def kunpeng_920(df) -> Profile:
+    """The arm64 server of the page_pool threads (Huawei; taken to be a Kunpeng 920): its page_pool
+    costs from the mainline ("before") runs of the kernels since the direct-recycle change, in ns at
+    the core clock; the spread between those runs is the uncertainty."""
+    desc = uarch.load("kunpeng-920")
+    ghz = desc.value("base_ghz")
+    runs = ("pp-arm64-2024-before-tasklet", "pp-arm64-2025-01-before-tasklet")
+    clock = f"the core clock: {desc.figures['base_ghz'].source} (description {desc.name})"
+    consts = {"ghz": _published("ghz", ghz, "GHz", clock, 0.0,
+                                "0: the clock is a scenario input (an arm64 profile counts core cycles)")}
+    for n, suffix in (("pp_fast_cycles", "fast"), ("pp_ring_cycles", "ring"), ("page_slow_cycles", "slow")):
+        ns = np.array([float(_row(df, f"{r}-{suffix}")["value"]) for r in runs])
+        r0 = _row(df, f"{runs[-1]}-{suffix}")
+        consts[n] = _published(n, round(float(ns.mean()) * ghz, 3), "cycles",
+                               f"the mean of corpus rows {runs[0]}-{suffix} and {runs[1]}-{suffix} "
+                               f"({', '.join(f'{v:g}' for v in ns)} ns, tasklet test, mainline net-next 2024-10 and "
+                               f"2025-01) x the core clock {ghz:g} GHz; {r0['source'][:120]}",
+                               round(float(ns.std(ddof=1)) * ghz, 3),
+                               "the sd between the two runs (the same machine, two kernels of one era)")
+    consts.update(derived_where_unmeasured("kunpeng-920", ghz, "6.13", consts))
+    return Profile(id="kunpeng-920", name="arm64 server, Huawei (taken to be a HiSilicon Kunpeng 920; page_pool "
+                   "threads 2024-2025)", constants=consts, inherits="e5-1650v4-2025", kernels=("6.12", "6.13"),
+                   notes=("page_pool costs measured on this CPU (ns, converted at the assumed 2.6 GHz core clock: "
+                          "the corpus names neither the model nor the clock); the cache sizes from its description "
+                          "(kunpeng-920); everything else inherited from e5-1650v4-2025 (an x86 CPU) unmeasured"))
+
+
 def page_pool_profile(df, pid: str, name: str, ghz_row: str, rows: dict, caches: dict, note: str,
-                      kernels: tuple[str, str]) -> Profile:
+                      kernels: tuple[str, str], config: dict | None = None) -> Profile:
     consts = {}
     r0 = _row(df, ghz_row)
     consts["ghz"] = _published("ghz", r0["ghz"], "GHz", f"{r0['cpu']} (corpus row {ghz_row})", 0.0, "0: the TSC clock")
@@ -101,7 +146,8 @@ def page_pool_profile(df, pid: str, name: str, ghz_row: str, rows: dict, caches:
                                f"corpus row {rid}: {r['source'][:160]}".strip(), _tb_sd(float(r["value"])), TB)
     for n, (v, src) in caches.items():
         consts[n] = _published(n, v, "bytes", src, 0.0, "0: a documented cache size")
-    return Profile(id=pid, name=name, constants=consts, inherits=BASE, notes=note, kernels=kernels)
+    return Profile(id=pid, name=name, constants=consts, inherits=BASE, notes=note, kernels=kernels,
+                   config=config or {})
 
 
 def build(df) -> list[Profile]:
@@ -123,7 +169,7 @@ def build(df) -> list[Profile]:
         {"l1d_bytes": (49152.0, "L1d cache per core, Intel Sapphire Rapids: 48 KiB"),
          "l2_bytes": (2097152.0, "L2 cache per core, Intel Sapphire Rapids: 2 MiB")},
         "page_pool costs and clock measured on this CPU (upstream selftest bench, no-softirq context); the rest "
-        "inherited from e5-1650v4 unmeasured", ("6.16", "6.16"))
+        "inherited from e5-1650v4 unmeasured", ("6.16", "6.16"), config={"machine": "vm"})  # Google Cloud A3 VM
     e5_2025 = page_pool_profile(
         df, "e5-1650v4-2025", "Intel Xeon E5-1650 v4 @ 3.60GHz, 2025 kernels (page_pool era of 6.13-6.16)",
         "pp-e51650v4-2025-oot-nosoftirq-01",
@@ -137,7 +183,7 @@ def build(df) -> list[Profile]:
         "(2021-2023 kernels), unmeasured on these kernels. Fitted to that one run only: the upstream "
         "selftest run (2025-06) and the tasklet run of 2025-01 on this CPU are predicted, not used "
         "(python -m skbmodel validate --out-of-sample)", ("6.13", "6.16"))
-    return [i7_4790k(df), gold, spr, e5_2025]
+    return [i7_4790k(df), gold, spr, e5_2025, kunpeng_920(df)]
 
 
 def same_profile(committed, fresh, rel: float = 1e-4, abs_: float = 2e-4) -> bool:

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import (__version__, calibration, corpus, custom, design, drivers, mailtext, model, outofsample, parsers,
-               shortlink, state, uarch, uncertainty, userfit, userinput, validation, versions)
+from . import (__version__, calibration, corpus, custom, design, drivers, kconfig, mailtext, model, outofsample,
+               parsers, shortlink, state, uarch, uncertainty, userfit, userinput, validation, versions)
 from .bench import run_bench
 from .profile import (DEFAULT_PROFILE, PROFILE_DIR, ProfileError, archive_current, available_profiles, clear_cache,
                       load_profile, parse_profile, profile_version)
@@ -122,6 +122,8 @@ def cmd_profile(args) -> int:
         if args.action == "list-uarch":
             print("\n".join(uarch.list_lines()))
             return 0
+        if args.action == "configure":
+            return _configure(args)
         ghz = None
         if args.ghz is not None:
             try:
@@ -142,6 +144,27 @@ def cmd_profile(args) -> int:
         print(f"wrote {args.out}: {prof.name}; {derived} cycles (1 sd)")
     else:
         sys.stdout.write(text)
+    return 0
+
+
+def _configure(args) -> int:
+    """``profile configure --base ID --set field=value``: the profile under another kernel configuration."""
+    if args.base not in available_profiles():
+        raise UsageError(f"--base {args.base!r}: expected one of {', '.join(available_profiles())}")
+    try:
+        prof = kconfig.configured(load_profile(args.base), kconfig.parse_settings(args.set))
+    except kconfig.ConfigError as e:
+        raise UsageError(str(e)) from None
+    text = prof.to_toml()
+    if not args.out:
+        sys.stdout.write(text)
+        return 0
+    try:
+        Path(args.out).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise UsageError(f"--out {args.out}: cannot write it ({e.__class__.__name__})") from None
+    moved = ", ".join(f"{k} {c.value:.4g}" for k, c in prof.constants.items()) or "no constant moved"
+    print(f"wrote {args.out}: {kconfig.describe(prof.config)}; {moved}")
     return 0
 
 
@@ -244,13 +267,15 @@ def check_ghz(value, what: str = "--ghz") -> float:
 
 def cmd_fit(args) -> int:
     """Parse measurement files, split them into runs, fit the chosen constants, print (or --json), write --out."""
-    if args.base not in available_profiles():
+    if args.base is not None and args.base not in available_profiles():
         raise UsageError(f"--base {args.base!r}: expected one of {', '.join(available_profiles())}")
+    if args.base is not None and args.cpu is not None:
+        raise UsageError("--base names the profile to start from and --cpu the CPU whose profile to start from: "
+                         "give one of them")
     ghz_given = check_ghz(args.ghz) if args.ghz is not None else None
     if args.run is not None and args.each_run:
         raise UsageError("--run N fits one run and --each-run every run: give one of them")
-    base = load_profile(args.base)
-    measurements, problems, notes, runs, repairs = [], [], [], [], []
+    measurements, problems, notes, runs, repairs, texts = [], [], [], [], [], []
     for path in args.files:
         try:
             with open(path, "rb") as fh:
@@ -261,6 +286,7 @@ def cmd_fit(args) -> int:
             problems.append(f"{path}: larger than {MAX_FIT_FILE_BYTES // (1024 * 1024)} MB; skipped")
             continue
         res = parsers.parse_bytes(data, origin=path)
+        texts.append(data.decode("utf-8", "replace"))
         measurements += res.measurements
         problems += [str(e) for e in res.errors]
         notes += res.notes
@@ -268,6 +294,10 @@ def cmd_fit(args) -> int:
         repairs += res.repairs
     for c in args.condition or []:
         measurements = _apply_condition(measurements, c)
+    start = _start(args, texts)
+    base = load_profile(start["profile"])
+    if start["line"] and not args.json:
+        print(start["line"])
     several = len({r.origin for r in runs}) > 1
     listing = [r.describe(k, with_origin=several) for k, r in enumerate(runs, start=1)]
     if args.run is not None:
@@ -309,12 +339,25 @@ def cmd_fit(args) -> int:
         rc = max(rc, code)
     if args.json:
         if args.each_run:
-            json.dump({"ok": all(d["ok"] for d in docs), "runs": listing, "fits": docs}, sys.stdout, indent=1)
+            json.dump({"ok": all(d["ok"] for d in docs), "runs": listing, "start": start, "fits": docs}, sys.stdout,
+                      indent=1)
         else:
             docs[0]["runs"] = listing
+            docs[0]["start"] = start
             json.dump(docs[0], sys.stdout, indent=1)
         sys.stdout.write("\n")
     return rc
+
+
+def _start(args, texts) -> dict:
+    """The profile the fit starts from: ``--base``, else the user's CPU (``--cpu``, else the cpuinfo lines
+    in the input files) matched to a machine description, else the default."""
+    if args.base is not None:
+        return {"profile": args.base, "cpu": None, "description": None, "line": None}
+    pid, m = uarch.start_profile(args.cpu, texts, default=DEFAULT_PROFILE)
+    return {"profile": pid, "cpu": m.text if m else None,
+            "description": m.description.name if m and m.description else None,
+            "line": m.line(DEFAULT_PROFILE) if m else None}
 
 
 def _fmt_pm(value: float, err: float) -> str:
@@ -478,6 +521,14 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
     dv.add_argument("--out", metavar="FILE.toml", help="write the profile there (default: print it)")
     dv.add_argument("--leave-out", action="store_true",
                     help="do not use this CPU's own measurements (as validate --out-of-sample's 'other CPU' does)")
+    cf = pr_sub.add_parser("configure", help="a shipped profile under another kernel configuration (memcg kmem, "
+                                             "PREEMPT, debug, VM)")
+    cf.add_argument("--base", required=True, metavar="ID", help="shipped profile (its stated configuration is the "
+                                                                "starting point)")
+    cf.add_argument("--set", action="append", required=True, metavar="FIELD=VALUE",
+                    help="e.g. memcg_kmem=active (fields: " + ", ".join(f"{k}: {'/'.join(v[0])}"
+                                                                       for k, v in kconfig.FIELDS.items()) + ")")
+    cf.add_argument("--out", metavar="FILE.toml", help="write the profile there (default: print it)")
     pr.set_defaults(func=cmd_profile)
     v = sub.add_parser("validate", help="compare every covered seed row with the model")
     v.add_argument("--json", action="store_true")
@@ -500,7 +551,12 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
     f.add_argument("files", nargs="+", metavar="FILE")
     f.add_argument("--json", action="store_true")
     f.add_argument("--out", metavar="PROFILE", help="write the fitted profile (TOML, inherits the base)")
-    f.add_argument("--base", default=DEFAULT_PROFILE, help=f"shipped profile to start from (default {DEFAULT_PROFILE})")
+    f.add_argument("--base", help=f"shipped profile to start from (default: the profile of your CPU, else "
+                                  f"{DEFAULT_PROFILE})")
+    f.add_argument("--cpu", metavar="NAME",
+                   help="your CPU, to start from its profile: a cpuinfo model name (\"Intel(R) Xeon(R) Gold 6140 CPU "
+                        "@ 2.30GHz\"), a description (profile list-uarch) or an arm64 CPU part (0x41:0xd0c); "
+                        "default: the 'model name' line of /proc/cpuinfo pasted into the input")
     f.add_argument("--free", help="comma-separated constants to fit (default: those the measurements constrain)")
     f.add_argument("--label", help="name of the fitted profile (A-Z a-z 0-9 . _ -)")
     f.add_argument("--condition", action="append", metavar="FILE:LINE:key=value",

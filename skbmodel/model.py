@@ -173,17 +173,29 @@ def _evaluate_inputs(x, c, outputs=None) -> dict:
     out: dict[str, np.ndarray] = {}
     sc = _Paths(x, c)
 
-    if need("slub"):  # SLUB microbenchmark (slab_bulk_test01)
-        kw = _slub_kw(c)
+    if need("slub"):  # SLUB microbenchmark (slab_bulk_test01) on a cache of obj_bytes objects
+        obj = x["obj_bytes"]
+        slab, per_slab = slub.scenario_geometry(obj, c["slub_object_bytes"], c["slub_slab_bytes"])
+        refill = slub.slab_refill_cycles(slab, refill_cycles=c["slub_refill_cycles"],
+                                         profile_slab_bytes=c["slub_slab_bytes"],
+                                         page_single_cycles=c["page_single_cycles"])
+        kw = {**_slub_kw(c), "slab_bytes": slab, "object_bytes": obj, "refill_cycles": refill}
         loop = slub.loop_pair_cycles(x["bulk"], loop_call_cycles=c["slub_loop_call_cycles"], **kw)
         bulk = slub.bulk_pair_cycles(x["bulk"], bulk_obj_pair_cycles=c["slub_bulk_obj_pair_cycles"],
                                      slab_locality=c["slab_locality"], **kw)
+        # above the largest kmalloc cache: an order-N page block from the page allocator and back, bulk or not
+        large = slub.is_page_allocator(obj)
+        if np.any(large):
+            pages = slub.large_kmalloc_pair_cycles(
+                obj, page_single_cycles=c["page_single_cycles"],
+                compound_page_cycles=slub.COMPOUND_PAGE_SHARE * c["page_single_cycles"])
+            loop, bulk = np.where(large, pages, loop), np.where(large, pages, bulk)
         out["slub.loop_cycles"] = loop
         out["slub.bulk_cycles"] = bulk
         out["slub.loop_ns"] = units.cycles_to_ns(loop, ghz)
         out["slub.bulk_ns"] = units.cycles_to_ns(bulk, ghz)
         out["slub.bulk_gain_cycles"] = loop - bulk
-        out["slub.objects_per_slab"] = slub.objects_per_slab(c["slub_slab_bytes"], c["slub_object_bytes"])
+        out["slub.objects_per_slab"] = per_slab
 
     if need("zero", "veth"):  # zeroing (time_bench_memset)
         zkw = {k: c[k] for k in ("stos_setup_cycles", "stos_line_cycles", "stos_drain_line_cycles",

@@ -196,6 +196,7 @@ MODEL_PARAMS: tuple[Param, ...] = (
     Param("cpu", "CPU profile", "choice", _profile.DEFAULT_PROFILE, choices=tuple(_profile.available_profiles())),
     Param("ghz", "Clock (GHz)", "float", None, 0.5, 6.0, unit="GHz", step=0.05),
     Param("bulk", "kmem_cache bulk size (objects)", "int", 16, 1, 256, unit="objects", step=1),
+    Param("obj_bytes", "SLUB object size (bytes)", "int", 256, 8, 1 << 20, unit="bytes", step=8),
     Param("zero", "Zeroing method", "choice", "gfp_zero", choices=("memset", "gfp_zero"),
           labels=("memset (rep stos)", "__GFP_ZERO")),
     Param("zero_bytes", "Bytes zeroed by memset (bytes)", "int", 184, 8, 1024, unit="bytes", step=8),

@@ -22,6 +22,11 @@ Kernel era (optional): ``kernels = ["6.13", "6.16"]``, the first and last mainli
 profile's constants describe (an inheriting profile keeps its parent's range unless it states its
 own).  Costs move between kernels as much as between CPUs, so a CPU may have one profile per era
 (:mod:`skbmodel.era`); the range is metadata, not a constant, so it does not enter the version.
+
+Kernel configuration (optional): ``[config]`` with ``memcg_kmem``, ``preempt``, ``debug``, ``machine``
+(:mod:`skbmodel.kconfig`), each ``not stated`` unless the profile says; an inheriting profile keeps its
+parent's fields unless it states its own.  Metadata too: a term it implies is applied to the constants
+(:func:`skbmodel.kconfig.with_config`), which carry it into the version.
 """
 from __future__ import annotations
 
@@ -33,6 +38,8 @@ import tomllib
 from pathlib import Path
 
 import numpy as np
+
+from . import kconfig
 
 FORMAT_VERSION = 1
 PROFILE_DIR = Path(__file__).with_name("profiles")
@@ -75,6 +82,8 @@ class Profile:
     fit_correlation: tuple[tuple[float, ...], ...] = ()
     #: first and last mainline kernel ("6.13", "6.16") the constants describe; () = not stated
     kernels: tuple[str, ...] = ()
+    #: kernel configuration the constants were measured under (:mod:`skbmodel.kconfig`); {} = not stated
+    config: dict = dataclasses.field(default_factory=dict)
 
     @property
     def ghz(self) -> float:
@@ -134,6 +143,7 @@ class Profile:
             lines.append(f"notes = {_q(self.notes)}")
         if self.kernels:
             lines.append("kernels = [" + ", ".join(_q(k) for k in self.kernels) + "]")
+        lines += _config_lines(self.config)
         for c in self.constants.values():
             lines += ["", f"[constants.{c.name}]", f"value = {_num(c.value)}", f"unit = {_q(c.unit)}",
                       f"kind = {_q(c.kind)}", f"source = {_q(c.source)}"]
@@ -174,6 +184,13 @@ def _merge_correlation(old_names, old_corr, names, corr) -> dict:
     return dict(fit_names=tuple(merged), fit_correlation=tuple(rows))
 
 
+def _config_lines(config: dict) -> list[str]:
+    """The ``[config]`` table (inline, so it stays before the constants' tables)."""
+    if not config:
+        return []
+    return ["config = {" + ", ".join(f"{k} = {_q(v)}" for k, v in config.items()) + "}"]
+
+
 def _q(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
@@ -201,6 +218,7 @@ def parse_profile(text: str, origin: str = "<profile>", resolve_parent=None) -> 
     constants: dict[str, Constant] = {}
     fit = dict(fit_names=(), fit_correlation=())
     kernels: tuple[str, ...] = ()
+    config: dict = {}
     parent_id = doc.get("inherits")
     if parent_id:
         if resolve_parent is None:
@@ -209,6 +227,12 @@ def parse_profile(text: str, origin: str = "<profile>", resolve_parent=None) -> 
         constants.update(parent.constants)
         fit = dict(fit_names=parent.fit_names, fit_correlation=parent.fit_correlation)
         kernels = tuple(parent.kernels)
+        config = dict(parent.config)
+    if "config" in doc:
+        try:
+            config = {**config, **kconfig.parse(doc["config"], origin)}
+        except kconfig.ConfigError as e:
+            raise ProfileError(str(e)) from None
     if "kernels" in doc:
         kernels = _parse_kernels(doc["kernels"], origin)
     raw = doc.get("constants", {})
@@ -233,7 +257,7 @@ def parse_profile(text: str, origin: str = "<profile>", resolve_parent=None) -> 
     if "fit" in doc:
         fit = _parse_fit(doc["fit"], constants, fit, origin)
     return Profile(id=doc["id"], name=doc["name"], constants=constants, inherits=parent_id,
-                   notes=doc.get("notes", ""), kernels=kernels, **fit)
+                   notes=doc.get("notes", ""), kernels=kernels, config=config, **fit)
 
 
 _KERNEL_RE = re.compile(r"^[2-9]\.[0-9]{1,2}$")
@@ -414,6 +438,7 @@ def load_archived(archived_id: str) -> Profile:
         fit_names: tuple = ()
         fit_correlation: tuple = ()
         kernels: tuple = ()
+        config: dict = {}
 
     def fill(_pid):
         try:
@@ -450,6 +475,7 @@ def archive_toml(profile: Profile) -> str:
     ]
     if profile.kernels:
         lines.append("kernels = [" + ", ".join(_q(k) for k in profile.kernels) + "]")
+    lines += _config_lines(profile.config)
     for c in profile.constants.values():
         lines += ["", f"[constants.{c.name}]", f"value = {float(c.value)!r}"]
         for f in dataclasses.fields(c):

@@ -24,6 +24,8 @@ Structure (all costs in cycles per object; a run allocates ``n`` objects, then f
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 
@@ -303,3 +305,51 @@ def large_kmalloc_pair_cycles(request_bytes, *, page_single_cycles, compound_pag
     """
     pages = np.exp2(get_order(request_bytes))
     return page_single_cycles + (pages - 1.0) * compound_page_cycles
+
+
+#: Each further page of an order-N page block, relative to an order-0 alloc+free [1]: on the E5-1650 v4
+#: order 0 costs 199 cycles (corpus pa-e51650v4-2021-bulk-rebase-v5r9-single) and order 3 (32 KiB) 514
+#: cycles (corpus pa-2023-jesper-order3, page_bench01, same test lab): (514 - 199) / 7 / 199 = 0.226,
+#: 45 cycles per tail page of the compound page.  Scaled by a profile's ``page_single_cycles``.
+COMPOUND_PAGE_SHARE = (514.0 - 199.0) / 7.0 / 199.0
+
+
+@functools.lru_cache(maxsize=4)
+def _order_table(nr_cpus) -> np.ndarray:
+    """:func:`calculate_order` of every whole size ``0 .. KMALLOC_MAX_CACHE_BYTES`` (one byte each): the
+    slab sizes the model looks up instead of running the kernel's search once per state."""
+    return calculate_order(np.arange(KMALLOC_MAX_CACHE_BYTES + 1, dtype=float), nr_cpus).astype(np.uint8)
+
+
+def scenario_geometry(object_bytes, profile_object_bytes, profile_slab_bytes, nr_cpus=12):
+    """``(slab_bytes, objects_per_slab)`` of a SLUB cache of ``object_bytes`` (vectorised).
+
+    The profile states the slab of its own object size (the skbuff_head_cache of seed 000: 256 B in
+    8192 B); any other size gets the slab :func:`calculate_order` gives it on an ``nr_cpus`` machine.
+    Above :data:`KMALLOC_MAX_CACHE_BYTES` an object is one order-``get_order`` page block of its own
+    (one object per "slab").
+    """
+    obj = np.asarray(object_bytes, dtype=float)
+    if np.all(obj == profile_object_bytes):  # the profile's own cache: nothing to compute
+        slab = np.broadcast_to(np.asarray(profile_slab_bytes, dtype=float), obj.shape)
+        return slab, objects_per_slab(slab, obj)
+    large = is_page_allocator(obj)
+    if np.all(obj == np.floor(obj)):  # whole sizes (the parameter is an integer): a lookup
+        order = _order_table(nr_cpus)[np.clip(obj, 0.0, KMALLOC_MAX_CACHE_BYTES).astype(np.int64)].astype(float)
+    else:
+        order = calculate_order(obj, nr_cpus)
+    slab = np.where(obj == profile_object_bytes, profile_slab_bytes, PAGE_BYTES * np.exp2(order))
+    slab = np.where(large, PAGE_BYTES * np.exp2(get_order(obj)), slab)
+    return slab, np.where(large, 1.0, objects_per_slab(slab, obj))
+
+
+def slab_refill_cycles(slab_bytes, *, refill_cycles, profile_slab_bytes, page_single_cycles):
+    """The slow path that takes a fresh slab [cycles per slab]: the profile's ``refill_cycles`` for a
+    slab of its own size, plus or minus :data:`COMPOUND_PAGE_SHARE` ``* page_single`` for each page a
+    slab of ``slab_bytes`` has more or fewer (an order-N slab is one compound page from the page
+    allocator, and goes back as one when it is discarded).
+
+    ``refill + (slab - profile_slab) / PAGE_BYTES * share * page_single``
+    """
+    extra_pages = (np.asarray(slab_bytes, dtype=float) - profile_slab_bytes) / PAGE_BYTES
+    return refill_cycles + extra_pages * COMPOUND_PAGE_SHARE * page_single_cycles

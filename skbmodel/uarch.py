@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import tomllib
 from pathlib import Path
 
@@ -72,6 +73,15 @@ class Description:
     year: int
     profiles: tuple[str, ...]
     figures: dict[str, Figure]
+    #: regular expressions (case ignored) for the CPU's names: a cpuinfo ``model name``, lscpu, a user's text
+    match: tuple[str, ...] = ()
+    #: arm64 ``"0x41:0xd0c"`` (``CPU implementer`` : ``CPU part`` of /proc/cpuinfo)
+    cpu_parts: tuple[str, ...] = ()
+
+    @property
+    def isa(self) -> str:
+        """``x86`` or ``arm64``: the derivation carries core cycles between cores of one instruction set."""
+        return "x86" if self.vendor in ("Intel", "AMD") else "arm64"
 
     def value(self, name: str) -> float:
         if name not in self.figures:
@@ -94,7 +104,9 @@ def _parse(path: Path) -> Description:
         figs[k] = Figure(k, v, str(rec.get("unit", "")), str(rec["source"]), bool(rec.get("uncertain", False)))
     return Description(name=str(doc["name"]), cpu=str(doc["cpu"]), uarch=str(doc["uarch"]),
                        vendor=str(doc["vendor"]), year=int(doc["year"]),
-                       profiles=tuple(doc.get("profiles", ())), figures=figs)
+                       profiles=tuple(doc.get("profiles", ())), figures=figs,
+                       match=tuple(str(m) for m in doc.get("match", ())),
+                       cpu_parts=tuple(str(c).lower() for c in doc.get("cpu_parts", ())))
 
 
 def descriptions() -> dict[str, Description]:
@@ -117,21 +129,31 @@ def _since_split(kernel: str) -> bool:
     return era.version_key(kernel) >= era.version_key(era.DIRECT_RECYCLE_ANY_CONTEXT)
 
 
-def training(exclude: tuple[str, ...] = ()) -> list[dict]:
-    """The measured CPUs' page_pool costs in core cycles: one record per (description, profile)."""
+def training(exclude: tuple[str, ...] = (), isa: str = "x86") -> list[dict]:
+    """The measured CPUs' page_pool costs in core cycles: one record per (description, profile), of
+    the cores of one instruction set (``isa``); an arm64 profile's clock is its core clock."""
     out = []
     for d in descriptions().values():
-        if d.name in exclude:
+        if d.name in exclude or d.isa != isa:
             continue
         for pid in d.profiles:
             if pid not in available_profiles():
                 continue
             prof = load_profile(pid)
-            scale = d.value("turbo_ghz") / d.value("tsc_ghz")
+            if not _measures_page_pool(prof):
+                continue
+            scale = d.value("turbo_ghz") / (d.value("tsc_ghz") if "tsc_ghz" in d.figures else prof.ghz)
             out.append(dict(uarch=d.name, profile=pid, new_era=_since_split(prof.kernels[0]),
                             core={k: prof.value(k) * scale for k in DERIVED_PP},
                             ns={k: prof.value(k) / prof.ghz for k in DERIVED_PP}))
     return out
+
+
+def _measures_page_pool(prof: Profile) -> bool:
+    """Whether the profile's page_pool costs are its own data (not inherited, not derived)."""
+    parent = load_profile(prof.inherits) if prof.inherits else None
+    own = [k for k in DERIVED_PP if parent is None or parent.constants.get(k) != prof.constants[k]]
+    return len(own) == len(DERIVED_PP) and not any(prof.constants[k].source.startswith("derived:") for k in own)
 
 
 def _era_spread(train: list[dict]) -> float:
@@ -167,8 +189,15 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
     if ghz is None:
         ghz = d.value("tsc_ghz")
     new = _since_split(kernel)
-    train = training(exclude=exclude)
-    pts = [t for t in train if t["new_era"] == new] or train
+    train = training(exclude=exclude, isa=d.isa)
+    pts = [t for t in train if t["new_era"] == new]
+    isa_note = ""
+    if not pts and d.isa != "x86":  # no measured core of its own instruction set in this era
+        isa_note = (f" ({d.isa}: no {d.isa} CPU measured in this kernel era, so the x86 cores' core cycles, "
+                    "a different instruction sequence)")
+        train = training(exclude=exclude)
+        pts = [t for t in train if t["new_era"] == new]
+    pts = pts or train
     if not pts:
         raise UarchError("no measured CPU is left to derive from")
     rel_sd = _era_spread(train)
@@ -176,7 +205,12 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
     who = ", ".join(sorted({f"{t['uarch']} ({t['profile']})" for t in pts}))
     consts = dict(base.constants)
     fig = d.figures
-    clock = fig["tsc_ghz"].source if "tsc_ghz" in fig and ghz == fig["tsc_ghz"].value else "given with --ghz"
+    if "tsc_ghz" in fig and ghz == fig["tsc_ghz"].value:
+        clock = fig["tsc_ghz"].source
+    elif "tsc_ghz" not in fig and "base_ghz" in fig and ghz == fig["base_ghz"].value:
+        clock = f"the core clock ({d.isa} counts no TSC cycles): {fig['base_ghz'].source}"
+    else:
+        clock = "given with --ghz"
     consts["ghz"] = Constant("ghz", float(ghz), "GHz", "published",
                              f"TSC clock: {clock}; uncertainty: 0: the clock is a scenario input")
     for k, f in (("l1d_bytes", fig["l1d_bytes"]), ("l2_bytes", fig["l2_bytes"])):
@@ -185,7 +219,7 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
         core = float(np.mean([t["core"][k] for t in pts]))
         value = core * ghz / turbo
         consts[k] = Constant(k, round(value, 3), "cycles", "assumed",
-                             f"derived: {core:.1f} core cycles (mean of {who}, each converted with its own "
+                             f"derived: {core:.1f} core cycles (mean of {who}{isa_note}, each converted with its own "
                              f"description's turbo/TSC clocks) x TSC {ghz:g} / turbo {turbo:g} GHz "
                              f"({fig['turbo_ghz'].source}); uncertainty: the spread of core-cycle costs between "
                              f"CPUs of one kernel era, relative sd {rel_sd:.2f}",
@@ -198,6 +232,25 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
     return Profile(id=f"derived-{d.name}", name=f"{d.cpu} (derived: {d.uarch}, kernel {kernel})",
                    constants=consts, inherits=base.id, notes=notes, kernels=(lo, hi),
                    fit_names=base.fit_names, fit_correlation=base.fit_correlation)
+
+
+DERIVED_PREFIX = "derived-"
+
+
+def derived_id(name: str) -> str:
+    """Id of the shipped profile derived from description ``name``."""
+    return DERIVED_PREFIX + name
+
+
+def shipped_derived(name: str) -> Profile:
+    """The profile shipped as ``skbmodel/profiles/derived-<name>.toml``: :func:`derive` for the latest
+    kernel at the description's TSC clock (an arm64 core: its core clock), listing only the constants
+    that differ from its base profile (the rest it inherits).  ``scripts/derived_profiles.py`` writes it."""
+    d = load(name)
+    full = derive(name, ghz=None if "tsc_ghz" in d.figures else d.value("base_ghz"))
+    base = load_profile(full.inherits)
+    own = {k: c for k, c in full.constants.items() if base.constants.get(k) != c}
+    return dataclasses.replace(full, id=derived_id(name), constants=own)
 
 
 def list_lines() -> list[str]:
@@ -291,3 +344,88 @@ def format_points(points: list[dict]) -> list[str]:
                      f"{p['lo']:.4g} – {p['hi']:.4g} | {p['rel_error'] * 100:+.1f} % | {p['naive']:.4g} | "
                      f"{p['naive_rel_error'] * 100:+.1f} % |")
     return lines
+
+
+# ---- the user's own CPU ----------------------------------------------------------------------
+
+_MODEL_NAME = re.compile(r"^\s*model name\s*:\s*(\S.*?)\s*$", re.I | re.M)
+_LSCPU_NAME = re.compile(r"^\s*Model name:\s*(\S.*?)\s*$", re.I | re.M)
+_IMPLEMENTER = re.compile(r"^\s*CPU implementer\s*:\s*(0x[0-9a-f]+)\s*$", re.I | re.M)
+_PART = re.compile(r"^\s*CPU part\s*:\s*(0x[0-9a-f]+)\s*$", re.I | re.M)
+
+
+@dataclasses.dataclass(frozen=True)
+class CpuMatch:
+    """A user's CPU as read (``text``: a model name, ``CPU part 0x41:0xd0c`` or a typed name) and the
+    description it matches (None: unknown)."""
+    text: str
+    description: Description | None
+
+    @property
+    def profile(self) -> str | None:
+        """The shipped profile a fit starts from: the CPU's own measured profile where the corpus has
+        one (its data, derived where it has none), else the profile derived from its description."""
+        d = self.description
+        if d is None:
+            return None
+        return d.profiles[0] if d.profiles else derived_id(d.name)
+
+    def line(self, default: str) -> str:
+        """One line saying which profile the fit starts from and why."""
+        if self.description is None:
+            return (f"unknown CPU {self.text[:80]!r}: no machine description matches it, so the fit starts from "
+                    f"the default {default} (python -m skbmodel profile list-uarch lists the described CPUs)")
+        d = self.description
+        return f"CPU {self.text[:80]!r} is {d.uarch} (description {d.name}): the fit starts from {self.profile}"
+
+
+def cpuinfo_text(text: str) -> str | None:
+    """What identifies the CPU in pasted /proc/cpuinfo or lscpu output: the first ``model name``, or
+    on arm64 (no model name) ``CPU implementer:CPU part`` (``"0x41:0xd0c"``); None when neither is there."""
+    s = str(text or "")
+    m = _MODEL_NAME.search(s) or _LSCPU_NAME.search(s)
+    if m:
+        return m.group(1)
+    imp, part = _IMPLEMENTER.search(s), _PART.search(s)
+    if imp and part:
+        return f"{imp.group(1).lower()}:{part.group(1).lower()}"
+    return None
+
+
+def match_cpu(name: str) -> CpuMatch:
+    """The description of a CPU named by the user: a description name, a shipped profile measured on or
+    derived from a description, a cpuinfo model name, an lscpu name or an arm64 ``implementer:part``."""
+    text = " ".join(str(name or "").split())
+    key = text.lower()
+    part = re.fullmatch(r"(?:cpu part\s*)?(0x[0-9a-f]+):(0x[0-9a-f]+)", key)
+    for d in descriptions().values():
+        if key in (d.name, derived_id(d.name)) or key in d.profiles:
+            return CpuMatch(text, d)
+        if part and f"{part.group(1)}:{part.group(2)}" in d.cpu_parts:
+            return CpuMatch(f"CPU part {part.group(1)}:{part.group(2)}", d)
+    for d in descriptions().values():
+        if any(re.search(rx, text, re.I) for rx in d.match):
+            return CpuMatch(text, d)
+    return CpuMatch(f"CPU part {key}" if part else text, None)
+
+
+def user_cpu(text: str) -> CpuMatch | None:
+    """The CPU of pasted measurements (their cpuinfo/lscpu lines), or None when they name none."""
+    found = cpuinfo_text(text)
+    return match_cpu(found) if found else None
+
+
+def start_profile(cpu: str | None, texts=(), default: str = "e5-1650v4") -> tuple[str, CpuMatch | None]:
+    """The shipped profile a fit of the user's measurements starts from, and the CPU match behind it.
+
+    ``cpu``: the CPU as the user names it (wins); otherwise the first cpuinfo/lscpu lines in ``texts``
+    (the pasted or uploaded measurements).  No CPU named: ``default`` and None; an unknown CPU:
+    ``default`` and its match (whose :meth:`CpuMatch.line` says so).
+    """
+    if cpu is not None and str(cpu).strip():
+        m = match_cpu(cpu)
+    else:
+        m = next((found for found in map(user_cpu, texts) if found is not None), None)
+    if m is None:
+        return default, None
+    return (m.profile if m.profile in available_profiles() else default), m

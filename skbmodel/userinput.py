@@ -11,7 +11,7 @@ import hashlib
 
 import numpy as np
 
-from . import custom, model, parsers, userfit
+from . import custom, model, parsers, uarch, userfit
 from . import state as _state
 from .profile import Profile
 
@@ -25,6 +25,7 @@ class Parsed:
     notes: list[str]
     runs: list
     repairs: list[str] = dataclasses.field(default_factory=list)   # one line per source: mail damage undone
+    cpu: str | None = None    # the CPU the input names (cpuinfo "model name", lscpu, arm64 "CPU part")
 
 
 def signature(sources) -> str:
@@ -43,7 +44,12 @@ def parse_sources(sources) -> Parsed:
         notes += res.notes
         runs += res.runs
         repairs += res.repairs
-    return Parsed(signature(sources), ms, errs, notes, runs, repairs)
+    cpu = next((found for found in (uarch.cpuinfo_text(_text_of(d)) for _, d in sources) if found), None)
+    return Parsed(signature(sources), ms, errs, notes, runs, repairs, cpu)
+
+
+def _text_of(data) -> str:
+    return data if isinstance(data, str) else bytes(data).decode("utf-8", "replace")
 
 
 def run_repeats(measurements, run) -> str:

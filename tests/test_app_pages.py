@@ -256,6 +256,23 @@ def test_slub_page():
     np.testing.assert_allclose(_arr(_trace(gain, "loop − bulk")["y"]), sweep["slub.bulk_gain_cycles"])
 
 
+def test_slub_page_shows_cost_against_object_size():
+    at = _open(_app(), "slub")
+    at.number_input(key="obj_bytes").set_value(4096).run()
+    assert _metric(at, "Objects per slab") == "8"  # kmalloc-4k: an order-3 slab of 8
+    spec = _spec(at, 2)
+    _check_chart_basics(spec)
+    assert "object size" in spec["layout"]["title"]["text"]
+    assert list(_arr(spec["data"][0]["x"])) == [4096, 4096]  # the current size
+    sizes = _arr(_trace(spec, "one at a time")["x"])
+    assert sizes[0] == 8 and sizes[-1] == 1 << 20 and np.all(sizes % 8 == 0)
+    sweep = _eval(at, obj_bytes=sizes)
+    np.testing.assert_allclose(_arr(_trace(spec, "one at a time")["y"]), sweep["slub.loop_cycles"])
+    np.testing.assert_allclose(_arr(_trace(spec, "bulk API")["y"]), sweep["slub.bulk_cycles"])
+    assert sum("fillpattern" in t for t in spec["data"]) == 2  # a 90 % band per curve
+    assert [s["x0"] for s in spec["layout"]["shapes"] if s["x0"] == s["x1"]] == [8192]  # the page allocator above
+
+
 def test_zeroing_page():
     at = _open(_app(), "zeroing")
     at.slider(key="zero_bytes").set_value(512).run()
@@ -404,6 +421,17 @@ def test_validation_page():
     _check_chart_basics(spec)
     pts = sum(len(_arr(t["x"])) for t in spec["data"] if t.get("mode") == "markers")
     assert pts == len([r for r in rows if r["measured"] > 0 and r["predicted"] > 0])
+    # leave one CPU out: the derived profile's MAPE next to the naive baseline's, as metrics and as bars
+    (other,) = [s for s in outofsample.load_report()["summary"] if s["protocol"] == "other CPU"]
+    assert _metric(at, "page_pool: MAPE, derived") == f"{other['mape'] * 100:.1f} %"
+    assert _metric(at, "page_pool: MAPE, naive baseline") == f"{other['baseline_mape'] * 100:.1f} %"
+    summary = next(_spec(at, i) for i in range(len(at.get("plotly_chart")))
+                   if "error of predictions no fit saw" in str(_spec(at, i)["layout"].get("title")))
+    label = f"page_pool · other CPU ({other['points']})"
+    naive, model_mape = _trace(summary, "naive baseline MAPE"), _trace(summary, "MAPE", exact=True)
+    assert _arr(naive["x"])[list(naive["y"]).index(label)] == pytest.approx(other["baseline_mape"] * 100)
+    assert _arr(model_mape["x"])[list(model_mape["y"]).index(label)] == pytest.approx(other["mape"] * 100)
+    assert sum(x is not None and not np.isnan(x) for x in _arr(naive["x"])) == 1  # only that protocol has one
 
 
 # --------------------------------------------------------------------------- calibrate
@@ -436,6 +464,27 @@ def test_calibrate_two_kernels_choose_a_run_clock_inferred_and_stderr_shown():
     assert "inferred from 8 cycles/ns pairs" in table.loc["ghz", "source"]
     err = table.loc[["pp_fast_cycles", "pp_ring_cycles", "page_slow_cycles"], "stderr"]
     assert (err > 0).all() and np.isfinite(err).all()
+
+
+def test_calibrate_starts_from_the_cpu_the_input_names():
+    """cpuinfo pasted with the measurements moves "Start from" to that CPU's profile and says so; a CPU
+    typed into "Your CPU" wins; an unknown one leaves the default with one line."""
+    at = _app()
+    at.switch_page("pages/calibrate.py").run()
+    assert not at.exception, at.exception
+    lines = ("model name\t: AMD EPYC 9654 96-Core Processor\n"
+             "[  1.3] time_bench: Type:no-softirq-page_pool01 Per elem: 14 cycles(tsc) 5.833 ns (step:0)\n")
+    at.text_area(key="cal_text").input(lines).run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="cal_base").value == "derived-zen4-genoa"
+    captions = [c.body.replace("\\", "") for c in at.caption]  # md_escape: a backslash before - ( ) :
+    assert any(c.startswith("CPU 'AMD EPYC 9654 96-Core Processor' is Zen 4") for c in captions)
+    at.text_input(key="cal_cpu").input("Intel(R) Xeon(R) Gold 6140 CPU @ 2.30GHz").run()
+    assert at.selectbox(key="cal_base").value == "xeon-gold-6140"
+    at.text_input(key="cal_cpu").input("Apple M2").run()
+    assert not at.exception, at.exception
+    assert at.selectbox(key="cal_base").value == "e5-1650v4"
+    assert any(c.body.replace("\\", "").startswith("unknown CPU 'Apple M2'") for c in at.caption)
 
 
 def test_calibrate_mail_archive_repeats_and_measured_noise():

@@ -235,3 +235,65 @@ def test_every_output_alone_is_computed_by_its_section():
     full = model.evaluate(params)
     for name in model.OUTPUT_UNITS:
         np.testing.assert_array_equal(model.evaluate(params, outputs=[name])[name], full[name], err_msg=name)
+
+
+# ---- object size (obj_bytes) ----
+SLAB_SIZES = 2.0 ** np.arange(3, 14)  # kmalloc-8 ... kmalloc-8k
+ALL_SIZES = 2.0 ** np.arange(3, 21)  # ... up to 1 MiB through the page allocator
+
+
+def test_default_object_size_is_the_profile_s_own_cache(prof):
+    """256 B (the default) evaluates exactly as a scenario without the key: today's links keep their numbers."""
+    params = state.scenario(state.defaults(prof.id))
+    without = {k: v for k, v in params.items() if k != "obj_bytes"}
+    a, b = model.evaluate(params, prof), model.evaluate(without, prof)
+    assert all(np.array_equal(a[k], b[k]) for k in a)
+    assert float(a["slub.objects_per_slab"]) == 32.0
+
+
+@pytest.mark.parametrize("bulk", [1, 16, 64, 256])
+def test_cost_never_falls_as_objects_grow(prof, bulk):
+    """Fewer objects per slab, larger slabs and a larger footprint: every power-of-two size costs at least
+    what the one below costs, through the hand-over to the page allocator; bulk never costs more."""
+    o = grid(prof, bulk=bulk, obj_bytes=ALL_SIZES)
+    for k in ("slub.loop_cycles", "slub.bulk_cycles"):
+        assert np.all(np.diff(o[k]) >= -1e-9), (k, o[k])
+    assert np.all(o["slub.bulk_cycles"] <= o["slub.loop_cycles"] + 1e-9)
+
+
+def test_objects_per_slab_are_the_kernel_s(prof):
+    """kmalloc-8 ... kmalloc-8k on a 12-CPU machine (/proc/slabinfo objperslab since v6.8), then one object
+    per page block above 8 KiB."""
+    o = grid(prof, obj_bytes=ALL_SIZES)
+    assert o["slub.objects_per_slab"].tolist() == [512, 256, 128, 64, 32, 32, 32, 32, 16, 8, 4] + [1] * 7
+
+
+def test_above_kmalloc_8k_the_page_allocator_serves_every_object(prof):
+    """An order-N block per object, bulk or not: page_single + (2^N - 1) * the compound page share."""
+    o = grid(prof, bulk=64, obj_bytes=np.array([16384.0, 32768.0, 1 << 20]))
+    page = prof.value("page_single_cycles")
+    want = page + (np.array([4, 8, 256]) - 1) * slub.COMPOUND_PAGE_SHARE * page
+    np.testing.assert_allclose(o["slub.loop_cycles"], want, rtol=1e-12)
+    np.testing.assert_array_equal(o["slub.bulk_cycles"], o["slub.loop_cycles"])
+    assert np.all(o["slub.bulk_gain_cycles"] == 0)
+
+
+def test_larger_slabs_pay_their_pages_at_refill(prof):
+    """A 1 KiB cache takes order-3 slabs (8 pages, 6 more than the profile's order-1 skbuff_head_cache): past
+    the CPU slab each new slab pays 6 more tail pages of the page allocator."""
+    kw = dict(refill_cycles=120.0, profile_slab_bytes=8192.0, page_single_cycles=199.0)
+    assert float(slub.slab_refill_cycles(8192.0, **kw)) == 120.0
+    assert float(slub.slab_refill_cycles(32768.0, **kw)) == pytest.approx(120.0 + 6 * 45.0)
+
+
+def test_cli_rejects_an_object_size_out_of_range():
+    for bad in ("obj_bytes=4", "obj_bytes=2000000", "obj_bytes=big"):
+        res = run_cli("eval", bad)
+        assert res.returncode == 2 and res.stdout == "", (bad, res)
+        assert res.stderr.strip().count("\n") == 0 and "obj_bytes" in res.stderr, res.stderr
+
+
+def test_a_link_with_an_object_size_out_of_range_is_clamped_with_a_warning():
+    st, warnings = state.decode({"obj_bytes": "4"})
+    assert st["obj_bytes"] == 8
+    assert len(warnings) == 1 and warnings[0].startswith("obj_bytes:") and "clamped to 8" in warnings[0]

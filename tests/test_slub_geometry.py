@@ -58,3 +58,15 @@ def test_the_chosen_slab_holds_an_object_and_wastes_at_most_half(size, cpus):
     order, slab, objs, waste = slub.slab_geometry(float(size), nr_cpus=cpus)
     assert objs >= 1 and 0 <= order <= slub.MAX_PAGE_ORDER
     assert waste <= 0.5 + 1e-12
+
+
+def test_the_model_s_lookup_is_calculate_order():
+    """Every whole size up to kmalloc-8k (the lookup) and fractional sizes (the search) get the kernel's slab;
+    above 8 KiB one page block per object."""
+    sizes = np.concatenate([np.arange(1.0, 8193.0), [300.5, 8192.5, 9000.0, 65536.0]])
+    slab, objs = slub.scenario_geometry(sizes, 256.0, 8192.0)
+    order = slub.calculate_order(sizes)
+    small = sizes <= 8192
+    np.testing.assert_array_equal(slab[small], slub.PAGE_BYTES * np.exp2(order[small]))
+    np.testing.assert_array_equal(slab[~small], slub.PAGE_BYTES * np.exp2(slub.get_order(sizes[~small])))
+    assert np.all(objs[~small] == 1) and objs[255] == 32

@@ -26,7 +26,8 @@ def test_every_figure_names_a_source_and_the_measured_cpus_have_descriptions():
         assert all(f.source.strip() for f in d.figures.values()), d.name
         assert all(p in P.available_profiles() for p in d.profiles), d.name
     measured = {p for d in ds.values() for p in d.profiles}
-    assert measured == {"e5-1650v4", "e5-1650v4-2025", "xeon-gold-6140", "xeon-platinum-8481c"}
+    assert measured == {"e5-1650v4", "e5-1650v4-2025", "xeon-gold-6140", "xeon-platinum-8481c", "i7-4790k",
+                        "kunpeng-920"}
 
 
 def test_derivation_is_core_cycles_times_the_clock_ratio():

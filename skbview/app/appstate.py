@@ -387,6 +387,9 @@ def param_widget(key: str, container=None, label: str | None = None, short=None,
     elif base == "link_gbps":
         c.number_input(label, min_value=float(p.lo), max_value=float(p.hi), step=float(p.step), key=key,
                        format="%g", on_change=live, help=help)
+    elif base == "obj_bytes":  # 8 B to 1 MiB: a slider's steps would be too fine to hit a size
+        c.number_input(label, min_value=int(p.lo), max_value=int(p.hi), step=int(p.step), key=key, on_change=live,
+                       help=help)
     elif p.kind == "int":
         c.slider(label, min_value=int(p.lo), max_value=int(p.hi), step=int(p.step or 1), key=key, on_change=live,
                  help=help)
@@ -398,7 +401,7 @@ def param_widget(key: str, container=None, label: str | None = None, short=None,
 #: Sidebar controls shared by all pages, grouped.
 SIDEBAR_GROUPS = (
     ("CPU", ("cpu", "ghz")),
-    ("SLUB and zeroing", ("bulk", "zero", "zero_bytes")),
+    ("SLUB and zeroing", ("bulk", "obj_bytes", "zero", "zero_bytes")),
     ("veth", ("xdp_batch",)),
     ("kfree_skb_list", ("kfl_bulk", "drop_batch", "clone_frac")),
     ("page_pool and cpumap", ("pp_recycle", "page_bulk", "numa", "defer_cache")),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from skbmodel import custom, model, parsers, userfit, userinput
+from skbmodel import custom, model, parsers, uarch, userfit, userinput
 from skbmodel import state as sk_state
 from skbmodel.profile import Profile, available_profiles, load_profile
 from skbview import charts
@@ -167,16 +167,41 @@ def ab_fits() -> tuple | None:
     return fits["a"], fits["b"]
 
 
-def fit_controls(measurements, edited_ms, row_errors, sig: str, run_pick) -> None:
-    """Base profile, clock, constants to fit, profile name and the Fit button."""
+def _your_cpu(cpu: str | None) -> str | None:
+    """The "Your CPU" field and the profile of the CPU it or the input names (None: no CPU named).
+
+    A named CPU moves "Start from" to its profile once (the user may then pick another); the line under
+    the field says which CPU was read and where the fit starts, or that the CPU is unknown."""
+    default = sk_state.defaults()["cpu"]
+    typed = st.text_input("Your CPU", key="cal_cpu", max_chars=120,
+                          placeholder=cpu or "model name from /proc/cpuinfo, e.g. Intel(R) Xeon(R) Gold 6140 CPU "
+                                             "@ 2.30GHz",
+                          help="The fit starts from this CPU's profile (its own data where the public corpus has "
+                               "some, else derived from its machine description). Empty: the 'model name' line of "
+                               "/proc/cpuinfo (arm64: 'CPU part') pasted with the measurements, if any.")
+    start_id, match = uarch.start_profile(typed or cpu, default=default)
+    if match is None:
+        return None
+    with st.container(key="cal_cpu_line"):
+        st.caption(md_escape(match.line(default)))
+    if st.session_state.get("_cal_cpu_for") != (match.text, start_id):
+        st.session_state["_cal_cpu_for"] = (match.text, start_id)
+        st.session_state["cal_base"] = start_id
+    return start_id
+
+
+def fit_controls(measurements, edited_ms, row_errors, sig: str, run_pick, cpu: str | None = None) -> None:
+    """The user's CPU, base profile, clock, constants to fit, profile name and the Fit button."""
     st.subheader("3. Fit")
     current = custom_profile.active()
-    base_default = (current.inherits if current else None) or st.session_state.get("cpu") \
+    start_id = _your_cpu(cpu)
+    base_default = start_id or (current.inherits if current else None) or st.session_state.get("cpu") \
         or sk_state.defaults()["cpu"]
     c1, c2, c3, c4 = st.columns([2, 4, 2, 2])
     with c1:
-        base_id = st.selectbox("Start from", available_profiles(), index=available_profiles().index(base_default),
-                               key="cal_base")
+        if st.session_state.get("cal_base") not in available_profiles():  # first run, or set by "Your CPU"
+            st.session_state["cal_base"] = base_default
+        base_id = st.selectbox("Start from", available_profiles(), key="cal_base")
     base = load_profile(base_id)
     clock = parsers.infer_clock(measurements)  # every line of the run, mapped or not
     with c4:

@@ -21,7 +21,7 @@ from .design import design_breakdown, napi_defer_rate
 from .grid import grid_delta, grid_values
 from .kfree import kfree_clones, kfree_drop_batch
 from .overview import overview_breakdown, overview_paths
-from .slub import slub_gain, slub_per_object
+from .slub import slub_cost_vs_size, slub_gain, slub_per_object
 from .validation import oos_curve, oos_curve_names, oos_summary, validation_errors, validation_parity
 from .veth import veth_batch, veth_heatmap
 from .zeroing import seed_zero_delta_ns, zeroing_cost, zeroing_delta
@@ -29,7 +29,8 @@ from .zeroing import seed_zero_delta_ns, zeroing_cost, zeroing_delta
 __all__ = [
     "TEMPLATE", "COLORS", "BAND_NAME", "PATH_LABELS", "PAGE_CHARTS", "compare_difference", "design_difference",
     "figures_for_page", "TIME_LABELS", "TIME_OUTPUTS", "grid_values", "grid_delta",
-    "overview_breakdown", "overview_paths", "slub_per_object", "slub_gain", "zeroing_cost", "zeroing_delta",
+    "overview_breakdown", "overview_paths", "slub_per_object", "slub_gain", "slub_cost_vs_size", "zeroing_cost",
+    "zeroing_delta",
     "seed_zero_delta_ns", "veth_batch", "veth_heatmap", "cpumap_rates", "cpumap_numa", "kfree_drop_batch",
     "kfree_clones", "compare_delta", "compare_breakdown", "validation_parity", "validation_errors", "oos_summary",
     "oos_curve_names", "oos_curve", "fit_residuals", "fit_parity", "design_breakdown", "napi_defer_rate",
@@ -39,7 +40,7 @@ __all__ = [
 #: has an entry here: tests/test_layers.py checks it).
 PAGE_CHARTS = {
     "overview": (("breakdown", overview_breakdown), ("paths", overview_paths)),
-    "slub": (("per_object", slub_per_object), ("bulk_gain", slub_gain)),
+    "slub": (("per_object", slub_per_object), ("bulk_gain", slub_gain), ("cost_vs_size", slub_cost_vs_size)),
     "zeroing": (("cost_vs_size", zeroing_cost), ("delta_vs_noise", zeroing_delta)),
     "veth": (("mpps_vs_batch", veth_batch), ("batch_heatmap", veth_heatmap)),
     "cpumap": (("rates_vs_recycle", cpumap_rates), ("numa", cpumap_numa)),

@@ -7,6 +7,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 
+from skbmodel import slub
+
 from .base import (
     COLORS, caption, Scatter, params, evaluate, evaluate_iv, band, num, current_trace, Fig, finish,
     add_seed_points, vlines, delta_note, cycle_curves,
@@ -68,3 +70,31 @@ def slub_gain(state: Mapping) -> go.Figure:
     fig.update_yaxes(rangemode="tozero")
     return finish(fig, "SLUB: per-object saving of the bulk API", "bulk size (objects, log scale)",
                    "saving per object (cycles)", caption(state, ("bulk",)))
+
+
+#: object sizes swept [bytes]: four per octave from 8 B to 1 MiB, multiples of 8 (the powers of two exact)
+OBJ_X = np.unique(np.round(8 * 2 ** (np.arange(0, 69) / 4) / 8) * 8)
+
+
+def slub_cost_vs_size(state: Mapping) -> go.Figure:
+    """Alloc+free cost per object [cycles] vs object size at the scenario's bulk: one at a time vs bulk,
+    the slab geometry of calculate_order, and the page allocator above the largest kmalloc cache."""
+    p = params(state)
+    outs = ("slub.loop_cycles", "slub.bulk_cycles")
+    out, iv = evaluate_iv(state, outs, obj_bytes=OBJ_X)
+    cur = evaluate(state, outputs=outs)
+    ghz = float(p["ghz"])
+    b, size = int(p["bulk"]), int(p["obj_bytes"])
+    fig = Fig()
+    fig.add_trace(current_trace(size, (cur["slub.loop_cycles"], cur["slub.bulk_cycles"]), f"current size = {size} B",
+                                "%{x} B: %{y:.1f} cycles/object<extra></extra>"))
+    cycle_curves(fig, OBJ_X, out, iv, (("slub.loop_cycles", f"one at a time, bulk {b}", COLORS["b"]),
+                                       ("slub.bulk_cycles", f"bulk API, bulk {b}", COLORS["a"])),
+                 ghz, "%{x} B")
+    vlines(fig, [slub.KMALLOC_MAX_CACHE_BYTES], "page allocator above 8 KiB (dotted) ", log=True)
+    fig.update_xaxes(type="log", tickvals=4 ** np.arange(2, 11) / 2,
+                     ticktext=["8", "32", "128", "512", "2k", "8k", "32k", "128k", "512k"],
+                     range=[np.log10(6), np.log10(1.4 * (1 << 20))])
+    fig.update_yaxes(type="log")
+    return finish(fig, "SLUB: alloc+free cost per object vs object size", "object size (bytes, log scale)",
+                  "alloc+free per object (cycles, log scale)", caption(state, ("bulk", "obj_bytes")))

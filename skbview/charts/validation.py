@@ -83,13 +83,30 @@ def oos_summary(state: Mapping, rep=None) -> go.Figure:
         fig.add_trace(Bar(y=labels, x=np.maximum(v, 0.01), orientation="h", name=name, marker_color=color,
                           text=[f"{x:.1f} %" for x in v], textposition="outside", cliponaxis=False,
                           hovertemplate="%{y}: " + name + " %{text}<extra></extra>"))
+    naive = _baseline_bar(rows, labels)
+    if naive is not None:
+        fig.add_trace(naive)
     fig.add_vline(x=10, line=dict(color="#59a14f", dash="dot", width=1))
     fig.update_xaxes(type="log")
     fig.update_layout(barmode="group", margin=dict(l=330))
     return finish(fig, "Out of sample: error of predictions no fit saw", "error (%, log scale; dotted: 10 %)",
                    "subsystem · protocol (points predicted)",
                    "curves: each published curve fitted on 3 points, the rest predicted · seed rows: a source or a "
-                   f"row left out and refitted · skbmodel {skbmodel.__version__}", height=560)
+                   "row left out and refitted" + (" · other CPU: naive baseline = the other CPUs' mean ns"
+                                                  if naive is not None else "")
+                   + f" · skbmodel {skbmodel.__version__}", height=560)
+
+
+def _baseline_bar(rows, labels):
+    """The naive baseline's MAPE [%] next to the model's, for the protocols that report one (other CPU:
+    the same ns on every CPU); None when no row carries ``baseline_mape``."""
+    if not any("baseline_mape" in r for r in rows):
+        return None
+    v = [r["baseline_mape"] * 100 if "baseline_mape" in r else None for r in rows]
+    return Bar(y=labels, x=[None if x is None else max(x, 0.01) for x in v], orientation="h",
+               name="naive baseline MAPE", marker_color="#bab0ac",
+               text=["" if x is None else f"{x:.1f} %" for x in v], textposition="outside", cliponaxis=False,
+               hovertemplate="%{y}: naive baseline MAPE %{text}<extra></extra>")
 
 
 def oos_curve_names(rep=None) -> list[str]:

@@ -1,0 +1,88 @@
+"""Every described CPU has a shipped derived profile: offered in the sidebar, pinned in share links."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skbmodel import custom, model, shortlink, uarch
+from skbmodel import profile as P
+from skbmodel import state as S
+from skbmodel import versions as V
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: made with model 0.2.0 and the derived profiles' first versions; numbers to 9 significant figures
+LINKS = {
+    "v=2&mv=0.2.0&pv=11089414&b_pv=e016370c&h=2.51267&page=overview&cpu=derived-zen5-turin&b_cpu=e5-1650v4":
+        {"path.ns_per_packet": 397.983446615, "headline": 2.51266731947},
+    "v=2&mv=0.2.0&pv=77736eb8&b_pv=2bbf4472&h=318.387&page=compare&cpu=derived-neoverse-n1"
+    "&b_cpu=derived-granite-rapids":
+        {"path.ns_per_packet": 318.386757292, "headline": 318.386757292, "b.path.ns_per_packet": 477.580135937},
+}
+
+
+def _clear():
+    P.clear_cache()
+    custom.decode_cached.cache_clear()
+    V._value.cache_clear()
+
+
+def test_derived_profiles_are_what_the_script_writes():
+    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "derived_profiles.py"), "--check"],
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+
+
+def test_the_sidebar_offers_every_described_cpu():
+    choices = S.PARAMS["cpu"].choices
+    for name, d in uarch.descriptions().items():
+        assert uarch.derived_id(name) in choices, name
+        prof = P.load_profile(uarch.derived_id(name))
+        assert prof.kernels == (uarch.LATEST_KERNEL,) * 2 and d.uarch in prof.name
+        assert prof.constants["pp_fast_cycles"].source.startswith("derived:")
+    assert S.PARAMS["cpu"].default == "e5-1650v4"
+
+
+@pytest.mark.parametrize("query", list(LINKS))
+def test_a_link_to_a_derived_cpu_reproduces_its_numbers(query):
+    want = LINKS[query]
+    got = V.link_numbers(query)
+    assert got["path.ns_per_packet"] == pytest.approx(want["path.ns_per_packet"], rel=1e-9)
+    assert got["headline"]["value"] == pytest.approx(want["headline"], rel=1e-9)
+    if "b.path.ns_per_packet" in want:
+        assert got["b.path.ns_per_packet"] == pytest.approx(want["b.path.ns_per_packet"], rel=1e-9)
+    st = S.decode_strict(query)
+    # the link's numbers are the derived profile's, as the model gives them without a link
+    direct = model.evaluate(S.scenario(st, "a"), P.load_profile(st["cpu"]))
+    assert float(direct["path.ns_per_packet"]) == got["path.ns_per_packet"]
+    # and the link made now from that state is the same short link
+    assert shortlink.shorten(V.share_query({k: v for k, v in st.items() if k not in S.VERSION_KEYS})) == query
+
+
+def test_a_rederived_profile_keeps_the_links_numbers(tmp_path, monkeypatch):
+    """A corrected description re-derives a profile (here its clock): the link opens its archived version."""
+    shipped = tmp_path / "profiles"
+    shipped.mkdir()
+    for f in P.PROFILE_DIR.glob("*.toml"):
+        shutil.copy(f, shipped)
+    f = shipped / "derived-zen5-turin.toml"
+    f.write_text(f.read_text().replace("value = 2.4\n", "value = 2.6\n"))
+    monkeypatch.setattr(P, "PROFILE_DIR", shipped)
+    _clear()
+    try:
+        query = next(iter(LINKS))
+        assert P.profile_version("derived-zen5-turin") != "11089414"
+        assert V.link_numbers(query)["path.ns_per_packet"] == pytest.approx(LINKS[query]["path.ns_per_packet"],
+                                                                            rel=1e-9)
+        notice = V.link_notice(query, S.decode_strict(query))
+        assert notice and notice["profile"] and "derived-zen5-turin version 11089414 (archived)" in notice["text"]
+        plain = query.replace("pv=11089414&", "")
+        assert V.link_numbers(plain)["path.ns_per_packet"] != pytest.approx(LINKS[query]["path.ns_per_packet"],
+                                                                             rel=1e-6)
+    finally:
+        monkeypatch.undo()
+        _clear()
