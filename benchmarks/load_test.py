@@ -1,12 +1,15 @@
 """Load test: concurrent reviewers on one dashboard server must not see each other's values.
 
-    python benchmarks/load_test.py [--sessions 10] [--duration 60] [--single 20] [--export-every 4]
+    python benchmarks/load_test.py [--sessions 10] [--duration 60] [--single 20] [--export-every 4] [--moves N]
 
 Starts one ``streamlit run dashboard.py`` on 127.0.0.1 and drives it with headless Debian Chromium
 (Playwright, /usr/bin/chromium; one browser, one context = one Streamlit session each).
 
 1. Baseline: one session alone for ``--single`` seconds.
 2. Load: ``--sessions`` sessions at once for ``--duration`` seconds.
+
+With ``--moves N`` every session instead stops after N slider moves (``--single 0`` still skips the
+baseline): the same work on a fast or a slow machine, which is what a test needs.
 
 Every session has its own values: its bulk slider lives in [20 i + 1, 20 i + 19] and its
 VETH_XDP_BATCH is i + 1 (session i), so a value from another session is recognisable.  Each session
@@ -34,7 +37,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import urlsplit
 
 import numpy as np
 
@@ -182,8 +185,9 @@ async def check_view(page, s: Session, bulk: int, where: str, chart: bool = True
         if xb != s.xdp_batch:
             s.leak(f"{where}: xdp_batch slider {xb} (expected {s.xdp_batch})")
     url = page.url
-    q = parse_qs(urlsplit(url).query)
-    if q.get("bulk") != [str(bulk)] or q.get("xdp_batch") != [str(s.xdp_batch)]:
+    # read the link as the app does: a short link leaves out a value equal to the default (bulk 16)
+    linked, _ = S.decode(urlsplit(url).query)
+    if linked["bulk"] != bulk or linked["xdp_batch"] != s.xdp_batch:
         s.leak(f"{where}: URL {url[-200:]} (expected bulk={bulk}, xdp_batch={s.xdp_batch})")
     if chart:
         y = await marker_y(page)
@@ -260,7 +264,9 @@ async def switch_page(page, s: Session, bulk: int) -> None:
     s.page_switches += 1
 
 
-async def run_session(browser, base: str, s: Session, duration: float, export_every: int, tmp: Path) -> None:
+async def run_session(browser, base: str, s: Session, duration: float, export_every: int, tmp: Path,
+                      moves: int = 0) -> None:
+    """Drive one session for ``duration`` seconds or, if ``moves`` > 0, for exactly ``moves`` slider moves."""
     ctx = await browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     page = await ctx.new_page()
     page.on("pageerror", lambda e: s.error(f"javascript: {e}"[:300]))
@@ -274,7 +280,7 @@ async def run_session(browser, base: str, s: Session, duration: float, export_ev
         await open_slub(page, base, s, bulk)
         await check_view(page, s, bulk, "first load")
         deadline = time.monotonic() + duration
-        while time.monotonic() < deadline:
+        while (step < moves) if moves > 0 else (time.monotonic() < deadline):
             step += 1
             if bulk + direction > s.hi or bulk + direction < s.lo:
                 direction = -direction
@@ -301,9 +307,9 @@ async def run_session(browser, base: str, s: Session, duration: float, export_ev
 
 
 async def run_phase(browser, base: str, n: int, duration: float, export_every: int, tmp: Path,
-                    first_index: int = 0) -> list[Session]:
+                    first_index: int = 0, moves: int = 0) -> list[Session]:
     sessions = [Session(first_index + i) for i in range(n)]
-    await asyncio.gather(*(run_session(browser, base, s, duration, export_every, tmp) for s in sessions))
+    await asyncio.gather(*(run_session(browser, base, s, duration, export_every, tmp, moves) for s in sessions))
     return sessions
 
 
@@ -314,6 +320,7 @@ def pct(values: list[float], q: float) -> float:
 async def main_async(args) -> dict:
     from playwright.async_api import async_playwright
 
+    moves = getattr(args, "moves", 0) or 0
     tmp = Path(os.environ.get("TMPDIR", "/tmp")) / f"skb_load_{os.getpid()}"
     tmp.mkdir(parents=True, exist_ok=True)
     with streamlit_server("dashboard.py") as base:
@@ -328,11 +335,12 @@ async def main_async(args) -> dict:
                 await wait_idle(warm)
                 await warm.close()
                 rss0 = (_rss_kb(pid), _tree_rss_kb(pid)) if pid else (0, 0)
-                single = await run_phase(browser, base, 1, args.single, args.export_every, tmp, first_index=0) \
-                    if args.single > 0 else []
+                single = await run_phase(browser, base, 1, args.single, args.export_every, tmp, first_index=0,
+                                         moves=moves) if args.single > 0 else []
                 rss1 = (_rss_kb(pid), _tree_rss_kb(pid)) if pid else (0, 0)
                 t0 = time.perf_counter()
-                many = await run_phase(browser, base, args.sessions, args.duration, args.export_every, tmp)
+                many = await run_phase(browser, base, args.sessions, args.duration, args.export_every, tmp,
+                                       moves=moves)
                 wall = time.perf_counter() - t0
                 rss2 = (_rss_kb(pid), _tree_rss_kb(pid)) if pid else (0, 0)
             finally:
@@ -347,7 +355,10 @@ def summarize(res: dict, args) -> int:
     errors = [f"[single] {e}" for s in single for e in s.errors] + [f"[s{s.index}] {e}" for s in many for e in s.errors]
     leaks = [f"[single] {e}" for s in single for e in s.leaks] + [f"[s{s.index}] {e}" for s in many for e in s.leaks]
     (r0, t0), (_, _), (r2, t2) = res["rss"]
-    print(f"load_test: 1 session x {args.single:.0f} s, then {args.sessions} sessions x {args.duration:.0f} s "
+    moves = getattr(args, "moves", 0) or 0
+    single_len, many_len = ((f"{moves} moves", f"{moves} moves") if moves > 0
+                            else (f"{args.single:.0f} s", f"{args.duration:.0f} s"))
+    print(f"load_test: 1 session x {single_len}, then {args.sessions} sessions x {many_len} "
           f"(wall {res['wall']:.0f} s) on one server (pid {res['pid']})")
     print(f"  single : moves {sum(s.moves for s in single)}, page switches {sum(s.page_switches for s in single)}, "
           f"exports {sum(s.exports for s in single)}, slider->chart p50 {pct(lat1, 50):.0f} ms, "
@@ -373,6 +384,8 @@ def main(argv=None) -> int:
     ap.add_argument("--duration", type=float, default=60.0, help="seconds of concurrent load")
     ap.add_argument("--single", type=float, default=20.0, help="seconds of the one-session baseline")
     ap.add_argument("--export-every", type=int, default=4, help="export PNG+SVG every N steps (0 = never)")
+    ap.add_argument("--moves", type=int, default=0,
+                    help="each session makes exactly N slider moves instead of running for --single/--duration")
     args = ap.parse_args(argv)
     if not 1 <= args.sessions <= 12:
         ap.error("--sessions must be 1..12 (each session owns a bulk range of 19 values in 1..256)")

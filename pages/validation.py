@@ -53,6 +53,10 @@ st.dataframe(pd.DataFrame(diff["groups"], columns=["group", "n_pairs", "n_resolv
              hide_index=True, width="stretch", key="val_diff_groups",
              column_config={k: st.column_config.NumberColumn(format="percent")
                             for k in ("sign_agreement", "mape", "coverage")})
+misses = outofsample.difference_goal_misses(diff)
+if misses:
+    st.warning("Short of the goals (right sign on at least 90 % of the pairs above their noise, 80–95 % inside the "
+               "paired 90 % interval): " + "; ".join(misses) + ". Reported as measured, not tuned back.")
 with st.expander(f"Every pair ({len(diff['pairs'])})"):
     st.dataframe(pd.DataFrame(diff["pairs"], columns=["pair", "what", "group", "unit", "measured_delta",
                                                       "predicted_delta", "lo", "hi", "noise", "resolved",

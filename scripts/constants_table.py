@@ -13,28 +13,23 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from skbmodel import kconfig  # noqa: E402 - after the sys.path set-up
-from skbmodel.profile import PROFILE_DIR, available_profiles, load_profile  # noqa: E402
+from skbmodel.calibration import own_names  # noqa: E402 - after the sys.path set-up
+from skbmodel.profile import available_profiles, load_profile  # noqa: E402 - after the sys.path set-up
 
 BEGIN = "<!-- constants:begin -->"
 END = "<!-- constants:end -->"
 DOC = ROOT / "docs" / "model.md"
 
 
-def _own_names(profile_id: str) -> set[str]:
-    """The constants the profile's own file lists (the rest it inherits)."""
-    return set(tomllib.loads((PROFILE_DIR / f"{profile_id}.toml").read_text(encoding="utf-8")).get("constants", {}))
-
-
 def _defined_in(profile_id: str, name: str) -> str:
     pid = profile_id
-    while name not in _own_names(pid):
+    while name not in own_names(pid):
         pid = load_profile(pid).inherits
     return pid
 

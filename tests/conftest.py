@@ -1,9 +1,54 @@
-"""Fixtures shared by several test modules."""
+"""Fixtures shared by several test modules, and an opt-in random test order.
+
+``SKB_TEST_ORDER_SEED=<int>`` runs the collected tests in an order drawn from that seed: the modules
+shuffled, then the tests inside each module (so a module's fixtures are still set up once). With
+``SKB_TEST_ORDER=items`` as well, every test is shuffled among all the others, across modules. The seed
+is printed in the session header, so an order that fails can be run again."""
+import os
+import random
 import shutil
 
 import pytest
 
 from skbmodel import profile as P, versions as V
+
+ORDER_SEED = os.environ.get("SKB_TEST_ORDER_SEED", "").strip()
+ORDER_MODE = os.environ.get("SKB_TEST_ORDER", "modules").strip() or "modules"
+ORDER_LINE = f"test order: shuffled, SKB_TEST_ORDER_SEED={ORDER_SEED} SKB_TEST_ORDER={ORDER_MODE}"
+
+
+def pytest_report_header(config):
+    if ORDER_SEED:
+        return [ORDER_LINE]
+    return []
+
+
+def pytest_terminal_summary(terminalreporter):
+    if ORDER_SEED:  # the header is not shown under -q; the summary is
+        terminalreporter.write_line(ORDER_LINE)
+
+
+@pytest.hookimpl(trylast=True)  # after pytest's own reordering by fixture, which would regroup
+def pytest_collection_modifyitems(session, config, items):
+    if not ORDER_SEED:
+        return
+    if ORDER_MODE not in ("modules", "items"):
+        raise pytest.UsageError(f"SKB_TEST_ORDER must be 'modules' or 'items', not {ORDER_MODE!r}")
+    rng = random.Random(int(ORDER_SEED))
+    if ORDER_MODE == "items":
+        rng.shuffle(items)
+        return
+    modules: dict[str, list] = {}
+    for item in items:
+        modules.setdefault(item.nodeid.split("::", 1)[0], []).append(item)
+    order = list(modules)
+    rng.shuffle(order)
+    shuffled = []
+    for name in order:
+        group = modules[name]
+        rng.shuffle(group)
+        shuffled.extend(group)
+    items[:] = shuffled
 
 
 @pytest.fixture

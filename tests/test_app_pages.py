@@ -409,6 +409,10 @@ def test_validation_page():
     d = outofsample.load_report()["differences"]
     assert _metric(at, "Right sign") == f"{d['sign_agreement'] * 100:.0f} %"
     assert _metric(at, "Inside the paired interval") == f"{d['coverage'] * 100:.0f} %"
+    # a group short of the goals is said so on the page, by name and figure
+    misses = outofsample.difference_goal_misses(d)
+    warned = [w.value for w in at.warning if "Short of the goals" in w.value]
+    assert len(warned) == (1 if misses else 0) and all(m in warned[0] for m in misses), (warned, misses)
     frames = [f.value for f in at.dataframe]
     assert "sign_agreement" in frames[0].columns
     table = next(f for f in frames if "tolerance" in f.columns)

@@ -1,7 +1,8 @@
 """Concurrent reviewers on one server, a short sample of benchmarks/load_test.py: 3 headless Chromium
-sessions for 10 s against one real dashboard server, each with its own slider values, moving the
-SLUB page's bulk slider, switching pages through the sidebar and exporting the chart (PNG + SVG).
-No errors, and no session ever sees another session's values, chart, file name or image."""
+sessions against one real dashboard server, each with its own slider values, each making a fixed number
+of moves of the SLUB page's bulk slider, switching pages through the sidebar every third move and
+exporting the chart (PNG + SVG) every second move. The work is counted, not timed: no errors, and no
+session ever sees another session's values, chart, file name or image."""
 from __future__ import annotations
 
 import asyncio
@@ -17,9 +18,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 import load_test  # noqa: E402 - after the sys.path set-up above
 
+MOVES = 6
 
-def test_three_sessions_for_ten_seconds_no_errors_no_leaks():
-    args = Namespace(sessions=3, duration=10.0, single=0.0, export_every=2)
+
+def test_three_sessions_six_moves_each_no_errors_no_leaks():
+    args = Namespace(sessions=3, duration=0.0, single=0.0, export_every=2, moves=MOVES)
     res = asyncio.run(load_test.main_async(args))
     many = res["many"]
     assert len(many) == 3
@@ -27,7 +30,9 @@ def test_three_sessions_for_ten_seconds_no_errors_no_leaks():
     leaks = [(s.index, e) for s in many for e in s.leaks]
     assert not errors, errors
     assert not leaks, leaks
-    assert all(s.moves >= 1 for s in many), [s.moves for s in many]
-    assert sum(s.exports for s in many) >= 1
-    assert all(s.latencies_ms for s in many)
+    # every session did all of its work: 6 moves, a page switch after moves 3 and 6, an export after 2, 4, 6
+    assert [s.moves for s in many] == [MOVES] * 3
+    assert [s.page_switches for s in many] == [MOVES // 3] * 3
+    assert [s.exports for s in many] == [MOVES // 2] * 3
+    assert [len(s.latencies_ms) for s in many] == [MOVES] * 3
     assert load_test.summarize(res, args) == 0

@@ -37,8 +37,9 @@ def test_time_bench_memset_within_5pct(rid, nbytes, output):
 
 def test_memset_vs_gfp_zero_delta_is_the_seed_1_66_ns_and_below_noise():
     o = ev(zero="gfp_zero", zero_bytes=184)
-    # seed 002: 10.463 - 8.803 = 1.66 ns, "below 2 ns is extremely hard"
-    assert o["zero.delta_ns"] == pytest.approx(OBS["mem-01"].value / OBS["mem-01"].value * 1.66, abs=0.35)
+    # seed 002: 10.463 - 8.803 = 1.66 ns (memset 184 B minus memset_erms 256 B), "below 2 ns is extremely hard";
+    # the tolerance is a fifth of the effect, so its sign and size are both tested
+    assert o["zero.delta_ns"] == pytest.approx(10.463 - 8.803, abs=0.35)
     assert o["zero.delta_ns"] < OBS["veth-n1"].value
     assert o["veth.zero_delta_runs"] > 1
 

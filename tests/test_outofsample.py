@@ -235,10 +235,14 @@ def test_the_gate_catches_a_worse_figure(report):
     worse = json.loads(json.dumps(report))
     worse["summary"][0]["mape"] *= 1.1
     worse["coverage"]["slub"]["coverage"] = 0.6
+    worse["coverage"]["page_alloc"]["points"] -= 1
+    next(s for s in worse["summary"] if s["protocol"] == "other CPU")["coverage"] = 0.5
     next(r for r in worse["loso"] if r["status"] == "predicted")["status"] = "not predictable"
     lines = oos.worse_than_recorded(worse, recorded)
-    assert any("MAPE" in line for line in lines) and any("coverage slub" in line for line in lines)
+    assert any("MAPE" in line for line in lines) and any("coverage slub:" in line for line in lines)
     assert any("source left out" in line for line in lines)
+    assert any(line.startswith("coverage page_alloc: points") for line in lines)
+    assert any(line.startswith("page_pool / other CPU: coverage") for line in lines)
     better = json.loads(json.dumps(report))
     better["summary"][0]["mape"] *= 0.9
     assert oos.worse_than_recorded(better, recorded) == []
@@ -260,6 +264,24 @@ def test_differences_protocol(report):
     for g in d["groups"]:
         assert 0 <= g["coverage"] <= 1 and g["n_resolved"] <= g["n_pairs"]
     assert any(g["group"].startswith("corpus curves") for g in d["groups"])
+
+
+def test_the_differences_meet_their_goals_and_a_group_that_misses_is_named(report):
+    """Over every pair of predicted evidence: the right sign on >= 90 % of the pairs above their noise and
+    80-95 % inside the paired 90 % interval.  A group that misses is named with the figure it misses;
+    a group reproduced by construction, or with too few pairs above their noise, is not judged."""
+    d = report["differences"]
+    assert d["sign_agreement"] >= oos.SIGN_GOAL and oos.COVERAGE_GOAL[0] <= d["coverage"] <= oos.COVERAGE_GOAL[1]
+
+    def group(name, sign, cov, n=10):
+        return dict(group=name, n_pairs=n, n_resolved=n, sign_agreement=sign, mape=0.1, coverage=cov)
+    ok = dict(group(None, 0.95, 0.9), groups=[group("a", 1.0, 0.85), group("seed rows, reproduced by construction",
+                                                                          0.5, 0.2)])
+    assert oos.difference_goal_misses(ok) == []
+    bad = dict(ok, groups=[group("a", 0.8, 0.9), group("b", 0.95, 0.99), group("c", 0.5, 0.5, n=4)])
+    assert oos.difference_goal_misses(bad) == ["a: right sign 80.0 %", "b: inside 99.0 %"]
+    assert oos.difference_goal_misses(dict(bad, sign_agreement=0.7, groups=[])) == [
+        "all pairs of predicted evidence: right sign 70.0 %"]
 
 
 def test_a_pair_is_judged_on_its_sign_size_and_interval():
