@@ -619,6 +619,34 @@ def corpus_differences(curves: list[CurveResult], level: float = uncertainty.LEV
                              f"SLUB free of {p['x']:g} objects: one at a time -> bulk", group, "cycles",
                              p["measured"], q["measured"], p["predicted"], q["predicted"], d - z * sd, d + z * sd,
                              "predicted"))
+    return out + page_alloc_differences(curves, held_out, level)
+
+
+def page_alloc_differences(curves: list[CurveResult], held_out: dict | None = None,
+                           level: float = uncertainty.LEVEL) -> list[dict]:
+    """One page per call minus a bulk of N pages, within each page-allocator curve: the call with one
+    page (the curve's point at 1, where ``alloc_pages_bulk`` falls back to a single allocation) against
+    every bulk size the fit did not see.  The point at 1 is one of the three the curve is fitted on,
+    so the difference's error is the bulk side's; its interval adds both sides' variances (constants,
+    and the structural sd of the page-allocator group set without the curve's source)."""
+    z = uncertainty.z_value(level)
+    held_out = held_out if held_out is not None else {
+        src: structural_rel_sd(curves, leave_out_source=src, level=level) for src in {source_of(c) for c in curves}}
+    out = []
+    for c in curves:
+        one = next((p for p in c.points if p["x"] == 1.0), None)
+        if c.subsystem != "page_alloc" or one is None:
+            continue
+        s_m = held_out[source_of(c)].get(c.group, 0.0)
+        for q in c.predicted:
+            sd = np.hypot(one["constants_rel_sd"] * one["predicted"],
+                          np.hypot(q["constants_rel_sd"], s_m) * q["predicted"])
+            d = q["predicted"] - one["predicted"]
+            out.append(_pair(f"{c.series} @ {c.x_name} 1 -> {q['x']:g}",
+                             f"page allocator: one page per call -> bulk of {q['x']:g}",
+                             "corpus curves, page allocator bulk vs one page per call", "cycles",
+                             one["measured"], q["measured"], one["predicted"], q["predicted"], d - z * sd, d + z * sd,
+                             "predicted"))
     return out
 
 
