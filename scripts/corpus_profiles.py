@@ -206,18 +206,24 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args(argv)
     df = corpus.load_corpus()
-    stale = []
-    for prof in build(df):
-        path = PROFILE_DIR / f"{prof.id}.toml"
-        text = prof.to_toml()
-        if args.check:
+    return write_profiles({p.id: p.to_toml() for p in build(df)}, args.check, "scripts/corpus_profiles.py")
+
+
+def write_profiles(texts: dict[str, str], check: bool, script: str, stale: list[str] = ()) -> int:
+    """Write each ``{profile id: TOML text}`` into the profiles folder, or with ``check`` list those whose
+    committed file says something else (:func:`same_profile`); exit code 1 when any is out of date
+    (``stale``: names already found out of date by the caller)."""
+    stale = list(stale)
+    for pid, text in texts.items():
+        path = PROFILE_DIR / f"{pid}.toml"
+        if check:
             if not path.is_file() or not same_profile(tomllib.loads(path.read_text()), tomllib.loads(text)):
                 stale.append(path.name)
             continue
         path.write_text(text)
         print(f"wrote {path.relative_to(ROOT)}")
     if stale:
-        print(f"out of date: {', '.join(stale)}; run python scripts/corpus_profiles.py", file=sys.stderr)
+        print(f"out of date: {', '.join(stale)}; run python {script}", file=sys.stderr)
         return 1
     return 0
 

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tomllib
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from scripts.corpus_profiles import same_profile  # noqa: E402  (after the path set-up)
+from scripts.corpus_profiles import write_profiles  # noqa: E402  (after the path set-up)
 from skbmodel import uarch  # noqa: E402
 from skbmodel.profile import PROFILE_DIR  # noqa: E402
 
@@ -39,18 +38,7 @@ def main(argv=None) -> int:
             else:
                 path.unlink()
                 print(f"removed {path.relative_to(ROOT)}")
-    for pid, text in want.items():
-        path = PROFILE_DIR / f"{pid}.toml"
-        if args.check:
-            if not path.is_file() or not same_profile(tomllib.loads(path.read_text()), tomllib.loads(text)):
-                stale.append(path.name)
-            continue
-        path.write_text(text)
-        print(f"wrote {path.relative_to(ROOT)}")
-    if stale:
-        print(f"out of date: {', '.join(stale)}; run python scripts/derived_profiles.py", file=sys.stderr)
-        return 1
-    return 0
+    return write_profiles(want, args.check, "scripts/derived_profiles.py", stale)
 
 
 if __name__ == "__main__":
