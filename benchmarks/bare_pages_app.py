@@ -1,4 +1,4 @@
-"""Bare Streamlit app with three pages (st.navigation), each with one slider and two Plotly charts.
+"""Bare Streamlit app with a home page and three pages (st.navigation), each with one slider and two Plotly charts.
 
 Baseline of benchmarks/bench_pages.py for the dashboard's page switch and a new visitor's first chart.
 """
@@ -20,4 +20,11 @@ def _page(name: str):
     return draw
 
 
-st.navigation([st.Page(_page(n), title=f"Page {n}", url_path=n, default=(n == "a")) for n in ("a", "b", "c")]).run()
+def _home():
+    st.title("Home")
+
+
+# The default page lives at "/" (Streamlit gives it no path of its own), so the three measured pages are
+# not the default one, as the dashboard's SLUB, veth and zeroing pages are not.
+st.navigation([st.Page(_home, title="Home", url_path="home", default=True),
+               *[st.Page(_page(n), title=f"Page {n}", url_path=n) for n in ("a", "b", "c")]]).run()

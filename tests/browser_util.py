@@ -143,7 +143,10 @@ _APP_IDLE_JS = """() => {
     const status = document.querySelector('[data-testid="stStatusWidget"]');
     if (status && /running|stop/i.test(status.innerText || '')) return false;
     if (document.querySelector('[data-stale="true"]')) return false;
-    const block = document.querySelector('[data-testid="stMainBlockContainer"], [data-testid="stVerticalBlock"]');
+    // the main area's block, not the first in document order (an app whose sidebar holds only the
+    // navigation has an empty block there)
+    const block = document.querySelector('[data-testid="stMainBlockContainer"]')
+        || document.querySelector('[data-testid="stVerticalBlock"]');
     return !!block && block.children.length > 0;
 }"""
 
