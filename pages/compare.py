@@ -143,12 +143,11 @@ def _draw(state: dict) -> None:
             ])
             st.markdown("  \n".join(_verdict_line(v, state) for v in verdicts[:4]))
     _runs()
-    figs = charts.figures_for_page("compare", state)
-    ui.show_charts(figs[:1], state)  # the difference itself, next to the values
+    ui.chart_tabs("compare", state, names=["ab_difference"])  # the difference itself, next to the values
     for i, v in enumerate(verdicts[:4]):
         _drivers(v, expanded=i == 0)
     _table(pd.DataFrame(rows))
-    ui.show_charts(figs[1:], state)
+    ui.chart_tabs("compare", state, names=["ab_delta", "ab_breakdown"])
 
 
 ui.live(_draw)

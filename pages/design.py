@@ -100,8 +100,7 @@ def _draw(state: dict) -> None:
         for k, v in opts.items())))
     if s["problems_a"] or s["problems_b"]:
         st.info("No numbers for a composition that makes no sense: change the stage named above.")
-        figs = [(n, f) for n, f in charts.figures_for_page("design", state) if n != "breakdown"]
-        ui.show_charts(figs, state)
+        ui.chart_tabs("design", state, names=[n for n in charts.chart_labels("design") if n != "breakdown"])
         return
     a, iv = s["a"], s["iv_a"]
     lo, hi = s["delta_lo"], s["delta_hi"]
@@ -121,7 +120,7 @@ def _draw(state: dict) -> None:
         st.markdown(_verdict_text(s, state["noise_ns"]),
                     help="measurable: |Δ| ≥ the noise floor; sure of the sign: the 90 % interval excludes 0; "
                          "runs: benchmark runs per variant that see the difference through the noise floor")
-    ui.show_charts(charts.figures_for_page("design", state), state)
+    ui.chart_tabs("design", state)
 
 
 ui.live(_draw)

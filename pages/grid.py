@@ -7,7 +7,7 @@ import streamlit as st
 from skbmodel import drivers, grid, noise
 from skbmodel import state as sk_state
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
-from skbview import charts, tables
+from skbview import tables
 from skbview.app import appstate, ui
 from skbview.safe_text import md_escape
 
@@ -64,7 +64,7 @@ def _draw(state: dict) -> None:
                                 "delta_hi": st.column_config.NumberColumn("Δ 90 % high", format="%+.3g")})
     st.download_button("Download the grid (CSV)", df.to_csv(index=False).encode(), key="grid_csv",
                        file_name=f"skbmodel-grid-{'-'.join(keys)}.csv", mime="text/csv")
-    ui.show_charts(charts.figures_for_page("grid", state), state)
+    ui.chart_tabs("grid", state)
     _explain(state, res, rows, keys)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import datetime as _dt
+import functools
 import hashlib
 import html
 import io
@@ -44,7 +45,15 @@ _SAFE = re.compile(r"[^A-Za-z0-9.+-]+")
 
 def _full(state: Mapping) -> dict:
     """A complete, valid state (missing keys filled exactly as a partial share link would be)."""
-    full, _ = versions.read_link(S.encode(state))
+    return dict(_full_of_query(S.encode(state)))
+
+
+@functools.lru_cache(maxsize=64)
+def _full_of_query(query: str) -> dict:
+    # A page names its files five times per redraw (camera button, PNG, SVG, the report buttons), each time
+    # for the same scenario: read the link once.  The query holds every parameter and version the result
+    # depends on; profile files do not change while a process runs.
+    full, _ = versions.read_link(query)
     return full
 
 

@@ -15,6 +15,7 @@ from skbmodel import model, noise, outofsample, shortlink, state as sk_state, un
 from skbmodel import versions as sk_versions
 from skbmodel.observations import seed_observations
 from skbmodel.profile import load_profile
+from skbview import charts
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 DASHBOARD = str(Path(__file__).resolve().parent.parent / "dashboard.py")
@@ -82,6 +83,16 @@ def _arr(v):
 
 def _spec(at: AppTest, i: int) -> dict:
     return json.loads(at.get("plotly_chart")[i].proto.spec)
+
+
+def _chart(at: AppTest, name: str) -> dict:
+    """Open the tab of the page's chart ``name``, as a click on it does, and return that chart's spec."""
+    page = _state(at)["page"]
+    at.session_state[f"chart_tab_{page}"] = charts.chart_labels(page)[name]
+    at.run()
+    drawn = {c.proto.id.rsplit("-", 1)[-1]: c for c in at.get("plotly_chart")}
+    assert f"chart_{page}_{name}" in drawn, list(drawn)
+    return json.loads(drawn[f"chart_{page}_{name}"].proto.spec)
 
 
 def _trace(spec: dict, name_part: str, exact: bool = False) -> dict:
@@ -229,7 +240,7 @@ def test_overview_breakdown_and_headline():
     budget = [s for s in spec["layout"]["shapes"] if s["y0"] == s["y1"]]
     assert budget[0]["y0"] == pytest.approx(float(out["budget.ns_per_packet"]))
     # paths chart: one stacked bar per path, components sum to each path's total
-    paths = _spec(at, 1)
+    paths = _chart(at, "paths")
     total = sum(_arr(t["y"]) for t in paths["data"] if t["type"] == "bar")
     for i, path in enumerate(sk_state.PATHS):
         out = model.evaluate({**p, "path": path}, load_profile(p["cpu"]))
@@ -252,7 +263,7 @@ def test_slub_page():
     assert sorted(_arr(seeds["y"]).tolist()) == [obs["kfl-03"].value, obs["kfl-01"].value]
     vlines = [s["x0"] for s in spec["layout"]["shapes"] if s["x0"] == s["x1"]]
     assert vlines[:2] == [32, 64]  # per-CPU slab boundaries
-    gain = _spec(at, 1)
+    gain = _chart(at, "bulk_gain")
     np.testing.assert_allclose(_arr(_trace(gain, "loop − bulk")["y"]), sweep["slub.bulk_gain_cycles"])
 
 
@@ -260,7 +271,7 @@ def test_slub_page_shows_cost_against_object_size():
     at = _open(_app(), "slub")
     at.number_input(key="obj_bytes").set_value(4096).run()
     assert _metric(at, "Objects per slab") == "8"  # kmalloc-4k: an order-3 slab of 8
-    spec = _spec(at, 2)
+    spec = _chart(at, "cost_vs_size")
     _check_chart_basics(spec)
     assert "object size" in spec["layout"]["title"]["text"]
     assert list(_arr(spec["data"][0]["x"])) == [4096, 4096]  # the current size
@@ -284,7 +295,7 @@ def test_zeroing_page():
     sweep = _eval(at, zero_bytes=np.arange(8, 1025))
     np.testing.assert_allclose(_arr(_trace(spec, "rep stos")["y"]), sweep["zero.memset_cycles"])
     assert len(_arr(_trace(spec, "seed 002")["y"])) == 6
-    delta = _spec(at, 1)
+    delta = _chart(at, "delta_vs_noise")
     seed = _trace(delta, "seed 002 delta")
     assert _arr(seed["y"])[0] == pytest.approx(1.66)
     band = _trace(delta, "noise floor")
@@ -304,7 +315,7 @@ def test_veth_page():
     np.testing.assert_allclose(_arr(_trace(spec, "__GFP_ZERO", exact=True)["y"]), sweep["veth.mpps"])
     seeds = [t for t in spec["data"] if (t.get("name") or "").startswith("seed 002")]
     assert sum(len(_arr(t["y"])) for t in seeds) == 6
-    heat = _spec(at, 1)
+    heat = _chart(at, "batch_heatmap")
     z = _arr(heat["data"][0]["z"])
     assert z.shape == (128, 64)
 
@@ -325,7 +336,7 @@ def test_cpumap_page_with_preset_003_matches_seed():
     assert _arr(_trace(spec, "XDP_PASS on one CPU")["y"])[0] == pytest.approx(float(out["xdp_pass.mpps"]))
     assert len(_arr(_trace(spec, "seed 003 (")["y"])) == 6
     at.radio(key="numa").set_value("cross").run()
-    numa = _spec(at, 1)
+    numa = _chart(at, "numa")
     totals = sum(_arr(t["y"]) for t in numa["data"] if t["type"] == "bar")
     assert totals[1] > totals[0]  # the cross-node destination costs more
 
@@ -342,7 +353,7 @@ def test_kfree_page():
                                sorted([seed_observations()[i].value / 1e6 for i in ("kfl-06", "kfl-07")]))
     at.slider(key="drop_batch").set_value(256).run()
     assert list(_arr(_spec(at, 0)["data"][0]["x"])) == [256]
-    clones = _spec(at, 1)
+    clones = _chart(at, "clones")
     assert len(_arr(_trace(clones, "no bulk")["y"])) == 51
 
 
@@ -365,7 +376,7 @@ def test_compare_page_with_preset_002():
     diff = _spec(at, 0)  # the difference chart: A, B, then B − A with its paired interval
     _check_chart_basics(diff)
     assert _arr(diff["data"][2]["x"])[0] == pytest.approx(d)
-    spec = _spec(at, 1)
+    spec = _chart(at, "ab_delta")
     _check_chart_basics(spec)
     x = _arr(spec["data"][0]["x"])
     assert x[0] == pytest.approx(d)

@@ -69,7 +69,7 @@ def model_view(slug: str, headline, note=None) -> None:
         params = sk_state.scenario(state)
         out, iv = uncertainty.evaluate_with_intervals(params, sk_state.profile_for(state))
         metrics(headline(params, out, iv))
-        show_charts(charts.figures_for_page(slug, state), state)
+        chart_tabs(slug, state)
 
     live(draw)
 
@@ -77,6 +77,36 @@ def model_view(slug: str, headline, note=None) -> None:
 def show_charts(figures, state: Mapping) -> None:
     for name, fig in figures:
         show_chart(fig, name, state)
+
+
+OPEN_CHART = "_skb_open_chart"  # {page: label of its open chart tab}, kept across page switches
+
+
+def chart_tabs(page: str, state: Mapping, names=None) -> None:
+    """``page``'s charts (or those of ``names``) as tabs: only the open one is built, drawn and exported.
+
+    A browser draws a Plotly chart in 40-65 ms on a shared 2-core machine, so a page that redrew all its
+    charts on every slider move would take two to three times as long to answer as one that redraws the
+    chart being looked at.  The other charts are one click away (and all of them are in the report and the
+    PNG zip).  The open tab is remembered per page for the session, so it survives page switches.
+    """
+    labels = {n: lab for n, lab in charts.chart_labels(page).items() if names is None or n in names}
+    if len(labels) == 1:
+        (name,) = labels
+        show_chart(charts.figure_for(page, name, state), name, state)
+        return
+    opened = st.session_state.setdefault(OPEN_CHART, {})
+    key = f"chart_tab_{page}"
+
+    def keep() -> None:
+        opened[page] = st.session_state[key]
+
+    tabs = st.tabs(list(labels.values()), key=key, on_change=keep,
+                   default=opened.get(page) if opened.get(page) in labels.values() else None)
+    for name, tab in zip(labels, tabs):
+        if tab.open:
+            with tab:
+                show_chart(charts.figure_for(page, name, state), name, state)
 
 
 def metrics(items) -> None:

@@ -28,7 +28,7 @@ from .zeroing import seed_zero_delta_ns, zeroing_cost, zeroing_delta
 
 __all__ = [
     "TEMPLATE", "COLORS", "BAND_NAME", "PATH_LABELS", "PAGE_CHARTS", "compare_difference", "design_difference",
-    "figures_for_page", "TIME_LABELS", "TIME_OUTPUTS", "grid_values", "grid_delta",
+    "figures_for_page", "figure_for", "chart_labels", "TIME_LABELS", "TIME_OUTPUTS", "grid_values", "grid_delta",
     "overview_breakdown", "overview_paths", "slub_per_object", "slub_gain", "slub_cost_vs_size", "zeroing_cost",
     "zeroing_delta",
     "seed_zero_delta_ns", "veth_batch", "veth_heatmap", "cpumap_rates", "cpumap_numa", "kfree_drop_batch",
@@ -37,31 +37,63 @@ __all__ = [
 ]
 
 #: The figure builders of each page, keyed by the slugs of :data:`skbmodel.pages.PAGES` (every page there
-#: has an entry here: tests/test_layers.py checks it).
+#: has an entry here: tests/test_layers.py checks it): ``(short name, tab label, builder)``.  The short name
+#: is the chart's name in export file names and element keys; the label names its tab on the page.
 PAGE_CHARTS = {
-    "overview": (("breakdown", overview_breakdown), ("paths", overview_paths)),
-    "slub": (("per_object", slub_per_object), ("bulk_gain", slub_gain), ("cost_vs_size", slub_cost_vs_size)),
-    "zeroing": (("cost_vs_size", zeroing_cost), ("delta_vs_noise", zeroing_delta)),
-    "veth": (("mpps_vs_batch", veth_batch), ("batch_heatmap", veth_heatmap)),
-    "cpumap": (("rates_vs_recycle", cpumap_rates), ("numa", cpumap_numa)),
-    "kfree": (("pps_vs_drop_batch", kfree_drop_batch), ("clones", kfree_clones)),
-    "compare": (("ab_difference", compare_difference), ("ab_delta", compare_delta),
-                ("ab_breakdown", compare_breakdown)),
-    "validation": (("parity", validation_parity), ("errors", validation_errors), ("oos_summary", oos_summary),
-                   ("oos_curve", oos_curve)),
-    "design": (("breakdown", design_breakdown), ("difference", design_difference), ("napi_cache", napi_defer_rate)),
-    "grid": (("values", grid_values), ("delta", grid_delta)),
+    "overview": (("breakdown", "Cost breakdown", overview_breakdown), ("paths", "All paths", overview_paths)),
+    "slub": (("per_object", "Cost per object vs bulk", slub_per_object), ("bulk_gain", "Bulk saving", slub_gain),
+             ("cost_vs_size", "Cost vs object size", slub_cost_vs_size)),
+    "zeroing": (("cost_vs_size", "Cost vs size", zeroing_cost), ("delta_vs_noise", "Difference vs noise",
+                                                                  zeroing_delta)),
+    "veth": (("mpps_vs_batch", "Throughput vs batch", veth_batch), ("batch_heatmap", "Batch × bytes zeroed",
+                                                                     veth_heatmap)),
+    "cpumap": (("rates_vs_recycle", "Rates vs recycle ratio", cpumap_rates), ("numa", "NUMA effect", cpumap_numa)),
+    "kfree": (("pps_vs_drop_batch", "Rate vs drop_batch", kfree_drop_batch), ("clones", "Cloned skbs",
+                                                                             kfree_clones)),
+    "compare": (("ab_difference", "Difference", compare_difference), ("ab_delta", "Time per packet, B − A",
+                                                                      compare_delta),
+                ("ab_breakdown", "Cost breakdown, A and B", compare_breakdown)),
+    "validation": (("parity", "Model vs measured", validation_parity), ("errors", "Errors", validation_errors),
+                   ("oos_summary", "Out of sample", oos_summary), ("oos_curve", "One curve", oos_curve)),
+    "design": (("breakdown", "Breakdown vs budget", design_breakdown), ("difference", "B − A", design_difference),
+               ("napi_cache", "NAPI skb cache", napi_defer_rate)),
+    "grid": (("values", "Values", grid_values), ("delta", "Difference to A", grid_delta)),
 }
+
+
+def chart_labels(page: str) -> dict[str, str]:
+    """``{short chart name: tab label}`` of ``page``'s charts, in the page's order."""
+    return {name: label for name, label, _ in _charts_of(page)}
+
+
+def _charts_of(page: str):
+    if page not in PAGE_CHARTS:
+        raise ValueError(f"unknown page {page!r}; pages: {', '.join(PAGE_CHARTS)}")
+    return PAGE_CHARTS[page]
+
+
+def _full_state(state: Mapping) -> dict:
+    full = st_mod.defaults(state.get("cpu"))
+    full.update(state)
+    return full
+
+
+def _build(fn, full: Mapping) -> go.Figure:
+    fig = fn(full)
+    if full.get("yzero"):
+        zero_based(fig)
+    return fig
+
+
+def figure_for(page: str, name: str, state: Mapping) -> go.Figure:
+    """The one chart ``name`` of ``page`` for a scenario ``state`` (what a page draws: only its open chart)."""
+    fn = next((f for n, _, f in _charts_of(page) if n == name), None)
+    if fn is None:
+        raise ValueError(f"page {page!r} has no chart {name!r}; charts: {', '.join(chart_labels(page))}")
+    return _build(fn, _full_state(state))
 
 
 def figures_for_page(page: str, state: Mapping) -> list[tuple[str, go.Figure]]:
     """``[(short chart name, figure), ...]`` for every chart of ``page`` (a slug of ``skbmodel.pages.PAGES``)."""
-    if page not in PAGE_CHARTS:
-        raise ValueError(f"unknown page {page!r}; pages: {', '.join(PAGE_CHARTS)}")
-    full = st_mod.defaults(state.get("cpu"))
-    full.update(state)
-    figs = [(name, fn(full)) for name, fn in PAGE_CHARTS[page]]
-    if full.get("yzero"):
-        for _, fig in figs:
-            zero_based(fig)
-    return figs
+    full = _full_state(state)
+    return [(name, _build(fn, full)) for name, _, fn in _charts_of(page)]
