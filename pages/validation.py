@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from skbmodel import outofsample, validation
+from skbmodel import outofsample, uarch, validation
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import charts
 from skbview.app import appstate, ui
@@ -94,7 +94,7 @@ ui.show_chart(charts.oos_summary(state, rep), "oos_summary", state)
 
 def _other_cpu(rep: dict) -> None:
     """Leave one CPU out: the derived profile's MAPE next to the naive baseline's on the same points."""
-    rows = [s for s in rep["summary"] if "baseline_mape" in s]
+    rows = [s for s in rep["summary"] if s["protocol"] == uarch.PROTOCOL]
     if not rows:
         return
     st.subheader("Other CPU: a CPU predicted from its description and the other CPUs' data")

@@ -10,8 +10,16 @@ to the profile whose kernel range holds the number's kernel:
   kernels, the model as shipped before eras) predicts for the same point;
 * left out, with the reason: no profile's range holds the kernel, the kernel cannot be read, or
   the run used another kernel configuration (debug options) than any profile describes.
+
+Whole-path rates (:func:`rate_points`, protocol :data:`RATE_PROTOCOL`): a published cpumap rate of a
+lab whose earlier run a profile was fitted to, predicted by that profile moved to the row's kernel,
+next to the naive prediction (the lab's earlier measured value); the other cpumap and kfree_skb_list
+rates of the corpus are listed with the reason they are not predicted (:data:`RATE_LEFT_OUT`), and
+:data:`RATE_STATEMENTS` says why no figure covers another CPU or kfree_skb_list.
 """
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -126,4 +134,186 @@ def format_points(points: list[dict]) -> list[str]:
         lines.append(f"| {p['id']} | {p['kernel']} | {p['profile']} ({'..'.join(p['kernels'])}) | {p['role']} | "
                      f"{p['measured']:.6g} | {p['predicted']:.6g} | {p['rel_error'] * 100:+.1f} % | "
                      f"{p['default_predicted']:.6g} ({p['default_rel_error'] * 100:+.1f} %) |")
+    return lines
+
+
+# ---- whole-path rates (cpumap, kfree_skb_list) on another kernel of the same lab ----------------
+
+#: protocol name of the rates a lab's profile predicts on another kernel than it was fitted on
+RATE_PROTOCOL = "same lab, other kernel"
+#: the subsystems whose published rates this protocol examines
+RATE_SUBSYSTEMS = ("cpumap", "kfree_skb_list")
+
+
+@dataclasses.dataclass(frozen=True)
+class RatePoint:
+    """A published rate that a lab's profile predicts on the row's own kernel.
+
+    ``output`` is what the benchmark measures (``why`` says why), ``state`` the scenario of the run,
+    ``naive_row`` the seed row of the same lab and quantity whose measured value the naive prediction
+    carries over unchanged."""
+    row: str
+    profile: str
+    output: str
+    state: dict
+    naive_row: str
+    why: str
+
+
+RATE_POINTS = (
+    RatePoint("cpumap-2024-olek-udp-mpps-base", "xeon-platinum-iavf", "cpumap.dst_mpps",
+              dict(pp_recycle=1.0, numa="same"), "cpm-08",
+              "the destination CPU's rate: the source CPU only XDP-redirects (7.9 Mpps in the same lab's 2023 run), "
+              "the kthread builds skbs (kmem_cache_alloc_bulk, no GRO before the series) and the stack runs to the "
+              "UDP lookup with a software checksum, as in seed 003; skb page_pool recycling is in since 6.4 "
+              "(pp_recycle 1); one NUMA node, as in seed 003"),
+)
+
+_NO_GRO = ("the model's cpumap destination has no GRO: a GRO instance or a CPU-pinned threaded NAPI replaced "
+           "netif_receive_skb_list (aggregation, GRO bookkeeping and NAPI-cache skbs), a mechanism the model lacks "
+           "and no constant describes")
+_TCP = ("a TCP throughput in bits per second (MTU-sized segments, GRO, TSO, a socket and a user-space copy): "
+        "the model has no TCP path, and no frame rate can be read from it")
+_IXGBE = ("ixgbe has no page_pool (its pages are reused by refcount, freed remotely with page_frag_free), the "
+          "CPU and clock are not stated, and pktgen's default UDP frames (IPv4, checksum 0 unless its UDPCSUM flag is "
+          "set) leave the stack no checksum to verify: the profile's cpumap constants are fitted to an iavf "
+          "page_pool run of IPv6 UDP with a software checksum, so neither the machine nor the path is one a "
+          "profile describes")
+_REMOTE_DROP = ("the source CPU's rate with XDP_DROP on the destination (no skb is built), on ixgbe (no page_pool) "
+                "and a CPU that is not stated: the model's source base is fitted to iavf and its page side is "
+                "page_pool's")
+#: why each other published cpumap / kfree_skb_list rate of the corpus is not predicted
+RATE_LEFT_OUT = {
+    "cpumap-2024-olek-udp-thread-gro-off": _NO_GRO, "cpumap-2024-olek-udp-thread-gro-on": _NO_GRO,
+    "cpumap-2024-olek-udp-bulk-gro-off": _NO_GRO, "cpumap-2024-olek-udp-mpps-bulk-napi": _NO_GRO,
+    "cpumap-2024-dxu-aug-napi-gro": _TCP, "cpumap-2024-dxu-aug-base": _TCP, "cpumap-2024-dxu-nov-base-a": _TCP,
+    "cpumap-2024-dxu-nov-base-b": _TCP, "cpumap-2024-dxu-nov-lorenzo-v2": _TCP, "cpumap-2024-dxu-nov-olek-v2": _TCP,
+    "cpumap-2024-olek-tcp-direct-t1": _TCP, "cpumap-2024-olek-tcp-direct-t8f16": _TCP,
+    "cpumap-2024-olek-tcp-cpumap-t1-base": _TCP, "cpumap-2024-olek-tcp-cpumap-t1-gro": _TCP,
+    "cpumap-2024-olek-tcp-cpumap-t8f16-base": _TCP, "cpumap-2024-olek-tcp-cpumap-t8f16-gro": _TCP,
+    "cpumap-2021-lorenzo-ixgbe-skb-core": _IXGBE, "cpumap-2021-lorenzo-ixgbe-skb-list": _IXGBE,
+    "cpumap-2024-seb-ixgbe-base": _REMOTE_DROP, "cpumap-2024-seb-ixgbe-series": _REMOTE_DROP,
+}
+
+#: why no figure predicts a rate on another CPU, and why kfree_skb_list has no figure at all
+RATE_STATEMENTS = (
+    ("cpumap, other CPU",
+     "no published cpumap rate names its CPU but seed 003's (\"1 Xeon Platinum core\", clock not stated); every "
+     "other cpumap row of the corpus says \"not stated\".  A derived profile (skbmodel.uarch) carries the cpumap "
+     "bases over from the seed 003 fit (inherited, in cycles), so it predicts nothing of seed 003 out of sample, "
+     "and there is no other CPU to predict.  A figure needs a cpumap rate published with its CPU (xdp-bench "
+     "redirect-cpu with the kthread's pkt/s and lscpu), and a derivation of the cpumap bases (driver RX, the "
+     "stack to the UDP lookup) from a machine description, which the model does not have."),
+    ("kfree_skb_list",
+     "no figure can be made.  The only published rates of the path the model describes (pktgen queue_xmit "
+     "into a qdisc that drops, the drops freed with kfree_skb_list, the wire held back by flow control) are "
+     "seed 000's pair, kfl-06 and kfl-07 (2,396,594 and 2,479,970 pps, one testlab, CPU not stated), and they "
+     "fix the scenario's two constants exactly (kfl_base_cycles and slub_free_slow_extra_cycles: not "
+     "predictable in the seed-row tables below).  The corpus holds no other run of this path, and a search of "
+     "the stored mailing-list and commit text (pktgen_bench_xmit_mode_queue_xmit, kfree_skb_list bulk free) "
+     "found none: the other pktgen queue_xmit rates found (e.g. Lukas Wunner, \"netfilter: Introduce egress hook\", "
+     "Message-ID <14ab7e5af20124a34a50426fd570da7d3b0369ce.1583927267.git.lukas@wunner.de>, Core i7-3615QM on "
+     "lo) have no qdisc drops, so kfree_skb_list frees nothing in them.  A figure needs a second published run "
+     "of qdisc drops (another kernel or CPU, with its wire rate), and kfl_base_cycles (pktgen's skb alloc, the "
+     "qdisc enqueue, fq_codel, freeing the data) derived rather than fitted."),
+)
+
+
+def rate_points(df) -> list[dict]:
+    """Each :data:`RATE_POINTS` row predicted by its lab's profile moved to the row's kernel (the model's
+    kernel-era code paths follow :attr:`Profile.kernels`; the constants are the profile's), with the
+    dashboard's 90 % interval and the naive prediction (the lab's seed value carried over)."""
+    from . import uncertainty
+    from . import state as st
+    from .observations import seed_observations
+    rows = df.set_index("id")
+    out = []
+    for p in RATE_POINTS:
+        r = rows.loc[p.row]
+        kernel = era.kernel_of(r["kernel"]) or era.kernel_of(r["source"])
+        prof = load_profile(p.profile)
+        moved = dataclasses.replace(prof, kernels=(kernel, kernel))
+        params = st.scenario(st.defaults(p.profile))
+        params.update(p.state)
+        v, iv = uncertainty.evaluate_with_intervals(params, moved, outputs=[p.output])
+        unit = _unit(r["unit"])
+
+        def conv(x):
+            return float(validation.to_measured_unit(float(np.ravel(x)[0]), model.OUTPUT_UNITS[p.output], unit,
+                                                     prof.ghz))
+        pred, lo, hi = conv(v[p.output]), *sorted(conv(x) for x in iv[p.output])
+        naive = seed_observations()[p.naive_row]
+        meas = float(r["value"])
+        cited = " ".join(c.source for c in prof.constants.values())
+        out.append(dict(id=p.row, subsystem=r["subsystem"], output=p.output, profile=p.profile,
+                        profile_kernels=list(prof.kernels), kernel=kernel, measured=meas, unit=unit, predicted=pred,
+                        lo=lo, hi=hi, inside=bool(lo <= meas <= hi), rel_error=(pred - meas) / meas,
+                        rel_half_width=(hi - lo) / 2 / abs(pred), naive=float(naive.value), naive_row=p.naive_row,
+                        naive_rel_error=(float(naive.value) - meas) / meas,
+                        fitted=bool(r["series"] in cited or _message_id(r["source"]) in cited), why=p.why))
+    return out
+
+
+def _message_id(source: str) -> str:
+    """The Message-ID a corpus source names (``<...>``), or the whole text."""
+    s = str(source)
+    i, j = s.find("<"), s.find(">")
+    return s[i:j + 1] if 0 <= i < j else s
+
+
+def rates_left_out(df) -> list[dict]:
+    """Every published rate of :data:`RATE_SUBSYSTEMS` in the corpus that no :data:`RATE_POINTS` entry
+    predicts, with the reason (:data:`RATE_LEFT_OUT`; a row without one says so)."""
+    predicted = {p.row for p in RATE_POINTS}
+    sel = df[df["subsystem"].isin(RATE_SUBSYSTEMS) & ~df["id"].isin(predicted)]
+    return [dict(id=r.id, subsystem=r.subsystem, measured=float(r.value), unit=str(r.unit), kernel=str(r.kernel),
+                 why=RATE_LEFT_OUT.get(r.id, "not examined: no reason recorded"))
+            for r in sel.itertuples(index=False)]
+
+
+def summarise_rates(points: list[dict]) -> list[dict]:
+    """Per subsystem, the predicted points of :func:`rate_points` (those the profile was not fitted to):
+    MAPE and max |error|, the naive prediction's MAPE (``baseline_mape``), the 90 % intervals' coverage."""
+    out = []
+    for sub in sorted({p["subsystem"] for p in points if not p["fitted"]}):
+        ps = [p for p in points if p["subsystem"] == sub and not p["fitted"]]
+        e = np.abs([p["rel_error"] for p in ps])
+        out.append(dict(subsystem=sub, protocol=RATE_PROTOCOL, points=len(ps), mape=float(np.mean(e)),
+                        max_error=float(np.max(e)),
+                        baseline_mape=float(np.mean(np.abs([p["naive_rel_error"] for p in ps]))),
+                        coverage=float(np.mean([p["inside"] for p in ps])),
+                        median_rel_half_width=float(np.median([p["rel_half_width"] for p in ps]))))
+    return out
+
+
+def format_rates(points: list[dict], left_out: list[dict]) -> list[str]:
+    """The report's section on whole-path rates: the predicted points, the rows left out, the statements."""
+    lines = ["", f"Whole-path rates (protocol \"{RATE_PROTOCOL}\"): a published cpumap or kfree_skb_list rate "
+             "predicted by the profile of the lab that measured it, on the row's own kernel (the profile was fitted "
+             "to the lab's earlier run); naive: the lab's earlier measured value of the same quantity, unchanged", "",
+             "| row | output | profile (fitted on) -> kernel | measured | predicted | 90 % interval | error | naive "
+             "| naive error |", "|---|---|---|---:|---:|---|---:|---:|---:|"]
+    for p in points:
+        role = " (fitted: not a prediction)" if p["fitted"] else ""
+        lines.append(f"| {p['id']}{role} | {p['output']} | {p['profile']} ({'..'.join(p['profile_kernels'])}) -> "
+                     f"{p['kernel']} | {p['measured']:.6g} {p['unit']} | {p['predicted']:.3g} | "
+                     f"{p['lo']:.3g} – {p['hi']:.3g} | {p['rel_error'] * 100:+.1f} % | {p['naive']:.3g} "
+                     f"({p['naive_row']}) | {p['naive_rel_error'] * 100:+.1f} % |")
+    for s in summarise_rates(points):
+        lines += ["", f"{s['subsystem']}: {s['points']} point(s) predicted: MAPE {s['mape'] * 100:.1f} %, max "
+                  f"{s['max_error'] * 100:.1f} % (naive {s['baseline_mape'] * 100:.1f} %); the 90 % intervals hold "
+                  f"{s['coverage'] * 100:.0f} % of the points, median relative half-width "
+                  f"{s['median_rel_half_width'] * 100:.1f} %"]
+    lines += [""] + [f"* {p['id']}: {p['why']}." for p in points]
+    lines += ["", "The model has no mechanism that changed on this path between the fitted kernel and the row's "
+              "(kthread, netif_receive_skb_list, kmem_cache_alloc_bulk of 8), so its prediction is the lab's "
+              "earlier rate, and its interval holds only the fitted constants' uncertainty (no structural sd is "
+              "estimated for cpumap): the gap is what changed between the runs that the model does not describe.",
+              "", "Published rates not predicted, and why:", "", "| row | measured | kernel | why |",
+              "|---|---:|---|---|"]
+    for r in left_out:
+        v = f"{r['measured']:.0f}" if r["measured"] >= 1e4 else f"{r['measured']:.6g}"
+        lines.append(f"| {r['id']} | {v} {r['unit']} | {r['kernel'][:40]} | {r['why']} |")
+    for name, text in RATE_STATEMENTS:
+        lines += ["", f"**{name}**: {text}"]
     return lines

@@ -710,11 +710,14 @@ def report(df, profiles: dict[str, Profile] | None = None) -> dict:
     eras = era_validation.era_points(df)
     other_cpu = uarch.leave_one_cpu_out(df)
     sizes = object_size_report(df)
+    rates = era_validation.rate_points(df)
     summary = sorted(summarise(curves, loso, loro, points) + era_validation.summarise(eras)
-                     + uarch.summarise(other_cpu) + summarise_object_size(sizes),
+                     + uarch.summarise(other_cpu) + summarise_object_size(sizes)
+                     + era_validation.summarise_rates(rates),
                      key=lambda s: (s["subsystem"], s["protocol"]))
     return dict(differences=differences, summary=summary, coverage={**coverage(curves), **object_size_coverage(sizes)},
                 points=points, eras=eras, other_cpu=other_cpu, object_size=sizes,
+                rates=dict(points=rates, left_out=era_validation.rates_left_out(df)),
                 structural_rel_sd={STRUCTURAL_PREFIX[g]: v for g, v in struct.items() if g in STRUCTURAL_PREFIX},
                 curves=[_curve_dict(c) for c in curves], loso=loso, loro=loro, in_sample=in_sample_dof(profiles))
 
@@ -935,6 +938,8 @@ def format_report(rep: dict) -> str:
                          f"points, median relative half-width {_pct(s['median_rel_half_width'])}")
     lines += [""] + uarch.format_points(rep["other_cpu"])
     lines += format_object_size(rep.get("object_size", []))
+    rates = rep.get("rates", {})
+    lines += era_validation.format_rates(rates.get("points", []), rates.get("left_out", []))
     for title, key in (("Seed rows, leave one source out", "loso"), ("Seed rows, leave one row out", "loro")):
         lines += ["", title, "", "| row | subsystem | left out | measured | predicted | unit | error | status |",
                   "|---|---|---|---:|---:|---|---:|---|"]

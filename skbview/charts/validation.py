@@ -92,14 +92,15 @@ def oos_summary(state: Mapping, rep=None) -> go.Figure:
     return finish(fig, "Out of sample: error of predictions no fit saw", "error (%, log scale; dotted: 10 %)",
                    "subsystem · protocol (points predicted)",
                    "curves: each published curve fitted on 3 points, the rest predicted · seed rows: a source or a "
-                   "row left out and refitted" + (" · other CPU: naive baseline = the other CPUs' mean ns"
-                                                  if naive is not None else "")
+                   "row left out and refitted" + (" · naive baseline: other CPU = the other CPUs' mean ns, same lab = "
+                                                  "the lab's earlier rate" if naive is not None else "")
                    + f" · skbmodel {skbmodel.__version__}", height=560)
 
 
 def _baseline_bar(rows, labels):
     """The naive baseline's MAPE [%] next to the model's, for the protocols that report one (other CPU:
-    the same ns on every CPU); None when no row carries ``baseline_mape``."""
+    the same ns on every CPU; same lab, other kernel: the lab's earlier rate); None when no row carries
+    ``baseline_mape``."""
     if not any("baseline_mape" in r for r in rows):
         return None
     v = [r["baseline_mape"] * 100 if "baseline_mape" in r else None for r in rows]
