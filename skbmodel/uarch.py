@@ -2,27 +2,50 @@
 
 A description (``skbmodel/data/uarch/<name>.toml``, in the spirit of Kerncraft's machine files)
 holds what the physics needs of one CPU -- clocks (TSC, base, turbo), cache sizes and latencies,
-the cost of a locked add and of ``lock cmpxchg16b``, ``rep stos`` throughput, store-buffer size --
-each figure with its public source and ``uncertain = true`` where the figure is not documented
-for that part.  ``profiles`` names the shipped profiles measured on that CPU.
+the cost of a locked add and of ``lock cmpxchg16b``, the rename width, ``rep stos`` throughput,
+store-buffer size -- each figure with its public source and ``uncertain = true`` where the figure
+is not documented for that part.  ``profiles`` names the shipped profiles measured on that CPU.
 
-Derivation (:func:`derive`), ECM style: a per-page page_pool cost is a fixed amount of core work,
-the same instructions on every x86 core of one kernel era, so its cost in *core* cycles carries
-over between CPUs, and the TSC cycles a benchmark prints follow from the clocks::
+Derivation (:func:`derive`), ECM style.  Each bench_page_pool_simple cost (one page allocated and
+returned per loop, all of it L1-resident on one core) is split into a part that carries over
+between cores of one instruction set as an *instruction count* and a part priced by the machine::
 
-    cost_tsc = core_cycles(era) * tsc_ghz / turbo_ghz
+    cost_core = n_instr(era, cost) / issue_width + n_locked(era, cost) * lock_add_cycles
+    cost_tsc  = cost_core * tsc_ghz / turbo_ghz
 
-``core_cycles(era)`` is the mean over the CPUs measured in that kernel era (before or since
-:data:`skbmodel.era.DIRECT_RECYCLE_ANY_CONTEXT`; the era's code decides the instruction count),
-each converted with its own description's clocks (a single-core time_bench loop runs at the
-turbo clock).  Its interval is the spread of those core-cycle costs between CPUs.  The cache
-sizes come from the description; every other constant is inherited from the base profile of
-the era (``e5-1650v4`` or ``e5-1650v4-2025``) and says so.  The locked-op and cache-latency
-figures are carried for the derivations still to come (SLUB, zeroing, the page allocator).
+* ``n_locked`` is counted in the kernel source (:data:`LOCKED_OPS`): the fast path (pop from and
+  push to ``pool->alloc.cache``) has no locked instruction; the ptr_ring return takes the
+  producer spinlock once (the consumer side has been lockless since the 2022 removal of
+  ``consumer_lock`` from ``page_pool_refill_alloc_cache``); the slow path pays the page's
+  refcount and the pool's release counter, and since 6.0 the pcp list's spinlock.  A locked
+  read-modify-write costs about the same on every recent Intel core (18-20 cycles) and far less
+  on AMD (~8), so it is priced with the description's ``lock_add_cycles``.
+* ``n_instr`` is what remains, in the core's own instructions; it is priced at the core's
+  rename/allocate width ``issue_width`` (uops per cycle: 4 on Haswell to Cascade Lake, 6 on
+  Golden Cove): a loop of dependent-free, L1-resident kernel code runs near that ceiling, which
+  is why a Sapphire Rapids core needs about half the core cycles of a Broadwell core for the same
+  fast path.  ``n_instr(era)`` is the one fitted quantity per cost and kernel era (before or since
+  :data:`skbmodel.era.DIRECT_RECYCLE_ANY_CONTEXT`): the mean over the measured CPUs of that era
+  of ``(cost_core - n_locked * lock_add_cycles) * issue_width``, each CPU converted with its own
+  description (6 quantities, fitted to 4 measured profiles of 3 x86 CPUs).
+* The loop runs on one busy core, so at its single-core turbo clock (a cloud VM such as the
+  8481C is priced like bare metal: nothing on these paths exits to the hypervisor).
+
+Uncertainty: the relative sd of a derived constant is the root mean square of the relative errors
+of the same derivation predicting each training CPU from the other training CPUs (an inner leave
+one CPU out over the training set; :func:`spread`), pooled over the three costs.
+
+The cache sizes come from the description; every other constant is inherited from the base
+profile of the era (``e5-1650v4`` or ``e5-1650v4-2025``) and says so.
 
 Leave one CPU out (:func:`leave_one_cpu_out`): each described CPU with published page_pool
 numbers is derived from the *other* CPUs only and its numbers predicted; next to each, the naive
 prediction (the other CPUs' mean ns, the same on every CPU).
+
+An arm64 core is derived from the arm64 CPUs measured (only the Kunpeng 920 of the corpus); with
+none, from the x86 instruction counts, which a different instruction set does not share: the
+Kunpeng 920 so derived comes out at about a third of its measured page_pool costs, its fast path
+(no locked instruction at all) included (docs/model.md), so such a derivation is a guess.
 """
 from __future__ import annotations
 
@@ -40,15 +63,37 @@ from .profile import Constant, Profile, available_profiles, load_profile
 
 UARCH_DIR = Path(__file__).with_name("data") / "uarch"
 #: figures the derivation reads (a description without one cannot be derived)
-NEEDED = ("tsc_ghz", "turbo_ghz", "l1d_bytes", "l2_bytes")
+NEEDED = ("tsc_ghz", "turbo_ghz", "l1d_bytes", "l2_bytes", "issue_width", "lock_add_cycles")
 #: the page_pool constants the derivation gives, and the model output of each (TSC cycles)
 DERIVED_PP = {"pp_fast_cycles": "page_pool.fast_cycles", "pp_ring_cycles": "page_pool.ring_cycles",
               "page_slow_cycles": "page_pool.slow_cycles"}
 #: base profile per era (``True``: kernels since the split)
 ERA_BASE = {False: "e5-1650v4", True: "e5-1650v4-2025"}
 LATEST_KERNEL = "6.16"
-#: relative sd of a derived constant when no era has two measured CPUs to give a spread
+#: relative sd of a derived constant when fewer than two measured CPUs are left to give a spread
 FALLBACK_REL_SD = 0.3
+#: locked read-modify-write instructions per page of each bench_page_pool_simple cost, by kernel era
+#: (``True``: since :data:`skbmodel.era.DIRECT_RECYCLE_ANY_CONTEXT`), counted in the kernel source:
+#:
+#: * ``pp_fast_cycles``: none -- ``__page_pool_get_cached`` pops ``pool->alloc.cache``,
+#:   ``page_pool_recycle_direct`` -> ``page_pool_recycle_in_cache`` pushes it; the refcount checks
+#:   are plain reads (``page_ref_count``; since 6.7 ``page_pool_unref_netmem`` skips the atomic when
+#:   it holds the only reference), the stats are plain or per-CPU increments.
+#: * ``pp_ring_cycles``: 1 -- ``ptr_ring_produce(_bh)`` takes ``producer_lock`` (``lock cmpxchg``;
+#:   the unlock is a plain store); ``page_pool_refill_alloc_cache`` consumes without a lock (Yunsheng
+#:   Lin, "page_pool: remove spinlock in page_pool_refill_alloc_cache()", netdev 2022-01-07,
+#:   Message-ID <20220107090042.13605-1-linyunsheng@huawei.com>).
+#: * ``page_slow_cycles``, before 6.8: 2 -- the 5.17 benchmark returns the page with
+#:   ``page_pool_release_page`` (``atomic_inc_return(&pool->pages_state_release_cnt)``) and
+#:   ``put_page`` (``lock dec``); the pcp free list is guarded by ``local_lock_irqsave`` (no locked
+#:   instruction); the refill allocates 64 pages per ``alloc_pages_bulk`` call (its locks amortised).
+#: * ``page_slow_cycles``, since 6.8: 5 -- ``page_pool_release_page`` was made private (commit
+#:   535b9c61bdef, 6.4), so the benchmark holds an extra reference: ``get_page``, the release counter,
+#:   ``put_page`` in ``page_pool_return_page``, the benchmark's last ``put_page``, and the pcp list's
+#:   ``pcp_spin_trylock`` in ``free_unref_page`` (pcp lists under a spinlock since 6.0, Mel Gorman,
+#:   "mm/page_alloc: protect PCP lists with a spinlock").
+LOCKED_OPS = {False: {"pp_fast_cycles": 0, "pp_ring_cycles": 1, "page_slow_cycles": 2},
+              True: {"pp_fast_cycles": 0, "pp_ring_cycles": 1, "page_slow_cycles": 5}}
 
 
 class UarchError(ValueError):
@@ -130,8 +175,10 @@ def _since_split(kernel: str) -> bool:
 
 
 def training(exclude: tuple[str, ...] = (), isa: str = "x86") -> list[dict]:
-    """The measured CPUs' page_pool costs in core cycles: one record per (description, profile), of
-    the cores of one instruction set (``isa``); an arm64 profile's clock is its core clock."""
+    """The measured CPUs' page_pool costs: one record per (description, profile), of the cores of one
+    instruction set (``isa``), with each cost in TSC cycles (``tsc``, at ``ghz``), ns, core cycles at
+    the turbo clock (``core``) and the instruction count of :func:`derive` (``instr``); an arm64
+    profile's clock is its core clock."""
     out = []
     for d in descriptions().values():
         if d.name in exclude or d.isa != isa:
@@ -142,11 +189,38 @@ def training(exclude: tuple[str, ...] = (), isa: str = "x86") -> list[dict]:
             prof = load_profile(pid)
             if not _measures_page_pool(prof):
                 continue
+            new = _since_split(prof.kernels[0])
             scale = d.value("turbo_ghz") / (d.value("tsc_ghz") if "tsc_ghz" in d.figures else prof.ghz)
-            out.append(dict(uarch=d.name, profile=pid, new_era=_since_split(prof.kernels[0]),
-                            core={k: prof.value(k) * scale for k in DERIVED_PP},
+            core = {k: prof.value(k) * scale for k in DERIVED_PP}
+            out.append(dict(uarch=d.name, profile=pid, new_era=new, ghz=prof.ghz,
+                            tsc={k: prof.value(k) for k in DERIVED_PP}, core=core,
+                            instr={k: instr_count(core[k], d, new, k) for k in DERIVED_PP},
                             ns={k: prof.value(k) / prof.ghz for k in DERIVED_PP}))
     return out
+
+
+def instr_count(core_cycles: float, d: Description, new_era: bool, name: str) -> float:
+    """The instruction count [uops] behind a measured cost: ``(core - n_locked * lock_add) * issue_width``.
+
+    ``core_cycles``: the cost in core cycles at the turbo clock; ``d``: the CPU's description;
+    ``new_era``: kernel since :data:`skbmodel.era.DIRECT_RECYCLE_ANY_CONTEXT`; ``name``: the
+    constant (:data:`DERIVED_PP`).  The inverse of :func:`cost_cycles`.
+    """
+    return (core_cycles - LOCKED_OPS[new_era][name] * d.value("lock_add_cycles")) * d.value("issue_width")
+
+
+def cost_cycles(instr: float, d: Description, new_era: bool, name: str, ghz: float) -> float:
+    """One page_pool cost on CPU ``d`` [TSC cycles at ``ghz`` GHz] from its instruction count.
+
+    ``(instr / issue_width + n_locked * lock_add_cycles) * ghz / turbo_ghz``: ``instr`` [uops]
+    retired at the core's rename width (``issue_width``, uops per cycle), ``n_locked``
+    (:data:`LOCKED_OPS`) locked read-modify-writes at ``lock_add_cycles`` each, all at the
+    single-core turbo clock (``turbo_ghz``), counted by the ``ghz`` clock (the TSC; an arm64 core:
+    its core clock).  Figures from the description (Intel Optimization Reference Manual, AMD and
+    Arm software optimization guides, Agner Fog's instruction tables, uops.info).
+    """
+    core = instr / d.value("issue_width") + LOCKED_OPS[new_era][name] * d.value("lock_add_cycles")
+    return core * ghz / d.value("turbo_ghz")
 
 
 def _measures_page_pool(prof: Profile) -> bool:
@@ -156,17 +230,32 @@ def _measures_page_pool(prof: Profile) -> bool:
     return len(own) == len(DERIVED_PP) and not any(prof.constants[k].source.startswith("derived:") for k in own)
 
 
-def _era_spread(train: list[dict]) -> float:
-    """Relative sd of core-cycle costs between CPUs of one era (pooled over eras and constants)."""
-    rels = []
-    for new in (False, True):
-        pts = [t for t in train if t["new_era"] == new]
-        if len({t["uarch"] for t in pts}) < 2:
-            continue
-        for k in DERIVED_PP:
-            v = np.array([t["core"][k] for t in pts])
-            rels.append(float(np.std(v, ddof=1) / np.mean(v)))
-    return float(np.sqrt(np.mean(np.square(rels)))) if rels else FALLBACK_REL_SD
+def _era_points(train: list[dict], new: bool) -> list[dict]:
+    """The training records of the kernel era ``new``, or all of them when that era has none."""
+    return [t for t in train if t["new_era"] == new] or train
+
+
+def spread(train: list[dict]) -> tuple[float, int]:
+    """Relative sd of a derived cost and the number of residuals behind it.
+
+    Inner leave one CPU out over ``train``: each training CPU's measured costs are predicted by
+    :func:`cost_cycles` from the instruction counts of the *other* training CPUs (of its era where
+    they have one, else of every era), and ``sd = sqrt(mean(((measured - predicted) / predicted)^2))``
+    over its profiles and the three costs.  Fewer than two CPUs: :data:`FALLBACK_REL_SD` and 0.
+    """
+    cpus = sorted({t["uarch"] for t in train})
+    if len(cpus) < 2:
+        return FALLBACK_REL_SD, 0
+    res = []
+    for cpu in cpus:
+        rest = [t for t in train if t["uarch"] != cpu]
+        d = load(cpu)
+        for t in (t for t in train if t["uarch"] == cpu):
+            pts = _era_points(rest, t["new_era"])
+            for k in DERIVED_PP:
+                pred = cost_cycles(float(np.mean([p["instr"][k] for p in pts])), d, t["new_era"], k, t["ghz"])
+                res.append((t["tsc"][k] - pred) / pred)
+    return float(np.sqrt(np.mean(np.square(res)))), len(res)
 
 
 def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclude: tuple[str, ...] = ()) -> Profile:
@@ -190,17 +279,15 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
         ghz = d.value("tsc_ghz")
     new = _since_split(kernel)
     train = training(exclude=exclude, isa=d.isa)
-    pts = [t for t in train if t["new_era"] == new]
     isa_note = ""
-    if not pts and d.isa != "x86":  # no measured core of its own instruction set in this era
-        isa_note = (f" ({d.isa}: no {d.isa} CPU measured in this kernel era, so the x86 cores' core cycles, "
-                    "a different instruction sequence)")
+    if not [t for t in train if t["new_era"] == new] and d.isa != "x86":  # no core of its own ISA in this era
+        isa_note = (f" ({d.isa}: no {d.isa} CPU measured in this kernel era, so the x86 cores' instruction "
+                    "counts, a different instruction set's: a guess, not validated)")
         train = training(exclude=exclude)
-        pts = [t for t in train if t["new_era"] == new]
-    pts = pts or train
-    if not pts:
+    if not train:
         raise UarchError("no measured CPU is left to derive from")
-    rel_sd = _era_spread(train)
+    pts = _era_points(train, new)
+    rel_sd, n_res = spread(train)
     base = load_profile(ERA_BASE[new])
     who = ", ".join(sorted({f"{t['uarch']} ({t['profile']})" for t in pts}))
     consts = dict(base.constants)
@@ -215,18 +302,24 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
                              f"TSC clock: {clock}; uncertainty: 0: the clock is a scenario input")
     for k, f in (("l1d_bytes", fig["l1d_bytes"]), ("l2_bytes", fig["l2_bytes"])):
         consts[k] = Constant(k, f.value, "bytes", "published", f"{f.source} (description {d.name}); uncertainty: 0")
+    width, lock = d.value("issue_width"), d.value("lock_add_cycles")
+    spread_text = (f"the rms relative error of this derivation predicting each training CPU from the others "
+                   f"({n_res} residuals), relative sd {rel_sd:.2f}" if n_res else
+                   f"fewer than two measured CPUs to compare, an assumed relative sd {rel_sd:.2f}")
     for k in DERIVED_PP:
-        core = float(np.mean([t["core"][k] for t in pts]))
-        value = core * ghz / turbo
+        instr = float(np.mean([t["instr"][k] for t in pts]))
+        n_lock = LOCKED_OPS[new][k]
+        value = cost_cycles(instr, d, new, k, ghz)
         consts[k] = Constant(k, round(value, 3), "cycles", "assumed",
-                             f"derived: {core:.1f} core cycles (mean of {who}{isa_note}, each converted with its own "
-                             f"description's turbo/TSC clocks) x TSC {ghz:g} / turbo {turbo:g} GHz "
-                             f"({fig['turbo_ghz'].source}); uncertainty: the spread of core-cycle costs between "
-                             f"CPUs of one kernel era, relative sd {rel_sd:.2f}",
+                             f"derived: ({instr:.0f} uops (mean of {who}{isa_note}, each from its own description) "
+                             f"/ issue width {width:g} + {n_lock} locked ops x {lock:g} cycles) x TSC {ghz:g} / "
+                             f"turbo {turbo:g} GHz ({fig['turbo_ghz'].source}; width: {fig['issue_width'].source}; "
+                             f"locked op: {fig['lock_add_cycles'].source}); uncertainty: {spread_text}",
                              stderr=round(rel_sd * value, 3))
     lo, hi = kernel, kernel
     notes = (f"derived from the {d.uarch} description ({d.name}) for kernel {kernel}: the clock and the cache "
-             f"sizes from the description, the page_pool costs from the core cycles measured on {who}; every "
+             f"sizes from the description, the page_pool costs from the instruction counts measured on {who} "
+             "priced at this core's rename width and locked-op latency; every "
              f"other constant inherited from {base.id}, not derived (SLUB, zeroing, the page allocator and the "
              "path bases are measured on the E5-1650 v4 only)")
     return Profile(id=f"derived-{d.name}", name=f"{d.cpu} (derived: {d.uarch}, kernel {kernel})",
