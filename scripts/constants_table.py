@@ -37,7 +37,9 @@ def _defined_in(profile_id: str, name: str) -> str:
 def _origin(source: str) -> str:
     """Where a profile's own constant comes from: its CPU's data, or the derivation from its description."""
     m = re.search(r"\(description ([a-z0-9-]+)\)", source)
-    if source.startswith("derived:"):
+    if source.startswith("derived:") and "at the description's costs" in source:
+        return "derived (operation counts x the description's costs)"
+    if source.startswith("derived:") and not m:
         return "derived (page_pool core cycles of the measured CPUs)"
     return f"derived (description `{m.group(1)}`)" if m else "own data"
 
