@@ -127,7 +127,8 @@ def page_allocator_2017(df) -> dict:
                                             f"pa-2017-rfc-bulk-list (list API): {src}", round(sd, 3),
                                             "the fit's residual sd"),
         "page_bulk_call_cycles": _published("page_bulk_call_cycles", round(float(c), 3), "cycles",
-                                            "the call cost c of the same fit (see page_bulk_page_cycles)",
+                                            "the call cost c of the same fit over corpus series pa-2017-rfc-bulk-list "
+                                            "(see page_bulk_page_cycles)",
                                             round(sd * 2.0, 3), "twice the fit's residual sd (c is the "
                                             "difference of the short bulks)"),
         "page_buddy_extra_cycles": _published("page_buddy_extra_cycles", round(buddy, 3), "cycles",

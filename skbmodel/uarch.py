@@ -725,7 +725,8 @@ def derive_costs(d: Description, ghz: float, kernel: str, exclude: tuple[str, ..
         f = d.figures["store_buffer_entries"]
         out["store_buffer_bytes"] = Constant(
             "store_buffer_bytes", f.value * 8.0, "bytes", "published",
-            f"derived: {f.value:g} entries x 8 B (one rep stosq store each): {f.source} (description {d.name}); "
+            f"store_buffer_entries x 8 B = {f.value:g} x 8 B (one rep stosq store each): {f.source} "
+            f"(description {d.name}); "
             "uncertainty: 0: a documented buffer size")
     return out
 
