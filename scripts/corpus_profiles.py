@@ -171,8 +171,8 @@ def kunpeng_920(df) -> Profile:
                    "threads 2024-2025)", constants=consts, inherits="e5-1650v4-2025", kernels=("6.12", "6.13"),
                    notes=("page_pool costs measured on this CPU (ns, converted at the assumed 2.6 GHz core clock: "
                           "the corpus names neither the model nor the clock); the cache sizes from its description "
-                          "(kunpeng-920); SLUB, zeroing and the page allocator derived from it (skbmodel.uarch: the x86 "
-                          "counts and residuals, no arm64 CPU measures them); the path bases inherited from "
+                          "(kunpeng-920); SLUB, zeroing and the page allocator derived from it (skbmodel.uarch: the "
+                          "x86 counts and residuals, no arm64 CPU measures them); the path bases inherited from "
                           "e5-1650v4-2025 (an x86 CPU) unmeasured"))
 
 

@@ -674,7 +674,8 @@ def derive_cost(name: str, target: Description, kernel: str, train: list[dict], 
     mean = float(np.sum(w * np.log(cands)) / np.sum(w))
     rel_var = float(1.0 / np.sum(w))
     if len(train) >= 2:
-        spread = float(np.sum(w * (logs - np.average(logs, weights=w)) ** 2) / np.sum(w)) * len(train) / (len(train) - 1)
+        spread = float(np.sum(w * (logs - np.average(logs, weights=w)) ** 2) / np.sum(w))
+        spread *= len(train) / (len(train) - 1)
         rel_var = max(rel_var, spread)
     return dict(core=math.exp(mean), rel_sd=math.sqrt(rel_var), missing=missing, counted=counted,
                 who=sorted({f"{t['uarch']} ({t['profile']}, {t['kernel']})" for t in train}))
@@ -873,12 +874,13 @@ def summarise_costs(points: list[dict]) -> list[dict]:
 
 
 def format_cost_points(points: list[dict]) -> list[str]:
-    lines = ["| row | subsystem | CPU (description) | kernel | x | measured | derived | 90 % interval | error | naive | "
-             "naive error |", "|---|---|---|---|---:|---:|---:|---|---:|---:|---:|"]
+    lines = ["| row | subsystem | CPU (description) | kernel | x | measured | derived | 90 % interval | error | "
+             "naive | naive error |", "|---|---|---|---|---:|---:|---:|---|---:|---:|---:|"]
     for p in points:
         x = "—" if p["x"] is None else f"{p['x']:g}"
         star = " *" if p["inferred_cpu"] else ""
-        lines.append(f"| {p['id']} | {p['subsystem']} | {p['uarch']}{star} | {p['kernel']} | {x} | {p['measured']:.6g} | "
-                     f"{p['predicted']:.4g} | {p['lo']:.4g} – {p['hi']:.4g} | {p['rel_error'] * 100:+.1f} % | "
+        lines.append(f"| {p['id']} | {p['subsystem']} | {p['uarch']}{star} | {p['kernel']} | {x} | "
+                     f"{p['measured']:.6g} | {p['predicted']:.4g} | {p['lo']:.4g} – {p['hi']:.4g} | "
+                     f"{p['rel_error'] * 100:+.1f} % | "
                      f"{p['naive']:.4g} | {p['naive_rel_error'] * 100:+.1f} % |")
     return lines

@@ -51,7 +51,8 @@ def test_every_own_constant_names_corpus_rows_that_exist(pid):
     assert derived == {"i7-4790k": {"pp_fast_cycles", "pp_ring_cycles", "page_slow_cycles", "l1d_bytes", "l2_bytes",
                                     "l2_miss_cycles", "store_buffer_bytes"} | zeroing,
                        "kunpeng-920": {"ghz", "l1d_bytes", "l2_bytes"} | costs - {"l2_miss_cycles"},
-                       "xeon-gold-6140": costs | {"store_buffer_bytes", "l1d_bytes"}}.get(pid, costs | {"store_buffer_bytes"})
+                       "xeon-gold-6140": costs | {"store_buffer_bytes", "l1d_bytes"},
+                       }.get(pid, costs | {"store_buffer_bytes"})
 
 
 def test_i7_profile_reproduces_its_curves():
