@@ -37,6 +37,8 @@ def _defined_in(profile_id: str, name: str) -> str:
 def _origin(source: str) -> str:
     """Where a profile's own constant comes from: its CPU's data, or the derivation from its description."""
     m = re.search(r"\(description ([a-z0-9-]+)\)", source)
+    if source.startswith("derived:") and "at the description's costs" in source:
+        return "derived (operation counts x the description's costs)"
     if source.startswith("derived:"):
         return "derived (page_pool instruction counts of the measured CPUs, priced by this core)"
     return f"derived (description `{m.group(1)}`)" if m else "own data"

@@ -28,6 +28,7 @@ Run ``python scripts/archive_profiles.py`` after a change (share links record pr
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import sys
 import tomllib
@@ -86,16 +87,55 @@ def i7_4790k(df) -> Profile:
                                      "uncertainty: from the fit's "
                                      "Jacobian, cov = s2 inv(J^T J)"),
                              bounds=fitted.constants[n].bounds, stderr=round(res.stderr[n], 6))
+    consts.update(page_allocator_2017(df))
     consts.update(derived_where_unmeasured("haswell", ghz, "4.5", consts))
     # the series' conditions: "no PREEMPT, CONFIG_MEMCG_KMEM=y (not active)"
     prof = Profile(id="i7-4790k", name="Intel Core i7-4790K @ 4.00GHz (2015-2016 SLUB bulk API threads)",
                    constants=consts, inherits=BASE, kernels=("4.2", "4.5"),
                    config={"memcg_kmem": "compiled", "preempt": "none"},
                    notes=("SLUB constants fitted to the published detached-freelist curves of this CPU; the page_pool "
-                          "costs and cache sizes derived from its description (haswell, kernel 4.5; "
-                          "skbmodel.uarch); everything else (zeroing, the page allocator, the path bases) inherited "
-                          "from e5-1650v4 unmeasured: a Haswell desktop part, not the Broadwell-EP server part"))
+                          "costs, the zeroing costs and cache sizes derived from its description (haswell, kernel 4.5; "
+                          "skbmodel.uarch); the page allocator from the 2017 bulk RFC thread (4.10-rc2, the CPU "
+                          "inferred from its 4.00 GHz TSC); the path bases inherited from e5-1650v4 unmeasured: a "
+                          "Haswell desktop part, not the Broadwell-EP server part"))
     return prof.with_correlation(free, np.asarray(res.corr, dtype=float))
+
+
+def page_allocator_2017(df) -> dict:
+    """The page allocator of the 2017 list-based bulk RFC (corpus series pa-2017-rfc-*, 4.10-rc2), taken
+    to be this CPU's (the message does not name it: TSC 4.00 GHz from cycles/ns, the tester's i7-4790K;
+    skbmodel.uarch.INFERRED_CPU): one page at a time, and ``p + c/n`` over bulk 2..128 (least squares,
+    as the E5-1650 v4's array curve); the step past the pcp list at 256 gives the buddy cost per page."""
+    single = _row(df, "pa-2017-rfc-single")
+    g = df[df["series"] == "pa-2017-rfc-bulk-list"].sort_values("x_value")
+    n, v = g["x_value"].to_numpy(float), g["value"].to_numpy(float)
+    fit = (n >= 2) & (n <= 128)
+    (p, c), *_ = np.linalg.lstsq(np.column_stack([np.ones(fit.sum()), 1.0 / n[fit]]), v[fit], rcond=None)
+    resid = v[fit] - (p + c / n[fit])
+    sd = float(np.sqrt(np.sum(resid ** 2) / max(fit.sum() - 2, 1)))
+    high = load_profile(BASE).value("pcp_high_pages")
+    v256 = float(v[n == 256][0])
+    buddy = (v256 - (p + c / 256.0)) * 256.0 / (256.0 - high)
+    src = (f"{single['source']}; the CPU is not named there, taken to be this one (TSC 4.00 GHz from cycles/ns, "
+           "skbmodel.uarch.INFERRED_CPU); kernel 4.10-rc2")
+    return {
+        "page_single_cycles": _published("page_single_cycles", single["value"], "cycles",
+                                         f"page_bench04_bulk single-page baseline, corpus row pa-2017-rfc-single: "
+                                         f"{src}", _tb_sd(float(single["value"])), TB),
+        "page_bulk_page_cycles": _published("page_bulk_page_cycles", round(float(p), 3), "cycles",
+                                            "least squares p + c/n over bulk 2..128 of corpus series "
+                                            f"pa-2017-rfc-bulk-list (list API): {src}", round(sd, 3),
+                                            "the fit's residual sd"),
+        "page_bulk_call_cycles": _published("page_bulk_call_cycles", round(float(c), 3), "cycles",
+                                            "the call cost c of the same fit over corpus series pa-2017-rfc-bulk-list "
+                                            "(see page_bulk_page_cycles)",
+                                            round(sd * 2.0, 3), "twice the fit's residual sd (c is the "
+                                            "difference of the short bulks)"),
+        "page_buddy_extra_cycles": _published("page_buddy_extra_cycles", round(buddy, 3), "cycles",
+                                              f"the step at bulk 256 of pa-2017-rfc-bulk-list ({v256:g} cycles) over "
+                                              f"the fit, x 256 / (256 - pcp_high {high:g}): {src}",
+                                              30.0, "one published step only: sd 30 cycles"),
+    }
 
 
 def derived_where_unmeasured(uarch_name: str, ghz: float, kernel: str, own: dict) -> dict:
@@ -131,7 +171,9 @@ def kunpeng_920(df) -> Profile:
                    "threads 2024-2025)", constants=consts, inherits="e5-1650v4-2025", kernels=("6.12", "6.13"),
                    notes=("page_pool costs measured on this CPU (ns, converted at the assumed 2.6 GHz core clock: "
                           "the corpus names neither the model nor the clock); the cache sizes from its description "
-                          "(kunpeng-920); everything else inherited from e5-1650v4-2025 (an x86 CPU) unmeasured"))
+                          "(kunpeng-920); SLUB, zeroing and the page allocator derived from it (skbmodel.uarch: the "
+                          "x86 counts and residuals, no arm64 CPU measures them); the path bases inherited from "
+                          "e5-1650v4-2025 (an x86 CPU) unmeasured"))
 
 
 def page_pool_profile(df, pid: str, name: str, ghz_row: str, rows: dict, caches: dict, note: str,
@@ -183,7 +225,21 @@ def build(df) -> list[Profile]:
         "(2021-2023 kernels), unmeasured on these kernels. Fitted to that one run only: the upstream "
         "selftest run (2025-06) and the tasklet run of 2025-01 on this CPU are predicted, not used "
         "(python -m skbmodel validate --out-of-sample)", ("6.13", "6.16"))
+    gold = with_derived(gold, "skylake-sp", "5.17")
+    spr = with_derived(spr, "sapphire-rapids", "6.16")
     return [i7_4790k(df), gold, spr, e5_2025, kunpeng_920(df)]
+
+
+def with_derived(prof: Profile, uarch_name: str, kernel: str) -> Profile:
+    """``prof`` with what :func:`skbmodel.uarch.derive` gives its CPU where the profile has no data of its
+    own (SLUB, zeroing, the page allocator), said in its notes."""
+    consts = dict(prof.constants)
+    consts.update(derived_where_unmeasured(uarch_name, prof.ghz, kernel, consts))
+    notes = prof.notes.replace("; the rest inherited from e5-1650v4 unmeasured",
+                               f"; SLUB, zeroing and the page allocator derived from its description ({uarch_name}, "
+                               f"kernel {kernel}; skbmodel.uarch); the rest (the path bases) inherited from "
+                               "e5-1650v4 unmeasured")
+    return dataclasses.replace(prof, constants=consts, notes=notes)
 
 
 def same_profile(committed, fresh, rel: float = 1e-4, abs_: float = 2e-4) -> bool:

@@ -709,14 +709,15 @@ def report(df, profiles: dict[str, Profile] | None = None) -> dict:
     differences = summarise_differences(seed_differences(profiles) + corpus_differences(curves))
     eras = era_validation.era_points(df)
     other_cpu = uarch.leave_one_cpu_out(df)
+    other_cpu_costs = uarch.leave_one_cpu_out_costs(df)
     sizes = object_size_report(df)
     rates = era_validation.rate_points(df)
     summary = sorted(summarise(curves, loso, loro, points) + era_validation.summarise(eras)
-                     + uarch.summarise(other_cpu) + summarise_object_size(sizes)
-                     + era_validation.summarise_rates(rates),
+                     + uarch.summarise(other_cpu) + uarch.summarise_costs(other_cpu_costs)
+                     + summarise_object_size(sizes) + era_validation.summarise_rates(rates),
                      key=lambda s: (s["subsystem"], s["protocol"]))
     return dict(differences=differences, summary=summary, coverage={**coverage(curves), **object_size_coverage(sizes)},
-                points=points, eras=eras, other_cpu=other_cpu, object_size=sizes,
+                points=points, eras=eras, other_cpu=other_cpu, other_cpu_costs=other_cpu_costs, object_size=sizes,
                 rates=dict(points=rates, left_out=era_validation.rates_left_out(df)),
                 structural_rel_sd={STRUCTURAL_PREFIX[g]: v for g, v in struct.items() if g in STRUCTURAL_PREFIX},
                 curves=[_curve_dict(c) for c in curves], loso=loso, loro=loro, in_sample=in_sample_dof(profiles))
@@ -928,15 +929,22 @@ def format_report(rep: dict) -> str:
     lines += ["", "Published points on a profiled CPU, each predicted by the profile of its kernel era (`fitted`: the "
               "profile's own constants cite it; the last column is the default profile's prediction)", ""]
     lines += era_validation.format_points(rep["eras"])
-    lines += ["", "Leave one CPU out (protocol \"other CPU\"): each described CPU's page_pool points predicted by a "
+    lines += ["", "Leave one CPU out (protocol \"other CPU\"): each described CPU's points predicted by a "
               "profile derived from its machine description and the other CPUs' data (`skbmodel.uarch`); "
               "naive: the other CPUs' mean ns, the same on every CPU", ""]
     for s in rep["summary"]:
         if s["protocol"] == uarch.PROTOCOL:
+            claim = ("" if s.get("claim", True) else
+                     f" No accuracy claim: fewer than {uarch.MIN_CPUS_FOR_CLAIM} CPUs of one kernel era.")
             lines.append(f"{s['subsystem']}: {s['points']} points on {', '.join(s['cpus'])}: MAPE {_pct(s['mape'])} "
                          f"(naive {_pct(s['baseline_mape'])}); 90 % intervals hold {_pct(s['coverage'])} of the "
-                         f"points, median relative half-width {_pct(s['median_rel_half_width'])}")
+                         f"points, median relative half-width {_pct(s['median_rel_half_width'])}.{claim}")
     lines += [""] + uarch.format_points(rep["other_cpu"])
+    lines += ["", "SLUB, zeroing and the page allocator, each CPU derived without its own data (operation counts x the "
+              "description's costs, residuals fitted on the other CPUs; `skbmodel.uarch.COST_MODEL`); rows marked * "
+              "are of a CPU the corpus does not name (`skbmodel.uarch.INFERRED_CPU`); zeroing has no row: only one "
+              "CPU (the E5-1650 v4) measures it, so none can be derived from another", ""]
+    lines += uarch.format_cost_points(rep.get("other_cpu_costs", []))
     lines += format_object_size(rep.get("object_size", []))
     rates = rep.get("rates", {})
     lines += era_validation.format_rates(rates.get("points", []), rates.get("left_out", []))

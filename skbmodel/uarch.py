@@ -59,7 +59,7 @@ import numpy as np
 
 from . import era, model, uncertainty
 from .custom import GHZ_RANGE
-from .profile import Constant, Profile, available_profiles, load_profile
+from .profile import PROFILE_DIR, Constant, Profile, available_profiles, load_profile
 
 UARCH_DIR = Path(__file__).with_name("data") / "uarch"
 #: figures the derivation reads (a description without one cannot be derived)
@@ -316,12 +316,13 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
                              f"turbo {turbo:g} GHz ({fig['turbo_ghz'].source}; width: {fig['issue_width'].source}; "
                              f"locked op: {fig['lock_add_cycles'].source}); uncertainty: {spread_text}",
                              stderr=round(rel_sd * value, 3))
+    costs = derive_costs(d, float(ghz), kernel, exclude)
+    consts.update(costs)
     lo, hi = kernel, kernel
     notes = (f"derived from the {d.uarch} description ({d.name}) for kernel {kernel}: the clock and the cache "
              f"sizes from the description, the page_pool costs from the instruction counts measured on {who} "
-             "priced at this core's rename width and locked-op latency; every "
-             f"other constant inherited from {base.id}, not derived (SLUB, zeroing, the page allocator and the "
-             "path bases are measured on the E5-1650 v4 only)")
+             "priced at this core's rename width and locked-op latency; "
+             f"{costs_note(costs)}; every other constant inherited from {base.id}, not derived")
     return Profile(id=f"derived-{d.name}", name=f"{d.cpu} (derived: {d.uarch}, kernel {kernel})",
                    constants=consts, inherits=base.id, notes=notes, kernels=(lo, hi),
                    fit_names=base.fit_names, fit_correlation=base.fit_correlation)
@@ -522,3 +523,457 @@ def start_profile(cpu: str | None, texts=(), default: str = "e5-1650v4") -> tupl
     if m is None:
         return default, None
     return (m.profile if m.profile in available_profiles() else default), m
+
+
+# ---- SLUB, zeroing and the page allocator: operation counts x per-operation cost ----------
+
+#: per-operation figures of a description the counts below multiply [core cycles per operation];
+#: ``line_store`` is one 64-byte line of ``rep stos``, ``64 / rep_stos_bytes_per_cycle``
+OP_FIGURES = ("cmpxchg16b_cycles", "lock_add_cycles", "l2_latency_cycles", "l3_latency_cycles",
+              "rep_stos_startup_cycles", "line_store")
+#: the pcp lists are protected by a spinlock since v6.0 (Mel Gorman, "mm/page_alloc: protect PCP
+#: lists with a spinlock", commit 4b23a68f9536): one locked ``spin_trylock`` per list access; before,
+#: ``local_lock_irqsave`` (5.13-5.19) or ``local_irq_save``, no locked operation
+PCP_SPINLOCK = "6.0"
+
+
+def _pcp_locks(kernel: str, per_access: float) -> float:
+    return per_access if era.version_key(kernel) >= era.version_key(PCP_SPINLOCK) else 0.0
+
+
+#: ``constant: (subsystem, counts(kernel) -> {figure: operations}, residual fitted?, code path)``.
+#: The counts are read from the kernel's code path; what the description has no figure for (the
+#: instructions around the operations) is the residual, core cycles fitted on the CPUs that measure
+#: the constant (``True``), or nothing (``False``: the constant is the counted operations alone).
+COST_MODEL = {
+    "slub_fast_pair_cycles": (
+        "slub", lambda k: {"cmpxchg16b_cycles": 2.0}, True,
+        "slab_alloc_node -> __slab_alloc_node and do_slab_free: one this_cpu_cmpxchg_double (x86: cmpxchg16b "
+        "on the per-CPU freelist and tid; this_cpu_try_cmpxchg128 since 6.5) each"),
+    "slub_bulk_obj_pair_cycles": (
+        "slub", lambda k: {}, True,
+        "__kmem_cache_alloc_bulk pops c->freelist with interrupts off (local_lock_irq), kmem_cache_free_bulk "
+        "groups objects per slab with build_detached_freelist: no atomic operation per object"),
+    "slub_loop_call_cycles": (
+        "slub", lambda k: {}, True, "the generic bulk fallback's calls and loop set-up, once per run"),
+    "slub_free_slow_extra_cycles": (
+        "slub", lambda k: {"cmpxchg16b_cycles": 1.0}, True,
+        "__slab_free -> slab_update_freelist: one locked cmpxchg16b on the slab's freelist and counters"),
+    "slub_refill_cycles": (
+        "slub", lambda k: {"cmpxchg16b_cycles": 2.0, "lock_add_cycles": 1.0}, True,
+        "___slab_alloc: get_partial_node takes n->list_lock (one locked operation), the slab's freelist is "
+        "taken with __slab_update_freelist and the old CPU slab deactivated with another (deactivate_slab)"),
+    "l1_miss_cycles": (
+        "slub", lambda k: {"l2_latency_cycles": 2.0}, False,
+        "per object past the usable L1d: the alloc and the free each load the object's free-pointer line "
+        "(get_freepointer, set_freepointer) from the L2"),
+    "l2_miss_cycles": (
+        "slub", lambda k: {"l3_latency_cycles": 2.0, "l2_latency_cycles": -2.0}, False,
+        "per object past the L2: the same two free-pointer lines from the L3 instead of the L2"),
+    "stos_setup_cycles": (
+        "zeroing", lambda k: {"rep_stos_startup_cycles": 1.0}, True,
+        "a compile-time-size memset is an inline rep stosq (one start-up per call)"),
+    "stos_line_cycles": (
+        "zeroing", lambda k: {"line_store": 1.0}, True, "rep stosq: one 64-byte line per line_store"),
+    "stos_drain_line_cycles": (
+        "zeroing", lambda k: {}, True, "stores past the store buffer wait for the L1 (no figure: residual only)"),
+    "erms_setup_cycles": (
+        "zeroing", lambda k: {"rep_stos_startup_cycles": 1.0}, True,
+        "memset_erms (arch/x86/lib/memset_64.S): one rep stosb start-up per call"),
+    "erms_line_cycles": (
+        "zeroing", lambda k: {"line_store": 1.0}, True, "rep stosb: one 64-byte line per line_store"),
+    "page_single_cycles": (
+        "page_alloc", lambda k: {"l2_latency_cycles": 2.0, "lock_add_cycles": _pcp_locks(k, 2.0)}, True,
+        "__alloc_pages -> get_page_from_freelist -> rmqueue_pcplist and __free_pages -> free_unref_page: "
+        "the page's struct page line on the pcp list twice, the pcp spinlock twice since 6.0"),
+    "page_bulk_page_cycles": (
+        "page_alloc", lambda k: {"l2_latency_cycles": 2.0, "lock_add_cycles": _pcp_locks(k, 1.0)}, True,
+        "alloc_pages_bulk: __rmqueue_pcplist per page (struct page line), and the page freed one at a time "
+        "(free_unref_page: struct page line, the pcp spinlock since 6.0)"),
+    "page_bulk_call_cycles": (
+        "page_alloc", lambda k: {"lock_add_cycles": _pcp_locks(k, 1.0)}, True,
+        "alloc_pages_bulk: the zone and pcp-list set-up and one pcp lock per call"),
+    "page_buddy_extra_cycles": (
+        "page_alloc", lambda k: {"l3_latency_cycles": 1.0, "lock_add_cycles": 1.0 / 31.0}, True,
+        "rmqueue_bulk refills the pcp list under zone->lock (one locked operation per batch of 31 pages), "
+        "__rmqueue splits buddies whose struct pages are cold (one L3 access per page)"),
+}
+#: constants of these subsystems that are no per-CPU cost (kernel, benchmark or workload properties):
+#: inherited from the era's base profile on every CPU
+NOT_CPU_COSTS = ("slub_object_bytes", "slub_slab_bytes", "slub_free_share", "slab_fill_fraction",
+                 "l1_usable_fraction", "slab_locality", "cacheline_bytes", "pcp_high_pages", "page_alloc_share")
+#: which constants a measured profile's own data give, and the kernel of that data (where a profile's
+#: other constants are inherited or come from another CPU's published tables, they are not listed)
+MEASURES = {
+    "e5-1650v4": {
+        # seed 004 rows kfl-01..kfl-04 (net-next 2023-01) and seed 000 (kfree_skb_list, 2023-01)
+        **dict.fromkeys(("slub_fast_pair_cycles", "slub_bulk_obj_pair_cycles", "slub_free_slow_extra_cycles"), "6.2"),
+        # seed 002 (time_bench_memset, 2021-01)
+        **dict.fromkeys(("stos_setup_cycles", "stos_line_cycles", "stos_drain_line_cycles", "erms_setup_cycles",
+                         "erms_line_cycles"), "5.11"),
+        # corpus pa-e51650v4-2021-* (mel/linux.git mm-bulk-rebase-v5r9, 2021-03)
+        **dict.fromkeys(("page_single_cycles", "page_bulk_page_cycles", "page_bulk_call_cycles"), "5.12"),
+    },
+    "i7-4790k": {
+        # corpus slub-i7-4790k-2016-01-kfree-bulk-* (AKPM mm tree 2016-01)
+        **dict.fromkeys(("slub_fast_pair_cycles", "slub_loop_call_cycles", "slub_bulk_obj_pair_cycles",
+                         "slub_free_slow_extra_cycles", "slub_refill_cycles", "l1_miss_cycles"), "4.5"),
+        # corpus pa-2017-rfc-* (4.10-rc2; CPU inferred, see INFERRED_CPU)
+        **dict.fromkeys(("page_single_cycles", "page_bulk_page_cycles", "page_bulk_call_cycles",
+                         "page_buddy_extra_cycles"), "4.10"),
+    },
+}
+#: corpus series whose CPU the corpus does not name, with the description they were measured on
+INFERRED_CPU = {
+    "slub-2023-kfree-skb-list-": ("broadwell-ep", "109 cycles 30.532 ns, the numbers of seed 004 row kfl-01, whose "
+                                  "test lab is the E5-1650 v4 (profile e5-1650v4)"),
+    "pa-2017-rfc-": ("haswell", "inferred, not stated: TSC 4.00 GHz from cycles/ns (158 cycles 39.593 ns) and the "
+                     "tester's i7-4790K @ 4.00GHz of the SLUB threads of 2015-2016; the E5-1650 v4 counts 3.6"),
+}
+#: the drift of a cost between kernels when the training data hold no CPU measured in two eras:
+#: taken as large as the spread between CPUs per year (an assumption, stated where it is used)
+_YEAR_DAYS = 365.25
+
+
+def _kernel_year(kernel: str) -> float:
+    import datetime as _dt
+    d = _dt.date.fromisoformat(era.RELEASES[kernel])
+    return d.year + (d.timetuple().tm_yday - 1) / _YEAR_DAYS
+
+
+def _profile_year(prof: Profile) -> float:
+    lo, hi = prof.kernels or (LATEST_KERNEL, LATEST_KERNEL)
+    return (_kernel_year(lo) + _kernel_year(hi)) / 2.0
+
+
+def op_costs(d: Description, fallback: dict[str, float] | None = None) -> tuple[dict[str, float], list[str]]:
+    """The per-operation costs of description ``d`` [core cycles per operation], and the figures it lacks.
+
+    ``line_store = 64 / rep_stos_bytes_per_cycle``; a figure the description lacks takes ``fallback``'s
+    value (the training CPUs' mean: the derivation then carries their cycles over), named in the list.
+    """
+    out, missing = {}, []
+    for name in OP_FIGURES:
+        fig = "rep_stos_bytes_per_cycle" if name == "line_store" else name
+        if fig in d.figures:
+            out[name] = 64.0 / d.value(fig) if name == "line_store" else d.value(fig)
+        else:
+            missing.append(fig)
+            if fallback is not None:
+                out[name] = fallback[name]
+    return out, missing
+
+
+def counted_cycles(counts: dict[str, float], costs: dict[str, float]) -> float:
+    """``sum(count_i * cost_i)`` [core cycles]: the operations of a code path at a CPU's costs."""
+    return float(sum(n * costs[f] for f, n in counts.items() if n))
+
+
+def own_names(profile_id: str) -> list[str]:
+    """Constants a shipped profile's own file lists (its parent gives the others)."""
+    return list(tomllib.loads((PROFILE_DIR / f"{profile_id}.toml").read_text()).get("constants", {}))
+
+
+def cost_training(exclude: tuple[str, ...] = ()) -> dict[str, list[dict]]:
+    """Per constant of :data:`COST_MODEL`, the measured CPUs' values: one record per profile of
+    :data:`MEASURES` (x86 only: the counts are x86 code paths), with the value in core cycles
+    (``value * turbo / tsc`` of its description), ns, the kernel of the data and the residual
+    ``core - counted`` at its own per-operation costs."""
+    out = {k: [] for k in COST_MODEL}
+    for d in descriptions().values():
+        if d.name in exclude or d.isa != "x86":
+            continue
+        costs, _ = op_costs(d)
+        for pid in d.profiles:
+            if pid not in MEASURES or pid not in available_profiles():
+                continue
+            prof = load_profile(pid)
+            scale = d.value("turbo_ghz") / d.value("tsc_ghz")
+            own = set(own_names(pid))
+            for k, kernel in MEASURES[pid].items():
+                if k not in own:  # listed, but the profile file does not hold it (yet): inherited
+                    continue
+                sub, counts, _, _ = COST_MODEL[k]
+                core = prof.value(k) * scale
+                out[k].append(dict(uarch=d.name, profile=pid, kernel=kernel, year=_kernel_year(kernel),
+                                   core=core, ns=prof.value(k) / prof.ghz, costs=costs,
+                                   residual=core - counted_cycles(counts(kernel), costs)))
+    return out
+
+
+def kernel_drift(exclude: tuple[str, ...] = ()) -> tuple[float, str]:
+    """Relative drift of a cost between kernels [1/sqrt(year)] and where it comes from.
+
+    ``d^2 = mean(ln(c_a / c_b)^2 / |year_a - year_b|)`` over the page_pool costs of one CPU measured in
+    two kernel eras (two profiles of one description; each profile dated by the middle of its
+    ``kernels``): a random walk of the log cost over kernel time.  Without such a pair in the training
+    data, the cross-CPU spread of :func:`_era_spread` per year (an assumption).
+    """
+    terms, who = [], []
+    for d in descriptions().values():
+        if d.name in exclude:
+            continue
+        profs = [load_profile(p) for p in d.profiles if p in available_profiles()]
+        profs = [p for p in profs if _measures_page_pool(p)]
+        for i, a in enumerate(profs):
+            for b in profs[i + 1:]:
+                dy = abs(_profile_year(a) - _profile_year(b))
+                if dy < 0.5:
+                    continue
+                who.append(f"{a.id} vs {b.id}")
+                terms += [math.log(a.value(k) / b.value(k)) ** 2 / dy for k in DERIVED_PP]
+    if terms:
+        d = math.sqrt(float(np.mean(terms)))
+        return d, f"{d:.2f}/sqrt(year) from the page_pool costs of {', '.join(who)}"
+    s = spread(training(exclude=exclude))[0]
+    return s, (f"{s:.2f}/sqrt(year): no CPU of the training data was measured in two kernel eras, so one year "
+               "of kernel changes is taken to move a cost as much as a change of CPU does (an assumption)")
+
+
+def derive_cost(name: str, target: Description, kernel: str, train: list[dict], s_cpu: float,
+                drift: float) -> dict:
+    """One constant of :data:`COST_MODEL` for CPU ``target`` on ``kernel`` [core cycles], with its
+    relative sd, from the measured CPUs ``train`` (:func:`cost_training`).
+
+    ECM style: ``core = sum(count_i(kernel) * cost_i(target)) + residual``.  Each training CPU ``j``
+    gives a candidate ``v_j = counted(target) + residual_j`` (``residual_j = core_j - counted(j)``, 0
+    for a constant that is its counted operations alone); the candidates are combined in log space
+    with weights ``1 / var_j``, ``var_j = s_cpu^2 + drift^2 |year(kernel) - year_j|`` (the spread
+    between CPUs and a random walk over kernel time).  The relative sd is ``sqrt(1 / sum(1/var_j))``,
+    or the weighted spread of the candidates when that is larger (two or more CPUs); with no training
+    CPU the counted operations alone, at ``s_cpu``, or None when nothing is counted.
+    """
+    sub, counts, fitted, _path = COST_MODEL[name]
+    fallback = {f: float(np.mean([t["costs"][f] for t in train])) for f in OP_FIGURES} if train else None
+    costs, missing = op_costs(target, fallback)
+    n = {f: c for f, c in counts(kernel).items() if c}
+    if any(f not in costs for f in n):  # no training CPU to lend the figure
+        return dict(core=None, rel_sd=None, missing=missing, who=[], counted=float("nan"))
+    counted = counted_cycles(n, costs)
+    year = _kernel_year(kernel)
+    if not train:
+        if fitted or counted <= 0:
+            return dict(core=None, rel_sd=None, missing=missing, who=[], counted=counted)
+        return dict(core=counted, rel_sd=s_cpu, missing=missing, who=[], counted=counted)
+    if fitted:
+        cands = np.array([max(counted + t["residual"], 0.05 * t["core"]) for t in train])
+    else:
+        cands = np.full(len(train), counted)
+    var = np.array([s_cpu ** 2 + drift ** 2 * abs(year - t["year"]) for t in train])
+    w = 1.0 / var
+    # the spread: of the candidates, or (counted operations alone) of measured / counted on each CPU
+    logs = np.log(cands) if fitted else np.log([t["core"] / counted_cycles(counts(t["kernel"]), t["costs"])
+                                                * counted for t in train])
+    mean = float(np.sum(w * np.log(cands)) / np.sum(w))
+    rel_var = float(1.0 / np.sum(w))
+    if len(train) >= 2:
+        spread = float(np.sum(w * (logs - np.average(logs, weights=w)) ** 2) / np.sum(w))
+        spread *= len(train) / (len(train) - 1)
+        rel_var = max(rel_var, spread)
+    return dict(core=math.exp(mean), rel_sd=math.sqrt(rel_var), missing=missing, counted=counted,
+                who=sorted({f"{t['uarch']} ({t['profile']}, {t['kernel']})" for t in train}))
+
+
+def costs_note(costs: dict[str, Constant]) -> str:
+    """The notes' clause on the derived SLUB, zeroing and page-allocator constants."""
+    subs = sorted({COST_MODEL[k][0] for k in costs if k in COST_MODEL})
+    names = {"slub": "SLUB", "zeroing": "zeroing", "page_alloc": "the page allocator"}
+    return (f"{', '.join(names[s] for s in subs)} as operation counts of their kernel code paths x the "
+            "description's per-operation costs plus residual core cycles fitted on the CPUs that measure them "
+            "(skbmodel.uarch.COST_MODEL)" if subs else "SLUB, zeroing and the page allocator inherited")
+
+
+def derive_costs(d: Description, ghz: float, kernel: str, exclude: tuple[str, ...] = ()) -> dict[str, Constant]:
+    """The SLUB, zeroing and page-allocator constants of CPU ``d`` for ``kernel`` at TSC clock ``ghz``
+    [TSC cycles]: :func:`derive_cost` of each constant of :data:`COST_MODEL`, converted with the
+    description's clocks, ``cost_tsc = core * ghz / turbo_ghz`` (a time_bench loop runs one core at
+    turbo); ``stderr = rel_sd * cost_tsc``.  ``store_buffer_bytes = store_buffer_entries * 8`` (one
+    8-byte rep stosq store per entry).  Constants without a count or data are left out (inherited).
+    """
+    train_all = cost_training(exclude)
+    s_cpu = spread(training(exclude=exclude))[0]
+    drift, drift_note = kernel_drift(exclude)
+    turbo = d.value("turbo_ghz")
+    isa_note = "" if d.isa == "x86" else (f" ({d.isa}: the x86 code paths' counts and the x86 CPUs' residuals, "
+                                          "a different instruction sequence)")
+    out = {}
+    for k, (sub, counts, fitted, path) in COST_MODEL.items():
+        r = derive_cost(k, d, kernel, train_all[k], s_cpu, drift)
+        if r["core"] is None:
+            continue
+        value = r["core"] * ghz / turbo
+        n = counts(kernel)
+        ops = " + ".join(f"{c:g} x {f}" for f, c in n.items() if c) or "no counted operation"
+        used = {"rep_stos_bytes_per_cycle" if f == "line_store" else f for f, c in n.items() if c}
+        lent = [f for f in r["missing"] if f in used]
+        lacks = f"; the description lacks {', '.join(lent)}: the training CPUs' mean taken" if lent else ""
+        data = (f"residual core cycles fitted on {', '.join(r['who'])}" if fitted and r["who"] else
+                f"checked against {', '.join(r['who'])}" if r["who"] else "no CPU measures it")
+        out[k] = Constant(k, round(value, 3), "cycles", "assumed",
+                          f"derived: {ops} ({path}) = {r['counted']:.1f} core cycles at the description's costs"
+                          f"{lacks}; {data}{isa_note}; {r['core']:.1f} core cycles x TSC {ghz:g} / turbo {turbo:g} "
+                          f"GHz; uncertainty: relative sd {r['rel_sd']:.2f}, the spread between CPUs "
+                          f"({s_cpu:.2f}) and a kernel drift of {drift_note}",
+                          stderr=round(r["rel_sd"] * value, 3))
+    if "store_buffer_entries" in d.figures:
+        f = d.figures["store_buffer_entries"]
+        out["store_buffer_bytes"] = Constant(
+            "store_buffer_bytes", f.value * 8.0, "bytes", "published",
+            f"store_buffer_entries x 8 B = {f.value:g} x 8 B (one rep stosq store each): {f.source} "
+            f"(description {d.name}); "
+            "uncertainty: 0: a documented buffer size")
+    return out
+
+
+# ---- leave one CPU out: SLUB, zeroing, the page allocator ------------------------------------
+
+#: the outputs judged per subsystem, and the subsystem's summary name
+COST_OUTPUTS = {"slub.loop_cycles": "slub", "slub.bulk_cycles": "slub", "zero.memset_cycles": "zeroing",
+                "zero.erms_cycles": "zeroing", "page_alloc.single_cycles": "page_alloc",
+                "page_alloc.bulk_cycles": "page_alloc"}
+#: a subsystem's accuracy is claimed only with at least this many CPUs of one kernel era
+MIN_CPUS_FOR_CLAIM = 3
+
+
+def _row_uarch(r, ds: dict[str, Description]) -> str | None:
+    for prefix, (name, _why) in INFERRED_CPU.items():
+        if str(r.series).startswith(prefix):
+            return name
+    for d in ds.values():
+        if d.profiles and d.cpu.replace("Intel ", "") in str(r.cpu):
+            return d.name
+    return None
+
+
+def _judged(r) -> bool:
+    """A corpus row the model describes: a SLUB curve of the upstream design (detached freelists,
+    memcg kmem not active, the skb head's 256 B objects), a zeroing row, a page allocator row (a
+    bulk of two or more: the list-based RFC of 2017 served a bulk of one through the bulk path, which
+    the kernel's ``alloc_pages_bulk`` does not, commit 387ba26fb1cb)."""
+    cond, series = str(r.conditions), str(r.series)
+    if r.output.startswith("slub."):
+        return ("design=detached-freelist" in cond and "memcg-active" not in series
+                and r.x_name == "bulk" and "obj_bytes" not in cond)
+    if r.output == "page_alloc.bulk_cycles":
+        return r.x_name == "bulk" and float(r.x_value) >= 2
+    return True
+
+
+def _cost_naive(prof: Profile, exclude: tuple[str, ...], ghz: float) -> Profile:
+    """The naive prediction: each derived constant as the training CPUs' mean ns x the clock (the base
+    profile's ns where no training CPU measures it), the same on every CPU."""
+    train = cost_training(exclude)
+    base = load_profile(prof.inherits)
+    vals = {}
+    for k in COST_MODEL:
+        ns = [t["ns"] for t in train[k]] or [base.value(k) / base.ghz]
+        vals[k] = float(np.mean(ns)) * ghz
+    return prof.with_values(vals)
+
+
+def _cost_output_rel_sd(prof: Profile, params: dict, output: str) -> float:
+    """Relative sd of one output from the derived constants' stderr (independent), by finite differences."""
+    base = float(model.evaluate(params, prof)[output])
+    var = 0.0
+    for k in COST_MODEL:
+        c = prof.constants.get(k)
+        if c is None or not c.stderr:
+            continue
+        h = max(abs(c.value) * 1e-3, 1e-6)
+        bumped = dataclasses.replace(prof, constants={**prof.constants, k: dataclasses.replace(c, value=c.value + h)})
+        slope = (float(model.evaluate(params, bumped)[output]) - base) / h
+        var += (slope * c.stderr) ** 2
+    return math.sqrt(var) / base if base > 0 else float("inf")
+
+
+def leave_one_cpu_out_costs(df) -> list[dict]:
+    """Every published SLUB, zeroing and page-allocator point of a described CPU (:func:`_judged`),
+    predicted by :func:`derive` from the *other* CPUs' data only (``exclude``), next to the naive
+    prediction (the other CPUs' mean ns).  The 90 % interval is log-normal,
+    ``pred * exp(+-z * rel_sd)`` (positive and finite), ``rel_sd`` from the derived constants' stderr.
+    A point whose constants no other CPU measures (only counted operations, or inherited) is kept; a
+    CPU with no other CPU to train on for the subsystem is skipped (nothing to derive from)."""
+    z = uncertainty.z_value(uncertainty.LEVEL)
+    ds = descriptions()
+    rows = df[df["output"].isin(list(COST_OUTPUTS))]
+    out, profs = [], {}
+    for r in rows.itertuples(index=False):
+        name = _row_uarch(r, ds)
+        if name is None or not _judged(r) or not str(r.unit).startswith("cycles"):
+            continue
+        kernel = era.kernel_of(r.kernel) or era.kernel_of(r.source)
+        if kernel is None or "debug" in str(r.kernel).lower():
+            continue
+        sub = COST_OUTPUTS[r.output]
+        train = cost_training(exclude=(name,))
+        used = {t["profile"] for k, recs in train.items() if COST_MODEL[k][0] == sub for t in recs}
+        if not used:
+            continue
+        ghz = float(r.ghz)
+        key = (name, ghz, kernel)
+        if key not in profs:
+            prof = derive(name, ghz=ghz, kernel=kernel, exclude=(name,))
+            profs[key] = (prof, _cost_naive(prof, (name,), ghz))
+        prof, naive = profs[key]
+        x_name = outofsample_input(r.output, r.x_name)
+        params = {x_name: float(r.x_value)} if x_name else {}
+        pred = float(model.evaluate(params, prof)[r.output])
+        npred = float(model.evaluate(params, naive)[r.output])
+        rel = _cost_output_rel_sd(prof, params, r.output)
+        lo, hi = pred * math.exp(-z * rel), pred * math.exp(z * rel)
+        meas = float(r.value)
+        out.append(dict(id=r.id, uarch=name, subsystem=sub, cpu=r.cpu, kernel=kernel, output=r.output,
+                        x=float(r.x_value) if x_name else None, measured=meas, predicted=pred, lo=lo, hi=hi,
+                        naive=npred, rel_error=(pred - meas) / meas, naive_rel_error=(npred - meas) / meas,
+                        inside=bool(lo <= meas <= hi), rel_half_width=(hi - lo) / (2.0 * pred),
+                        inferred_cpu=any(str(r.series).startswith(p) for p in INFERRED_CPU),
+                        trained_on=sorted(used)))
+    return out
+
+
+def outofsample_input(output: str, x_name) -> str | None:
+    """The model input of a corpus row's varied quantity (``bulk``, ``page_bulk``, ``zero_bytes``)."""
+    if not isinstance(x_name, str) or not x_name:
+        return None
+    if output.startswith("page_alloc.") and x_name == "bulk":
+        return "page_bulk"
+    return {"bulk": "bulk", "zero_bytes": "zero_bytes"}.get(x_name)
+
+
+def cpus_per_era(points: list[dict]) -> int:
+    """The most CPUs of one kernel era (before/since the page_pool split release) among ``points``."""
+    eras = {}
+    for p in points:
+        eras.setdefault(_since_split(p["kernel"]), set()).add(p["uarch"])
+    return max((len(v) for v in eras.values()), default=0)
+
+
+def summarise_costs(points: list[dict]) -> list[dict]:
+    """One "other CPU" row per subsystem of :func:`leave_one_cpu_out_costs`: MAPE, the naive MAPE, the
+    90 % intervals' coverage and median relative half-width, and whether an accuracy is claimed
+    (``claim``: at least :data:`MIN_CPUS_FOR_CLAIM` CPUs of one kernel era)."""
+    out = []
+    for sub in sorted({p["subsystem"] for p in points}):
+        pts = [p for p in points if p["subsystem"] == sub]
+        e = np.abs([p["rel_error"] for p in pts])
+        b = np.abs([p["naive_rel_error"] for p in pts])
+        out.append(dict(subsystem=sub, protocol=PROTOCOL, points=len(pts), mape=float(np.mean(e)),
+                        max_error=float(np.max(e)), baseline_mape=float(np.mean(b)),
+                        coverage=float(np.mean([p["inside"] for p in pts])),
+                        median_rel_half_width=float(np.median([p["rel_half_width"] for p in pts])),
+                        cpus=sorted({p["uarch"] for p in pts}),
+                        claim=cpus_per_era(pts) >= MIN_CPUS_FOR_CLAIM))
+    return out
+
+
+def format_cost_points(points: list[dict]) -> list[str]:
+    lines = ["| row | subsystem | CPU (description) | kernel | x | measured | derived | 90 % interval | error | "
+             "naive | naive error |", "|---|---|---|---|---:|---:|---:|---|---:|---:|---:|"]
+    for p in points:
+        x = "—" if p["x"] is None else f"{p['x']:g}"
+        star = " *" if p["inferred_cpu"] else ""
+        lines.append(f"| {p['id']} | {p['subsystem']} | {p['uarch']}{star} | {p['kernel']} | {x} | "
+                     f"{p['measured']:.6g} | {p['predicted']:.4g} | {p['lo']:.4g} – {p['hi']:.4g} | "
+                     f"{p['rel_error'] * 100:+.1f} % | "
+                     f"{p['naive']:.4g} | {p['naive_rel_error'] * 100:+.1f} % |")
+    return lines

@@ -6,14 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from skbmodel import corpus, model
+from skbmodel import corpus, model, uarch
 from skbmodel.profile import PROFILE_DIR, load_profile
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS_PROFILES = ("i7-4790k", "xeon-gold-6140", "xeon-platinum-8481c", "kunpeng-920")
 #: what each corpus profile's own data stop at: the rest is derived from its description (source "derived:"
 #: or "(description NAME)") or inherited
-DERIVED_FROM = {"i7-4790k": "haswell", "kunpeng-920": "kunpeng-920"}
+DERIVED_FROM = {"i7-4790k": "haswell", "kunpeng-920": "kunpeng-920", "xeon-gold-6140": "skylake-sp",
+                "xeon-platinum-8481c": "sapphire-rapids"}
 
 
 def test_profiles_are_what_the_script_writes_from_the_corpus():
@@ -43,9 +44,15 @@ def test_every_own_constant_names_corpus_rows_that_exist(pid):
             assert cited, (pid, name, c.source)
         if c.kind == "fitted":
             assert c.stderr > 0
-    # the i7's page_pool costs are derived (no page_pool run on it); the arm64 server's are its own
-    assert derived == {"i7-4790k": {"pp_fast_cycles", "pp_ring_cycles", "page_slow_cycles", "l1d_bytes", "l2_bytes"},
-                       "kunpeng-920": {"ghz", "l1d_bytes", "l2_bytes"}}.get(pid, set())
+    # what a CPU's own data do not give is derived: the i7's page_pool costs and zeroing (its SLUB and page
+    # allocator are its own), every SLUB, zeroing and page-allocator cost of the page_pool-only CPUs
+    costs = set(uarch.COST_MODEL) - set(uarch.MEASURES.get(pid, ()))
+    zeroing = {k for k in costs if uarch.COST_MODEL[k][0] == "zeroing"}
+    assert derived == {"i7-4790k": {"pp_fast_cycles", "pp_ring_cycles", "page_slow_cycles", "l1d_bytes", "l2_bytes",
+                                    "l2_miss_cycles", "store_buffer_bytes"} | zeroing,
+                       "kunpeng-920": {"ghz", "l1d_bytes", "l2_bytes"} | costs - {"l2_miss_cycles"},
+                       "xeon-gold-6140": costs | {"store_buffer_bytes", "l1d_bytes"},
+                       }.get(pid, costs | {"store_buffer_bytes"})
 
 
 def test_i7_profile_reproduces_its_curves():
