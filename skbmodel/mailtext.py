@@ -115,7 +115,7 @@ def summary_text(state: Mapping, link: str) -> str:
     pairs = _short_pairs(state)
     shows_b = page in ("compare", "design")
     lines = [ascii_text(f"skbmodel: {spec.title}")]
-    a_keys = [k for k in pairs if k in S.PARAMS and k != "page" and not k.startswith(S.B_PREFIX)]
+    a_keys = [k for k in pairs if k in S.PARAMS and k not in S.NAV_KEYS and not k.startswith(S.B_PREFIX)]
     b_keys = [k for k in pairs if k.startswith(S.B_PREFIX) and k in S.PARAMS]
     if page == "design":  # B of the Design page is the comparison path, not scenario B
         b_keys = [k for k in b_keys if k[len(S.B_PREFIX):] in ("path", *design.KEY_NAMES)]

@@ -74,10 +74,14 @@ GRID_PARAMS: tuple[Param, ...] = (
     Param("g_out", "Grid: output", "choice", "path.ns_per_packet", choices=_grid.OUTPUTS),
 )
 GRID_KEYS = tuple(p.key for p in GRID_PARAMS)
-VIEW_PARAMS: tuple[Param, ...] = (
+#: Where in the dashboard the view is, not the scenario: the page and its open chart tab (1 = the page's
+#: first chart; a link carries it only when another tab is open).
+NAV_PARAMS: tuple[Param, ...] = (
     Param("page", "Page", "choice", DEFAULT_PAGE, choices=PAGES),
-    *GRID_PARAMS,
-) + DISPLAY_PARAMS
+    Param("chart", "Open chart of the page (1 = its first)", "int", 1, 1, 4, step=1),
+)
+NAV_KEYS = tuple(p.key for p in NAV_PARAMS)
+VIEW_PARAMS: tuple[Param, ...] = NAV_PARAMS + GRID_PARAMS + DISPLAY_PARAMS
 PARAMS: dict[str, Param] = {p.key: p for p in MODEL_PARAMS + VIEW_PARAMS}
 PARAMS.update({B_PREFIX + p.key: dataclasses.replace(p, key=B_PREFIX + p.key) for p in MODEL_PARAMS})
 
@@ -364,7 +368,8 @@ def encode(state: Mapping, keys=None) -> str:
     full.update({k: v for k, v in state.items() if k in PARAMS})
     keys_given = None if keys is None else list(keys)
     if keys is None:
-        keys = [k for k in PARAMS if k not in GRID_KEYS or full.get("page") == "grid" or full[k] != PARAMS[k].default]
+        keys = [k for k in PARAMS if (k not in GRID_KEYS or full.get("page") == "grid") and k != "chart"
+                or full[k] != PARAMS[k].default]
     else:
         keys = [k for k in keys if k not in PROFILE_KEYS and k not in VERSION_KEYS]
     items = [("v", str(FORMAT_VERSION))] + _version_items(state, full, keys_given)

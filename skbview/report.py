@@ -68,7 +68,7 @@ def state_hash(state: Mapping) -> str:
 
 
 # the question grid's keys are not the scenario (its file names carry them as key parameters)
-_HASH_KEYS = [k for k in S.PARAMS if k != "page" and k not in S.DISPLAY_KEYS and k not in S.GRID_KEYS] \
+_HASH_KEYS = [k for k in S.PARAMS if k not in S.NAV_KEYS and k not in S.DISPLAY_KEYS and k not in S.GRID_KEYS] \
     + list(S.PROFILE_KEYS) \
     + list(S.PV_KEYS)  # an archived profile version gives other numbers: another file name
 

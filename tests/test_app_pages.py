@@ -267,6 +267,24 @@ def test_slub_page():
     np.testing.assert_allclose(_arr(_trace(gain, "loop − bulk")["y"]), sweep["slub.bulk_gain_cycles"])
 
 
+def test_open_chart_tab_is_in_the_link_and_kept_per_page():
+    """A page draws only its open chart; the link says which (``chart``), and each page keeps its own tab."""
+    at = _app({"page": "slub", "chart": "3"})
+    at.run()
+    assert _drawn(at) == ["chart_slub_cost_vs_size"]  # the link's tab, and no other chart built
+    _chart(at, "bulk_gain")
+    assert at.query_params["chart"] == "2" and "&chart=2" in at.sidebar.code[0].value
+    _open(at, "veth")
+    assert _drawn(at) == ["chart_veth_mpps_vs_batch"] and "chart" not in at.query_params  # its first: the default
+    _open(at, "slub")
+    assert _drawn(at) == ["chart_slub_bulk_gain"] and at.query_params["chart"] == "2"
+    assert sk_state.decode_strict("page=slub")["chart"] == 1 and sk_state.decode("chart=9")[0]["chart"] == 4
+
+
+def _drawn(at: AppTest) -> list[str]:
+    return [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
+
+
 def test_slub_page_shows_cost_against_object_size():
     at = _open(_app(), "slub")
     at.number_input(key="obj_bytes").set_value(4096).run()

@@ -91,8 +91,9 @@ def test_encode_carries_every_parameter_and_version_first(s):
     # then the versions (the validation page has no headline output, so no h)
     nv = len(S.VERSION_KEYS) - (s["page"] not in VERSIONS.HEADLINES)
     assert keys[1:1 + nv] == [k for k in S.VERSION_KEYS if k != "h" or s["page"] in VERSIONS.HEADLINES]
-    # every parameter; the question grid's only on its page or when not at its default
-    assert keys[1 + nv:] == [k for k in S.PARAMS if k not in S.GRID_KEYS or s["page"] == "grid"
+    # every parameter; the question grid's only on its page or when not at its default, the open chart tab
+    # only when it is not the page's first
+    assert keys[1 + nv:] == [k for k in S.PARAMS if (k not in S.GRID_KEYS or s["page"] == "grid") and k != "chart"
                              or s[k] != S.PARAMS[k].default]
     assert len(keys) == len(set(keys))
     got = dict(pairs)

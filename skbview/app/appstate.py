@@ -44,6 +44,7 @@ WARNINGS = "_skb_warnings"
 VIEWS = "_skb_views"  # keys of the fragments (page's live area, sidebar link box) drawn in the last full run
 LINK_PAGE = "_skb_link_page"
 NOTICE = "_skb_version_notice"  # {"unversioned": bool, "page": the link's page} while the link's notice applies
+OPEN_CHART = "_skb_open_chart"  # {page: its open chart tab, 1-based}: the link's on the first run, then the user's
 MODEL_KEYS = sk_state.MODEL_KEYS
 B = sk_state.B_PREFIX
 WIDGET_KEYS = tuple(MODEL_KEYS) + tuple(B + k for k in MODEL_KEYS) + sk_state.DISPLAY_KEYS
@@ -107,6 +108,7 @@ def init() -> None:
         ss[STORE] = state
         ss[WARNINGS] = warnings
         ss[LINK_PAGE] = state["page"] if "page" in mapping else None
+        ss[OPEN_CHART] = {state["page"]: state["chart"]}
         ss["_skb_link_query"] = sk_state.encode({k: v for k, v in state.items() if k != "page"}, WIDGET_KEYS)
         notice = sk_versions.link_notice(mapping, state)
         ss[NOTICE] = None if notice is None else {"unversioned": notice["unversioned"], "page": state["page"]}
@@ -118,6 +120,23 @@ def init() -> None:
         # ensure_navigation) left its controls at their minimums
         if k in current and not first:
             store[k] = current[k]
+
+
+def open_chart(page: str, n_charts: int) -> int:
+    """The open chart tab of ``page`` (1-based, at most ``n_charts``), as the link or the user left it."""
+    return min(max(int(st.session_state.setdefault(OPEN_CHART, {}).get(page, 1)), 1), n_charts)
+
+
+def set_open_chart(page: str, index: int) -> None:
+    """Record ``page``'s open chart tab; the state's ``chart`` (the link) follows the page on screen."""
+    st.session_state.setdefault(OPEN_CHART, {})[page] = index
+    set_value("chart", index)
+
+
+def chart_tab_changed(page: str, key: str, labels: list[str]) -> None:
+    """``on_change`` of a page's chart tabs: remember the tab, redraw the views (the link records it)."""
+    set_open_chart(page, labels.index(st.session_state[key]) + 1)
+    _rerun_views()
 
 
 def begin_full_run() -> None:

@@ -79,30 +79,26 @@ def show_charts(figures, state: Mapping) -> None:
         show_chart(fig, name, state)
 
 
-OPEN_CHART = "_skb_open_chart"  # {page: label of its open chart tab}, kept across page switches
-
-
 def chart_tabs(page: str, state: Mapping, names=None) -> None:
     """``page``'s charts (or those of ``names``) as tabs: only the open one is built, drawn and exported.
 
     A browser draws a Plotly chart in 40-65 ms on a shared 2-core machine, so a page that redrew all its
     charts on every slider move would take two to three times as long to answer as one that redraws the
     chart being looked at.  The other charts are one click away (and all of them are in the report and the
-    PNG zip).  The open tab is remembered per page for the session, so it survives page switches.
+    PNG zip).  The open tab is kept per page for the session and is the link's ``chart``.
     """
     labels = {n: lab for n, lab in charts.chart_labels(page).items() if names is None or n in names}
     if len(labels) == 1:
         (name,) = labels
         show_chart(charts.figure_for(page, name, state), name, state)
         return
-    opened = st.session_state.setdefault(OPEN_CHART, {})
+    shown = list(labels.values())
     key = f"chart_tab_{page}"
-
-    def keep() -> None:
-        opened[page] = st.session_state[key]
-
-    tabs = st.tabs(list(labels.values()), key=key, on_change=keep,
-                   default=opened.get(page) if opened.get(page) in labels.values() else None)
+    current = st.session_state.get(key)  # the tab the user has open, while the page is on screen
+    index = shown.index(current) + 1 if current in shown else appstate.open_chart(page, len(shown))
+    appstate.set_open_chart(page, index)
+    tabs = st.tabs(shown, key=key, default=shown[index - 1], on_change=appstate.chart_tab_changed,
+                   args=(page, key, shown))
     for name, tab in zip(labels, tabs):
         if tab.open:
             with tab:
