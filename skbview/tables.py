@@ -131,8 +131,24 @@ def design_a_label(state: Mapping) -> str:
     return f"A: composition (from {state.get('d_from', 'veth')})"
 
 
+_DESIGNS: dict[tuple, dict] = {}
+
+
 def design_summary(state: Mapping) -> dict:
-    """Totals, intervals, the paired delta B − A and its verdict for the page's metrics and charts."""
+    """Totals, intervals, the paired delta B − A and its verdict for the page's metrics and charts;
+    cached per scenario (the page's metrics and two of its charts use it)."""
+    key = tuple((k, state.get(k)) for k in (*sk_state.MODEL_KEYS, *(sk_state.B_PREFIX + k for k in sk_state.MODEL_KEYS),
+                                             *sk_state.PROFILE_KEYS, *sk_state.PV_KEYS))
+    hit = _DESIGNS.get(key)
+    if hit is None:
+        hit = _design_summary(state)
+        if len(_DESIGNS) >= _PAIRED_MAX:
+            _DESIGNS.pop(next(iter(_DESIGNS)))
+        _DESIGNS[key] = hit
+    return hit
+
+
+def _design_summary(state: Mapping) -> dict:
     prof_a = sk_state.profile_for(state, "a")
     a, b = (Scenario.from_params(p, prof_a) for p in design_params_ab(state))
     outs = ("path.ns_per_packet", "path.mpps", "path.budget_pct", "budget.ns_per_packet", "budget.line_rate_mpps")

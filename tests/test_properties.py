@@ -110,7 +110,8 @@ def test_intervals_respect_physics_over_10000_random_states(prof, seed):
     values, iv = uncertainty.evaluate_with_intervals(st, prof)
     nonneg = uncertainty.nonnegative_outputs(prof)
     assert {"slub.bulk_gain_cycles", "kfree_skb_list.free_cycles_per_drop", "veth.mpps"} <= nonneg
-    assert "zero.delta_ns" not in nonneg   # memset minus __GFP_ZERO takes either sign
+    if prof.id == "e5-1650v4":  # its measured start-up costs make memset minus __GFP_ZERO take either sign
+        assert "zero.delta_ns" not in nonneg  # (a derived profile's may not: one rep stos start-up figure)
     for o, (lo, hi) in iv.items():
         f = np.asarray(values[o], dtype=float)
         lo, hi = np.broadcast_to(lo, f.shape), np.broadcast_to(hi, f.shape)
