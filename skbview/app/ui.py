@@ -74,11 +74,6 @@ def model_view(slug: str, headline, note=None) -> None:
     live(draw)
 
 
-def show_charts(figures, state: Mapping) -> None:
-    for name, fig in figures:
-        show_chart(fig, name, state)
-
-
 def chart_tabs(page: str, state: Mapping, names=None) -> None:
     """``page``'s charts (or those of ``names``) as tabs: only the open one is built, drawn and exported.
 
