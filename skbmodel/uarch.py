@@ -674,42 +674,94 @@ def own_names(profile_id: str) -> list[str]:
     return list(tomllib.loads((PROFILE_DIR / f"{profile_id}.toml").read_text()).get("constants", {}))
 
 
+#: corpus outputs that measure one constant of :data:`COST_MODEL` by themselves (the benchmark runs that
+#: constant's code path alone), so that a published run of a described CPU on another kernel trains the
+#: derivation as a profile does: ``slab_bulk_test01``'s "kmem fastpath reuse" allocates and frees one
+#: object again and again, every pair served by the CPU slab (corpus row slub-e51650v4-2020-fastpath).
+#: A row counts where it adds a kernel era: at least :data:`DIRECT_MIN_YEARS` from every other record of
+#: its CPU and constant (a profile, or a row taken before), so that one era of one CPU is one record
+DIRECT_MEASURES = {"other:slub.fastpath_reuse_cycles": "slub_fast_pair_cycles"}
+DIRECT_MIN_YEARS = 1.0
+
+
+def _direct_rows(ds: dict[str, Description], exclude: tuple[str, ...]) -> list[tuple[str, str, str, str, float]]:
+    """``(uarch, constant, row id, kernel, TSC cycles)`` of the corpus rows of :data:`DIRECT_MEASURES` on a
+    described x86 CPU outside ``exclude`` whose kernel is known."""
+    from .corpus import load_corpus  # imported here: the model's import does not read the corpus
+
+    df = load_corpus()
+    out = []
+    for r in df[df["output"].isin(list(DIRECT_MEASURES))].itertuples(index=False):
+        name = _row_uarch(r, ds)
+        kernel = era.kernel_of(r.kernel) or era.kernel_of(r.source)
+        if name is None or name in exclude or ds[name].isa != "x86" or kernel is None:
+            continue
+        if "memcg-active" in str(r.series):  # a configuration the model does not describe (see _judged)
+            continue
+        if str(r.unit).startswith("cycles"):
+            out.append((name, DIRECT_MEASURES[r.output], r.id, kernel, float(r.value)))
+    return out
+
+
+def _record(d: Description, source: str, k: str, kernel: str, tsc_cycles: float, tsc_ghz: float) -> dict:
+    costs, _ = op_costs(d)
+    core = tsc_cycles * d.value("turbo_ghz") / d.value("tsc_ghz")
+    return dict(uarch=d.name, profile=source, kernel=kernel, year=_kernel_year(kernel), core=core,
+                ns=tsc_cycles / tsc_ghz, costs=costs,
+                residual=core - counted_cycles(COST_MODEL[k][1](kernel), costs))
+
+
 def cost_training(exclude: tuple[str, ...] = ()) -> dict[str, list[dict]]:
     """Per constant of :data:`COST_MODEL`, the measured CPUs' values: one record per profile of
-    :data:`MEASURES` (x86 only: the counts are x86 code paths), with the value in core cycles
-    (``value * turbo / tsc`` of its description), ns, the kernel of the data and the residual
-    ``core - counted`` at its own per-operation costs."""
+    :data:`MEASURES` and per corpus row of :data:`DIRECT_MEASURES` (x86 only: the counts are x86 code
+    paths), with the value in core cycles (``value * turbo / tsc`` of its description), ns, the kernel of
+    the data and the residual ``core - counted`` at its own per-operation costs."""
     out = {k: [] for k in COST_MODEL}
-    for d in descriptions().values():
+    ds = descriptions()
+    for d in ds.values():
         if d.name in exclude or d.isa != "x86":
             continue
-        costs, _ = op_costs(d)
         for pid in d.profiles:
             if pid not in MEASURES or pid not in available_profiles():
                 continue
             prof = load_profile(pid)
-            scale = d.value("turbo_ghz") / d.value("tsc_ghz")
             own = set(own_names(pid))
             for k, kernel in MEASURES[pid].items():
-                if k not in own:  # listed, but the profile file does not hold it (yet): inherited
-                    continue
-                sub, counts, _, _ = COST_MODEL[k]
-                core = prof.value(k) * scale
-                out[k].append(dict(uarch=d.name, profile=pid, kernel=kernel, year=_kernel_year(kernel),
-                                   core=core, ns=prof.value(k) / prof.ghz, costs=costs,
-                                   residual=core - counted_cycles(counts(kernel), costs)))
+                if k in own:  # else listed, but the profile file does not hold it (yet): inherited
+                    out[k].append(_record(d, pid, k, kernel, prof.value(k), prof.ghz))
+    for name, k, rid, kernel, tsc_cycles in _direct_rows(ds, exclude):
+        year = _kernel_year(kernel)
+        if all(t["uarch"] != name or abs(t["year"] - year) >= DIRECT_MIN_YEARS for t in out[k]):
+            out[k].append(_record(ds[name], f"corpus {rid}", k, kernel, tsc_cycles, ds[name].value("tsc_ghz")))
     return out
 
 
-def kernel_drift(exclude: tuple[str, ...] = ()) -> tuple[float, str]:
-    """Relative drift of a cost between kernels [1/sqrt(year)] and where it comes from.
+def kernel_drift(exclude: tuple[str, ...] = (), sub: str = "page_pool") -> tuple[float, str]:
+    """Relative drift of a cost of subsystem ``sub`` between kernels [1/sqrt(year)] and where it comes from.
 
-    ``d^2 = mean(ln(c_a / c_b)^2 / |year_a - year_b|)`` over the page_pool costs of one CPU measured in
-    two kernel eras (two profiles of one description; each profile dated by the middle of its
-    ``kernels``): a random walk of the log cost over kernel time.  Without such a pair in the training
-    data, the cross-CPU spread of :func:`_era_spread` per year (an assumption).
+    ``d^2 = mean(ln(c_a / c_b)^2 / |year_a - year_b|)`` over the costs of ``sub`` measured on one CPU in
+    two kernels at least half a year apart: a random walk of the log cost over kernel time.  For
+    page_pool the pairs are two profiles of one description (each dated by the middle of its
+    ``kernels``); for SLUB, zeroing and the page allocator two training records of one constant
+    (:func:`cost_training`: a profile and a corpus row of :data:`DIRECT_MEASURES`).  Without a pair, a
+    subsystem takes the page_pool drift, and without a page_pool pair, the cross-CPU spread of
+    :func:`spread` per year (an assumption).
     """
     terms, who = [], []
+    if sub != "page_pool":
+        for k, recs in cost_training(exclude).items():
+            if COST_MODEL[k][0] != sub:
+                continue
+            for i, a in enumerate(recs):
+                for b in recs[i + 1:]:
+                    dy = abs(a["year"] - b["year"])
+                    if a["uarch"] == b["uarch"] and dy >= 0.5:
+                        who.append(f"{k} of {a['profile']} ({a['kernel']}) vs {b['profile']} ({b['kernel']})")
+                        terms.append(math.log(a["core"] / b["core"]) ** 2 / dy)
+        if not terms:
+            return kernel_drift(exclude)
+        d = math.sqrt(float(np.mean(terms)))
+        return d, f"{d:.2f}/sqrt(year) from {', '.join(who)}"
     for d in descriptions().values():
         if d.name in exclude:
             continue
@@ -792,12 +844,13 @@ def derive_costs(d: Description, ghz: float, kernel: str, exclude: tuple[str, ..
     """
     train_all = cost_training(exclude)
     s_cpu = spread(training(exclude=exclude))[0]
-    drift, drift_note = kernel_drift(exclude)
+    drifts = {sub: kernel_drift(exclude, sub) for sub in {v[0] for v in COST_MODEL.values()}}
     turbo = d.value("turbo_ghz")
     isa_note = "" if d.isa == "x86" else (f" ({d.isa}: the x86 code paths' counts and the x86 CPUs' residuals, "
                                           "a different instruction sequence)")
     out = {}
     for k, (sub, counts, fitted, path) in COST_MODEL.items():
+        drift, drift_note = drifts[sub]
         r = derive_cost(k, d, kernel, train_all[k], s_cpu, drift)
         if r["core"] is None:
             continue
