@@ -32,6 +32,14 @@ class Param:
     unit: str = ""
     step: float | None = None
     labels: tuple[str, ...] = ()  # what the sidebar and the charts show for each of ``choices``
+    #: the sidebar group a shared control is drawn in ("" for a control a page draws itself)
+    group: str = ""
+    #: how the control is drawn where a slider or radio would not do: "number" (a typed number: a range of
+    #: many thousand steps, or a value a slider's steps would miss), "onoff" (a 0/1 switch)
+    widget: str = ""
+    #: added after the export file names were fixed: it enters a file's scenario hash only when it is set
+    #: to something other than its default, so every file exported before keeps its name
+    hash_when_set: bool = False
 
     def label_of(self, value) -> str:
         """The text shown for a choice (the value itself when the parameter has no labels)."""
@@ -193,26 +201,38 @@ def _design_label(option: str) -> str:
 
 #: Parameters of one scenario (A; B uses the same with the ``b_`` prefix).
 MODEL_PARAMS: tuple[Param, ...] = (
-    Param("cpu", "CPU profile", "choice", _profile.DEFAULT_PROFILE, choices=tuple(_profile.available_profiles())),
-    Param("ghz", "Clock (GHz)", "float", None, 0.5, 6.0, unit="GHz", step=0.05),
-    Param("bulk", "kmem_cache bulk size (objects)", "int", 16, 1, 256, unit="objects", step=1),
-    Param("obj_bytes", "SLUB object size (bytes)", "int", 256, 8, 1 << 20, unit="bytes", step=8),
+    Param("cpu", "CPU profile", "choice", _profile.DEFAULT_PROFILE, choices=tuple(_profile.available_profiles()),
+          group="CPU"),
+    Param("ghz", "Clock (GHz)", "float", None, 0.5, 6.0, unit="GHz", step=0.05, group="CPU"),
+    Param("bulk", "kmem_cache bulk size (objects)", "int", 16, 1, 256, unit="objects", step=1,
+          group="SLUB and zeroing"),
+    Param("obj_bytes", "SLUB object size (bytes)", "int", 256, 8, 1 << 20, unit="bytes", step=8,
+          group="SLUB and zeroing", widget="number", hash_when_set=True),
     Param("zero", "Zeroing method", "choice", "gfp_zero", choices=("memset", "gfp_zero"),
-          labels=("memset (rep stos)", "__GFP_ZERO")),
-    Param("zero_bytes", "Bytes zeroed by memset (bytes)", "int", 184, 8, 1024, unit="bytes", step=8),
-    Param("xdp_batch", "VETH_XDP_BATCH (skbs)", "int", 16, 1, 64, unit="skbs", step=1),
-    Param("kfl_bulk", "KFREE_SKB_BULK_SIZE (skbs, 1 = no bulk)", "int", 16, 1, 64, unit="skbs", step=1),
-    Param("drop_batch", "fq_codel drop_batch (packets)", "int", 64, 1, 1024, unit="packets", step=1),
-    Param("clone_frac", "Cloned skbs in drop list (fraction)", "float", 0.0, 0.0, 1.0, step=0.05),
-    Param("pp_recycle", "page_pool recycle ratio (fraction)", "float", 1.0, 0.0, 1.0, step=0.05),
+          labels=("memset (rep stos)", "__GFP_ZERO"), group="SLUB and zeroing"),
+    Param("zero_bytes", "Bytes zeroed by memset (bytes)", "int", 184, 8, 1024, unit="bytes", step=8,
+          group="SLUB and zeroing"),
+    Param("xdp_batch", "VETH_XDP_BATCH (skbs)", "int", 16, 1, 64, unit="skbs", step=1, group="veth"),
+    Param("kfl_bulk", "KFREE_SKB_BULK_SIZE (skbs, 1 = no bulk)", "int", 16, 1, 64, unit="skbs", step=1,
+          group="kfree_skb_list"),
+    Param("drop_batch", "fq_codel drop_batch (packets)", "int", 64, 1, 1024, unit="packets", step=1,
+          group="kfree_skb_list"),
+    Param("clone_frac", "Cloned skbs in drop list (fraction)", "float", 0.0, 0.0, 1.0, step=0.05,
+          group="kfree_skb_list"),
+    Param("pp_recycle", "page_pool recycle ratio (fraction)", "float", 1.0, 0.0, 1.0, step=0.05,
+          group="page_pool and cpumap"),
     Param("page_bulk", "page_pool refill from the page allocator, bulk (pages)", "int",
-          page_alloc.PP_ALLOC_CACHE_REFILL, 1, 256, unit="pages", step=1),
+          page_alloc.PP_ALLOC_CACHE_REFILL, 1, 256, unit="pages", step=1, group="page_pool and cpumap"),
     Param("numa", "cpumap destination node", "choice", "same", choices=("same", "cross"),
-          labels=("same NUMA node", "cross NUMA node")),
-    Param("defer_cache", "Same-CPU defer free to NAPI cache (0/1)", "int", 1, 0, 1, step=1),
-    Param("link_gbps", "Link speed (Gbit/s)", "float", 10.0, 1.0, 800.0, unit="Gbit/s", step=1.0),
-    Param("frame_bytes", "Frame size (bytes, incl. FCS)", "int", 64, 64, 9216, unit="bytes", step=1),
-    Param("noise_ns", "Benchmark noise per run (ns/packet)", "float", 2.0, 0.1, 50.0, unit="ns", step=0.1),
+          labels=("same NUMA node", "cross NUMA node"), group="page_pool and cpumap"),
+    Param("defer_cache", "Same-CPU defer free to NAPI cache (0/1)", "int", 1, 0, 1, step=1,
+          group="page_pool and cpumap", widget="onoff"),
+    Param("link_gbps", "Link speed (Gbit/s)", "float", 10.0, 1.0, 800.0, unit="Gbit/s", step=1.0,
+          group="Link and noise", widget="number"),
+    Param("frame_bytes", "Frame size (bytes, incl. FCS)", "int", 64, 64, 9216, unit="bytes", step=1,
+          group="Link and noise"),
+    Param("noise_ns", "Benchmark noise per run (ns/packet)", "float", 2.0, 0.1, 50.0, unit="ns", step=0.1,
+          group="Link and noise"),
     Param("path", "Path shown in the overview", "choice", "veth", choices=PATHS + ("design",),
           labels=_PATH_LABELS + ("composed path (Design page)",)),
     # the composed path of the Design page (skbmodel.design); old links without these keys get the defaults
@@ -226,6 +246,6 @@ BY_KEY: dict[str, Param] = {p.key: p for p in MODEL_PARAMS}
 
 #: How the charts are drawn (not the model): one value for the whole view, no ``b_`` twin; kept in the link.
 DISPLAY_PARAMS: tuple[Param, ...] = (
-    Param("yzero", "Start the y axes at zero (0/1)", "int", 0, 0, 1, step=1),
+    Param("yzero", "Start the y axes at zero (0/1)", "int", 0, 0, 1, step=1, group="Charts", widget="onoff"),
 )
 DISPLAY_KEYS = tuple(p.key for p in DISPLAY_PARAMS)

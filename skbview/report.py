@@ -75,7 +75,7 @@ _HASH_KEYS = [k for k in S.PARAMS if k not in S.NAV_KEYS and k not in S.DISPLAY_
 
 #: Parameters added after the file names were fixed: at their default they stay out of the hash, so that every
 #: file exported before keeps its name; set to anything else, they enter it.
-_HASH_WHEN_SET = ("obj_bytes",)
+_HASH_WHEN_SET = tuple(p.key for p in S.MODEL_PARAMS if p.hash_when_set)
 
 
 def _hash_full(full: Mapping) -> str:

@@ -400,13 +400,13 @@ def param_widget(key: str, container=None, label: str | None = None, short=None,
         c.selectbox(label, p.choices, key=key, format_func=show, on_change=live, help=help)
     elif p.kind == "choice":  # zero, numa, path: the texts shown are the schema's labels
         c.radio(label, p.choices, key=key, format_func=show, horizontal=True, on_change=live, help=help)
-    elif base in ("defer_cache", "yzero"):
+    elif p.widget == "onoff":
         c.radio(label, (0, 1), key=key, format_func={0: "off", 1: "on"}.get, horizontal=True, on_change=live,
                 help=help)
-    elif base == "link_gbps":
+    elif p.widget == "number" and p.kind == "float":
         c.number_input(label, min_value=float(p.lo), max_value=float(p.hi), step=float(p.step), key=key,
                        format="%g", on_change=live, help=help)
-    elif base == "obj_bytes":  # 8 B to 1 MiB: a slider's steps would be too fine to hit a size
+    elif p.widget == "number":
         c.number_input(label, min_value=int(p.lo), max_value=int(p.hi), step=int(p.step), key=key, on_change=live,
                        help=help)
     elif p.kind == "int":
@@ -417,16 +417,16 @@ def param_widget(key: str, container=None, label: str | None = None, short=None,
                  help=help)
 
 
-#: Sidebar controls shared by all pages, grouped.
-SIDEBAR_GROUPS = (
-    ("CPU", ("cpu", "ghz")),
-    ("SLUB and zeroing", ("bulk", "obj_bytes", "zero", "zero_bytes")),
-    ("veth", ("xdp_batch",)),
-    ("kfree_skb_list", ("kfl_bulk", "drop_batch", "clone_frac")),
-    ("page_pool and cpumap", ("pp_recycle", "page_bulk", "numa", "defer_cache")),
-    ("Link and noise", ("link_gbps", "frame_bytes", "noise_ns")),
-    ("Charts", sk_state.DISPLAY_KEYS),
-)
+def _sidebar_groups() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    groups: dict[str, list[str]] = {}
+    for p in sk_state.MODEL_PARAMS + sk_state.DISPLAY_PARAMS:
+        if p.group:
+            groups.setdefault(p.group, []).append(p.key)
+    return tuple((title, tuple(keys)) for title, keys in groups.items())
+
+
+#: Sidebar controls shared by all pages, grouped: each parameter's ``group`` in the schema, in its order.
+SIDEBAR_GROUPS = _sidebar_groups()
 
 
 def render_sidebar() -> None:
