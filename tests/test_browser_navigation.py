@@ -71,15 +71,41 @@ def _label(key: str, value) -> str:
     return design.OPTION_SHORT[value] if key.startswith("d_") else S.PARAMS[key].label_of(value)
 
 
-def _set(page, key: str, value) -> None:
+def _shows(page, key: str, value) -> None:
+    """The control of ``key`` shows ``value`` (a select box its option text, a radio its checked label)."""
     label = _label(key, value)
     box = page.locator(f".st-key-{key}")
-    if box.locator("input[role='combobox']").count():
-        box.locator("input[role='combobox']").click()
-        page.locator("[role='option']", has_text=label).first.click()
-    else:  # a radio
-        box.locator("label", has_text=label).first.click()
-    wait_for_app(page)
+    combo = box.locator("input[role='combobox']")
+    if combo.count():
+        shown = combo.first.input_value() or combo.first.get_attribute("aria-label") or ""
+        assert label in shown or label in box.inner_text(), (key, shown, box.inner_text())
+    else:
+        checked = box.locator("input[type='radio']:checked").first
+        assert checked.evaluate("e => e.closest('label').innerText").strip() == label
+
+
+def _set(page, key: str, value, attempts: int = 3) -> None:
+    """Pick ``value`` in the control of ``key`` and wait until the control shows it.
+
+    A pick made while the page is still being redrawn after a navigation can land on a list that is
+    replaced before the click (the list closes, nothing is chosen); a user then picks again, and so
+    does this, up to ``attempts`` times.  What the walk checks is that a setting, once shown, survives.
+    """
+    label = _label(key, value)
+    box = page.locator(f".st-key-{key}")
+    for attempt in range(attempts):
+        if box.locator("input[role='combobox']").count():
+            box.locator("input[role='combobox']").click()
+            page.locator("[role='option']", has_text=label).first.click()
+        else:  # a radio
+            box.locator("label", has_text=label).first.click()
+        wait_for_app(page)
+        try:
+            eventually(lambda: _shows(page, key, value), timeout=20)
+            return
+        except AssertionError:
+            if attempt == attempts - 1:
+                raise
 
 
 def _metric(page, label: str) -> str:
@@ -116,15 +142,7 @@ def _check(page, slug: str, done: set[str]) -> None:
         eventually(lambda: _metric_is(page, "Cost (ns/packet)", expect), timeout=60)
     for p, k, v in SETTINGS:
         if p == slug and p in done:  # the control itself shows the value again
-            label = _label(k, v)
-            box = page.locator(f".st-key-{k}")
-            combo = box.locator("input[role='combobox']")
-            if combo.count():
-                shown = combo.first.input_value() or combo.first.get_attribute("aria-label") or ""
-                assert label in shown or label in box.inner_text(), (k, shown, box.inner_text())
-            else:
-                checked = box.locator("input[type='radio']:checked").first
-                assert checked.evaluate("e => e.closest('label').innerText").strip() == label
+            _shows(page, k, v)
 
 
 def _metric_is(page, label: str, value: str) -> None:
