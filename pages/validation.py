@@ -99,10 +99,11 @@ def _other_cpu(rep: dict) -> None:
         return
     st.subheader("Other CPU: a CPU predicted from its description and the other CPUs' data")
     st.caption("Each measured CPU is left out in turn: its profile is derived from its machine description and "
-               "the other CPUs' costs (page_pool; SLUB and the page allocator as operation counts x the "
-               "description's costs), and its published numbers are predicted. The naive baseline predicts the "
-               "other CPUs' mean ns, the same on every CPU; a derivation is worth having only below it. SLUB and "
-               "the page allocator have two CPUs in different kernel eras: no accuracy is claimed for them.")
+               "the other CPUs' costs (page_pool; SLUB, zeroing and the page allocator as operation counts x "
+               "the description's costs), and its published numbers are predicted. The naive baseline predicts "
+               "the other CPUs' mean ns, the same on every CPU; a derivation is worth having only below it. SLUB "
+               "and the page allocator have two CPUs in different kernel eras, zeroing one CPU to derive another "
+               "from: no accuracy is claimed for them.")
     for r in rows:
         with st.container(key=f"val_other_cpu_{r['subsystem']}"):
             ui.metrics([

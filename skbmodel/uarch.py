@@ -889,11 +889,18 @@ MIN_CPUS_FOR_CLAIM = 3
 
 
 def _row_uarch(r, ds: dict[str, Description]) -> str | None:
+    """The description a corpus row was measured on: an inferred CPU (:data:`INFERRED_CPU`), the CPU of a
+    measured profile, or a CPU the row names that a description's name patterns (``match``) recognise."""
     for prefix, (name, _why) in INFERRED_CPU.items():
         if str(r.series).startswith(prefix):
             return name
     for d in ds.values():
         if d.profiles and d.cpu.replace("Intel ", "") in str(r.cpu):
+            return d.name
+    if str(r.cpu).startswith(("not stated", "unstated")):
+        return None
+    for d in ds.values():
+        if any(re.search(rx, str(r.cpu), re.I) for rx in d.match):
             return d.name
     return None
 
