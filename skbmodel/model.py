@@ -183,6 +183,11 @@ def _evaluate_inputs(x, c, outputs=None) -> dict:
         loop = slub.loop_pair_cycles(x["bulk"], loop_call_cycles=c["slub_loop_call_cycles"], **kw)
         bulk = slub.bulk_pair_cycles(x["bulk"], bulk_obj_pair_cycles=c["slub_bulk_obj_pair_cycles"],
                                      slab_locality=c["slab_locality"], **kw)
+        # init_on_alloc=1: every object handed out is cleared (memset of obj_bytes), one at a time or in bulk
+        clear = slub.init_on_alloc_cycles(x["init_on_alloc"], obj, erms_setup_cycles=c["erms_setup_cycles"],
+                                          erms_line_cycles=c["erms_line_cycles"],
+                                          cacheline_bytes=c["cacheline_bytes"])
+        loop, bulk = loop + clear, bulk + clear
         # above the largest kmalloc cache: an order-N page block from the page allocator and back, bulk or not
         large = slub.is_page_allocator(obj)
         if np.any(large):

@@ -208,6 +208,8 @@ MODEL_PARAMS: tuple[Param, ...] = (
           group="SLUB and zeroing"),
     Param("obj_bytes", "SLUB object size (bytes)", "int", 256, 8, 1 << 20, unit="bytes", step=8,
           group="SLUB and zeroing", widget="number", hash_when_set=True),
+    Param("init_on_alloc", "init_on_alloc: SLUB clears every object it hands out (0/1)", "int", 0, 0, 1,
+          step=1, group="SLUB and zeroing", widget="onoff", hash_when_set=True),
     Param("zero", "Zeroing method", "choice", "gfp_zero", choices=("memset", "gfp_zero"),
           labels=("memset (rep stos)", "__GFP_ZERO"), group="SLUB and zeroing"),
     Param("zero_bytes", "Bytes zeroed by memset (bytes)", "int", 184, 8, 1024, unit="bytes", step=8,

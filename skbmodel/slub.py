@@ -28,6 +28,8 @@ import functools
 
 import numpy as np
 
+from . import zeroing
+
 
 def objects_per_slab(slab_bytes, object_bytes):
     """Objects in one slab [objects]: ``floor(slab_bytes / object_bytes)``.
@@ -154,6 +156,37 @@ def bulk_pair_cycles(n, *, fast_pair_cycles, bulk_obj_pair_cycles, free_slow_ext
     return (bulk_obj_pair_cycles + call / n + (refill_cycles * k + groups * free_slow_extra_cycles) / n
             + footprint_cycles(n, object_bytes, l1d_bytes, l1_miss_cycles, l1_usable_fraction, l2_bytes,
                                l2_miss_cycles))
+
+
+def init_on_alloc_cycles(init_on_alloc, object_bytes, *, erms_setup_cycles, erms_line_cycles,
+                         cacheline_bytes=64):
+    """Clearing of every object SLUB hands out with ``init_on_alloc=1`` [cycles per object].
+
+    ``erms_setup + erms_line * ceil(object_bytes / cacheline_bytes)`` when ``init_on_alloc`` is 1, else 0
+    (exactly: the default adds nothing).
+
+    With ``init_on_alloc=1`` (boot option, or CONFIG_INIT_ON_ALLOC_DEFAULT_ON) ``slab_want_init_on_alloc``
+    is true for every cache without a constructor or SLAB_TYPESAFE_BY_RCU, and SLUB clears each object with
+    ``memset(obj, 0, s->object_size)`` before returning it: once per ``kmem_cache_alloc`` and once per
+    object of ``kmem_cache_alloc_bulk`` (kernel commit 6471384af2a6, "mm: security: introduce
+    init_on_alloc=1 and init_on_free=1 boot options", Alexander Potapenko, v5.3; since v5.13 the clear
+    is in ``slab_post_alloc_hook``, kernel commit da844b787245).  The length is a run-time value, so the
+    out-of-line ``memset`` runs: ``rep stosb`` on ERMS CPUs, priced with the profile's
+    :func:`skbmodel.zeroing.erms_cycles` constants (seed 002, time_bench_memset: 256 B 31, 512 B 35
+    cycles on the E5-1650 v4).  No constant of its own.
+
+    Not covered: the objects are taken as cache-hot, as in time_bench_memset (a run whose objects
+    overflow the caches pays the clear's store misses beyond :func:`footprint_cycles`' one line per
+    object); objects above :data:`KMALLOC_MAX_CACHE_BYTES` come from the page allocator, which
+    init_on_alloc also clears (``kernel_init_pages``), and that clear is not modelled; nor is
+    ``init_on_free``; and the per-packet paths (veth, cpumap, kfree_skb_list, Design) do not change with
+    this parameter.  On arm64 profiles the same constants price the clear, although their ``memset``
+    is not ``rep stosb``.
+    """
+    on = np.asarray(init_on_alloc, dtype=float) > 0.5
+    clear = zeroing.erms_cycles(object_bytes, erms_setup_cycles=erms_setup_cycles,
+                                erms_line_cycles=erms_line_cycles, cacheline_bytes=cacheline_bytes)
+    return np.where(on, clear, 0.0)
 
 
 def free_one_cycles(*, fast_pair_cycles, free_share):
