@@ -55,8 +55,10 @@ def raw_inputs(params: Mapping, prof: Profile) -> dict:
     return raw
 
 
-#: The numeric inputs the model takes as floats (every int and float parameter but the 0/1 switch).
-_FLOAT_KEYS = tuple(p.key for p in MODEL_PARAMS if p.kind in ("int", "float") and p.key != "defer_cache")
+#: The 0/1 switches (``widget="onoff"`` in the schema): the model takes them as booleans.
+_SWITCH_KEYS = tuple(p.key for p in MODEL_PARAMS if p.widget == "onoff")
+#: The numeric inputs the model takes as floats (every int and float parameter but the switches).
+_FLOAT_KEYS = tuple(p.key for p in MODEL_PARAMS if p.kind in ("int", "float") and p.key not in _SWITCH_KEYS)
 #: Choices the model takes as integer codes (:meth:`skbmodel.params.Param.codes`).
 _CODE_KEYS = ("path", *design.STAGE_CHOICES, "d_from")
 PATH_CODES = {name: i for i, name in enumerate(PARAMS["path"].choices)}
@@ -69,8 +71,9 @@ def inputs(params: Mapping, prof: Profile | None = None):
     x = {k: np.asarray(raw[k], dtype=float) for k in _FLOAT_KEYS}  # no copy when already float
     x["is_gfp"] = PARAMS["zero"].codes(raw["zero"]) == 1
     x["is_cross"] = PARAMS["numa"].codes(raw["numa"]) == 1
-    dc = raw["defer_cache"]
-    x["defer_cache"] = dc if dc.dtype == bool else np.asarray(dc, dtype=float) > 0.5
+    for k in _SWITCH_KEYS:
+        v = raw[k]
+        x[k] = v if v.dtype == bool else np.asarray(v, dtype=float) > 0.5
     for k in _CODE_KEYS:
         x[k] = PARAMS[k].codes(raw[k])
     return x

@@ -183,7 +183,7 @@ def init_on_alloc_cycles(init_on_alloc, object_bytes, *, erms_setup_cycles, erms
     this parameter.  On arm64 profiles the same constants price the clear, although their ``memset``
     is not ``rep stosb``.
     """
-    on = np.asarray(init_on_alloc, dtype=float) > 0.5
+    on = np.asarray(init_on_alloc, dtype=float) > 0.5  # a bool (the model's switch) or 0/1
     clear = zeroing.erms_cycles(object_bytes, erms_setup_cycles=erms_setup_cycles,
                                 erms_line_cycles=erms_line_cycles, cacheline_bytes=cacheline_bytes)
     return np.where(on, clear, 0.0)
