@@ -120,8 +120,15 @@ _START_CODES = {k: np.array([CODE[k][STARTS[p][k]] for p in START_PATHS], dtype=
 
 def _resolve(x, key: str) -> np.ndarray:
     """The explicit option code of stage ``key`` of the composed path: ``from`` replaced by the start's."""
-    opt = x[key]
-    return np.where(opt == FROM, _START_CODES[key][x["d_from"]], opt)
+    opt, start = x[key], _START_CODES[key]
+    if np.ndim(opt) == 0:
+        return np.where(opt == FROM, start[x["d_from"]], opt)
+    # the kept states by index (a select through a mask of scattered states costs a branch per state)
+    shape = np.broadcast_shapes(opt.shape, np.shape(x["d_from"]))
+    res = np.array(np.broadcast_to(opt, shape), dtype=np.result_type(start, opt))
+    idx = np.flatnonzero(res == FROM)
+    res.reshape(-1)[idx] = start[np.broadcast_to(x["d_from"], shape).reshape(-1)[idx]]
+    return res
 
 
 def resolved(params: Mapping) -> dict[str, str]:
@@ -147,15 +154,20 @@ def _pick(opt, table: dict, default=0.0):
         return default if f is None else f()
     res = None
     for code, f in table.items():
-        m = opt == code
-        if m.any():
+        idx = np.flatnonzero(opt == code)
+        if idx.size:
             v = f()
             shape = np.broadcast_shapes(opt.shape, np.shape(v), np.shape(res) if res is not None else ())
             if res is None:  # one output buffer, written in place option by option
                 res = np.full(shape, default, dtype=float)
             elif shape != res.shape:  # an option with a leading axis of constant sets (the intervals)
                 res = np.broadcast_to(res, shape).copy()
-            np.copyto(res, v, where=m)
+            if shape == opt.shape:
+                # the option's states by index: a copy through a mask of scattered states costs several
+                # times as much (a branch per state); same values either way
+                res.reshape(-1)[idx] = np.broadcast_to(v, shape).reshape(-1)[idx] if np.ndim(v) else v
+            else:
+                np.copyto(res, v, where=opt == code)
     return np.asarray(default, dtype=float) if res is None else res
 
 
@@ -165,6 +177,32 @@ def _once(memo: dict, key: str, f):
     if key not in memo:
         memo[key] = f()
     return memo[key]
+
+
+def _on(mask, f, *args, default=0.0):
+    """``f(*args)`` on the states of the boolean array ``mask`` only, ``default`` on the others.
+
+    ``f`` is element-wise and the constants it reads are scalars, so each state's value is the one
+    ``f`` gives on the whole grid (an option of a few states no longer costs the whole grid).
+    """
+    shape = np.broadcast_shapes(np.shape(mask), *(np.shape(a) for a in args))
+    res = np.full(shape, default, dtype=float)
+    idx = np.flatnonzero(np.broadcast_to(mask, shape))
+    if not idx.size:
+        return res
+    v = f(*(np.broadcast_to(a, shape).reshape(-1)[idx] for a in args))
+    if isinstance(v, tuple):  # several results of the same states
+        out = (res, *(np.full(shape, default, dtype=float) for _ in v[1:]))
+        for o, vi in zip(out, v):
+            o.reshape(-1)[idx] = vi
+        return out
+    res.reshape(-1)[idx] = v
+    return res
+
+
+def _scalars(c, *keys) -> bool:
+    """Whether the constants ``keys`` of ``c`` are scalars (no leading axis of constant sets)."""
+    return all(np.ndim(c[k]) == 0 for k in keys)
 
 
 def _where(cond, a, b):
@@ -188,14 +226,20 @@ def rx_cycles(rx, handed, numa, recycle_ratio, rx_bulk, c, memo=None):
     slow_1 = lambda: c["page_slow_cycles"] + page_alloc.refill_extra_cycles(1.0, c)  # noqa: E731
     kw = dict(pp_ring_cycles=c["pp_ring_cycles"], page_slow_cycles=c["page_slow_cycles"],
               page_alloc_share=c["page_alloc_share"], xcpu_line_cycles=c["xcpu_line_cycles"])
-    ret = lambda ratio: lambda: page_pool.return_side_cycles(ratio, numa, **kw)  # noqa: E731
     local = lambda: _pick(rx, {_RX["pp_direct"]: lambda: c["pp_fast_cycles"],  # noqa: E731
                                _RX["pp_ring"]: lambda: c["pp_ring_cycles"], _RX["page_single"]: slow_1,
                                _RX["page_bulk"]: slow_n,
                                _RX["pp_mix"]: lambda: r * c["pp_ring_cycles"] + (1.0 - r) * slow_n()})
-    remote = lambda: _pick(rx, {_RX["pp_direct"]: lambda: c["pp_fast_cycles"], _RX["pp_ring"]: ret(1.0),  # noqa: E731
-                                _RX["page_single"]: ret(0.0), _RX["page_bulk"]: ret(0.0), _RX["pp_mix"]: ret(r)})
-    return _where(handed, remote, local)
+
+    def remote(rx, numa, r):
+        ret = lambda ratio: lambda: page_pool.return_side_cycles(ratio, numa, **kw)  # noqa: E731
+        return _pick(rx, {_RX["pp_direct"]: lambda: c["pp_fast_cycles"], _RX["pp_ring"]: ret(1.0),
+                          _RX["page_single"]: ret(0.0), _RX["page_bulk"]: ret(0.0), _RX["pp_mix"]: ret(r)})
+
+    if np.ndim(handed) and _scalars(c, "pp_fast_cycles", *kw):
+        # the return side (four options of a dozen operations each) on the handed-off states only
+        return np.where(handed, _on(handed, remote, rx, numa, r), local())
+    return _where(handed, lambda: remote(rx, numa, r), local)
 
 
 def _alloc_bulk(n, c):
@@ -241,22 +285,29 @@ def free_cycles(free, remote, free_bulk, skb_from_cache, numa, x, c, memo=None):
 
     def bulk():
         n = np.maximum(np.asarray(free_bulk, dtype=float), 1.0)
-        return _where(remote, lambda: slub.free_remote_list_cycles(
-            n, n, 0.0, fast_pair_cycles=c["slub_fast_pair_cycles"], bulk_obj_pair_cycles=c["slub_bulk_obj_pair_cycles"],
-            free_share=c["slub_free_share"], free_slow_extra_cycles=c["slub_free_slow_extra_cycles"],
-            slab_bytes=c["slub_slab_bytes"], object_bytes=c["slub_object_bytes"], slab_locality=c["slab_locality"]),
-            lambda: fs * (c["slub_bulk_obj_pair_cycles"] + call() / n))
+        kw = dict(fast_pair_cycles="slub_fast_pair_cycles", bulk_obj_pair_cycles="slub_bulk_obj_pair_cycles",
+                  free_share="slub_free_share", free_slow_extra_cycles="slub_free_slow_extra_cycles",
+                  slab_bytes="slub_slab_bytes", object_bytes="slub_object_bytes", slab_locality="slab_locality")
+        list_free = lambda n: slub.free_remote_list_cycles(n, n, 0.0, **{a: c[k] for a, k in kw.items()})  # noqa: E731
+        if np.ndim(remote) and _scalars(c, *kw.values()):
+            # the costliest option: on the states that free in bulk to a remote slab only
+            is_bulk = np.asarray(free) == _FREE["slab_bulk"]
+            return np.where(remote, _on(remote & is_bulk, list_free, n),
+                            fs * (c["slub_bulk_obj_pair_cycles"] + call() / n))
+        return _where(remote, lambda: list_free(n), lambda: fs * (c["slub_bulk_obj_pair_cycles"] + call() / n))
 
     def napi():
         put = fs * c["napi_cache_pair_cycles"]
         # a cache nobody takes from overflows: half of it goes back to SLUB in one bulk free
         return put + _where(skb_from_cache, lambda: 0.0,
                             lambda: fs * (c["slub_bulk_obj_pair_cycles"] + call() / NAPI_SKB_CACHE_HALF) + extra)
+    napi_memo: dict = {}  # napi_cache and defer both take it: computed once
+    napi_once = lambda: _once(napi_memo, "napi", napi)  # noqa: E731
 
     # another CPU (the socket's) hands the skb back through this CPU's defer list; skb_defer_free_flush
     # then puts it into the NAPI cache: one cacheline pulled across, across nodes after a cross-node hand-off
-    return _pick(free, {_FREE["slab_one"]: one, _FREE["slab_bulk"]: bulk, _FREE["napi_cache"]: napi,
-                        _FREE["defer"]: lambda: napi() + c["xcpu_line_cycles"] * numa,
+    return _pick(free, {_FREE["slab_one"]: one, _FREE["slab_bulk"]: bulk, _FREE["napi_cache"]: napi_once,
+                        _FREE["defer"]: lambda: napi_once() + c["xcpu_line_cycles"] * numa,
                         _FREE["kfree_skb_list"]: lambda: _once(memo, "kfl_free", lambda: (
                             kfree_skb_list.free_per_drop_cycles(x["kfl_bulk"], x["drop_batch"], x["clone_frac"],
                                                                 c)))})
@@ -281,7 +332,8 @@ def _stages(x, c, path: str | None):
         zero_b = x["zero_bytes"]
     else:
         opt = {k: _resolve(x, k) for k in STAGE_CHOICES}
-        start_bulk = np.take(np.array([np.nan, np.nan, NAPI_SKB_CACHE_BULK, NAPI_SKB_CACHE_BULK]), x["d_from"])
+        # indexing, not np.take: np.take of int8 codes is several times slower (same gather)
+        start_bulk = np.array([np.nan, np.nan, NAPI_SKB_CACHE_BULK, NAPI_SKB_CACHE_BULK])[x["d_from"]]
         start_bulk = np.where(x["d_from"] == CODE["d_from"]["veth"], x["xdp_batch"], start_bulk)
         start_bulk = np.where(x["d_from"] == CODE["d_from"]["cpumap"], c["cpumap_batch"], start_bulk)
         skb_n = np.where(x["d_skb"] == FROM, start_bulk, x["d_skb_bulk"])
@@ -345,12 +397,16 @@ def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Compo
     free = parts["skb free"]
     if not np.any(drop):
         return Composed(parts, plain_ns, 0.0, free)
-    base_ns = units.cycles_to_ns(other, ghz)
-    f_ns = units.cycles_to_ns(free, ghz)
-    t_ns, d = kfree_skb_list.drop_feedback_ns(base_ns, f_ns, c["kfl_wire_kpps"])
+    feedback = lambda other, free, ghz: kfree_skb_list.drop_feedback_ns(  # noqa: E731
+        units.cycles_to_ns(other, ghz), units.cycles_to_ns(free, ghz), c["kfl_wire_kpps"])
     if np.ndim(drop) == 0:
+        t_ns, d = feedback(other, free, ghz)
         parts["skb free"] = d * free
         return Composed(parts, t_ns, d, free)
+    if _scalars(c, "kfl_wire_kpps"):  # the feedback on the qdisc drop states only
+        t_ns, d = _on(drop, feedback, other, free, ghz)
+    else:
+        t_ns, d = feedback(other, free, ghz)
     parts["skb free"] = np.where(drop, d * free, free)
     return Composed(parts, np.where(drop, t_ns, plain_ns), np.where(drop, d, 0.0), free)
 
