@@ -66,8 +66,10 @@ def test_arrow_key_moves_slider_and_updates_chart(bare_page):
     assert slider_value(page, "x") == 17
     assert after[0] == pytest.approx(17.0)
     page.keyboard.press("ArrowLeft")
+    # Streamlit mounts the chart again on every figure change: for a moment there is no plot node at all
     page.wait_for_function(
-        "() => document.querySelectorAll('.js-plotly-plot')[0]._fullData[0].y[0] === 16",
+        """() => { const gd = document.querySelectorAll('.js-plotly-plot')[0];
+                   return !!(gd && gd._fullData && gd._fullData[0].y[0] === 16); }""",
         timeout=15000,
     )
     assert plotly_y(page, 0) == pytest.approx(before)
