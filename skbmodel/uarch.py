@@ -50,6 +50,7 @@ Kunpeng 920 so derived comes out at about a third of its measured page_pool cost
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
 import tomllib
@@ -684,23 +685,30 @@ DIRECT_MEASURES = {"other:slub.fastpath_reuse_cycles": "slub_fast_pair_cycles"}
 DIRECT_MIN_YEARS = 1.0
 
 
-def _direct_rows(ds: dict[str, Description], exclude: tuple[str, ...]) -> list[tuple[str, str, str, str, float]]:
-    """``(uarch, constant, row id, kernel, TSC cycles)`` of the corpus rows of :data:`DIRECT_MEASURES` on a
-    described x86 CPU outside ``exclude`` whose kernel is known."""
+@functools.lru_cache(maxsize=1)
+def _direct_rows_all() -> tuple[tuple[str, str, str, str, float], ...]:
+    """``(uarch, constant, row id, kernel, TSC cycles)`` of every corpus row of :data:`DIRECT_MEASURES` on a
+    described x86 CPU whose kernel is known (the shipped corpus, read once per process)."""
     from .corpus import load_corpus  # imported here: the model's import does not read the corpus
 
+    ds = descriptions()
     df = load_corpus()
     out = []
     for r in df[df["output"].isin(list(DIRECT_MEASURES))].itertuples(index=False):
         name = _row_uarch(r, ds)
         kernel = era.kernel_of(r.kernel) or era.kernel_of(r.source)
-        if name is None or name in exclude or ds[name].isa != "x86" or kernel is None:
+        if name is None or ds[name].isa != "x86" or kernel is None:
             continue
         if "memcg-active" in str(r.series):  # a configuration the model does not describe (see _judged)
             continue
         if str(r.unit).startswith("cycles"):
             out.append((name, DIRECT_MEASURES[r.output], r.id, kernel, float(r.value)))
-    return out
+    return tuple(out)
+
+
+def _direct_rows(exclude: tuple[str, ...]) -> list[tuple[str, str, str, str, float]]:
+    """:func:`_direct_rows_all` without the CPUs of ``exclude``."""
+    return [row for row in _direct_rows_all() if row[0] not in exclude]
 
 
 def _record(d: Description, source: str, k: str, kernel: str, tsc_cycles: float, tsc_ghz: float) -> dict:
@@ -729,27 +737,29 @@ def cost_training(exclude: tuple[str, ...] = ()) -> dict[str, list[dict]]:
             for k, kernel in MEASURES[pid].items():
                 if k in own:  # else listed, but the profile file does not hold it (yet): inherited
                     out[k].append(_record(d, pid, k, kernel, prof.value(k), prof.ghz))
-    for name, k, rid, kernel, tsc_cycles in _direct_rows(ds, exclude):
+    for name, k, rid, kernel, tsc_cycles in _direct_rows(exclude):
         year = _kernel_year(kernel)
         if all(t["uarch"] != name or abs(t["year"] - year) >= DIRECT_MIN_YEARS for t in out[k]):
             out[k].append(_record(ds[name], f"corpus {rid}", k, kernel, tsc_cycles, ds[name].value("tsc_ghz")))
     return out
 
 
-def kernel_drift(exclude: tuple[str, ...] = (), sub: str = "page_pool") -> tuple[float, str]:
+def kernel_drift(exclude: tuple[str, ...] = (), sub: str = "page_pool",
+                 train: dict[str, list[dict]] | None = None) -> tuple[float, str]:
     """Relative drift of a cost of subsystem ``sub`` between kernels [1/sqrt(year)] and where it comes from.
 
     ``d^2 = mean(ln(c_a / c_b)^2 / |year_a - year_b|)`` over the costs of ``sub`` measured on one CPU in
     two kernels at least half a year apart: a random walk of the log cost over kernel time.  For
     page_pool the pairs are two profiles of one description (each dated by the middle of its
     ``kernels``); for SLUB, zeroing and the page allocator two training records of one constant
-    (:func:`cost_training`: a profile and a corpus row of :data:`DIRECT_MEASURES`).  Without a pair, a
+    (``train``, default :func:`cost_training` of ``exclude``: a profile and a corpus row of
+    :data:`DIRECT_MEASURES`).  Without a pair, a
     subsystem takes the page_pool drift, and without a page_pool pair, the cross-CPU spread of
     :func:`spread` per year (an assumption).
     """
     terms, who = [], []
     if sub != "page_pool":
-        for k, recs in cost_training(exclude).items():
+        for k, recs in (cost_training(exclude) if train is None else train).items():
             if COST_MODEL[k][0] != sub:
                 continue
             for i, a in enumerate(recs):
@@ -844,7 +854,7 @@ def derive_costs(d: Description, ghz: float, kernel: str, exclude: tuple[str, ..
     """
     train_all = cost_training(exclude)
     s_cpu = spread(training(exclude=exclude))[0]
-    drifts = {sub: kernel_drift(exclude, sub) for sub in {v[0] for v in COST_MODEL.values()}}
+    drifts = {sub: kernel_drift(exclude, sub, train_all) for sub in {v[0] for v in COST_MODEL.values()}}
     turbo = d.value("turbo_ghz")
     isa_note = "" if d.isa == "x86" else (f" ({d.isa}: the x86 code paths' counts and the x86 CPUs' residuals, "
                                           "a different instruction sequence)")
