@@ -281,6 +281,17 @@ def test_open_chart_tab_is_in_the_link_and_kept_per_page():
     assert sk_state.decode_strict("page=slub")["chart"] == 1 and sk_state.decode("chart=9")[0]["chart"] == 4
 
 
+def test_a_typed_path_without_page_opens_the_links_chart_tab():
+    """``/slub?chart=3`` typed by hand (no ``page=``): the chart belongs to the page of the path."""
+    at = _App(DASHBOARD, default_timeout=30)
+    at.query_params.update({"chart": "3"})
+    at.switch_page("pages/slub.py").run()
+    assert not at.exception, at.exception
+    assert _drawn(at) == ["chart_slub_cost_vs_size"] and at.query_params["chart"] == "3"
+    _open(at, "veth")
+    assert _drawn(at) == ["chart_veth_mpps_vs_batch"]  # another page keeps its own first tab
+
+
 def _drawn(at: AppTest) -> list[str]:
     return [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
 

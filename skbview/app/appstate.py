@@ -44,6 +44,7 @@ WARNINGS = "_skb_warnings"
 VIEWS = "_skb_views"  # keys of the fragments (page's live area, sidebar link box) drawn in the last full run
 LINK_PAGE = "_skb_link_page"
 NOTICE = "_skb_version_notice"  # {"unversioned": bool, "page": the link's page} while the link's notice applies
+LINK_CHART = "_skb_link_chart"  # the chart tab of a link without page=, until the page it opens is known
 OPEN_CHART = "_skb_open_chart"  # {page: its open chart tab, 1-based}: the link's on the first run, then the user's
 MODEL_KEYS = sk_state.MODEL_KEYS
 B = sk_state.B_PREFIX
@@ -108,7 +109,10 @@ def init() -> None:
         ss[STORE] = state
         ss[WARNINGS] = warnings
         ss[LINK_PAGE] = state["page"] if "page" in mapping else None
-        ss[OPEN_CHART] = {state["page"]: state["chart"]}
+        # a link without page= (a hand-typed /slub?chart=3) means the chart of the page its path opens,
+        # which is known only when the navigation has run (link_page_to_open)
+        ss[OPEN_CHART] = {state["page"]: state["chart"]} if "page" in mapping else {}
+        ss[LINK_CHART] = None if "page" in mapping else state["chart"]
         ss["_skb_link_query"] = sk_state.encode({k: v for k, v in state.items() if k != "page"}, WIDGET_KEYS)
         notice = sk_versions.link_notice(mapping, state)
         ss[NOTICE] = None if notice is None else {"unversioned": notice["unversioned"], "page": state["page"]}
@@ -226,10 +230,16 @@ def page_state(slug: str) -> dict:
 
 
 def link_page_to_open(current_slug: str) -> str | None:
-    """The page a shared link asked for, once per session, if it differs from the opened page."""
+    """The page a shared link asked for, once per session, if it differs from the opened page.
+
+    A link without ``page=`` opens the page of its path, which therefore gets the link's chart tab.
+    """
     ss = st.session_state
     want = ss.pop(LINK_PAGE, None)
     ss[LINK_PAGE] = None
+    chart = ss.pop(LINK_CHART, None)
+    if chart is not None:
+        ss.setdefault(OPEN_CHART, {})[current_slug] = chart
     if want and want != current_slug:
         return want
     return None
