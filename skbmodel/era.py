@@ -50,6 +50,17 @@ def version_key(v: str) -> tuple[int, int]:
     return int(major), int(minor)
 
 
+def year_of(kernel: str) -> float:
+    """The release date of mainline ``kernel`` as a fractional year (``"6.3"`` -> 2023.31)."""
+    d = _dt.date.fromisoformat(RELEASES[kernel])
+    return d.year + (d.timetuple().tm_yday - 1) / 365.25
+
+
+def year_of_range(kernels: tuple[str, str]) -> float:
+    """The middle of a profile's kernel range ``(first, last)`` as a fractional year."""
+    return (year_of(kernels[0]) + year_of(kernels[1])) / 2.0
+
+
 def release_after(day: _dt.date) -> str | None:
     """The first mainline release on or after ``day`` (None past the table)."""
     for v, d in sorted(RELEASES.items(), key=lambda kv: kv[1]):

@@ -20,6 +20,7 @@ rates of the corpus are listed with the reason they are not predicted (:data:`RA
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
@@ -219,10 +220,49 @@ RATE_STATEMENTS = (
 )
 
 
+#: units of the constants that are costs of kernel code paths: these move between kernels
+COST_UNITS = ("cycles", "ns")
+
+
+def kernel_moved(prof: Profile, kernel: str) -> Profile:
+    """``prof`` (measured on its :attr:`Profile.kernels`) used on mainline ``kernel``.
+
+    The model's kernel-era code paths follow ``kernel``.  Each cost of a kernel code path (a constant in
+    :data:`COST_UNITS`) keeps its value but gains the kernel drift over the years between, as an
+    independent error: ``sd' = sqrt(sd^2 + (d * sqrt(|year(kernel) - year(prof)|) * value)^2)``, with
+    ``d`` [1/sqrt(year)] :func:`skbmodel.uarch.kernel_drift` of the constant's subsystem (its
+    :data:`~skbmodel.uarch.COST_MODEL` entry; page_pool's for the others), a random walk fitted on CPUs
+    measured in two kernel eras.  The fitted covariances are kept: the correlations among the fitted
+    constants shrink by the ratio of the old to the new sd.  The same kernel: ``prof`` unchanged.
+    """
+    from . import uarch
+    dy = abs(era.year_of(kernel) - era.year_of_range(prof.kernels))
+    if dy == 0.0:
+        return prof
+    drifts: dict[str, float] = {}
+    consts, scale = dict(prof.constants), {}
+    for k, c in prof.constants.items():
+        if c.unit not in COST_UNITS:
+            continue
+        sub = uarch.COST_MODEL[k][0] if k in uarch.COST_MODEL else "page_pool"
+        if sub not in drifts:
+            drifts[sub] = uarch.kernel_drift(sub=sub)[0]
+        sd = math.hypot(c.stderr, drifts[sub] * math.sqrt(dy) * abs(c.value))
+        scale[k] = c.stderr / sd if sd > 0 else 1.0
+        consts[k] = dataclasses.replace(c, stderr=sd)
+    moved = dataclasses.replace(prof, kernels=(kernel, kernel), constants=consts)
+    names = [n for n in prof.fit_names if n in scale]
+    if names:
+        s = np.array([scale[n] for n in names])
+        moved = moved.with_correlation(names, prof.correlation(names) * np.outer(s, s) + np.diag(1.0 - s * s))
+    return moved
+
+
 def rate_points(df) -> list[dict]:
-    """Each :data:`RATE_POINTS` row predicted by its lab's profile moved to the row's kernel (the model's
-    kernel-era code paths follow :attr:`Profile.kernels`; the constants are the profile's), with the
-    dashboard's 90 % interval and the naive prediction (the lab's seed value carried over)."""
+    """Each :data:`RATE_POINTS` row predicted by its lab's profile moved to the row's kernel
+    (:func:`kernel_moved`: the kernel-era code paths follow it, the costs keep their values and gain the
+    kernel drift), with the dashboard's 90 % interval and the naive prediction (the lab's seed value
+    carried over)."""
     from . import uncertainty
     from . import state as st
     from .observations import seed_observations
@@ -232,7 +272,7 @@ def rate_points(df) -> list[dict]:
         r = rows.loc[p.row]
         kernel = era.kernel_of(r["kernel"]) or era.kernel_of(r["source"])
         prof = load_profile(p.profile)
-        moved = dataclasses.replace(prof, kernels=(kernel, kernel))
+        moved = kernel_moved(prof, kernel)
         params = st.scenario(st.defaults(p.profile))
         params.update(p.state)
         v, iv = uncertainty.evaluate_with_intervals(params, moved, outputs=[p.output])
@@ -290,7 +330,9 @@ def format_rates(points: list[dict], left_out: list[dict]) -> list[str]:
     """The report's section on whole-path rates: the predicted points, the rows left out, the statements."""
     lines = ["", f"Whole-path rates (protocol \"{RATE_PROTOCOL}\"): a published cpumap or kfree_skb_list rate "
              "predicted by the profile of the lab that measured it, on the row's own kernel (the profile was fitted "
-             "to the lab's earlier run); naive: the lab's earlier measured value of the same quantity, unchanged", "",
+             "to the lab's earlier run; its interval adds the kernel drift of each cost over the years between, "
+             "era_validation.kernel_moved); naive: the lab's earlier measured value of the same quantity, unchanged",
+             "",
              "| row | output | profile (fitted on) -> kernel | measured | predicted | 90 % interval | error | naive "
              "| naive error |", "|---|---|---|---:|---:|---|---:|---:|---:|"]
     for p in points:

@@ -631,20 +631,11 @@ INFERRED_CPU = {
     "pa-2017-rfc-": ("haswell", "inferred, not stated: TSC 4.00 GHz from cycles/ns (158 cycles 39.593 ns) and the "
                      "tester's i7-4790K @ 4.00GHz of the SLUB threads of 2015-2016; the E5-1650 v4 counts 3.6"),
 }
-#: the drift of a cost between kernels when the training data hold no CPU measured in two eras:
-#: taken as large as the spread between CPUs per year (an assumption, stated where it is used)
-_YEAR_DAYS = 365.25
-
-
-def _kernel_year(kernel: str) -> float:
-    import datetime as _dt
-    d = _dt.date.fromisoformat(era.RELEASES[kernel])
-    return d.year + (d.timetuple().tm_yday - 1) / _YEAR_DAYS
+_kernel_year = era.year_of
 
 
 def _profile_year(prof: Profile) -> float:
-    lo, hi = prof.kernels or (LATEST_KERNEL, LATEST_KERNEL)
-    return (_kernel_year(lo) + _kernel_year(hi)) / 2.0
+    return era.year_of_range(prof.kernels or (LATEST_KERNEL, LATEST_KERNEL))
 
 
 def op_costs(d: Description, fallback: dict[str, float] | None = None) -> tuple[dict[str, float], list[str]]:

@@ -45,15 +45,17 @@ def test_the_profile_was_not_fitted_to_the_points_it_predicts(df, points):
 def test_the_cpumap_point_against_the_published_rate(points):
     """Lobakin's 2024-08 baseline (GRO off, kthread): 2.7 Mpps on the destination CPU.  The profile
     predicts the 2023 run's rate (cpm-08, 2.2 Mpps, which it reproduces within its 3 % fit tolerance):
-    18.5 % low, outside its 90 % interval (constants only, about +-10 %)."""
+    18.5 % low.  Its constants alone gave +-10 %, which missed; with the kernel drift over the 1.4 years
+    from 6.3 to 6.11 (page_pool's random walk, fitted on the E5-1650 v4's two eras) the interval is
+    about +-37 % and holds the published rate."""
     (p,) = [q for q in points if q["id"] == "cpumap-2024-olek-udp-mpps-base"]
     assert p["output"] == "cpumap.dst_mpps" and p["unit"] == "Mpps" and p["kernel"] == "6.11"
     assert p["measured"] == 2.7
     assert p["naive"] == seed_observations()["cpm-08"].value == 2.2
     assert p["predicted"] == pytest.approx(2.2, rel=0.03)
     assert -0.25 < p["rel_error"] < -0.12
-    assert p["lo"] < p["predicted"] < p["hi"] < p["measured"]
-    assert 0.03 < p["rel_half_width"] < 0.2 and not p["inside"]
+    assert 0 < p["lo"] < p["predicted"] < p["measured"] < p["hi"]
+    assert 0.25 < p["rel_half_width"] < 0.5 and p["inside"]
 
 
 def test_the_prediction_is_the_model_on_the_rows_kernel(points):
@@ -65,6 +67,41 @@ def test_the_prediction_is_the_model_on_the_rows_kernel(points):
     assert model.evaluate({}, moved)[out] != model.evaluate({}, prof)[out]
     state = {"pp_recycle": 1.0, "numa": "same"}
     assert float(model.evaluate(state, moved)["cpumap.dst_mpps"]) == pytest.approx(points[0]["predicted"], rel=1e-9)
+
+
+def test_a_profile_moved_to_another_kernel_gains_the_drift_on_its_costs_only():
+    """kernel_moved: costs (cycles, ns) keep their values and gain d * sqrt(years) as an independent sd;
+    other constants are untouched; the fitted covariances are kept; the same kernel changes nothing."""
+    import math
+
+    import numpy as np
+
+    from skbmodel import uarch
+    prof = load_profile("xeon-platinum-iavf")
+    assert ev.kernel_moved(prof, prof.kernels[0]) is prof
+    moved = ev.kernel_moved(prof, "6.11")
+    assert moved.kernels == ("6.11", "6.11")
+    dy = era.year_of("6.11") - era.year_of("6.3")
+    assert 1.3 < dy < 1.5
+    d = uarch.kernel_drift(sub="page_pool")[0]
+    for k, c in prof.constants.items():
+        m = moved.constants[k]
+        assert m.value == c.value
+        if c.unit in ev.COST_UNITS and k not in uarch.COST_MODEL:
+            assert m.stderr == pytest.approx(math.hypot(c.stderr, d * math.sqrt(dy) * c.value), rel=1e-12)
+        elif c.unit not in ev.COST_UNITS:
+            assert m.stderr == c.stderr
+    names = [n for n in prof.fit_names if prof.constants[n].unit in ev.COST_UNITS]
+    assert len(names) >= 2
+    sd0 = np.array([prof.constants[n].stderr for n in names])
+    sd1 = np.array([moved.constants[n].stderr for n in names])
+    cov0 = prof.correlation(names) * np.outer(sd0, sd0)
+    cov1 = moved.correlation(names) * np.outer(sd1, sd1)
+    np.testing.assert_allclose(cov1 - np.diag(np.diag(cov1)), cov0 - np.diag(np.diag(cov0)), atol=1e-12)
+    assert np.all(np.abs(moved.correlation(names)) <= 1.0)
+    farther = ev.kernel_moved(prof, "6.16")
+    k = "cpumap_xdp_redirect_cycles" if "cpumap_xdp_redirect_cycles" in names else names[0]
+    assert farther.constants[k].stderr > moved.constants[k].stderr  # drift grows with the distance
 
 
 def test_every_published_rate_is_predicted_or_left_out_with_its_reason(df, points):
