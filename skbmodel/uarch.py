@@ -957,7 +957,7 @@ def derive_costs(d: Description, ghz: float, kernel: str, exclude: tuple[str, ..
         n_cpus = len({t["uarch"] for t in train_all[src]})
         move_note = ""
         if n_cpus < 2 and s_move is not None:
-            move_note = (f"; measured on {n_cpus} CPU{'s' if n_cpus != 1 else ''}: at least {s_move:.2f}, the rms "
+            move_note = (f"; measured on {'one CPU' if n_cpus else 'no CPU'}: at least {s_move:.2f}, the rms "
                          f"error of carrying the constants two CPUs measure from one CPU to the other ({n_move} "
                          "residuals, Intel cores only: another vendor's core is not in it)")
             rel_sd = max(rel_sd, s_move)
