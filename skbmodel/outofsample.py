@@ -942,8 +942,8 @@ def format_report(rep: dict) -> str:
     lines += [""] + uarch.format_points(rep["other_cpu"])
     lines += ["", "SLUB, zeroing and the page allocator, each CPU derived without its own data (operation counts x the "
               "description's costs, residuals fitted on the other CPUs; `skbmodel.uarch.COST_MODEL`); rows marked * "
-              "are of a CPU the corpus does not name (`skbmodel.uarch.INFERRED_CPU`); zeroing has no row: only one "
-              "CPU (the E5-1650 v4) measures it, so none can be derived from another", ""]
+              "are of a CPU the corpus does not name (`skbmodel.uarch.INFERRED_CPU`); zeroing is measured on one CPU "
+              "(the E5-1650 v4), so its constants carry the single-CPU rule of `skbmodel.uarch.derive_costs`", ""]
     lines += uarch.format_cost_points(rep.get("other_cpu_costs", []))
     lines += format_object_size(rep.get("object_size", []))
     rates = rep.get("rates", {})

@@ -123,6 +123,32 @@ class Description:
     match: tuple[str, ...] = ()
     #: arm64 ``"0x41:0xd0c"`` (``CPU implementer`` : ``CPU part`` of /proc/cpuinfo)
     cpu_parts: tuple[str, ...] = ()
+    #: the string-operation CPUID flags the kernel's memset reads (``erms``, ``fsrm``), lower case, and
+    #: their source; ``None``: the description does not say (priced as ERMS, see :attr:`has_erms`)
+    features: tuple[str, ...] | None = None
+    features_source: str = ""
+    #: per-SKU figures that differ from the part the description names (``{SKU name: {figure: Figure}}``):
+    #: a row measured on another SKU of the same die uses its own clocks (:meth:`for_cpu`)
+    skus: dict[str, dict[str, Figure]] = dataclasses.field(default_factory=dict)
+
+    @property
+    def has_erms(self) -> bool:
+        """Whether ``memset`` runs ``memset_erms`` (``rep stosb``): X86_FEATURE_ERMS set.
+
+        The 5.x-6.1 ``arch/x86/lib/memset_64.S`` picks with ``ALTERNATIVE_2``: ``memset_erms`` with
+        ERMS, else the ``rep stosq`` + ``rep stosb`` body with X86_FEATURE_REP_GOOD (which
+        ``init_amd`` sets for every AMD family >= 0x10), else ``memset_orig``.  A description that does
+        not list its features is priced as ERMS (every Intel core since Ivy Bridge).
+        """
+        return self.features is None or "erms" in self.features
+
+    def for_cpu(self, text) -> "Description":
+        """This description with the figures of the SKU that ``text`` (a corpus row's CPU) names, if any."""
+        for sku, figs in self.skus.items():
+            if re.search(rf"\b{re.escape(sku)}\b", str(text or ""), re.I):
+                return dataclasses.replace(self, figures={**self.figures, **figs}, skus={},
+                                           cpu=f"{self.cpu.split()[0]} {sku}")
+        return self
 
     @property
     def isa(self) -> str:
@@ -135,24 +161,35 @@ class Description:
         return self.figures[name].value
 
 
+def _figures(path: Path, table: dict, where: str = "") -> dict[str, Figure]:
+    figs = {}
+    for k, rec in table.items():
+        if not isinstance(rec, dict) or "value" not in rec or not str(rec.get("source", "")).strip():
+            raise UarchError(f"{path.name}: figure {where}{k} needs a value and a source")
+        v = float(rec["value"])
+        if not (math.isfinite(v) and v > 0):
+            raise UarchError(f"{path.name}: figure {where}{k} = {rec['value']!r} must be a positive number")
+        figs[k] = Figure(k, v, str(rec.get("unit", "")), str(rec["source"]), bool(rec.get("uncertain", False)))
+    return figs
+
+
 def _parse(path: Path) -> Description:
     try:
         doc = tomllib.loads(path.read_text())
     except tomllib.TOMLDecodeError as e:
         raise UarchError(f"{path.name}: not valid TOML ({e})") from None
-    figs = {}
-    for k, rec in doc.get("figures", {}).items():
-        if not isinstance(rec, dict) or "value" not in rec or not str(rec.get("source", "")).strip():
-            raise UarchError(f"{path.name}: figure {k} needs a value and a source")
-        v = float(rec["value"])
-        if not (math.isfinite(v) and v > 0):
-            raise UarchError(f"{path.name}: figure {k} = {rec['value']!r} must be a positive number")
-        figs[k] = Figure(k, v, str(rec.get("unit", "")), str(rec["source"]), bool(rec.get("uncertain", False)))
+    figs = _figures(path, doc.get("figures", {}))
+    features = doc.get("features")
+    if features is not None and not str(doc.get("features_source", "")).strip():
+        raise UarchError(f"{path.name}: features needs a features_source")
+    skus = {str(name): _figures(path, table, f"{name}.") for name, table in doc.get("sku", {}).items()}
     return Description(name=str(doc["name"]), cpu=str(doc["cpu"]), uarch=str(doc["uarch"]),
                        vendor=str(doc["vendor"]), year=int(doc["year"]),
                        profiles=tuple(doc.get("profiles", ())), figures=figs,
                        match=tuple(str(m) for m in doc.get("match", ())),
-                       cpu_parts=tuple(str(c).lower() for c in doc.get("cpu_parts", ())))
+                       cpu_parts=tuple(str(c).lower() for c in doc.get("cpu_parts", ())),
+                       features=None if features is None else tuple(str(f).lower() for f in features),
+                       features_source=str(doc.get("features_source", "")), skus=skus)
 
 
 def descriptions() -> dict[str, Description]:
@@ -259,14 +296,17 @@ def spread(train: list[dict]) -> tuple[float, int]:
     return float(np.sqrt(np.mean(np.square(res)))), len(res)
 
 
-def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclude: tuple[str, ...] = ()) -> Profile:
+def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclude: tuple[str, ...] = (),
+           cpu: str | None = None) -> Profile:
     """The profile of CPU ``name`` derived from its description and the other CPUs' data.
 
     ``ghz``: the TSC clock of the machine (default: the description's); ``kernel``: the mainline
     release (default :data:`LATEST_KERNEL`); ``exclude``: descriptions whose data may not be used
-    (leave one CPU out).  Raises :class:`UarchError` (one line) on bad input.
+    (leave one CPU out); ``cpu``: the machine's CPU as a row or a user names it, whose SKU figures
+    (:meth:`Description.for_cpu`: another SKU of the same die, e.g. its turbo clock) replace the
+    description's.  Raises :class:`UarchError` (one line) on bad input.
     """
-    d = load(name)
+    d = load(name).for_cpu(cpu)
     kernel = LATEST_KERNEL if kernel is None else str(kernel).strip()
     if kernel not in era.RELEASES:
         first, last = min(era.RELEASES, key=era.version_key), max(era.RELEASES, key=era.version_key)
@@ -391,7 +431,7 @@ def leave_one_cpu_out(df) -> list[dict]:
             kernel = era.kernel_of(r.kernel) or era.kernel_of(r.source)
             if kernel is None or "debug" in str(r.kernel).lower() or not str(r.unit).startswith("cycles"):
                 continue
-            prof = derive(d.name, ghz=float(r.ghz), kernel=kernel, exclude=(d.name,))
+            prof = derive(d.name, ghz=float(r.ghz), kernel=kernel, exclude=(d.name,), cpu=r.cpu)
             train = training(exclude=(d.name,))
             naive = _naive_profile(prof, train, float(r.ghz), kernel)
             pred = float(model.evaluate({}, prof)[r.output])
@@ -836,25 +876,85 @@ def costs_note(costs: dict[str, Constant]) -> str:
             "(skbmodel.uarch.COST_MODEL)" if subs else "SLUB, zeroing and the page allocator inherited")
 
 
+#: on a core without ERMS the variable-size ``memset`` (what ``__GFP_ZERO`` calls) is ``__memset``'s
+#: X86_FEATURE_REP_GOOD body -- ``rep stosq`` of ``n / 8`` quadwords, then ``rep stosb`` of ``n % 8``
+#: bytes (arch/x86/lib/memset_64.S, 5.x-6.1) -- the string instruction of the constant-size memset, so
+#: its constants are derived as those (the ERMS ``rep stosb`` microcode of the training CPU says
+#: nothing of it).  Not counted: the call and the zero-count ``rep stosb`` (no figure for either).
+NO_ERMS_AS = {"erms_setup_cycles": "stos_setup_cycles", "erms_line_cycles": "stos_line_cycles"}
+
+
+def transfer_spread(train_all: dict[str, list[dict]], exclude: tuple[str, ...], s_cpu: float,
+                    drifts: dict[str, tuple[float, str]]) -> tuple[float | None, int]:
+    """How far a constant moves from one CPU to another [relative sd], seen where two CPUs measure it.
+
+    Inner leave one CPU out over the constants of :data:`COST_MODEL` with a fitted residual that two
+    or more training CPUs measure: each CPU's measured core cycles are predicted by :func:`derive_cost`
+    from the *other* CPUs' records, and ``sd = sqrt(mean(ln(measured / predicted)^2))`` over them.  This
+    is the error of carrying a constant to a CPU that did not measure it, kernel drift between the
+    records included (it is not taken out: the records are years apart, which makes the figure larger
+    than a move between CPUs of one era would be).  ``None`` and 0 when no constant has two CPUs.
+    """
+    errs = []
+    for k, recs in train_all.items():
+        cpus = sorted({t["uarch"] for t in recs})
+        if len(cpus) < 2 or not COST_MODEL[k][2]:
+            continue
+        drift = drifts[COST_MODEL[k][0]][0]
+        for cpu in cpus:
+            rest = [t for t in recs if t["uarch"] != cpu]
+            target = load(cpu)
+            for t in (t for t in recs if t["uarch"] == cpu):
+                pred = derive_cost(k, target, t["kernel"], rest, s_cpu, drift)["core"]
+                errs.append(math.log(t["core"] / pred))
+    if not errs:
+        return None, 0
+    return float(np.sqrt(np.mean(np.square(errs)))), len(errs)
+
+
 def derive_costs(d: Description, ghz: float, kernel: str, exclude: tuple[str, ...] = ()) -> dict[str, Constant]:
     """The SLUB, zeroing and page-allocator constants of CPU ``d`` for ``kernel`` at TSC clock ``ghz``
     [TSC cycles]: :func:`derive_cost` of each constant of :data:`COST_MODEL`, converted with the
     description's clocks, ``cost_tsc = core * ghz / turbo_ghz`` (a time_bench loop runs one core at
     turbo); ``stderr = rel_sd * cost_tsc``.  ``store_buffer_bytes = store_buffer_entries * 8`` (one
     8-byte rep stosq store per entry).  Constants without a count or data are left out (inherited).
+
+    On a core without ERMS (:attr:`Description.has_erms`) the ``erms_*`` constants are derived as their
+    ``rep stosq`` counterparts (:data:`NO_ERMS_AS`).
+
+    Single-CPU rule: a constant that fewer than two training CPUs measure shows no spread between CPUs,
+    so its own relative sd (the page_pool spread and the kernel drift) only says how far the one CPU's
+    value may be from itself.  Its relative sd is therefore at least :func:`transfer_spread`, the error
+    with which the constants that two CPUs measure carry from one CPU to the other.  The training CPUs
+    are all Intel cores, so a move to another vendor's core (another microcode for the same string
+    instruction, another store path) is not in that figure either: it is a lower bound, stated as such.
     """
     train_all = cost_training(exclude)
     s_cpu = spread(training(exclude=exclude))[0]
     drifts = {sub: kernel_drift(exclude, sub, train_all) for sub in {v[0] for v in COST_MODEL.values()}}
+    s_move, n_move = transfer_spread(train_all, exclude, s_cpu, drifts)
     turbo = d.value("turbo_ghz")
     isa_note = "" if d.isa == "x86" else (f" ({d.isa}: the x86 code paths' counts and the x86 CPUs' residuals, "
                                           "a different instruction sequence)")
     out = {}
-    for k, (sub, counts, fitted, path) in COST_MODEL.items():
+    for k in COST_MODEL:
+        src = NO_ERMS_AS.get(k, k) if d.isa == "x86" and not d.has_erms else k
+        sub, counts, fitted, path = COST_MODEL[src]
         drift, drift_note = drifts[sub]
-        r = derive_cost(k, d, kernel, train_all[k], s_cpu, drift)
+        r = derive_cost(src, d, kernel, train_all[src], s_cpu, drift)
         if r["core"] is None:
             continue
+        rel_sd = r["rel_sd"]
+        n_cpus = len({t["uarch"] for t in train_all[src]})
+        move_note = ""
+        if n_cpus < 2 and s_move is not None:
+            move_note = (f"; measured on {'one CPU' if n_cpus else 'no CPU'}: at least {s_move:.2f}, the rms "
+                         f"error of carrying the constants two CPUs measure from one CPU to the other ({n_move} "
+                         "residuals, Intel cores only: another vendor's core is not in it)")
+            rel_sd = max(rel_sd, s_move)
+        if src != k:
+            path = (f"no ERMS ({d.features_source}): memset runs __memset's REP_GOOD body, rep stosq then "
+                    f"rep stosb of the remainder, priced as {src}: {path}")
         value = r["core"] * ghz / turbo
         n = counts(kernel)
         ops = " + ".join(f"{c:g} x {f}" for f, c in n.items() if c) or "no counted operation"
@@ -866,9 +966,9 @@ def derive_costs(d: Description, ghz: float, kernel: str, exclude: tuple[str, ..
         out[k] = Constant(k, round(value, 3), "cycles", "assumed",
                           f"derived: {ops} ({path}) = {r['counted']:.1f} core cycles at the description's costs"
                           f"{lacks}; {data}{isa_note}; {r['core']:.1f} core cycles x TSC {ghz:g} / turbo {turbo:g} "
-                          f"GHz; uncertainty: relative sd {r['rel_sd']:.2f}, the spread between CPUs "
-                          f"({s_cpu:.2f}) and a kernel drift of {drift_note}",
-                          stderr=round(r["rel_sd"] * value, 3))
+                          f"GHz; uncertainty: relative sd {rel_sd:.2f}, the spread between CPUs "
+                          f"({s_cpu:.2f}) and a kernel drift of {drift_note}{move_note}",
+                          stderr=round(rel_sd * value, 3))
     if "store_buffer_entries" in d.figures:
         f = d.figures["store_buffer_entries"]
         out["store_buffer_bytes"] = Constant(
@@ -971,9 +1071,9 @@ def leave_one_cpu_out_costs(df) -> list[dict]:
         if not used:
             continue
         ghz = float(r.ghz)
-        key = (name, ghz, kernel)
+        key = (name, ghz, kernel, ds[name].for_cpu(r.cpu).cpu)
         if key not in profs:
-            prof = derive(name, ghz=ghz, kernel=kernel, exclude=(name,))
+            prof = derive(name, ghz=ghz, kernel=kernel, exclude=(name,), cpu=r.cpu)
             profs[key] = (prof, _cost_naive(prof, (name,), ghz))
         prof, naive = profs[key]
         x_name = outofsample_input(r.output, r.x_name)
