@@ -401,7 +401,10 @@ def _states(x, c, memo: dict) -> _States:
 
 def _merge(base, idx, v, shape):
     """A copy of ``base`` (broadcast to ``shape``) with the values ``v`` at its flat indices ``idx``."""
-    out = np.array(np.broadcast_to(base, shape), dtype=float)
+    # a new C-ordered buffer, so that the write by flat index goes through reshape(-1) (np.array of a
+    # broadcast view may keep its layout, and reshape(-1) would then write into a copy)
+    out = np.empty(shape)
+    out[...] = base
     out.reshape(-1)[idx] = v
     return out
 
@@ -435,9 +438,15 @@ def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Compo
         "skb free": free_cycles(free, where == _WHERE["remote"], x["d_free_bulk"], skb == _SKB["napi_cache"],
                                 n["numa"], x, c, memo, s),
     }
-    other = parts["skb alloc"]
-    for k in ("zeroing", "page alloc/recycle", "cross-CPU transfer", "rest of path"):
-        other = other + parts[k]
+    del n  # the hand-off's NUMA factor is a grid of its own: not kept past the stages
+    other = parts["skb alloc"] + parts["zeroing"]
+    for k in ("page alloc/recycle", "cross-CPU transfer", "rest of path"):
+        # the same sum, left to right, into the one new buffer (a grid of fewer temporaries, whose fresh
+        # pages cost more than the additions)
+        if isinstance(other, np.ndarray) and other.shape == np.broadcast_shapes(other.shape, np.shape(parts[k])):
+            other += parts[k]
+        else:
+            other = other + parts[k]
     plain_ns = units.cycles_to_ns(other + parts["skb free"], ghz)
     # the qdisc drop path: only the dropped share of the packets is freed on this CPU
     drop = rest == _REST["kfree_skb_list"]
@@ -456,7 +465,11 @@ def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Compo
         free_d = sub(free)
         t_ns, d = feedback(sub(other), free_d, sub(ghz))
         parts["skb free"] = _merge(free, idx, d * free_d, s.shape)
-        return Composed(parts, _merge(plain_ns, idx, t_ns, s.shape), _merge(0.0, idx, d, s.shape), free)
+        if plain_ns.shape == s.shape and plain_ns.flags.c_contiguous:  # a new array of this evaluation: in place
+            plain_ns.reshape(-1)[idx] = t_ns
+        else:
+            plain_ns = _merge(plain_ns, idx, t_ns, s.shape)
+        return Composed(parts, plain_ns, _merge(0.0, idx, d, s.shape), free)
     t_ns, d = feedback(other, free, ghz)
     parts["skb free"] = np.where(drop, d * free, free)
     return Composed(parts, np.where(drop, t_ns, plain_ns), np.where(drop, d, 0.0), free)
