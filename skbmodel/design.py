@@ -118,17 +118,21 @@ START_SKB_BULK = {"veth": "xdp_batch", "cpumap": "cpumap_batch", "xdp_pass": NAP
 _START_CODES = {k: np.array([CODE[k][STARTS[p][k]] for p in START_PATHS], dtype=np.int8) for k in STAGE_CHOICES}
 
 
-def _resolve(x, key: str) -> np.ndarray:
-    """The explicit option code of stage ``key`` of the composed path: ``from`` replaced by the start's."""
+def _resolve(x, key: str, from_masks=None) -> np.ndarray:
+    """The explicit option code of stage ``key`` of the composed path: ``from`` replaced by the start's.
+
+    ``from_masks``: for an array ``d_from``, ``d_from == i`` of each start ``i`` as int8 0/1, shared
+    by the stages.
+    """
     opt, start = x[key], _START_CODES[key]
-    if np.ndim(opt) == 0:
+    if from_masks is None or np.ndim(opt) == 0:
         return np.where(opt == FROM, start[x["d_from"]], opt)
-    # the kept states by index (a select through a mask of scattered states costs a branch per state)
-    shape = np.broadcast_shapes(opt.shape, np.shape(x["d_from"]))
-    res = np.array(np.broadcast_to(opt, shape), dtype=np.result_type(start, opt))
-    idx = np.flatnonzero(res == FROM)
-    res.reshape(-1)[idx] = start[np.broadcast_to(x["d_from"], shape).reshape(-1)[idx]]
-    return res
+    # in integer arithmetic on the 0/1 masks: a select through a mask of scattered states costs a
+    # branch per state, and a gather by int8 codes an index conversion per state; same codes
+    st = from_masks[0] * start[0]
+    for i in range(1, len(start)):
+        st += from_masks[i] * start[i]
+    return opt + (opt == FROM).view(np.int8) * st
 
 
 def resolved(params: Mapping) -> dict[str, str]:
@@ -368,7 +372,9 @@ def _stages(x, c, path: str | None):
         skb_n = x[n] if n in x else (c[n] if isinstance(n, str) else float(n))
         zero_b = x["zero_bytes"]
     else:
-        opt = {k: _resolve(x, k) for k in STAGE_CHOICES}
+        d_from = x["d_from"]
+        masks = [(d_from == i).view(np.int8) for i in range(len(START_PATHS))] if np.ndim(d_from) else None
+        opt = {k: _resolve(x, k, masks) for k in STAGE_CHOICES}
         start_bulk = _start_bulk(x, c)
         skb_n = lambda s: np.where(s(x["d_skb"]) == FROM, start_bulk(s), s(x["d_skb_bulk"]))  # noqa: E731
         zero_b = x["d_zero_bytes"]
