@@ -401,7 +401,8 @@ def _states(x, c, memo: dict) -> _States:
     when every constant is a scalar; once per evaluation."""
     if "_states" not in memo:
         grid = np.broadcast_shapes(*(np.shape(v) for v in x.values()))
-        memo["_states"] = _States(grid, all(np.ndim(v) == 0 for v in c.values()))
+        # a profile's constants are floats: np.ndim would convert each one to an array first
+        memo["_states"] = _States(grid, all(type(v) is float or np.ndim(v) == 0 for v in c.values()))
     return memo["_states"]
 
 
