@@ -46,7 +46,8 @@ Stages and options (state keys ``d_*``; ``from`` = as in the starting path ``d_f
 This module is the one place a path's stages are put together: the four modelled paths are the
 named compositions :data:`STARTS` (data), which :func:`per_packet` evaluates for :mod:`skbmodel.model`
 as it evaluates a user's composition.  Inside the model a stage option is an integer code
-(:data:`CODE`); a named composition has one code per stage and computes only that option's cost.
+(:data:`CODE`); a named composition has one code per stage and computes only that option's cost, and a
+grid of compositions computes each option on the states that choose it (:class:`_States`).
 Reference: the modules named above; seed threads 000-004.
 """
 from __future__ import annotations
