@@ -46,7 +46,8 @@ Stages and options (state keys ``d_*``; ``from`` = as in the starting path ``d_f
 This module is the one place a path's stages are put together: the four modelled paths are the
 named compositions :data:`STARTS` (data), which :func:`per_packet` evaluates for :mod:`skbmodel.model`
 as it evaluates a user's composition.  Inside the model a stage option is an integer code
-(:data:`CODE`); a named composition has one code per stage and computes only that option's cost.
+(:data:`CODE`); a named composition has one code per stage and computes only that option's cost, and a
+grid of compositions computes each option on the states that choose it (:class:`_States`).
 Reference: the modules named above; seed threads 000-004.
 """
 from __future__ import annotations
@@ -118,17 +119,21 @@ START_SKB_BULK = {"veth": "xdp_batch", "cpumap": "cpumap_batch", "xdp_pass": NAP
 _START_CODES = {k: np.array([CODE[k][STARTS[p][k]] for p in START_PATHS], dtype=np.int8) for k in STAGE_CHOICES}
 
 
-def _resolve(x, key: str) -> np.ndarray:
-    """The explicit option code of stage ``key`` of the composed path: ``from`` replaced by the start's."""
+def _resolve(x, key: str, from_masks=None) -> np.ndarray:
+    """The explicit option code of stage ``key`` of the composed path: ``from`` replaced by the start's.
+
+    ``from_masks``: for an array ``d_from``, ``d_from == i`` of each start ``i`` as int8 0/1, shared
+    by the stages.
+    """
     opt, start = x[key], _START_CODES[key]
-    if np.ndim(opt) == 0:
+    if from_masks is None or np.ndim(opt) == 0:
         return np.where(opt == FROM, start[x["d_from"]], opt)
-    # the kept states by index (a select through a mask of scattered states costs a branch per state)
-    shape = np.broadcast_shapes(opt.shape, np.shape(x["d_from"]))
-    res = np.array(np.broadcast_to(opt, shape), dtype=np.result_type(start, opt))
-    idx = np.flatnonzero(res == FROM)
-    res.reshape(-1)[idx] = start[np.broadcast_to(x["d_from"], shape).reshape(-1)[idx]]
-    return res
+    # in integer arithmetic on the 0/1 masks: a select through a mask of scattered states costs a
+    # branch per state, and a gather by int8 codes an index conversion per state; same codes
+    st = from_masks[0] * start[0]
+    for i in range(1, len(start)):
+        st += from_masks[i] * start[i]
+    return opt + (opt == FROM).view(np.int8) * st
 
 
 def resolved(params: Mapping) -> dict[str, str]:
@@ -143,31 +148,79 @@ def resolved(params: Mapping) -> dict[str, str]:
 
 
 # ---------------------------------------------------------------- stage costs [cycles]
-def _pick(opt, table: dict, default=0.0):
-    """``table[opt]()`` element-wise for option codes ``opt``; options not in ``table`` give ``default``.
+class _States:
+    """The states a cost is computed on: every state of the grid (``idx`` None) or a subset of them.
 
-    A scalar ``opt`` (a named composition) computes its one option only; an array computes each
-    option present in it.
+    ``s(a)`` is input ``a`` on these states: ``a`` itself for every state; for a subset, the
+    values at the flat indices ``idx`` of ``a`` broadcast to the grid ``of`` the subset was taken
+    from.  A callable ``a`` is an input derived from others: ``a(s)``, computed on these states
+    only.  ``shape``: the shape of the arrays ``s`` gives (the grid's, or ``(len(idx),)``);
+    ``flat``: whether an option may be computed on its own states only, which needs every
+    constant to be a scalar (with a leading axis of constant sets, the intervals, each option is
+    computed on the whole grid and broadcast).  Every formula is element-wise, so a state's value
+    is the same either way, bit for bit.
+    """
+
+    __slots__ = ("idx", "shape", "flat", "of")
+
+    def __init__(self, shape, flat: bool, idx=None, of=None):
+        self.shape, self.flat, self.idx, self.of = shape, flat, idx, of
+
+    def __call__(self, a):
+        if callable(a):
+            return a(self)
+        if self.idx is None or np.ndim(a) == 0:
+            return a
+        a = np.asarray(a)
+        return (a if a.shape == self.of else np.broadcast_to(a, self.of)).reshape(-1)[self.idx]
+
+    def sub(self, idx) -> _States:
+        """The states at the flat indices ``idx`` of arrays of this set's shape (of a subset: the
+        indices into the grid it was taken from, so that every ``s(a)`` takes an input of the grid)."""
+        if self.idx is None:
+            return _States((idx.size,), True, idx, self.shape)
+        return _States((idx.size,), True, self.idx[idx], self.of)
+
+
+#: every state, with no subsets: the named compositions (each stage has one option)
+_EVERY = _States(None, False)
+
+
+def _pick(opt, table: dict, s: _States, default=0.0):
+    """``table[opt]`` element-wise for the option codes ``opt`` on the states ``s``; an entry is a
+    value or a function of the states it is computed on (``f(s)``); codes not in ``table`` give
+    ``default``.
+
+    A scalar ``opt`` (a named composition) computes its one option only.  An array computes each
+    option present in it on that option's states only (``s.sub``), when ``opt`` spans the states'
+    grid and the constants are scalars; otherwise each present option on the whole grid.
     """
     if np.ndim(opt) == 0:
-        f = table.get(int(opt))
-        return default if f is None else f()
+        f = table.get(int(opt), default)
+        return f(s) if callable(f) else f
+    subsets = s.flat and np.shape(opt) == s.shape
     res = None
     for code, f in table.items():
         idx = np.flatnonzero(opt == code)
-        if idx.size:
-            v = f()
-            shape = np.broadcast_shapes(opt.shape, np.shape(v), np.shape(res) if res is not None else ())
-            if res is None:  # one output buffer, written in place option by option
-                res = np.full(shape, default, dtype=float)
-            elif shape != res.shape:  # an option with a leading axis of constant sets (the intervals)
-                res = np.broadcast_to(res, shape).copy()
-            if shape == opt.shape:
-                # the option's states by index: a copy through a mask of scattered states costs several
-                # times as much (a branch per state); same values either way
-                res.reshape(-1)[idx] = np.broadcast_to(v, shape).reshape(-1)[idx] if np.ndim(v) else v
-            else:
-                np.copyto(res, v, where=opt == code)
+        if not idx.size:
+            continue
+        if subsets:
+            if res is None:  # one output buffer, written option by option at its states' indices
+                res = np.full(opt.shape, default, dtype=float)
+            res.reshape(-1)[idx] = f(s.sub(idx)) if callable(f) else f
+            continue
+        v = f(s) if callable(f) else f
+        shape = np.broadcast_shapes(opt.shape, np.shape(v), np.shape(res) if res is not None else ())
+        if res is None:
+            res = np.full(shape, default, dtype=float)
+        elif shape != res.shape:  # an option with a leading axis of constant sets (the intervals)
+            res = np.broadcast_to(res, shape).copy()
+        if shape == opt.shape:
+            # the option's states by index: a copy through a mask of scattered states costs several
+            # times as much (a branch per state); same values either way
+            res.reshape(-1)[idx] = np.broadcast_to(v, shape).reshape(-1)[idx] if np.ndim(v) else v
+        else:
+            np.copyto(res, v, where=opt == code)
     return np.asarray(default, dtype=float) if res is None else res
 
 
@@ -179,30 +232,16 @@ def _once(memo: dict, key: str, f):
     return memo[key]
 
 
-def _on(mask, f, *args, default=0.0):
-    """``f(*args)`` on the states of the boolean array ``mask`` only, ``default`` on the others.
-
-    ``f`` is element-wise and the constants it reads are scalars, so each state's value is the one
-    ``f`` gives on the whole grid (an option of a few states no longer costs the whole grid).
-    """
-    shape = np.broadcast_shapes(np.shape(mask), *(np.shape(a) for a in args))
-    res = np.full(shape, default, dtype=float)
-    idx = np.flatnonzero(np.broadcast_to(mask, shape))
-    if not idx.size:
-        return res
-    v = f(*(np.broadcast_to(a, shape).reshape(-1)[idx] for a in args))
-    if isinstance(v, tuple):  # several results of the same states
-        out = (res, *(np.full(shape, default, dtype=float) for _ in v[1:]))
-        for o, vi in zip(out, v):
-            o.reshape(-1)[idx] = vi
-        return out
-    res.reshape(-1)[idx] = v
-    return res
-
-
-def _scalars(c, *keys) -> bool:
-    """Whether the constants ``keys`` of ``c`` are scalars (no leading axis of constant sets)."""
-    return all(np.ndim(c[k]) == 0 for k in keys)
+def _shared(memo: dict, key: str, s: _States, f, *inputs):
+    """``f(*inputs)`` on the states ``s``, shared through ``memo`` as :func:`_once`: computed on
+    every state it is kept for the other compositions; on a subset it is their values when they
+    are kept, else computed on the subset alone."""
+    if key in memo:
+        return s(memo[key])
+    if s.idx is None:
+        memo[key] = f(*inputs)
+        return memo[key]
+    return f(*(s(a) for a in inputs))
 
 
 def _where(cond, a, b):
@@ -212,34 +251,30 @@ def _where(cond, a, b):
     return np.where(cond, a(), b())
 
 
-def rx_cycles(rx, handed, numa, recycle_ratio, rx_bulk, c, memo=None):
-    """RX buffer per packet [cycles] (see the module docstring).
+def rx_cycles(rx, handed, numa, recycle_ratio, rx_bulk, c, memo, s):
+    """RX buffer per packet [cycles] (see the module docstring) on the states ``s``.
 
     Without a hand-off, alloc + return on this CPU; after a cpumap hand-off, the return side of a
     page the source CPU allocated (:func:`skbmodel.page_pool.return_side_cycles`, ratio 1 for the
     ptr_ring, 0 for the page allocator).
     """
-    memo = {} if memo is None else memo
-    r = np.clip(np.asarray(recycle_ratio, dtype=float), 0.0, 1.0)
-    slow_n = lambda: _once(memo, "page_slow_n", lambda: c["page_slow_cycles"]  # noqa: E731
-                           + page_alloc.refill_extra_cycles(rx_bulk, c))
-    slow_1 = lambda: c["page_slow_cycles"] + page_alloc.refill_extra_cycles(1.0, c)  # noqa: E731
+    r = lambda s: np.clip(np.asarray(s(recycle_ratio), dtype=float), 0.0, 1.0)  # noqa: E731
+    slow_n = lambda s: _shared(memo, "page_slow_n", s, lambda n: c["page_slow_cycles"]  # noqa: E731
+                               + page_alloc.refill_extra_cycles(n, c), rx_bulk)
     kw = dict(pp_ring_cycles=c["pp_ring_cycles"], page_slow_cycles=c["page_slow_cycles"],
               page_alloc_share=c["page_alloc_share"], xcpu_line_cycles=c["xcpu_line_cycles"])
-    local = lambda: _pick(rx, {_RX["pp_direct"]: lambda: c["pp_fast_cycles"],  # noqa: E731
-                               _RX["pp_ring"]: lambda: c["pp_ring_cycles"], _RX["page_single"]: slow_1,
-                               _RX["page_bulk"]: slow_n,
-                               _RX["pp_mix"]: lambda: r * c["pp_ring_cycles"] + (1.0 - r) * slow_n()})
 
-    def remote(rx, numa, r):
-        ret = lambda ratio: lambda: page_pool.return_side_cycles(ratio, numa, **kw)  # noqa: E731
-        return _pick(rx, {_RX["pp_direct"]: lambda: c["pp_fast_cycles"], _RX["pp_ring"]: ret(1.0),
-                          _RX["page_single"]: ret(0.0), _RX["page_bulk"]: ret(0.0), _RX["pp_mix"]: ret(r)})
-
-    if np.ndim(handed) and _scalars(c, "pp_fast_cycles", *kw):
-        # the return side (four options of a dozen operations each) on the handed-off states only
-        return np.where(handed, _on(handed, remote, rx, numa, r), local())
-    return _where(handed, lambda: remote(rx, numa, r), local)
+    def mix(s):
+        ratio = r(s)
+        return ratio * c["pp_ring_cycles"] + (1.0 - ratio) * slow_n(s)
+    local = {_RX["pp_direct"]: c["pp_fast_cycles"], _RX["pp_ring"]: c["pp_ring_cycles"],
+             _RX["page_single"]: lambda s: c["page_slow_cycles"] + page_alloc.refill_extra_cycles(1.0, c),
+             _RX["page_bulk"]: slow_n, _RX["pp_mix"]: mix}
+    ret = lambda ratio: lambda s: page_pool.return_side_cycles(s(ratio), s(numa), **kw)  # noqa: E731
+    remote = {_RX["pp_direct"]: c["pp_fast_cycles"], _RX["pp_ring"]: ret(1.0), _RX["page_single"]: ret(0.0),
+              _RX["page_bulk"]: ret(0.0), _RX["pp_mix"]: ret(r)}
+    # handed off or not first, then the option on each side's own states
+    return _pick(handed, {False: lambda s: _pick(s(rx), local, s), True: lambda s: _pick(s(rx), remote, s)}, s)
 
 
 def _alloc_bulk(n, c):
@@ -248,106 +283,108 @@ def _alloc_bulk(n, c):
                                   free_share=c["slub_free_share"])
 
 
-def skb_cycles(skb, skb_bulk, feeds, c, memo=None):
-    """skb head per packet [cycles]; ``skb_bulk``: N of ``slab_bulk``; ``feeds``: whether the free
-    stage puts skbs back into this CPU's NAPI cache."""
-    memo = {} if memo is None else memo
+def skb_cycles(skb, skb_bulk, feeds, c, memo, s):
+    """skb head per packet [cycles] on the states ``s``; ``skb_bulk``: N of ``slab_bulk``;
+    ``feeds``: whether the free stage puts skbs back into this CPU's NAPI cache."""
     get = lambda: (1.0 - np.asarray(c["slub_free_share"], dtype=float)) * c["napi_cache_pair_cycles"]  # noqa: E731
     refill = lambda: _once(memo, "alloc_bulk_napi", lambda: _alloc_bulk(NAPI_SKB_CACHE_BULK, c))  # noqa: E731
-    napi = lambda: _where(feeds, get, refill)  # noqa: E731
-    return _pick(skb, {_SKB["slab_one"]: lambda: _alloc_bulk(1.0, c),
-                       _SKB["slab_bulk"]: lambda: _alloc_bulk(skb_bulk, c), _SKB["napi_cache"]: napi})
+    return _pick(skb, {_SKB["slab_one"]: lambda s: _alloc_bulk(1.0, c),
+                       _SKB["slab_bulk"]: lambda s: _alloc_bulk(s(skb_bulk), c),
+                       _SKB["napi_cache"]: lambda s: _where(s(feeds), get, refill)}, s)
 
 
-def zero_cycles(clears, is_gfp, zero_bytes, c):
-    """Zeroing per packet [cycles]: memset of ``zero_bytes`` or ``__GFP_ZERO`` of the object, where
-    the stage ``clears``."""
-    return _where(clears, lambda: zeroing.zero_skb_cycles(is_gfp, zero_bytes, c["slub_object_bytes"], **c),
-                  lambda: 0.0)
+def zero_cycles(zero, is_gfp, zero_bytes, path_bytes, c, s):
+    """Zeroing per packet [cycles] on the states ``s``: ``memset`` (rep stos) of ``zero_bytes``,
+    ``__GFP_ZERO`` of the object (memset_erms), or the path's own method (``is_gfp``) of its own
+    ``path_bytes`` (:func:`skbmodel.zeroing.zero_skb_cycles`)."""
+    clear = lambda gfp, nbytes: lambda s: zeroing.zero_skb_cycles(  # noqa: E731
+        s(gfp), s(nbytes), c["slub_object_bytes"], **c)
+    return _pick(zero, {_ZERO["memset"]: clear(False, zero_bytes), _ZERO["gfp_zero"]: clear(True, zero_bytes),
+                        _ZERO["path"]: clear(is_gfp, path_bytes)}, s)
 
 
-def hand_cycles(handed, numa, c):
+def hand_cycles(handed, numa, c, s):
     """Cross-CPU transfer per packet on the destination [cycles]: ``xfer_lines * xcpu_line * numa``."""
-    return _where(handed, lambda: c["cpumap_xfer_lines"] * c["xcpu_line_cycles"] * numa, lambda: 0.0)
+    return _pick(handed, {True: lambda s: c["cpumap_xfer_lines"] * c["xcpu_line_cycles"] * s(numa)}, s)
 
 
-def free_cycles(free, remote, free_bulk, skb_from_cache, numa, x, c, memo=None):
-    """skb free per packet [cycles] (per dropped skb for ``kfree_skb_list``)."""
-    memo = {} if memo is None else memo
+def free_cycles(free, remote, free_bulk, skb_from_cache, numa, x, c, memo, s):
+    """skb free per packet [cycles] (per dropped skb for ``kfree_skb_list``) on the states ``s``."""
     fs = np.asarray(c["slub_free_share"], dtype=float)
-    extra = _where(remote, lambda: c["slub_free_slow_extra_cycles"], lambda: 0.0)
+    extra = lambda s: _where(s(remote), lambda: c["slub_free_slow_extra_cycles"], lambda: 0.0)  # noqa: E731
     call = lambda: slub.bulk_call_pair_cycles(c["slub_fast_pair_cycles"], c["slub_bulk_obj_pair_cycles"])  # noqa: E731
 
-    def one():
+    def one(s):
         fast = c["slub_fast_pair_cycles"]
         return _once(memo, "free_one", lambda: slub.free_one_cycles(fast_pair_cycles=fast,
-                                                                    free_share=c["slub_free_share"])) + extra
+                                                                    free_share=c["slub_free_share"])) + s(extra)
 
-    def bulk():
-        n = np.maximum(np.asarray(free_bulk, dtype=float), 1.0)
+    def bulk(s):
+        n = lambda s: np.maximum(np.asarray(s(free_bulk), dtype=float), 1.0)  # noqa: E731
         kw = dict(fast_pair_cycles="slub_fast_pair_cycles", bulk_obj_pair_cycles="slub_bulk_obj_pair_cycles",
                   free_share="slub_free_share", free_slow_extra_cycles="slub_free_slow_extra_cycles",
                   slab_bytes="slub_slab_bytes", object_bytes="slub_object_bytes", slab_locality="slab_locality")
-        list_free = lambda n: slub.free_remote_list_cycles(n, n, 0.0, **{a: c[k] for a, k in kw.items()})  # noqa: E731
-        if np.ndim(remote) and _scalars(c, *kw.values()):
-            # the costliest option: on the states that free in bulk to a remote slab only
-            is_bulk = np.asarray(free) == _FREE["slab_bulk"]
-            return np.where(remote, _on(remote & is_bulk, list_free, n),
-                            fs * (c["slub_bulk_obj_pair_cycles"] + call() / n))
-        return _where(remote, lambda: list_free(n), lambda: fs * (c["slub_bulk_obj_pair_cycles"] + call() / n))
+        # the remote list free (the costliest option) on the states that free to a remote slab only
+        return _pick(s(remote), {
+            True: lambda s2: slub.free_remote_list_cycles(s2(n), s2(n), 0.0, **{a: c[k] for a, k in kw.items()}),
+            False: lambda s2: fs * (c["slub_bulk_obj_pair_cycles"] + call() / s2(n))}, s)
 
-    def napi():
+    def napi(s):
         put = fs * c["napi_cache_pair_cycles"]
         # a cache nobody takes from overflows: half of it goes back to SLUB in one bulk free
-        return put + _where(skb_from_cache, lambda: 0.0,
-                            lambda: fs * (c["slub_bulk_obj_pair_cycles"] + call() / NAPI_SKB_CACHE_HALF) + extra)
-    napi_memo: dict = {}  # napi_cache and defer both take it: computed once
-    napi_once = lambda: _once(napi_memo, "napi", napi)  # noqa: E731
+        return put + _where(s(skb_from_cache), lambda: 0.0,
+                            lambda: fs * (c["slub_bulk_obj_pair_cycles"] + call() / NAPI_SKB_CACHE_HALF) + s(extra))
 
     # another CPU (the socket's) hands the skb back through this CPU's defer list; skb_defer_free_flush
     # then puts it into the NAPI cache: one cacheline pulled across, across nodes after a cross-node hand-off
-    return _pick(free, {_FREE["slab_one"]: one, _FREE["slab_bulk"]: bulk, _FREE["napi_cache"]: napi_once,
-                        _FREE["defer"]: lambda: napi_once() + c["xcpu_line_cycles"] * numa,
-                        _FREE["kfree_skb_list"]: lambda: _once(memo, "kfl_free", lambda: (
-                            kfree_skb_list.free_per_drop_cycles(x["kfl_bulk"], x["drop_batch"], x["clone_frac"],
-                                                                c)))})
+    kfl = lambda s: _shared(memo, "kfl_free", s, lambda *a: kfree_skb_list.free_per_drop_cycles(*a, c),  # noqa: E731
+                            x["kfl_bulk"], x["drop_batch"], x["clone_frac"])
+    return _pick(free, {_FREE["slab_one"]: one, _FREE["slab_bulk"]: bulk, _FREE["napi_cache"]: napi,
+                        _FREE["defer"]: lambda s: napi(s) + c["xcpu_line_cycles"] * s(numa),
+                        _FREE["kfree_skb_list"]: kfl}, s)
 
 
-def rest_cycles(rest, rest_ns, ghz, c):
-    """Rest of the path [cycles]: a modelled path's fitted base or ``rest_ns * ghz``."""
-    return _pick(rest, {_REST["veth"]: lambda: c["veth_base_cycles"],
-                        _REST["cpumap"]: lambda: c["cpumap_dst_stack_cycles"],
-                        _REST["xdp_pass"]: lambda: cpumap.xdp_pass_rest_cycles(c),
-                        _REST["kfree_skb_list"]: lambda: c["kfl_base_cycles"],
-                        _REST["custom"]: lambda: np.asarray(rest_ns, dtype=float) * np.asarray(ghz, dtype=float)})
+def rest_cycles(rest, rest_ns, ghz, c, s):
+    """Rest of the path [cycles] on the states ``s``: a modelled path's fitted base or ``rest_ns * ghz``."""
+    custom = lambda s: np.asarray(s(rest_ns), dtype=float) * np.asarray(s(ghz), dtype=float)  # noqa: E731
+    return _pick(rest, {_REST["veth"]: c["veth_base_cycles"], _REST["cpumap"]: c["cpumap_dst_stack_cycles"],
+                        _REST["xdp_pass"]: lambda s: cpumap.xdp_pass_rest_cycles(c),
+                        _REST["kfree_skb_list"]: c["kfl_base_cycles"], _REST["custom"]: custom}, s)
+
+
+def _start_bulk(x, c):
+    """The skb bulk of the start ``d_from`` (:data:`START_SKB_BULK`) on the states ``s``: a derived input."""
+    def f(s):
+        start = s(x["d_from"])
+        # indexing, not np.take: np.take of int8 codes is several times slower (same gather)
+        n = np.array([np.nan, np.nan, NAPI_SKB_CACHE_BULK, NAPI_SKB_CACHE_BULK])[start]
+        n = np.where(start == CODE["d_from"]["veth"], s(x["xdp_batch"]), n)
+        return np.where(start == CODE["d_from"]["cpumap"], c["cpumap_batch"], n)
+    return f
 
 
 def _stages(x, c, path: str | None):
     """The explicit option codes of every stage and the numbers they take: of the named composition
-    ``path`` (scalar codes), or of the ``d_*`` inputs (``path`` None)."""
+    ``path`` (scalar codes), or of the ``d_*`` inputs (``path`` None).  A number that only one option
+    reads is a derived input (:class:`_States`), computed on that option's states."""
     if path is not None:
         opt = {k: CODE[k][STARTS[path][k]] for k in STAGE_CHOICES}
         n = START_SKB_BULK[path]
         skb_n = x[n] if n in x else (c[n] if isinstance(n, str) else float(n))
         zero_b = x["zero_bytes"]
     else:
-        opt = {k: _resolve(x, k) for k in STAGE_CHOICES}
-        # indexing, not np.take: np.take of int8 codes is several times slower (same gather)
-        start_bulk = np.array([np.nan, np.nan, NAPI_SKB_CACHE_BULK, NAPI_SKB_CACHE_BULK])[x["d_from"]]
-        start_bulk = np.where(x["d_from"] == CODE["d_from"]["veth"], x["xdp_batch"], start_bulk)
-        start_bulk = np.where(x["d_from"] == CODE["d_from"]["cpumap"], c["cpumap_batch"], start_bulk)
-        skb_n = np.where(x["d_skb"] == FROM, start_bulk, x["d_skb_bulk"])
-        zero_b = np.where(opt["d_zero"] == _ZERO["path"], x["zero_bytes"], x["d_zero_bytes"])
-    zero, hand = opt["d_zero"], opt["d_hand"]
-    keep_zero = zero == _ZERO["path"]
-    clears = keep_zero | (zero == _ZERO["memset"]) | (zero == _ZERO["gfp_zero"])
-    is_gfp = np.where(keep_zero, x["is_gfp"], zero == _ZERO["gfp_zero"]) if np.ndim(zero) else (
-        x["is_gfp"] if keep_zero else zero == _ZERO["gfp_zero"])
+        d_from = x["d_from"]
+        masks = [(d_from == i).view(np.int8) for i in range(len(START_PATHS))] if np.ndim(d_from) else None
+        opt = {k: _resolve(x, k, masks) for k in STAGE_CHOICES}
+        start_bulk = _start_bulk(x, c)
+        skb_n = lambda s: np.where(s(x["d_skb"]) == FROM, start_bulk(s), s(x["d_skb_bulk"]))  # noqa: E731
+        zero_b = x["d_zero_bytes"]
+    hand = opt["d_hand"]
     cross = (hand == _HAND["cpumap_cross"]) | ((hand == _HAND["path"]) & x["is_cross"])
     handed = hand != _HAND["none"]
     numa = _where(cross, lambda: c["numa_remote_factor"], lambda: 1.0) if np.ndim(cross) == 0 else \
         np.where(cross, c["numa_remote_factor"], 1.0)
-    return opt, dict(skb_n=skb_n, zero_b=zero_b, clears=clears, is_gfp=is_gfp, handed=handed, numa=numa)
+    return opt, dict(skb_n=skb_n, zero_b=zero_b, handed=handed, numa=numa)
 
 
 class Composed(NamedTuple):
@@ -358,6 +395,26 @@ class Composed(NamedTuple):
     ns: np.ndarray
     drop_fraction: np.ndarray
     free_per_drop: np.ndarray
+
+
+def _states(x, c, memo: dict) -> _States:
+    """Every state of the composed path's grid (the inputs' broadcast shape), with subsets allowed
+    when every constant is a scalar; once per evaluation."""
+    if "_states" not in memo:
+        grid = np.broadcast_shapes(*(np.shape(v) for v in x.values()))
+        # a profile's constants are floats: np.ndim would convert each one to an array first
+        memo["_states"] = _States(grid, all(type(v) is float or np.ndim(v) == 0 for v in c.values()))
+    return memo["_states"]
+
+
+def _merge(base, idx, v, shape):
+    """A copy of ``base`` (broadcast to ``shape``) with the values ``v`` at its flat indices ``idx``."""
+    # a new C-ordered buffer, so that the write by flat index goes through reshape(-1) (np.array of a
+    # broadcast view may keep its layout, and reshape(-1) would then write into a copy)
+    out = np.empty(shape)
+    out[...] = base
+    out.reshape(-1)[idx] = v
+    return out
 
 
 def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Composed:
@@ -373,24 +430,31 @@ def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Compo
     ``drop_fraction`` is ``d`` there and 0 elsewhere.
     """
     memo = {} if memo is None else memo
-    opt, s = _stages(x, c, path)
+    opt, n = _stages(x, c, path)
+    s = _EVERY if path is not None else _states(x, c, memo)
     rx, skb, free, where, rest = opt["d_rx"], opt["d_skb"], opt["d_free"], opt["d_free_where"], opt["d_rest"]
     ghz = x["ghz"]
     feeds = (free == _FREE["napi_cache"]) | (free == _FREE["defer"])
     parts = {
-        "skb alloc": skb_cycles(skb, s["skb_n"], feeds, c, memo),
-        "zeroing": zero_cycles(s["clears"], s["is_gfp"], s["zero_b"], c),
-        "page alloc/recycle": rx_cycles(rx, s["handed"], s["numa"], x["pp_recycle"], x["d_rx_bulk"], c, memo),
-        "cross-CPU transfer": hand_cycles(s["handed"], s["numa"], c),
+        "skb alloc": skb_cycles(skb, n["skb_n"], feeds, c, memo, s),
+        "zeroing": zero_cycles(opt["d_zero"], x["is_gfp"], n["zero_b"], x["zero_bytes"], c, s),
+        "page alloc/recycle": rx_cycles(rx, n["handed"], n["numa"], x["pp_recycle"], x["d_rx_bulk"], c, memo, s),
+        "cross-CPU transfer": hand_cycles(n["handed"], n["numa"], c, s),
         # a free stage replaces the free a rest already holds (skbmodel.rest)
-        "rest of path": rest_cycles(rest, x["d_rest_ns"], ghz, c)
+        "rest of path": rest_cycles(rest, x["d_rest_ns"], ghz, c, s)
         - _rest.overlap_cycles(rest == _REST["veth"], free != _FREE["none"], c),
         "skb free": free_cycles(free, where == _WHERE["remote"], x["d_free_bulk"], skb == _SKB["napi_cache"],
-                                s["numa"], x, c, memo),
+                                n["numa"], x, c, memo, s),
     }
-    other = parts["skb alloc"]
-    for k in ("zeroing", "page alloc/recycle", "cross-CPU transfer", "rest of path"):
-        other = other + parts[k]
+    del n  # the hand-off's NUMA factor is a grid of its own: not kept past the stages
+    other = parts["skb alloc"] + parts["zeroing"]
+    for k in ("page alloc/recycle", "cross-CPU transfer", "rest of path"):
+        # the same sum, left to right, into the one new buffer (a grid of fewer temporaries, whose fresh
+        # pages cost more than the additions)
+        if isinstance(other, np.ndarray) and other.shape == np.broadcast_shapes(other.shape, np.shape(parts[k])):
+            other += parts[k]
+        else:
+            other = other + parts[k]
     plain_ns = units.cycles_to_ns(other + parts["skb free"], ghz)
     # the qdisc drop path: only the dropped share of the packets is freed on this CPU
     drop = rest == _REST["kfree_skb_list"]
@@ -403,10 +467,18 @@ def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Compo
         t_ns, d = feedback(other, free, ghz)
         parts["skb free"] = d * free
         return Composed(parts, t_ns, d, free)
-    if _scalars(c, "kfl_wire_kpps"):  # the feedback on the qdisc drop states only
-        t_ns, d = _on(drop, feedback, other, free, ghz)
-    else:
-        t_ns, d = feedback(other, free, ghz)
+    if s.flat and drop.shape == s.shape:  # the feedback on the qdisc drop states only
+        idx = np.flatnonzero(drop)
+        sub = s.sub(idx)
+        free_d = sub(free)
+        t_ns, d = feedback(sub(other), free_d, sub(ghz))
+        parts["skb free"] = _merge(free, idx, d * free_d, s.shape)
+        if plain_ns.shape == s.shape and plain_ns.flags.c_contiguous:  # a new array of this evaluation: in place
+            plain_ns.reshape(-1)[idx] = t_ns
+        else:
+            plain_ns = _merge(plain_ns, idx, t_ns, s.shape)
+        return Composed(parts, plain_ns, _merge(0.0, idx, d, s.shape), free)
+    t_ns, d = feedback(other, free, ghz)
     parts["skb free"] = np.where(drop, d * free, free)
     return Composed(parts, np.where(drop, t_ns, plain_ns), np.where(drop, d, 0.0), free)
 

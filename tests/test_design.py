@@ -89,6 +89,19 @@ def test_vectorised_equals_one_state_at_a_time():
                                        rel=1e-12)
 
 
+def test_a_grid_of_starts_by_stages_equals_one_state_at_a_time():
+    # d_from on one axis, a stage (and the hand-off) on another: each "from" is resolved against its own start
+    hands, skbs = design.choices_of("d_hand"), design.choices_of("d_skb")
+    grid = {"d_from": np.array(design.START_PATHS)[:, None, None], "d_skb": np.array(skbs)[None, :, None],
+            "d_hand": np.array(hands)[None, None, :], "numa": "cross", "path": "design"}
+    out = model.evaluate(grid)["path.ns_per_packet"]
+    for i, start in enumerate(design.START_PATHS):
+        for j, skb in enumerate(skbs):
+            for k, hand in enumerate(hands):
+                one = model.evaluate({"path": "design", "d_from": start, "d_skb": skb, "d_hand": hand, "numa": "cross"})
+                assert out[i, j, k] == float(one["path.ns_per_packet"]), (start, skb, hand)
+
+
 # ---------------------------------------------------------------- directions
 def _ns(**kw) -> float:
     return float(model.evaluate({"path": "design", **kw})["path.ns_per_packet"])
