@@ -11,7 +11,6 @@ benchmarks/static/ on the first run (not in git), so the server needs static ser
 
 Compare with the same command for benchmarks/rich_chart_app.py (each against the bare app of its run).
 """
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -22,9 +21,7 @@ import plotly  # noqa: E402 - after the sys.path set-up above
 import plotly.io as pio  # noqa: E402
 import streamlit as st  # noqa: E402
 
-from skbmodel import state as sk_state  # noqa: E402
-from skbview import charts  # noqa: E402
-from skbview.app import ui  # noqa: E402
+from rich_chart_app import run  # noqa: E402 - the same app around another chart element
 
 _JS = """
 function plotly() {
@@ -64,22 +61,5 @@ def _serve_plotly_js() -> None:
         shutil.copyfile(src, dst)
 
 
-ui.freeze_gc_once()
 _serve_plotly_js()
-PAGE = os.environ.get("SKB_PAGE", "slub")
-KEY = os.environ.get("SKB_KEY", "bulk")
-p = sk_state.PARAMS[KEY]
-with st.sidebar:
-    st.slider(p.label, int(p.lo), int(p.hi), int(sk_state.defaults()[KEY]), key=KEY,
-              on_change=lambda: st.rerun("chart"))
-
-
-@st.fragment(key="chart")
-def _chart() -> None:
-    state = {**sk_state.defaults(), KEY: st.session_state[KEY], "page": PAGE}
-    name, fig = charts.figures_for_page(PAGE, state)[0]
-    _chart_component(key=f"chart_{PAGE}_{name}", data={"spec": pio.to_json(fig, validate=False)},
-                     height="content")
-
-
-_chart()
+run(lambda fig, key: _chart_component(key=key, data={"spec": pio.to_json(fig, validate=False)}, height="content"))

@@ -19,20 +19,25 @@ from skbview import charts  # noqa: E402 - after the sys.path set-up above
 from skbview.app import ui
 
 
-ui.freeze_gc_once()
-PAGE = os.environ.get("SKB_PAGE", "slub")
-KEY = os.environ.get("SKB_KEY", "bulk")
-p = sk_state.PARAMS[KEY]
-with st.sidebar:
-    st.slider(p.label, int(p.lo), int(p.hi), int(sk_state.defaults()[KEY]), key=KEY,
-              on_change=lambda: st.rerun("chart"))
+def run(draw) -> None:
+    """The app: the slider in the sidebar, and ``draw(fig, key)`` of the page's first chart in a keyed
+    fragment the slider reruns (benchmarks/inplace_chart_app.py passes another ``draw``)."""
+    ui.freeze_gc_once()
+    page = os.environ.get("SKB_PAGE", "slub")
+    key = os.environ.get("SKB_KEY", "bulk")
+    p = sk_state.PARAMS[key]
+    with st.sidebar:
+        st.slider(p.label, int(p.lo), int(p.hi), int(sk_state.defaults()[key]), key=key,
+                  on_change=lambda: st.rerun("chart"))
+
+    @st.fragment(key="chart")
+    def _chart() -> None:
+        state = {**sk_state.defaults(), key: st.session_state[key], "page": page}
+        name, fig = charts.figures_for_page(page, state)[0]
+        draw(fig, f"chart_{page}_{name}")
+
+    _chart()
 
 
-@st.fragment(key="chart")
-def _chart() -> None:
-    state = {**sk_state.defaults(), KEY: st.session_state[KEY], "page": PAGE}
-    name, fig = charts.figures_for_page(PAGE, state)[0]
-    st.plotly_chart(fig, theme=None, key=f"chart_{PAGE}_{name}")
-
-
-_chart()
+if __name__ == "__main__":  # streamlit run benchmarks/rich_chart_app.py
+    run(lambda fig, key: st.plotly_chart(fig, theme=None, key=key))

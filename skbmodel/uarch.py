@@ -671,9 +671,6 @@ INFERRED_CPU = {
     "pa-2017-rfc-": ("haswell", "inferred, not stated: TSC 4.00 GHz from cycles/ns (158 cycles 39.593 ns) and the "
                      "tester's i7-4790K @ 4.00GHz of the SLUB threads of 2015-2016; the E5-1650 v4 counts 3.6"),
 }
-_kernel_year = era.year_of
-
-
 def _profile_year(prof: Profile) -> float:
     return era.year_of_range(prof.kernels or (LATEST_KERNEL, LATEST_KERNEL))
 
@@ -745,7 +742,7 @@ def _direct_rows(exclude: tuple[str, ...]) -> list[tuple[str, str, str, str, flo
 def _record(d: Description, source: str, k: str, kernel: str, tsc_cycles: float, tsc_ghz: float) -> dict:
     costs, _ = op_costs(d)
     core = tsc_cycles * d.value("turbo_ghz") / d.value("tsc_ghz")
-    return dict(uarch=d.name, profile=source, kernel=kernel, year=_kernel_year(kernel), core=core,
+    return dict(uarch=d.name, profile=source, kernel=kernel, year=era.year_of(kernel), core=core,
                 ns=tsc_cycles / tsc_ghz, costs=costs,
                 residual=core - counted_cycles(COST_MODEL[k][1](kernel), costs))
 
@@ -769,7 +766,7 @@ def cost_training(exclude: tuple[str, ...] = ()) -> dict[str, list[dict]]:
                 if k in own:  # else listed, but the profile file does not hold it (yet): inherited
                     out[k].append(_record(d, pid, k, kernel, prof.value(k), prof.ghz))
     for name, k, rid, kernel, tsc_cycles in _direct_rows(exclude):
-        year = _kernel_year(kernel)
+        year = era.year_of(kernel)
         if all(t["uarch"] != name or abs(t["year"] - year) >= DIRECT_MIN_YEARS for t in out[k]):
             out[k].append(_record(ds[name], f"corpus {rid}", k, kernel, tsc_cycles, ds[name].value("tsc_ghz")))
     return out
@@ -843,7 +840,7 @@ def derive_cost(name: str, target: Description, kernel: str, train: list[dict], 
     if any(f not in costs for f in n):  # no training CPU to lend the figure
         return dict(core=None, rel_sd=None, missing=missing, who=[], counted=float("nan"))
     counted = counted_cycles(n, costs)
-    year = _kernel_year(kernel)
+    year = era.year_of(kernel)
     if not train:
         if fitted or counted <= 0:
             return dict(core=None, rel_sd=None, missing=missing, who=[], counted=counted)
