@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skbmodel import corpus, model, uarch
+from skbmodel import corpus, era, model, uarch
 from skbmodel import profile as P
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -287,7 +287,7 @@ def test_a_published_fast_path_run_on_another_kernel_trains_the_fast_pair_and_da
     # its memcg-active run is a configuration the model does not describe
     assert not any("i7-4790k" in t["profile"] and t["profile"].startswith("corpus") for t in train)
     d, note = uarch.kernel_drift((), "slub")
-    dy = uarch._kernel_year("6.2") - uarch._kernel_year("5.8")
+    dy = era.year_of("6.2") - era.year_of("5.8")
     assert d == pytest.approx(abs(math.log(108.6265 / 60.0)) / math.sqrt(dy), rel=0.02)
     assert "slub-e51650v4-2020-fastpath" in note
     # leaving the E5 out leaves no SLUB pair: the page_pool drift's fallback (the spread between CPUs per year)
