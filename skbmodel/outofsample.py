@@ -710,14 +710,18 @@ def report(df, profiles: dict[str, Profile] | None = None) -> dict:
     eras = era_validation.era_points(df)
     other_cpu = uarch.leave_one_cpu_out(df)
     other_cpu_costs = uarch.leave_one_cpu_out_costs(df)
+    other_isa = {"blind": uarch.leave_one_isa_out(df), "in-run": uarch.leave_one_isa_out(df, inrun=True)}
     sizes = object_size_report(df)
     rates = era_validation.rate_points(df)
     summary = sorted(summarise(curves, loso, loro, points) + era_validation.summarise(eras)
                      + uarch.summarise(other_cpu) + uarch.summarise_costs(other_cpu_costs)
+                     + uarch.summarise_isa(other_isa["blind"], uarch.ISA_PROTOCOL)
+                     + uarch.summarise_isa(other_isa["in-run"], uarch.ISA_INRUN_PROTOCOL)
                      + summarise_object_size(sizes) + era_validation.summarise_rates(rates),
                      key=lambda s: (s["subsystem"], s["protocol"]))
     return dict(differences=differences, summary=summary, coverage={**coverage(curves), **object_size_coverage(sizes)},
-                points=points, eras=eras, other_cpu=other_cpu, other_cpu_costs=other_cpu_costs, object_size=sizes,
+                points=points, eras=eras, other_cpu=other_cpu, other_cpu_costs=other_cpu_costs, other_isa=other_isa,
+                object_size=sizes,
                 rates=dict(points=rates, left_out=era_validation.rates_left_out(df)),
                 structural_rel_sd={STRUCTURAL_PREFIX[g]: v for g, v in struct.items() if g in STRUCTURAL_PREFIX},
                 curves=[_curve_dict(c) for c in curves], loso=loso, loro=loro, in_sample=in_sample_dof(profiles))
@@ -945,6 +949,22 @@ def format_report(rep: dict) -> str:
               "are of a CPU the corpus does not name (`skbmodel.uarch.INFERRED_CPU`); zeroing is measured on one CPU "
               "(the E5-1650 v4), so its constants carry the single-CPU rule of `skbmodel.uarch.derive_costs`", ""]
     lines += uarch.format_cost_points(rep.get("other_cpu_costs", []))
+    lines += ["", f"Leave one instruction set out (protocols \"{uarch.ISA_PROTOCOL}\" and "
+              f"\"{uarch.ISA_INRUN_PROTOCOL}\"): the arm64 server's page_pool points (ns) predicted from the "
+              "x86 CPUs' instruction counts, priced with what differs on arm64 "
+              "(`skbmodel.uarch.isa_cost_cycles`: the per-CPU statistics' atomics and preempt-count toggles); "
+              "no arm64 profile or page_pool row is read. The in-run variant also reads the run's own "
+              "time_bench atomic_inc and spin_lock baselines (the same machine and kernel). Untranslated: the "
+              "x86 counts at the core's width and locked-op latency alone (the derivation before the "
+              "translation); naive: the x86 CPUs' mean ns", ""]
+    for s in rep["summary"]:
+        if s["protocol"] in (uarch.ISA_PROTOCOL, uarch.ISA_INRUN_PROTOCOL):
+            lines.append(f"{s['protocol']}: {s['points']} points on {', '.join(s['cpus'])}: MAPE {_pct(s['mape'])} "
+                         f"(untranslated {_pct(s['untranslated_mape'])}, naive {_pct(s['baseline_mape'])}); 90 % "
+                         f"intervals hold {_pct(s['coverage'])} of the points, median relative half-width "
+                         f"{_pct(s['median_rel_half_width'])}. One CPU: no accuracy is claimed.")
+    for name, pts in rep.get("other_isa", {}).items():
+        lines += ["", f"{name}:", ""] + uarch.format_isa_points(pts)
     lines += format_object_size(rep.get("object_size", []))
     rates = rep.get("rates", {})
     lines += era_validation.format_rates(rates.get("points", []), rates.get("left_out", []))

@@ -43,9 +43,18 @@ numbers is derived from the *other* CPUs only and its numbers predicted; next to
 prediction (the other CPUs' mean ns, the same on every CPU).
 
 An arm64 core is derived from the arm64 CPUs measured (only the Kunpeng 920 of the corpus); with
-none, from the x86 instruction counts, which a different instruction set does not share: the
-Kunpeng 920 so derived comes out at about a third of its measured page_pool costs, its fast path
-(no locked instruction at all) included (docs/model.md), so such a derivation is a guess.
+none in its kernel era (or asked, ``from_isa="x86"``), from the x86 CPUs' instruction counts with
+what the kernel does differently on arm64 priced on top (:func:`isa_cost_cycles`)::
+
+    cost_core = (n_instr + n_pcpu * 7) / issue_width + n_locked * lock_add_cycles
+                + n_pcpu * percpu_atomic_cycles
+
+``n_pcpu`` (:data:`PERCPU_RMW`) is the page_pool statistics' ``this_cpu_inc`` per page: one
+``%gs``-prefixed instruction on x86 (inside ``n_instr``), on arm64 a preempt-count toggle
+(7 instructions more) around an LSE ``STADD``, which TaiShan v110 may execute outside its L1
+(``percpu_atomic_cycles``, bracketed: not published).  Leave one instruction set out
+(:func:`leave_one_isa_out`) predicts the Kunpeng 920's published page_pool points so, from the x86
+CPUs alone; the figures, before and after the translation, are in docs/validation.md.
 """
 from __future__ import annotations
 
@@ -108,6 +117,9 @@ class Figure:
     unit: str
     source: str
     uncertain: bool = False
+    #: the range a figure that is not published for the part is bracketed by (``low``, ``high`` in its file),
+    #: or None: the derivation widens its interval by it (:func:`percpu_rmw_price`)
+    bracket: tuple[float, float] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -169,7 +181,17 @@ def _figures(path: Path, table: dict, where: str = "") -> dict[str, Figure]:
         v = float(rec["value"])
         if not (math.isfinite(v) and v > 0):
             raise UarchError(f"{path.name}: figure {where}{k} = {rec['value']!r} must be a positive number")
-        figs[k] = Figure(k, v, str(rec.get("unit", "")), str(rec["source"]), bool(rec.get("uncertain", False)))
+        bracket = None
+        if "low" in rec or "high" in rec:
+            try:
+                lo, hi = float(rec["low"]), float(rec["high"])
+            except (KeyError, TypeError, ValueError):
+                raise UarchError(f"{path.name}: figure {where}{k} needs both low and high as numbers") from None
+            if not (math.isfinite(lo) and math.isfinite(hi) and 0 < lo <= v <= hi):
+                raise UarchError(f"{path.name}: figure {where}{k}: expected 0 < low <= value <= high")
+            bracket = (lo, hi)
+        figs[k] = Figure(k, v, str(rec.get("unit", "")), str(rec["source"]), bool(rec.get("uncertain", False)),
+                         bracket)
     return figs
 
 
@@ -261,6 +283,105 @@ def cost_cycles(instr: float, d: Description, new_era: bool, name: str, ghz: flo
     return core * ghz / d.value("turbo_ghz")
 
 
+
+# ---- another instruction set: an arm64 core from the x86 CPUs' instruction counts -----------
+
+#: ``this_cpu_*`` read-modify-writes per page of each bench_page_pool_simple cost, by kernel era (as
+#: :data:`LOCKED_OPS`): the page_pool recycle statistics.  ``recycle_stat_inc`` is ``this_cpu_inc`` of a
+#: field of ``pool->recycle_stats`` (net/core/page_pool.c): ``cached`` on the fast path
+#: (``page_pool_recycle_in_cache``), ``ring`` on the ptr_ring return (``page_pool_recycle_in_ring``) and
+#: ``released_refcnt`` on the slow path where the benchmark's extra reference makes
+#: ``__page_pool_put_page`` give the page back (the newer era; the older benchmark released the page with
+#: ``page_pool_release_page``, which counts nothing).  On x86 each is one ``%gs``-prefixed instruction
+#: without a lock prefix, already inside the x86 CPUs' instruction count; on arm64 it is a preempt-count
+#: toggle around an atomic (:data:`ARM64_PERCPU_EXTRA_INSTR`, :func:`percpu_rmw_price`).  What else the
+#: paths do per CPU is ISA-neutral: ``alloc_stat_inc`` is a plain increment of the pool's own field, and the
+#: page allocator's ``__count_vm_events`` is a ``raw_cpu`` op, a plain load, add and store on arm64 too
+#: (include/asm-generic/percpu.h).  The statistics need CONFIG_PAGE_POOL_STATS (``default n`` in
+#: net/Kconfig), which mainline's VETH, IDPF and MVNETA entries ``select`` and openEuler's kernel selects by
+#: default (openeuler/kernel pull request 3100, "Default select PAGE_POOL_STATS"): taken as set (the
+#: corpus's arm64 server does not state its configuration).
+PERCPU_RMW = {False: {"pp_fast_cycles": 1, "pp_ring_cycles": 1, "page_slow_cycles": 0},
+              True: {"pp_fast_cycles": 1, "pp_ring_cycles": 1, "page_slow_cycles": 1}}
+#: the page_pool statistics exist since 5.18 (Joe Damato, "page_pool: Add allocation stats" and "Add
+#: recycle stats", net-next 2022-03): no per-CPU operation on these paths before
+PAGE_POOL_STATS_SINCE = "5.18"
+#: from 6.18 the non-return ``this_cpu_*`` ops are load atomics (``LDADD`` with an unused destination,
+#: executed in the L1) instead of ``STADD``, which several cores execute "far" in the interconnect (mainline
+#: commit "arm64: Use load LSE atomics for the non-return per-CPU atomic operations", v6.18-rc6): priced
+#: as ``lock_add_cycles`` from then
+PERCPU_LOAD_ATOMICS_SINCE = "6.18"
+#: arm64 instructions one ``this_cpu`` RMW adds to x86's single instruction: ``preempt_disable_notrace``
+#: (load, add, store of the thread_info preempt count) and ``preempt_enable_notrace`` (load, subtract,
+#: store, branch on zero) of arch/arm64/include/asm/preempt.h (``_pcp_protect`` in
+#: arch/arm64/include/asm/percpu.h); the ``tpidr_el1`` read and the address add stand for x86's ``%gs``
+#: addressing one for one.  Priced at the rename width like every other instruction
+ARM64_PERCPU_EXTRA_INSTR = 7
+#: the locked operations of :data:`LOCKED_OPS` that are a spinlock acquisition (the ptr_ring's
+#: ``producer_lock``; the pcp list's ``pcp_spin_trylock`` of the newer slow path), which an in-run
+#: ``spin_lock``+``spin_unlock`` baseline prices
+SPINLOCK_OPS = {False: {"pp_fast_cycles": 0, "pp_ring_cycles": 1, "page_slow_cycles": 0},
+                True: {"pp_fast_cycles": 0, "pp_ring_cycles": 1, "page_slow_cycles": 1}}
+
+
+def percpu_rmw_count(kernel: str, name: str) -> int:
+    """``this_cpu`` RMWs per page of the page_pool cost ``name`` on ``kernel`` (:data:`PERCPU_RMW`)."""
+    if era.version_key(kernel) < era.version_key(PAGE_POOL_STATS_SINCE):
+        return 0
+    return PERCPU_RMW[_since_split(kernel)][name]
+
+
+def percpu_rmw_price(d: Description, kernel: str, inrun_atomic: float | None = None) -> tuple[float, float, str]:
+    """The atomic of one arm64 ``this_cpu`` RMW [core cycles], its relative sd and where it comes from.
+
+    From :data:`PERCPU_LOAD_ATOMICS_SINCE` on, a load atomic: ``lock_add_cycles``.  Before, ``STADD``:
+    ``inrun_atomic`` when given (a ``time_bench`` ``atomic_inc`` of the same run, which is that
+    instruction, relative sd 0: a measurement), else the description's ``percpu_atomic_cycles`` with
+    ``sd = ln(high / low) / (2 z)`` (its bracket taken as a 90 % range, ``z`` of
+    :data:`skbmodel.uncertainty.LEVEL`), else ``lock_add_cycles`` (said so in the source).
+    """
+    lock = d.figures["lock_add_cycles"]
+    if era.version_key(kernel) >= era.version_key(PERCPU_LOAD_ATOMICS_SINCE):
+        return (lock.value, 0.0,
+                f"a load atomic since {PERCPU_LOAD_ATOMICS_SINCE}, priced as lock_add_cycles: {lock.source}")
+    if inrun_atomic is not None:
+        return float(inrun_atomic), 0.0, "the run's own time_bench atomic_inc (the same STADD)"
+    f = d.figures.get("percpu_atomic_cycles")
+    if f is None:
+        return lock.value, 0.0, f"the description has no percpu_atomic_cycles: lock_add_cycles taken ({lock.source})"
+    sd = 0.0
+    if f.bracket:
+        sd = math.log(f.bracket[1] / f.bracket[0]) / (2.0 * uncertainty.z_value(uncertainty.LEVEL))
+    return f.value, sd, f.source
+
+
+def isa_cost_cycles(instr: float, d: Description, kernel: str, name: str, ghz: float, percpu: float,
+                    spinlock: float | None = None) -> tuple[float, float]:
+    """One page_pool cost of an arm64 core ``d`` from the x86 CPUs' instruction count [TSC cycles at ``ghz``],
+    and the share of it that is the per-CPU atomics.
+
+    ``core = (instr + n_pcpu * extra) / issue_width + (n_locked - n_spin) * lock_add + n_spin * spinlock
+    + n_pcpu * percpu``, ``cost = core * ghz / turbo_ghz``.  ``instr`` [instructions]: the x86 CPUs' count
+    (:func:`instr_count`), taken as the arm64 core's for the same C code (one arm64 instruction per x86
+    fused-domain uop: an assumption, no public figure compares the two for kernel code); ``n_pcpu``
+    (:func:`percpu_rmw_count`) ``this_cpu`` RMWs, each ``extra`` = :data:`ARM64_PERCPU_EXTRA_INSTR`
+    instructions more than on x86 and one atomic at ``percpu`` core cycles (:func:`percpu_rmw_price`);
+    ``n_locked`` (:data:`LOCKED_OPS`) locked RMWs as on x86 (LSE ``CASA``/``LDADD``), at
+    ``lock_add_cycles``, of which ``n_spin`` (:data:`SPINLOCK_OPS`) at ``spinlock`` core cycles when an
+    in-run spinlock baseline is given (its lock and unlock instructions are then counted twice, a few
+    cycles).  Not counted: the ``dmb ishst`` of ``__ptr_ring_produce``'s ``smp_wmb`` and the release store
+    of ``spin_unlock`` (compiler barriers and plain stores on x86): no published cost for them.
+    """
+    new = _since_split(kernel)
+    n_pcpu = percpu_rmw_count(kernel, name)
+    n_lock = LOCKED_OPS[new][name]
+    n_spin = SPINLOCK_OPS[new][name] if spinlock is not None else 0
+    width, lock = d.value("issue_width"), d.value("lock_add_cycles")
+    atomics = n_pcpu * percpu
+    core = ((instr + n_pcpu * ARM64_PERCPU_EXTRA_INSTR) / width + (n_lock - n_spin) * lock
+            + n_spin * (spinlock or 0.0) + atomics)
+    return core * ghz / d.value("turbo_ghz"), atomics / core
+
 def _measures_page_pool(prof: Profile) -> bool:
     """Whether the profile's page_pool costs are its own data (not inherited, not derived)."""
     parent = load_profile(prof.inherits) if prof.inherits else None
@@ -297,7 +418,7 @@ def spread(train: list[dict]) -> tuple[float, int]:
 
 
 def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclude: tuple[str, ...] = (),
-           cpu: str | None = None) -> Profile:
+           cpu: str | None = None, from_isa: str | None = None, inrun: dict | None = None) -> Profile:
     """The profile of CPU ``name`` derived from its description and the other CPUs' data.
 
     ``ghz``: the TSC clock of the machine (default: the description's); ``kernel``: the mainline
@@ -305,7 +426,15 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
     (leave one CPU out); ``cpu``: the machine's CPU as a row or a user names it, whose SKU figures
     (:meth:`Description.for_cpu`: another SKU of the same die, e.g. its turbo clock) replace the
     description's.  Raises :class:`UarchError` (one line) on bad input.
+
+    An arm64 core derives from the measured arm64 CPUs of its kernel era; with none (or with
+    ``from_isa="x86"``) from the x86 CPUs' instruction counts, priced with what differs on arm64
+    (:func:`isa_cost_cycles`).  ``inrun``: in-run baselines of the machine for that translation,
+    ``{"atomic": core cycles of a time_bench atomic_inc, "spinlock": of a spin_lock+unlock, "source": text}``
+    (either may be missing or None).
     """
+    if from_isa not in (None, "x86", "arm64"):
+        raise UarchError(f"--from-isa {str(from_isa)[:20]!r}: expected x86 or arm64")
     d = load(name).for_cpu(cpu)
     kernel = LATEST_KERNEL if kernel is None else str(kernel).strip()
     if kernel not in era.RELEASES:
@@ -320,10 +449,11 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
         ghz = d.value("tsc_ghz")
     new = _since_split(kernel)
     train = training(exclude=exclude, isa=d.isa)
+    translate = d.isa != "x86" and (from_isa == "x86" or not [t for t in train if t["new_era"] == new])
     isa_note = ""
-    if not [t for t in train if t["new_era"] == new] and d.isa != "x86":  # no core of its own ISA in this era
-        isa_note = (f" ({d.isa}: no {d.isa} CPU measured in this kernel era, so the x86 cores' instruction "
-                    "counts, a different instruction set's: a guess, not validated)")
+    if translate:  # no core of its own ISA in this era, or asked for: the x86 counts, priced for arm64
+        why = "asked for" if from_isa == "x86" else f"no {d.isa} CPU measured in this kernel era"
+        isa_note = f" (x86 counts for an {d.isa} core: {why})"
         train = training(exclude=exclude)
     if not train:
         raise UarchError("no measured CPU is left to derive from")
@@ -347,22 +477,46 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
     spread_text = (f"the rms relative error of this derivation predicting each training CPU from the others "
                    f"({n_res} residuals), relative sd {rel_sd:.2f}" if n_res else
                    f"fewer than two measured CPUs to compare, an assumed relative sd {rel_sd:.2f}")
+    inrun = inrun or {}
     for k in DERIVED_PP:
         instr = float(np.mean([t["instr"][k] for t in pts]))
         n_lock = LOCKED_OPS[new][k]
-        value = cost_cycles(instr, d, new, k, ghz)
+        if not translate:
+            value = cost_cycles(instr, d, new, k, ghz)
+            consts[k] = Constant(k, round(value, 3), "cycles", "assumed",
+                                 f"derived: ({instr:.0f} uops (mean of {who}{isa_note}, each from its own description) "
+                                 f"/ issue width {width:g} + {n_lock} locked ops x {lock:g} cycles) x TSC {ghz:g} / "
+                                 f"turbo {turbo:g} GHz ({fig['turbo_ghz'].source}; width: {fig['issue_width'].source}; "
+                                 f"locked op: {fig['lock_add_cycles'].source}); uncertainty: {spread_text}",
+                                 stderr=round(rel_sd * value, 3))
+            continue
+        pc, pc_sd, pc_src = percpu_rmw_price(d, kernel, inrun.get("atomic"))
+        spin = inrun.get("spinlock")
+        value, share = isa_cost_cycles(instr, d, kernel, k, ghz, pc, spin)
+        sd = math.sqrt(rel_sd ** 2 + (share * pc_sd) ** 2)
+        n_pcpu, n_spin = percpu_rmw_count(kernel, k), (SPINLOCK_OPS[new][k] if spin is not None else 0)
+        spin_text = (f" ({n_spin} of them a spinlock at the run's spin_lock+unlock, {spin:.1f} cycles)"
+                     if n_spin else "")
+        in_run = f"; in-run baselines: {inrun['source']}" if inrun.get("source") else ""
         consts[k] = Constant(k, round(value, 3), "cycles", "assumed",
-                             f"derived: ({instr:.0f} uops (mean of {who}{isa_note}, each from its own description) "
-                             f"/ issue width {width:g} + {n_lock} locked ops x {lock:g} cycles) x TSC {ghz:g} / "
-                             f"turbo {turbo:g} GHz ({fig['turbo_ghz'].source}; width: {fig['issue_width'].source}; "
-                             f"locked op: {fig['lock_add_cycles'].source}); uncertainty: {spread_text}",
-                             stderr=round(rel_sd * value, 3))
+                             f"derived from the x86 CPUs for an {d.isa} core: (({instr:.0f} instructions (the x86 "
+                             f"uops, mean of {who}, each from its own description) + {n_pcpu} this_cpu RMWs x "
+                             f"{ARM64_PERCPU_EXTRA_INSTR} preempt-count instructions) / issue width {width:g} + "
+                             f"{n_lock} locked ops x {lock:g} cycles{spin_text} + {n_pcpu} per-CPU atomics x "
+                             f"{pc:.1f} cycles) x {ghz:g} / turbo {turbo:g} GHz (skbmodel.uarch.isa_cost_cycles; "
+                             f"width: {fig['issue_width'].source}; locked op: {fig['lock_add_cycles'].source}; "
+                             f"per-CPU atomic: {pc_src}{in_run}); uncertainty: relative sd {sd:.2f}, {spread_text} "
+                             f"and the per-CPU atomic's relative sd {pc_sd:.2f} on its share {share:.2f}; the "
+                             "translation's own error is not in it (no second instruction set to measure it on)",
+                             stderr=round(sd * value, 3))
     costs = derive_costs(d, float(ghz), kernel, exclude)
     consts.update(costs)
     lo, hi = kernel, kernel
+    priced = ("priced at this core's rename width, locked-op latency and per-CPU atomic (skbmodel.uarch."
+              "isa_cost_cycles)" if translate else "priced at this core's rename width and locked-op latency")
     notes = (f"derived from the {d.uarch} description ({d.name}) for kernel {kernel}: the clock and the cache "
              f"sizes from the description, the page_pool costs from the instruction counts measured on {who} "
-             "priced at this core's rename width and locked-op latency; "
+             f"{priced}; "
              f"{costs_note(costs)}; every other constant inherited from {base.id}, not derived")
     return Profile(id=f"derived-{d.name}", name=f"{d.cpu} (derived: {d.uarch}, kernel {kernel})",
                    constants=consts, inherits=base.id, notes=notes, kernels=(lo, hi),
@@ -480,6 +634,120 @@ def format_points(points: list[dict]) -> list[str]:
                      f"{p['naive_rel_error'] * 100:+.1f} % |")
     return lines
 
+
+
+# ---- leave one instruction set out: arm64 from the x86 CPUs --------------------------------
+
+ISA_PROTOCOL = "other ISA (arm64 from x86)"
+ISA_INRUN_PROTOCOL = "other ISA, in-run baselines"
+#: the corpus outputs of an arm64 page_pool run (published in ns: its cycle counter is the ~100 MHz arch
+#: timer) and the model output each is
+ISA_OUTPUTS = {"page_pool.fast_cycles": "page_pool.fast_cycles", "page_pool.ring_cycles": "page_pool.ring_cycles",
+               "page_pool.slow_cycles": "page_pool.slow_cycles",
+               "other:page_pool.nosoftirq01_ns": "page_pool.nosoftirq01_cycles",
+               "other:page_pool.nosoftirq02_ns": "page_pool.nosoftirq02_cycles",
+               "other:page_pool.nosoftirq03_ns": "page_pool.nosoftirq03_cycles"}
+#: the in-run baselines of a run that the in-run variant reads, and the key of :func:`derive`'s ``inrun``
+INRUN_OUTPUTS = {"other:atomic_inc_ns": "atomic", "other:spin_lock_unlock_ns": "spinlock"}
+_THREAD = re.compile(r"^(.*?)-(?:before|after)-")
+
+
+def _thread(row_id: str) -> str:
+    """The thread of a corpus row: its id before ``-before-``/``-after-`` (one machine, one mail thread)."""
+    m = _THREAD.match(str(row_id))
+    return m.group(1) if m else str(row_id)
+
+
+def _inrun_baselines(df, d: Description, rows) -> dict[str, dict]:
+    """Per thread, the in-run baselines of :data:`INRUN_OUTPUTS` among ``rows`` (the machine's rows), in
+    core cycles at the description's turbo clock (the baseline loops run one core), mean over the thread's
+    runs, and the row ids they come from."""
+    out = {}
+    turbo = d.value("turbo_ghz")
+    base = rows[rows["output"].isin(list(INRUN_OUTPUTS)) & rows["unit"].eq("ns")]
+    for r in base.itertuples(index=False):
+        rec = out.setdefault(_thread(r.id), {"ids": [], "values": {}})
+        rec["ids"].append(r.id)
+        rec["values"].setdefault(INRUN_OUTPUTS[r.output], []).append(float(r.value) * turbo)
+    return {t: {**{k: float(np.mean(v)) for k, v in rec["values"].items()},
+                "source": ", ".join(sorted(rec["ids"]))} for t, rec in out.items()}
+
+
+def _untranslated(d: Description, kernel: str, exclude: tuple[str, ...], ghz: float) -> dict[str, float]:
+    """The page_pool constants as derived before the ISA translation: the x86 CPUs' instruction counts at
+    the core's width and locked-op latency alone (:func:`cost_cycles`), for the before/after comparison."""
+    new = _since_split(kernel)
+    pts = _era_points(training(exclude=exclude), new)
+    return {k: cost_cycles(float(np.mean([t["instr"][k] for t in pts])), d, new, k, ghz) for k in DERIVED_PP}
+
+
+def leave_one_isa_out(df, inrun: bool = False) -> list[dict]:
+    """Every published page_pool point of a measured arm64 CPU, predicted from the x86 CPUs only.
+
+    Each point's profile is :func:`derive` with every arm64 description excluded and ``from_isa="x86"``:
+    no arm64 profile and no arm64 page_pool row is read.  ``inrun``: the run's own ``time_bench``
+    baselines (:data:`INRUN_OUTPUTS`, rows of the same thread, :func:`_inrun_baselines`; a thread without
+    them keeps the description's figures) price the per-CPU atomic and the spinlock.  One record per point,
+    in ns (the rows' unit; the model's cycles at the description's clock): measured, derived with its 90 %
+    interval (``pred +- z sd``), the naive prediction (the x86 CPUs' mean ns, :func:`_naive_profile`) and
+    ``untranslated``, the derivation without the translation (:func:`_untranslated`).
+    """
+    z = uncertainty.z_value(uncertainty.LEVEL)
+    ds = descriptions()
+    arm = tuple(n for n, d in ds.items() if d.isa != "x86")
+    out, profs = [], {}
+    for d in (d for d in ds.values() if d.isa != "x86" and d.profiles):
+        mine = df[df["cpu"].astype(str).apply(lambda c: any(re.search(rx, c, re.I) for rx in d.match))]
+        ghz = d.value("tsc_ghz") if "tsc_ghz" in d.figures else d.value("base_ghz")
+        baselines = _inrun_baselines(df, d, mine) if inrun else {}
+        rows = mine[mine["output"].isin(list(ISA_OUTPUTS)) & (mine["x_name"] == "") & mine["unit"].eq("ns")]
+        for r in rows.itertuples(index=False):
+            kernel = era.kernel_of(r.kernel) or era.kernel_of(r.source)
+            if kernel is None or "debug" in str(r.kernel).lower():
+                continue
+            base = baselines.get(_thread(r.id), {})
+            key = (d.name, kernel, tuple(sorted(base.items())))
+            if key not in profs:
+                prof = derive(d.name, ghz=ghz, kernel=kernel, exclude=arm, from_isa="x86", inrun=base)
+                train = training(exclude=arm)
+                profs[key] = (prof, _naive_profile(prof, train, ghz, kernel),
+                              prof.with_values(_untranslated(d, kernel, arm, ghz)), train)
+            prof, naive, before, train = profs[key]
+            output = ISA_OUTPUTS[r.output]
+            pred = float(model.evaluate({}, prof)[output]) / ghz
+            sd = _output_sd(prof, output) / ghz
+            npred = float(model.evaluate({}, naive)[output]) / ghz
+            upred = float(model.evaluate({}, before)[output]) / ghz
+            meas = float(r.value)
+            out.append(dict(id=r.id, uarch=d.name, cpu=r.cpu, kernel=kernel, output=output, measured=meas,
+                            predicted=pred, lo=pred - z * sd, hi=pred + z * sd, naive=npred, untranslated=upred,
+                            rel_error=(pred - meas) / meas, naive_rel_error=(npred - meas) / meas,
+                            untranslated_rel_error=(upred - meas) / meas,
+                            inside=bool(pred - z * sd <= meas <= pred + z * sd),
+                            rel_half_width=float(z * sd / pred), inrun=base.get("source", ""),
+                            trained_on=sorted({t["profile"] for t in train})))
+    return out
+
+
+def summarise_isa(points: list[dict], protocol: str) -> list[dict]:
+    """The summary row of :func:`leave_one_isa_out`: as :func:`summarise`, under ``protocol``, with the
+    MAPE of the untranslated derivation (``untranslated_mape``) next to the naive one."""
+    rows = summarise(points)
+    for row in rows:
+        row.update(protocol=protocol,
+                   untranslated_mape=float(np.mean(np.abs([p["untranslated_rel_error"] for p in points]))))
+    return rows
+
+
+def format_isa_points(points: list[dict]) -> list[str]:
+    lines = ["| row | kernel | in-run baselines | measured ns | derived ns | 90 % interval | error | untranslated | "
+             "naive | naive error |", "|---|---|---|---:|---:|---|---:|---:|---:|---:|"]
+    for p in points:
+        lines.append(f"| {p['id']} | {p['kernel']} | {p['inrun'] or '—'} | {p['measured']:.6g} | "
+                     f"{p['predicted']:.4g} | {p['lo']:.4g} – {p['hi']:.4g} | {p['rel_error'] * 100:+.1f} % | "
+                     f"{p['untranslated']:.4g} ({p['untranslated_rel_error'] * 100:+.1f} %) | {p['naive']:.4g} | "
+                     f"{p['naive_rel_error'] * 100:+.1f} % |")
+    return lines
 
 # ---- the user's own CPU ----------------------------------------------------------------------
 
