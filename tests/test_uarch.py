@@ -294,3 +294,136 @@ def test_a_published_fast_path_run_on_another_kernel_trains_the_fast_pair_and_da
     assert uarch.kernel_drift(("broadwell-ep",), "slub") == uarch.kernel_drift(("broadwell-ep",))
     # zeroing and the page allocator have no pair of their own: the page_pool drift
     assert uarch.kernel_drift((), "page_alloc") == uarch.kernel_drift(())
+
+
+# ---- an arm64 core from the x86 CPUs ----------------------------------------------------------
+
+ARM = tuple(n for n, d in uarch.descriptions().items() if d.isa != "x86")
+
+
+@pytest.fixture(scope="module")
+def isa_points():
+    df = corpus.load_corpus()
+    return {"blind": uarch.leave_one_isa_out(df), "in-run": uarch.leave_one_isa_out(df, inrun=True)}
+
+
+def test_arm64_from_x86_is_the_x86_count_plus_the_per_cpu_statistics_priced_for_arm64():
+    """6.13 fast path: the newer-era x86 CPUs' mean instruction count, plus one this_cpu_inc's 7
+    preempt-count instructions, at the width of 4, plus one STADD at the description's 33.7 cycles."""
+    train = [t for t in uarch.training() if t["new_era"]]
+    instr = np.mean([t["instr"]["pp_fast_cycles"] for t in train])
+    prof = uarch.derive("kunpeng-920", ghz=2.6, kernel="6.13", exclude=ARM, from_isa="x86")
+    assert prof.value("pp_fast_cycles") == pytest.approx((instr + 7) / 4 + 33.7, abs=1e-3)
+    ring = np.mean([t["instr"]["pp_ring_cycles"] for t in train])
+    assert prof.value("pp_ring_cycles") == pytest.approx((ring + 7) / 4 + 20 + 33.7, abs=1e-3)
+    # the uncertainty adds the STADD bracket (a 90 % range 15.05-75.4 cycles) on its share of the cost
+    s = uarch.spread(uarch.training(exclude=ARM))[0]
+    sd_price = math.log(75.4 / 15.05) / (2 * 1.6448536)
+    share = 33.7 / prof.value("pp_fast_cycles")
+    assert prof.stderr("pp_fast_cycles") == pytest.approx(
+        math.sqrt(s ** 2 + (share * sd_price) ** 2) * prof.value("pp_fast_cycles"), abs=2e-3)
+    assert "derived from the x86 CPUs for an arm64 core" in prof.constants["pp_fast_cycles"].source
+    # without the Kunpeng's own data in its era the translation is what derive falls back to
+    assert uarch.derive("kunpeng-920", ghz=2.6, kernel="6.13", exclude=("kunpeng-920",)).value(
+        "pp_fast_cycles") == pytest.approx(prof.value("pp_fast_cycles"))
+
+
+def test_the_translation_only_adds_what_the_kernel_does_differently_on_arm64():
+    # before the page_pool statistics (5.18) nothing differs: the untranslated derivation
+    old = uarch.derive("kunpeng-920", ghz=2.6, kernel="5.15", exclude=ARM, from_isa="x86")
+    before = uarch._untranslated(uarch.load("kunpeng-920"), "5.15", ARM, 2.6)
+    for k in uarch.DERIVED_PP:
+        assert old.value(k) == pytest.approx(before[k], abs=1e-3)
+    # an x86 core is not translated
+    genoa = uarch.derive("zen4-genoa", kernel="6.12")
+    assert uarch.derive("zen4-genoa", kernel="6.12", from_isa="x86").constants == genoa.constants
+    # since 6.18 the per-CPU op is a load atomic, priced as the locked add
+    d = uarch.load("kunpeng-920")
+    assert uarch.percpu_rmw_price(d, "6.18")[:2] == (20.0, 0.0)
+    assert uarch.percpu_rmw_price(d, "6.13", inrun_atomic=15.0)[:2] == (15.0, 0.0)
+    assert uarch.percpu_rmw_price(d, "6.13")[0] == 33.7
+    # a description without the figure takes its locked add, and says so
+    n1 = uarch.load("neoverse-n1")
+    price, sd, src = uarch.percpu_rmw_price(n1, "6.13")
+    assert (price, sd) == (n1.value("lock_add_cycles"), 0.0) and "no percpu_atomic_cycles" in src
+    with pytest.raises(uarch.UarchError, match="--from-isa"):
+        uarch.derive("kunpeng-920", from_isa="mips")
+
+
+def test_a_bracket_must_hold_the_value(tmp_path):
+    text = (uarch.UARCH_DIR / "kunpeng-920.toml").read_text()
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text.replace("low = 15.05", "low = 40"))
+    with pytest.raises(uarch.UarchError, match="low <= value <= high"):
+        uarch._parse(bad)
+    bad.write_text(text.replace("low = 15.05\n", ""))
+    with pytest.raises(uarch.UarchError, match="both low and high"):
+        uarch._parse(bad)
+    assert uarch.load("kunpeng-920").figures["percpu_atomic_cycles"].bracket == (15.05, 75.4)
+
+
+def test_arm64_from_x86_reads_no_arm64_page_pool_row_and_no_arm64_profile(monkeypatch):
+    """The constants are the same with every pp-arm64 row dropped from the corpus and the arm64
+    profiles unreadable."""
+    want = uarch.derive("kunpeng-920", ghz=2.6, kernel="6.13", exclude=ARM, from_isa="x86")
+    full = corpus.load_corpus()
+    dropped = full[~full["id"].str.startswith("pp-arm64-")]
+    assert len(dropped) < len(full)
+    real_load = uarch.load_profile
+
+    def no_arm64(pid):
+        if pid in {p for n in ARM for p in uarch.load(n).profiles}:
+            raise AssertionError(f"read the arm64 profile {pid}")
+        return real_load(pid)
+
+    monkeypatch.setattr(corpus, "load_corpus", lambda *a, **k: dropped)
+    monkeypatch.setattr(uarch, "load_profile", no_arm64)
+    uarch._direct_rows_all.cache_clear()
+    try:
+        got = uarch.derive("kunpeng-920", ghz=2.6, kernel="6.13", exclude=ARM, from_isa="x86")
+    finally:
+        uarch._direct_rows_all.cache_clear()
+    assert got.constants == want.constants
+
+
+def test_leave_one_isa_out_predicts_each_point_from_itself_alone(isa_points):
+    """A point's prediction does not change when every other arm64 row is dropped (blind), or every other
+    page_pool row with the run's baselines kept (in-run): no judged row informs another."""
+    df = corpus.load_corpus()
+    for name, inrun, target, keep in (("blind", False, "pp-arm64-2025-01-before-tasklet-ring", ()),
+                                      ("in-run", True, "pp-arm64-2025-01-after-tasklet-slow",
+                                       ("pp-arm64-2025-01-before-atomic-inc", "pp-arm64-2025-01-before-spinlock"))):
+        arm = df["id"].str.startswith("pp-arm64-")
+        alone = df[~arm | df["id"].isin((target, *keep))]
+        (p,) = uarch.leave_one_isa_out(alone, inrun=inrun)
+        (q,) = [q for q in isa_points[name] if q["id"] == target]
+        assert p == q
+        assert not {"kunpeng-920"} & set(p["trained_on"])
+
+
+def test_leave_one_isa_out_figures(isa_points):
+    blind, inrun = isa_points["blind"], isa_points["in-run"]
+    assert len(blind) == len(inrun) == 28 and {p["uarch"] for p in blind} == {"kunpeng-920"}
+    assert not any(p["inrun"] for p in blind)
+    # the 2024 thread published no atomic_inc or spin_lock baseline: it keeps the description's figures
+    assert {p["inrun"] == "" for p in inrun if p["id"].startswith("pp-arm64-2024-")} == {True}
+    # one point as docs/validation.md states it: 6.12 fast path, 26.364 ns measured
+    (p,) = [p for p in blind if p["id"] == "pp-arm64-2024-before-tasklet-fast"]
+    assert p["measured"] == 26.364 and p["predicted"] == pytest.approx(22.2, abs=0.1)
+    assert p["untranslated"] == pytest.approx(8.58, abs=0.05) and p["naive"] == pytest.approx(5.37, abs=0.05)
+    assert p["lo"] < p["measured"] < p["hi"]
+    (row,) = uarch.summarise_isa(blind, uarch.ISA_PROTOCOL)
+    mape, naive, coverage = _pooled(blind)
+    assert row["mape"] == pytest.approx(mape) and row["baseline_mape"] == pytest.approx(naive)
+    assert row["coverage"] == pytest.approx(coverage)
+    # the translation narrows the gap and does not close it: stated, not a goal met
+    assert row["mape"] < row["untranslated_mape"] < row["baseline_mape"]
+    assert row["mape"] == pytest.approx(0.327, abs=0.003)
+    assert row["untranslated_mape"] == pytest.approx(0.561, abs=0.003)
+    assert row["baseline_mape"] == pytest.approx(0.734, abs=0.003)
+    assert row["coverage"] == pytest.approx(17 / 28, abs=1e-9)
+    assert row["median_rel_half_width"] == pytest.approx(0.548, abs=0.005)
+    (row2,) = uarch.summarise_isa(inrun, uarch.ISA_INRUN_PROTOCOL)
+    assert row2["mape"] == pytest.approx(0.323, abs=0.003) and row2["coverage"] == pytest.approx(17 / 28, abs=1e-9)
+    # every point but the 2025 patched fast path (15.0 ns) is still below its measurement
+    assert sum(p["rel_error"] < 0 for p in blind) == 27
