@@ -298,9 +298,10 @@ def cost_cycles(instr: float, d: Description, new_era: bool, name: str, ghz: flo
 #: paths do per CPU is ISA-neutral: ``alloc_stat_inc`` is a plain increment of the pool's own field, and the
 #: page allocator's ``__count_vm_events`` is a ``raw_cpu`` op, a plain load, add and store on arm64 too
 #: (include/asm-generic/percpu.h).  The statistics need CONFIG_PAGE_POOL_STATS (``default n`` in
-#: net/Kconfig), which mainline's VETH, IDPF and MVNETA entries ``select`` and openEuler's kernel selects by
-#: default (openeuler/kernel pull request 3100, "Default select PAGE_POOL_STATS"): taken as set (the
-#: corpus's arm64 server does not state its configuration).
+#: net/Kconfig), which drivers ``select`` (mainline's IDPF entry, drivers/net/ethernet/intel/idpf/Kconfig)
+#: and Huawei's openEuler kernel selects by default (openeuler/kernel pull request 3100, "Default select
+#: PAGE_POOL_STATS, add command queue trace for hns3"): taken as set (the corpus's arm64 server does not
+#: state its configuration; without the statistics nothing differs and the translation adds nothing).
 PERCPU_RMW = {False: {"pp_fast_cycles": 1, "pp_ring_cycles": 1, "page_slow_cycles": 0},
               True: {"pp_fast_cycles": 1, "pp_ring_cycles": 1, "page_slow_cycles": 1}}
 #: the page_pool statistics exist since 5.18 (Joe Damato, "page_pool: Add allocation stats" and "Add
