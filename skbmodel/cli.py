@@ -131,7 +131,7 @@ def cmd_profile(args) -> int:
             except ValueError:
                 raise uarch.UarchError(f"--ghz {args.ghz[:20]!r}: expected a number of GHz") from None
         prof = uarch.derive(args.uarch, ghz=ghz, kernel=args.kernel,
-                            exclude=(args.uarch,) if args.leave_out else ())
+                            exclude=(args.uarch,) if args.leave_out else (), from_isa=args.from_isa)
     except uarch.UarchError as e:
         raise UsageError(str(e)) from None
     text = prof.to_toml()
@@ -521,6 +521,10 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
     dv.add_argument("--out", metavar="FILE.toml", help="write the profile there (default: print it)")
     dv.add_argument("--leave-out", action="store_true",
                     help="do not use this CPU's own measurements (as validate --out-of-sample's 'other CPU' does)")
+    dv.add_argument("--from-isa", metavar="ISA", choices=("x86", "arm64"),
+                    help="derive the page_pool costs from this instruction set's measured CPUs (x86 for an arm64 "
+                         "core: their instruction counts priced with what arm64 does differently; default: the "
+                         "core's own instruction set where it has data)")
     cf = pr_sub.add_parser("configure", help="a shipped profile under another kernel configuration (memcg kmem, "
                                              "PREEMPT, debug, VM)")
     cf.add_argument("--base", required=True, metavar="ID", help="shipped profile (its stated configuration is the "

@@ -427,3 +427,16 @@ def test_leave_one_isa_out_figures(isa_points):
     assert row2["mape"] == pytest.approx(0.323, abs=0.003) and row2["coverage"] == pytest.approx(17 / 28, abs=1e-9)
     # every point but the 2025 patched fast path (15.0 ns) is still below its measurement
     assert sum(p["rel_error"] < 0 for p in blind) == 27
+
+
+def test_cli_derive_from_isa_x86_gives_the_translated_arm64_profile(tmp_path):
+    out = tmp_path / "n1.toml"
+    p = cli("profile", "derive", "--uarch", "neoverse-n1", "--ghz", "3.0", "--from-isa", "x86", "--out", str(out))
+    assert p.returncode == 0, p.stderr
+    want = uarch.derive("neoverse-n1", ghz=3.0, from_isa="x86")
+    mine = uarch.derive("neoverse-n1", ghz=3.0)   # from the Kunpeng 920's data: another number
+    assert want.value("pp_fast_cycles") != pytest.approx(mine.value("pp_fast_cycles"), rel=0.05)
+    text = out.read_text()
+    assert f"value = {want.value('pp_fast_cycles')}" in text and "derived from the x86 CPUs for an arm64 core" in text
+    p = cli("profile", "derive", "--uarch", "neoverse-n1", "--from-isa", "mips", "--out", str(out))
+    assert p.returncode == 2 and "--from-isa" in p.stderr
