@@ -350,6 +350,30 @@ def test_the_translation_only_adds_what_the_kernel_does_differently_on_arm64():
         uarch.derive("kunpeng-920", from_isa="mips")
 
 
+def test_the_slow_path_takes_the_benchmark_s_extra_reference_from_6_5():
+    """The out-of-tree benchmark returns the slow path's page through an extra reference on kernels from
+    6.5 (its own version test): a 6.6 slow path has the newer counts (5 locked ops, one statistics
+    increment, the newer x86 instruction count) while its fast path and ptr_ring stay in the older era."""
+    assert uarch.BENCH_EXTRA_REF_SINCE == "6.5"
+    assert [uarch.cost_era(k, "page_slow_cycles") for k in ("6.4", "6.5", "6.6", "6.8")] == [False, True, True, True]
+    assert [uarch.cost_era(k, "pp_ring_cycles") for k in ("6.5", "6.7", "6.8")] == [False, False, True]
+    d = uarch.load("kunpeng-920")
+    lock, pc = d.value("lock_add_cycles"), d.value("percpu_atomic_cycles")
+    train = uarch.training(exclude=ARM)
+    new_slow = np.mean([t["instr"]["page_slow_cycles"] for t in train if t["eras"]["page_slow_cycles"]])
+    old_slow = np.mean([t["instr"]["page_slow_cycles"] for t in train if not t["eras"]["page_slow_cycles"]])
+    old_fast = np.mean([t["instr"]["pp_fast_cycles"] for t in train if not t["eras"]["pp_fast_cycles"]])
+    assert new_slow > old_slow * 1.2   # the extra reference's work is in the newer count
+    p66 = uarch.derive("kunpeng-920", ghz=2.6, kernel="6.6", exclude=ARM, from_isa="x86")
+    assert p66.value("page_slow_cycles") == pytest.approx((new_slow + 7) / 4 + 5 * lock + pc, abs=1e-3)
+    assert p66.value("pp_fast_cycles") == pytest.approx((old_fast + 7) / 4 + pc, abs=1e-3)
+    p64 = uarch.derive("kunpeng-920", ghz=2.6, kernel="6.4", exclude=ARM, from_isa="x86")
+    assert p64.value("page_slow_cycles") == pytest.approx(old_slow / 4 + 2 * lock, abs=1e-3)
+    # the x86 training CPUs' eras do not move: every one of them is before 6.0 or since 6.8
+    assert {(t["profile"], t["eras"]["page_slow_cycles"]) for t in train} == {
+        (t["profile"], t["new_era"]) for t in train}
+
+
 def test_a_bracket_must_hold_the_value(tmp_path):
     text = (uarch.UARCH_DIR / "kunpeng-920.toml").read_text()
     bad = tmp_path / "bad.toml"
@@ -418,13 +442,13 @@ def test_leave_one_isa_out_figures(isa_points):
     assert row["coverage"] == pytest.approx(coverage)
     # the translation narrows the gap and does not close it: stated, not a goal met
     assert row["mape"] < row["untranslated_mape"] < row["baseline_mape"]
-    assert row["mape"] == pytest.approx(0.327, abs=0.003)
-    assert row["untranslated_mape"] == pytest.approx(0.561, abs=0.003)
+    assert row["mape"] == pytest.approx(0.306, abs=0.003)
+    assert row["untranslated_mape"] == pytest.approx(0.545, abs=0.003)
     assert row["baseline_mape"] == pytest.approx(0.734, abs=0.003)
-    assert row["coverage"] == pytest.approx(17 / 28, abs=1e-9)
+    assert row["coverage"] == pytest.approx(19 / 28, abs=1e-9)
     assert row["median_rel_half_width"] == pytest.approx(0.548, abs=0.005)
     (row2,) = uarch.summarise_isa(inrun, uarch.ISA_INRUN_PROTOCOL)
-    assert row2["mape"] == pytest.approx(0.323, abs=0.003) and row2["coverage"] == pytest.approx(17 / 28, abs=1e-9)
+    assert row2["mape"] == pytest.approx(0.301, abs=0.003) and row2["coverage"] == pytest.approx(19 / 28, abs=1e-9)
     # every point but the 2025 patched fast path (15.0 ns) is still below its measurement
     assert sum(p["rel_error"] < 0 for p in blind) == 27
 
