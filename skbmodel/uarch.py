@@ -53,7 +53,9 @@ what the kernel does differently on arm64 priced on top (:func:`isa_cost_cycles`
 ``n_pcpu`` (:data:`PERCPU_RMW`) is the page_pool statistics' ``this_cpu_inc`` per page: one
 ``%gs``-prefixed instruction on x86 (inside ``n_instr``), on arm64 a preempt-count toggle
 (7 instructions more) around an LSE ``STADD``, which TaiShan v110 may execute outside its L1
-(``percpu_atomic_cycles``, bracketed: not published).  Leave one instruction set out
+(``percpu_atomic_cycles``, bracketed: not published); its locked RMWs are LSE atomics at the
+description's ``lock_add_cycles`` (TaiShan v110: bracketed too, near or far by core), each bracket
+widening the interval on its share of the cost (:func:`bracket_sd`).  Leave one instruction set out
 (:func:`leave_one_isa_out`) predicts the Kunpeng 920's published page_pool points so, from the x86
 CPUs alone; the figures, before and after the translation, are in docs/validation.md.
 """
@@ -360,34 +362,40 @@ def percpu_rmw_count(kernel: str, name: str) -> int:
     return PERCPU_RMW[cost_era(kernel, name)][name]
 
 
+def bracket_sd(f: Figure) -> float:
+    """Relative sd of a bracketed figure: ``ln(high / low) / (2 z)``, its ``low``-``high`` range taken as a
+    90 % range (``z`` of :data:`skbmodel.uncertainty.LEVEL`); 0 without a bracket."""
+    if not f.bracket:
+        return 0.0
+    return math.log(f.bracket[1] / f.bracket[0]) / (2.0 * uncertainty.z_value(uncertainty.LEVEL))
+
+
 def percpu_rmw_price(d: Description, kernel: str, inrun_atomic: float | None = None) -> tuple[float, float, str]:
     """The atomic of one arm64 ``this_cpu`` RMW [core cycles], its relative sd and where it comes from.
 
-    From :data:`PERCPU_LOAD_ATOMICS_SINCE` on, a load atomic: ``lock_add_cycles``.  Before, ``STADD``:
+    From :data:`PERCPU_LOAD_ATOMICS_SINCE` on, a load atomic: ``lock_add_cycles`` (sd: its
+    :func:`bracket_sd`).  Before, ``STADD``:
     ``inrun_atomic`` when given (a ``time_bench`` ``atomic_inc`` of the same run, which is that
     instruction, relative sd 0: a measurement), else the description's ``percpu_atomic_cycles`` with
-    ``sd = ln(high / low) / (2 z)`` (its bracket taken as a 90 % range, ``z`` of
-    :data:`skbmodel.uncertainty.LEVEL`), else ``lock_add_cycles`` (said so in the source).
+    :func:`bracket_sd`, else ``lock_add_cycles`` (said so in the source; as the load atomic, with that
+    figure's :func:`bracket_sd`).
     """
     lock = d.figures["lock_add_cycles"]
     if era.version_key(kernel) >= era.version_key(PERCPU_LOAD_ATOMICS_SINCE):
-        return (lock.value, 0.0,
+        return (lock.value, bracket_sd(lock),
                 f"a load atomic since {PERCPU_LOAD_ATOMICS_SINCE}, priced as lock_add_cycles: {lock.source}")
     if inrun_atomic is not None:
         return float(inrun_atomic), 0.0, "the run's own time_bench atomic_inc (the same STADD)"
     f = d.figures.get("percpu_atomic_cycles")
     if f is None:
         return lock.value, 0.0, f"the description has no percpu_atomic_cycles: lock_add_cycles taken ({lock.source})"
-    sd = 0.0
-    if f.bracket:
-        sd = math.log(f.bracket[1] / f.bracket[0]) / (2.0 * uncertainty.z_value(uncertainty.LEVEL))
-    return f.value, sd, f.source
+    return f.value, bracket_sd(f), f.source
 
 
 def isa_cost_cycles(instr: float, d: Description, kernel: str, name: str, ghz: float, percpu: float,
-                    spinlock: float | None = None) -> tuple[float, float]:
+                    spinlock: float | None = None) -> tuple[float, float, float]:
     """One page_pool cost of an arm64 core ``d`` from the x86 CPUs' instruction count [TSC cycles at ``ghz``],
-    and the share of it that is the per-CPU atomics.
+    the share of it that is the per-CPU atomics and the share that is the locked RMWs at ``lock_add_cycles``.
 
     ``core = (instr + n_pcpu * extra) / issue_width + (n_locked - n_spin) * lock_add + n_spin * spinlock
     + n_pcpu * percpu``, ``cost = core * ghz / turbo_ghz``.  ``instr`` [instructions]: the x86 CPUs' count
@@ -406,10 +414,9 @@ def isa_cost_cycles(instr: float, d: Description, kernel: str, name: str, ghz: f
     n_lock = LOCKED_OPS[new][name]
     n_spin = SPINLOCK_OPS[new][name] if spinlock is not None else 0
     width, lock = d.value("issue_width"), d.value("lock_add_cycles")
-    atomics = n_pcpu * percpu
-    core = ((instr + n_pcpu * ARM64_PERCPU_EXTRA_INSTR) / width + (n_lock - n_spin) * lock
-            + n_spin * (spinlock or 0.0) + atomics)
-    return core * ghz / d.value("turbo_ghz"), atomics / core
+    atomics, locked = n_pcpu * percpu, (n_lock - n_spin) * lock
+    core = (instr + n_pcpu * ARM64_PERCPU_EXTRA_INSTR) / width + locked + n_spin * (spinlock or 0.0) + atomics
+    return core * ghz / d.value("turbo_ghz"), atomics / core, locked / core
 
 def _measures_page_pool(prof: Profile) -> bool:
     """Whether the profile's page_pool costs are its own data (not inherited, not derived)."""
@@ -525,8 +532,9 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
             continue
         pc, pc_sd, pc_src = percpu_rmw_price(d, kernel, inrun.get("atomic"))
         spin = inrun.get("spinlock")
-        value, share = isa_cost_cycles(instr, d, kernel, k, ghz, pc, spin)
-        sd = math.sqrt(rel_sd ** 2 + (share * pc_sd) ** 2)
+        value, share, lshare = isa_cost_cycles(instr, d, kernel, k, ghz, pc, spin)
+        lock_sd = bracket_sd(fig["lock_add_cycles"])
+        sd = math.sqrt(rel_sd ** 2 + (share * pc_sd) ** 2 + (lshare * lock_sd) ** 2)
         n_pcpu, n_spin = percpu_rmw_count(kernel, k), (SPINLOCK_OPS[nk][k] if spin is not None else 0)
         spin_text = (f" ({n_spin} of them a spinlock at the run's spin_lock+unlock, {spin:.1f} cycles)"
                      if n_spin else "")
@@ -539,7 +547,9 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
                              f"{pc:.1f} cycles) x {ghz:g} / turbo {turbo:g} GHz (skbmodel.uarch.isa_cost_cycles; "
                              f"width: {fig['issue_width'].source}; locked op: {fig['lock_add_cycles'].source}; "
                              f"per-CPU atomic: {pc_src}{in_run}); uncertainty: relative sd {sd:.2f}, {spread_text} "
-                             f"and the per-CPU atomic's relative sd {pc_sd:.2f} on its share {share:.2f}; the "
+                             f"and the per-CPU atomic's relative sd {pc_sd:.2f} on its share {share:.2f}"
+                             + (f" and the locked op's {lock_sd:.2f} on its share {lshare:.2f}" if lock_sd else "")
+                             + "; the "
                              "translation's own error is not in it (no second instruction set to measure it on)",
                              stderr=round(sd * value, 3))
     who = "; ".join(dict.fromkeys(whos))
