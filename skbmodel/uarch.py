@@ -24,8 +24,9 @@ between cores of one instruction set as an *instruction count* and a part priced
   rename/allocate width ``issue_width`` (uops per cycle: 4 on Haswell to Cascade Lake, 6 on
   Golden Cove): a loop of dependent-free, L1-resident kernel code runs near that ceiling, which
   is why a Sapphire Rapids core needs about half the core cycles of a Broadwell core for the same
-  fast path.  ``n_instr(era)`` is the one fitted quantity per cost and kernel era (before or since
-  :data:`skbmodel.era.DIRECT_RECYCLE_ANY_CONTEXT`): the mean over the measured CPUs of that era
+  fast path.  ``n_instr(era)`` is the one fitted quantity per cost and era (:func:`cost_era`: before
+  or since :data:`skbmodel.era.DIRECT_RECYCLE_ANY_CONTEXT`, for the slow path before or since the
+  benchmark's extra reference, :data:`BENCH_EXTRA_REF_SINCE`): the mean over the measured CPUs of that era
   of ``(cost_core - n_locked * lock_add_cycles) * issue_width``, each CPU converted with its own
   description (6 quantities, fitted to 4 measured profiles of 3 x86 CPUs).
 * The loop runs on one busy core, so at its single-core turbo clock (a cloud VM such as the
@@ -52,7 +53,9 @@ what the kernel does differently on arm64 priced on top (:func:`isa_cost_cycles`
 ``n_pcpu`` (:data:`PERCPU_RMW`) is the page_pool statistics' ``this_cpu_inc`` per page: one
 ``%gs``-prefixed instruction on x86 (inside ``n_instr``), on arm64 a preempt-count toggle
 (7 instructions more) around an LSE ``STADD``, which TaiShan v110 may execute outside its L1
-(``percpu_atomic_cycles``, bracketed: not published).  Leave one instruction set out
+(``percpu_atomic_cycles``, bracketed: not published); its locked RMWs are LSE atomics at the
+description's ``lock_add_cycles`` (TaiShan v110: bracketed too, near or far by core), each bracket
+widening the interval on its share of the cost (:func:`bracket_sd`).  Leave one instruction set out
 (:func:`leave_one_isa_out`) predicts the Kunpeng 920's published page_pool points so, from the x86
 CPUs alone; the figures, before and after the translation, are in docs/validation.md.
 """
@@ -82,8 +85,9 @@ ERA_BASE = {False: "e5-1650v4", True: "e5-1650v4-2025"}
 LATEST_KERNEL = "6.16"
 #: relative sd of a derived constant when fewer than two measured CPUs are left to give a spread
 FALLBACK_REL_SD = 0.3
-#: locked read-modify-write instructions per page of each bench_page_pool_simple cost, by kernel era
-#: (``True``: since :data:`skbmodel.era.DIRECT_RECYCLE_ANY_CONTEXT`), counted in the kernel source:
+#: locked read-modify-write instructions per page of each bench_page_pool_simple cost, by era (``True``:
+#: the newer, :func:`cost_era`: since :data:`skbmodel.era.DIRECT_RECYCLE_ANY_CONTEXT` for the fast path
+#: and the ptr_ring, since :data:`BENCH_EXTRA_REF_SINCE` for the slow path), counted in the kernel source:
 #:
 #: * ``pp_fast_cycles``: none -- ``__page_pool_get_cached`` pops ``pool->alloc.cache``,
 #:   ``page_pool_recycle_direct`` -> ``page_pool_recycle_in_cache`` pushes it; the refcount checks
@@ -93,15 +97,16 @@ FALLBACK_REL_SD = 0.3
 #:   the unlock is a plain store); ``page_pool_refill_alloc_cache`` consumes without a lock (Yunsheng
 #:   Lin, "page_pool: remove spinlock in page_pool_refill_alloc_cache()", netdev 2022-01-07,
 #:   Message-ID <20220107090042.13605-1-linyunsheng@huawei.com>).
-#: * ``page_slow_cycles``, before 6.8: 2 -- the 5.17 benchmark returns the page with
-#:   ``page_pool_release_page`` (``atomic_inc_return(&pool->pages_state_release_cnt)``) and
+#: * ``page_slow_cycles``, the older benchmark (kernels before 6.5): 2 -- the 5.17 benchmark returns the
+#:   page with ``page_pool_release_page`` (``atomic_inc_return(&pool->pages_state_release_cnt)``) and
 #:   ``put_page`` (``lock dec``); the pcp free list is guarded by ``local_lock_irqsave`` (no locked
 #:   instruction); the refill allocates 64 pages per ``alloc_pages_bulk`` call (its locks amortised).
-#: * ``page_slow_cycles``, since 6.8: 5 -- ``page_pool_release_page`` was made private (commit
-#:   535b9c61bdef, 6.4), so the benchmark holds an extra reference: ``get_page``, the release counter,
-#:   ``put_page`` in ``page_pool_return_page``, the benchmark's last ``put_page``, and the pcp list's
-#:   ``pcp_spin_trylock`` in ``free_unref_page`` (pcp lists under a spinlock since 6.0, Mel Gorman,
-#:   "mm/page_alloc: protect PCP lists with a spinlock").
+#:   (On 6.0 to 6.4 the pcp spinlock below would add one; no measured point falls there.)
+#: * ``page_slow_cycles``, the newer benchmark (kernels from 6.5): 5 -- ``page_pool_release_page`` was
+#:   made private (commit 535b9c61bdef), so the benchmark holds an extra reference: ``get_page``, the
+#:   release counter, ``put_page`` in ``page_pool_return_page``, the benchmark's last ``put_page``, and the
+#:   pcp list's ``pcp_spin_trylock`` in ``free_unref_page`` (pcp lists under a spinlock since 6.0, Mel
+#:   Gorman, "mm/page_alloc: protect PCP lists with a spinlock").
 LOCKED_OPS = {False: {"pp_fast_cycles": 0, "pp_ring_cycles": 1, "page_slow_cycles": 2},
               True: {"pp_fast_cycles": 0, "pp_ring_cycles": 1, "page_slow_cycles": 5}}
 
@@ -234,6 +239,28 @@ def _since_split(kernel: str) -> bool:
     return era.version_key(kernel) >= era.version_key(era.DIRECT_RECYCLE_ANY_CONTEXT)
 
 
+#: the out-of-tree bench_page_pool_simple returns the slow path's page through an extra reference
+#: (``get_page``, ``page_pool_put_page``, ``put_page``) on kernels from this release: its own
+#: ``LINUX_VERSION_CODE < KERNEL_VERSION(6, 5, 0)`` test keeps ``page_pool_release_page`` + ``put_page``
+#: only before it (netoptimizer/prototype-kernel commit 7fb2a9c, Jesper Dangaard Brouer, "Fix page_pool:
+#: newer kernel unexported page_pool_release_page()", 2023-08-19, after kernel commit 535b9c61bdef
+#: "net: page_pool: hide page_pool_release_page()"); a run on a later kernel cannot build the older form
+BENCH_EXTRA_REF_SINCE = "6.5"
+
+
+def cost_era(kernel: str, name: str) -> bool:
+    """Whether the page_pool cost ``name`` (:data:`DERIVED_PP`) on mainline ``kernel`` takes the newer
+    era's counts (:data:`LOCKED_OPS`, :data:`PERCPU_RMW`, :data:`SPINLOCK_OPS`, the instruction count).
+
+    The slow path follows what the benchmark runs, its extra reference from
+    :data:`BENCH_EXTRA_REF_SINCE`; the fast path and the ptr_ring follow the kernel split
+    :data:`skbmodel.era.DIRECT_RECYCLE_ANY_CONTEXT`.
+    """
+    if name == "page_slow_cycles":
+        return era.version_key(kernel) >= era.version_key(BENCH_EXTRA_REF_SINCE)
+    return _since_split(kernel)
+
+
 def training(exclude: tuple[str, ...] = (), isa: str = "x86") -> list[dict]:
     """The measured CPUs' page_pool costs: one record per (description, profile), of the cores of one
     instruction set (``isa``), with each cost in TSC cycles (``tsc``, at ``ghz``), ns, core cycles at
@@ -250,11 +277,12 @@ def training(exclude: tuple[str, ...] = (), isa: str = "x86") -> list[dict]:
             if not _measures_page_pool(prof):
                 continue
             new = _since_split(prof.kernels[0])
+            eras = {k: cost_era(prof.kernels[0], k) for k in DERIVED_PP}
             scale = d.value("turbo_ghz") / (d.value("tsc_ghz") if "tsc_ghz" in d.figures else prof.ghz)
             core = {k: prof.value(k) * scale for k in DERIVED_PP}
-            out.append(dict(uarch=d.name, profile=pid, new_era=new, ghz=prof.ghz,
+            out.append(dict(uarch=d.name, profile=pid, new_era=new, eras=eras, ghz=prof.ghz,
                             tsc={k: prof.value(k) for k in DERIVED_PP}, core=core,
-                            instr={k: instr_count(core[k], d, new, k) for k in DERIVED_PP},
+                            instr={k: instr_count(core[k], d, eras[k], k) for k in DERIVED_PP},
                             ns={k: prof.value(k) / prof.ghz for k in DERIVED_PP}))
     return out
 
@@ -263,8 +291,8 @@ def instr_count(core_cycles: float, d: Description, new_era: bool, name: str) ->
     """The instruction count [uops] behind a measured cost: ``(core - n_locked * lock_add) * issue_width``.
 
     ``core_cycles``: the cost in core cycles at the turbo clock; ``d``: the CPU's description;
-    ``new_era``: kernel since :data:`skbmodel.era.DIRECT_RECYCLE_ANY_CONTEXT`; ``name``: the
-    constant (:data:`DERIVED_PP`).  The inverse of :func:`cost_cycles`.
+    ``new_era``: the cost's newer era (:func:`cost_era`); ``name``: the constant (:data:`DERIVED_PP`).
+    The inverse of :func:`cost_cycles`.
     """
     return (core_cycles - LOCKED_OPS[new_era][name] * d.value("lock_add_cycles")) * d.value("issue_width")
 
@@ -331,37 +359,43 @@ def percpu_rmw_count(kernel: str, name: str) -> int:
     """``this_cpu`` RMWs per page of the page_pool cost ``name`` on ``kernel`` (:data:`PERCPU_RMW`)."""
     if era.version_key(kernel) < era.version_key(PAGE_POOL_STATS_SINCE):
         return 0
-    return PERCPU_RMW[_since_split(kernel)][name]
+    return PERCPU_RMW[cost_era(kernel, name)][name]
+
+
+def bracket_sd(f: Figure) -> float:
+    """Relative sd of a bracketed figure: ``ln(high / low) / (2 z)``, its ``low``-``high`` range taken as a
+    90 % range (``z`` of :data:`skbmodel.uncertainty.LEVEL`); 0 without a bracket."""
+    if not f.bracket:
+        return 0.0
+    return math.log(f.bracket[1] / f.bracket[0]) / (2.0 * uncertainty.z_value(uncertainty.LEVEL))
 
 
 def percpu_rmw_price(d: Description, kernel: str, inrun_atomic: float | None = None) -> tuple[float, float, str]:
     """The atomic of one arm64 ``this_cpu`` RMW [core cycles], its relative sd and where it comes from.
 
-    From :data:`PERCPU_LOAD_ATOMICS_SINCE` on, a load atomic: ``lock_add_cycles``.  Before, ``STADD``:
+    From :data:`PERCPU_LOAD_ATOMICS_SINCE` on, a load atomic: ``lock_add_cycles`` (sd: its
+    :func:`bracket_sd`).  Before, ``STADD``:
     ``inrun_atomic`` when given (a ``time_bench`` ``atomic_inc`` of the same run, which is that
     instruction, relative sd 0: a measurement), else the description's ``percpu_atomic_cycles`` with
-    ``sd = ln(high / low) / (2 z)`` (its bracket taken as a 90 % range, ``z`` of
-    :data:`skbmodel.uncertainty.LEVEL`), else ``lock_add_cycles`` (said so in the source).
+    :func:`bracket_sd`, else ``lock_add_cycles`` (said so in the source; as the load atomic, with that
+    figure's :func:`bracket_sd`).
     """
     lock = d.figures["lock_add_cycles"]
     if era.version_key(kernel) >= era.version_key(PERCPU_LOAD_ATOMICS_SINCE):
-        return (lock.value, 0.0,
+        return (lock.value, bracket_sd(lock),
                 f"a load atomic since {PERCPU_LOAD_ATOMICS_SINCE}, priced as lock_add_cycles: {lock.source}")
     if inrun_atomic is not None:
         return float(inrun_atomic), 0.0, "the run's own time_bench atomic_inc (the same STADD)"
     f = d.figures.get("percpu_atomic_cycles")
     if f is None:
         return lock.value, 0.0, f"the description has no percpu_atomic_cycles: lock_add_cycles taken ({lock.source})"
-    sd = 0.0
-    if f.bracket:
-        sd = math.log(f.bracket[1] / f.bracket[0]) / (2.0 * uncertainty.z_value(uncertainty.LEVEL))
-    return f.value, sd, f.source
+    return f.value, bracket_sd(f), f.source
 
 
 def isa_cost_cycles(instr: float, d: Description, kernel: str, name: str, ghz: float, percpu: float,
-                    spinlock: float | None = None) -> tuple[float, float]:
+                    spinlock: float | None = None) -> tuple[float, float, float]:
     """One page_pool cost of an arm64 core ``d`` from the x86 CPUs' instruction count [TSC cycles at ``ghz``],
-    and the share of it that is the per-CPU atomics.
+    the share of it that is the per-CPU atomics and the share that is the locked RMWs at ``lock_add_cycles``.
 
     ``core = (instr + n_pcpu * extra) / issue_width + (n_locked - n_spin) * lock_add + n_spin * spinlock
     + n_pcpu * percpu``, ``cost = core * ghz / turbo_ghz``.  ``instr`` [instructions]: the x86 CPUs' count
@@ -375,15 +409,14 @@ def isa_cost_cycles(instr: float, d: Description, kernel: str, name: str, ghz: f
     cycles).  Not counted: the ``dmb ishst`` of ``__ptr_ring_produce``'s ``smp_wmb`` and the release store
     of ``spin_unlock`` (compiler barriers and plain stores on x86): no published cost for them.
     """
-    new = _since_split(kernel)
+    new = cost_era(kernel, name)
     n_pcpu = percpu_rmw_count(kernel, name)
     n_lock = LOCKED_OPS[new][name]
     n_spin = SPINLOCK_OPS[new][name] if spinlock is not None else 0
     width, lock = d.value("issue_width"), d.value("lock_add_cycles")
-    atomics = n_pcpu * percpu
-    core = ((instr + n_pcpu * ARM64_PERCPU_EXTRA_INSTR) / width + (n_lock - n_spin) * lock
-            + n_spin * (spinlock or 0.0) + atomics)
-    return core * ghz / d.value("turbo_ghz"), atomics / core
+    atomics, locked = n_pcpu * percpu, (n_lock - n_spin) * lock
+    core = (instr + n_pcpu * ARM64_PERCPU_EXTRA_INSTR) / width + locked + n_spin * (spinlock or 0.0) + atomics
+    return core * ghz / d.value("turbo_ghz"), atomics / core, locked / core
 
 def _measures_page_pool(prof: Profile) -> bool:
     """Whether the profile's page_pool costs are its own data (not inherited, not derived)."""
@@ -392,9 +425,10 @@ def _measures_page_pool(prof: Profile) -> bool:
     return len(own) == len(DERIVED_PP) and not any(prof.constants[k].source.startswith("derived:") for k in own)
 
 
-def _era_points(train: list[dict], new: bool) -> list[dict]:
-    """The training records of the kernel era ``new``, or all of them when that era has none."""
-    return [t for t in train if t["new_era"] == new] or train
+def _era_points(train: list[dict], new: bool, name: str | None = None) -> list[dict]:
+    """The training records of the era ``new`` (of the cost ``name``, :func:`cost_era`; None: the kernel
+    split), or all of them when that era has none."""
+    return [t for t in train if (t["new_era"] if name is None else t["eras"][name]) == new] or train
 
 
 def spread(train: list[dict]) -> tuple[float, int]:
@@ -413,9 +447,9 @@ def spread(train: list[dict]) -> tuple[float, int]:
         rest = [t for t in train if t["uarch"] != cpu]
         d = load(cpu)
         for t in (t for t in train if t["uarch"] == cpu):
-            pts = _era_points(rest, t["new_era"])
             for k in DERIVED_PP:
-                pred = cost_cycles(float(np.mean([p["instr"][k] for p in pts])), d, t["new_era"], k, t["ghz"])
+                pts = _era_points(rest, t["eras"][k], k)
+                pred = cost_cycles(float(np.mean([p["instr"][k] for p in pts])), d, t["eras"][k], k, t["ghz"])
                 res.append((t["tsc"][k] - pred) / pred)
     return float(np.sqrt(np.mean(np.square(res)))), len(res)
 
@@ -460,10 +494,8 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
         train = training(exclude=exclude)
     if not train:
         raise UarchError("no measured CPU is left to derive from")
-    pts = _era_points(train, new)
     rel_sd, n_res = spread(train)
     base = load_profile(ERA_BASE[new])
-    who = ", ".join(sorted({f"{t['uarch']} ({t['profile']})" for t in pts}))
     consts = dict(base.constants)
     fig = d.figures
     if "tsc_ghz" in fig and ghz == fig["tsc_ghz"].value:
@@ -481,11 +513,16 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
                    f"({n_res} residuals), relative sd {rel_sd:.2f}" if n_res else
                    f"fewer than two measured CPUs to compare, an assumed relative sd {rel_sd:.2f}")
     inrun = inrun or {}
+    whos = []
     for k in DERIVED_PP:
+        nk = cost_era(kernel, k)
+        pts = _era_points(train, nk, k)
+        who = ", ".join(sorted({f"{t['uarch']} ({t['profile']})" for t in pts}))
+        whos.append(who)
         instr = float(np.mean([t["instr"][k] for t in pts]))
-        n_lock = LOCKED_OPS[new][k]
+        n_lock = LOCKED_OPS[nk][k]
         if not translate:
-            value = cost_cycles(instr, d, new, k, ghz)
+            value = cost_cycles(instr, d, nk, k, ghz)
             consts[k] = Constant(k, round(value, 3), "cycles", "assumed",
                                  f"derived: ({instr:.0f} uops (mean of {who}{isa_note}, each from its own description) "
                                  f"/ issue width {width:g} + {n_lock} locked ops x {lock:g} cycles) x TSC {ghz:g} / "
@@ -495,9 +532,10 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
             continue
         pc, pc_sd, pc_src = percpu_rmw_price(d, kernel, inrun.get("atomic"))
         spin = inrun.get("spinlock")
-        value, share = isa_cost_cycles(instr, d, kernel, k, ghz, pc, spin)
-        sd = math.sqrt(rel_sd ** 2 + (share * pc_sd) ** 2)
-        n_pcpu, n_spin = percpu_rmw_count(kernel, k), (SPINLOCK_OPS[new][k] if spin is not None else 0)
+        value, share, lshare = isa_cost_cycles(instr, d, kernel, k, ghz, pc, spin)
+        lock_sd = bracket_sd(fig["lock_add_cycles"])
+        sd = math.sqrt(rel_sd ** 2 + (share * pc_sd) ** 2 + (lshare * lock_sd) ** 2)
+        n_pcpu, n_spin = percpu_rmw_count(kernel, k), (SPINLOCK_OPS[nk][k] if spin is not None else 0)
         spin_text = (f" ({n_spin} of them a spinlock at the run's spin_lock+unlock, {spin:.1f} cycles)"
                      if n_spin else "")
         in_run = f"; in-run baselines: {inrun['source']}" if inrun.get("source") else ""
@@ -509,9 +547,12 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
                              f"{pc:.1f} cycles) x {ghz:g} / turbo {turbo:g} GHz (skbmodel.uarch.isa_cost_cycles; "
                              f"width: {fig['issue_width'].source}; locked op: {fig['lock_add_cycles'].source}; "
                              f"per-CPU atomic: {pc_src}{in_run}); uncertainty: relative sd {sd:.2f}, {spread_text} "
-                             f"and the per-CPU atomic's relative sd {pc_sd:.2f} on its share {share:.2f}; the "
+                             f"and the per-CPU atomic's relative sd {pc_sd:.2f} on its share {share:.2f}"
+                             + (f" and the locked op's {lock_sd:.2f} on its share {lshare:.2f}" if lock_sd else "")
+                             + "; the "
                              "translation's own error is not in it (no second instruction set to measure it on)",
                              stderr=round(sd * value, 3))
+    who = "; ".join(dict.fromkeys(whos))
     costs = derive_costs(d, float(ghz), kernel, exclude)
     consts.update(costs)
     lo, hi = kernel, kernel
@@ -679,9 +720,12 @@ def _inrun_baselines(df, d: Description, rows) -> dict[str, dict]:
 def _untranslated(d: Description, kernel: str, exclude: tuple[str, ...], ghz: float) -> dict[str, float]:
     """The page_pool constants as derived before the ISA translation: the x86 CPUs' instruction counts at
     the core's width and locked-op latency alone (:func:`cost_cycles`), for the before/after comparison."""
-    new = _since_split(kernel)
-    pts = _era_points(training(exclude=exclude), new)
-    return {k: cost_cycles(float(np.mean([t["instr"][k] for t in pts])), d, new, k, ghz) for k in DERIVED_PP}
+    train, out = training(exclude=exclude), {}
+    for k in DERIVED_PP:
+        nk = cost_era(kernel, k)
+        pts = _era_points(train, nk, k)
+        out[k] = cost_cycles(float(np.mean([t["instr"][k] for t in pts])), d, nk, k, ghz)
+    return out
 
 
 def leave_one_isa_out(df, inrun: bool = False) -> list[dict]:
