@@ -92,20 +92,26 @@ def measure(browser, app: str, path: str, key: str, moves: int, warmup: int = 2)
                 chart="kept" if all(kept) else ("new" if not any(kept) else "mixed"))
 
 
-def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def app_and_bare(measure_one, doc: str, moves: int) -> tuple[argparse.Namespace, list[dict]]:
+    """Parse ``--app --path --key --moves`` and run ``measure_one(browser, app, path, key, moves)`` on the
+    app, then on the bare one-slider app, in one headless Chromium: the results in that order."""
+    ap = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--app", default="dashboard.py")
     ap.add_argument("--path", default="/slub")
     ap.add_argument("--key", default="bulk")
-    ap.add_argument("--moves", type=int, default=16)
+    ap.add_argument("--moves", type=int, default=moves)
     args = ap.parse_args()
     with sync_playwright() as p:
         browser = launch_chromium(p)
         try:
-            results = [measure(browser, args.app, args.path, args.key, args.moves),
-                       measure(browser, BARE_APP, "/", "x", args.moves)]
+            return args, [measure_one(browser, args.app, args.path, args.key, args.moves),
+                          measure_one(browser, BARE_APP, "/", "x", args.moves)]
         finally:
             browser.close()
+
+
+def main() -> int:
+    args, results = app_and_bare(measure, __doc__, moves=16)
     print(f"# one slider move in phases (median of {args.moves} moves, ms; page clock)")
     print("| app | " + " | ".join(PHASES) + " | replies | chart node |")
     print("|---|" + "---:|" * (len(PHASES) + 1) + "---|")

@@ -19,7 +19,6 @@ split between bundles is what this is for.
 """
 from __future__ import annotations
 
-import argparse
 import collections
 import sys
 from pathlib import Path
@@ -28,12 +27,11 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO_ROOT))
 
 import numpy as np  # noqa: E402 - after the sys.path set-up above
-from playwright.sync_api import sync_playwright  # noqa: E402 - after the sys.path set-up above
 
 from benchmarks.bench_latency import BARE_APP, _PROBE_JS  # noqa: E402 - after the sys.path set-up above
+from benchmarks.bench_move_phases import app_and_bare  # noqa: E402 - after the sys.path set-up above
 from tests.browser_util import (  # noqa: E402 - after the sys.path set-up above
     focus_slider,
-    launch_chromium,
     streamlit_server,
     wait_for_app,
     wait_for_plotly,
@@ -155,19 +153,7 @@ GROUPS = {"Plotly": ("PlotlyChart",),
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--app", default="dashboard.py")
-    ap.add_argument("--path", default="/slub")
-    ap.add_argument("--key", default="bulk")
-    ap.add_argument("--moves", type=int, default=10)
-    args = ap.parse_args()
-    with sync_playwright() as p:
-        browser = launch_chromium(p)
-        try:
-            results = [measure(browser, args.app, args.path, args.key, args.moves),
-                       measure(browser, BARE_APP, "/", "x", args.moves)]
-        finally:
-            browser.close()
+    args, results = app_and_bare(measure, __doc__, moves=10)
     print(f"# keydown -> chart changed, under the profiler (mean ms per move over {args.moves} moves, "
           "median latency, commits and passes)")
     cols = list(GROUPS) + ["other"]
