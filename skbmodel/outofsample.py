@@ -709,6 +709,7 @@ def report(df, profiles: dict[str, Profile] | None = None) -> dict:
     differences = summarise_differences(seed_differences(profiles) + corpus_differences(curves))
     eras = era_validation.era_points(df)
     other_cpu = uarch.leave_one_cpu_out(df)
+    other_cpu_unpriced = uarch.unpriced_points(df)
     other_cpu_costs = uarch.leave_one_cpu_out_costs(df)
     other_isa = {"blind": uarch.leave_one_isa_out(df), "in-run": uarch.leave_one_isa_out(df, inrun=True)}
     sizes = object_size_report(df)
@@ -720,7 +721,8 @@ def report(df, profiles: dict[str, Profile] | None = None) -> dict:
                      + summarise_object_size(sizes) + era_validation.summarise_rates(rates),
                      key=lambda s: (s["subsystem"], s["protocol"]))
     return dict(differences=differences, summary=summary, coverage={**coverage(curves), **object_size_coverage(sizes)},
-                points=points, eras=eras, other_cpu=other_cpu, other_cpu_costs=other_cpu_costs, other_isa=other_isa,
+                points=points, eras=eras, other_cpu=other_cpu, other_cpu_unpriced=other_cpu_unpriced,
+                other_cpu_costs=other_cpu_costs, other_isa=other_isa,
                 object_size=sizes,
                 rates=dict(points=rates, left_out=era_validation.rates_left_out(df)),
                 structural_rel_sd={STRUCTURAL_PREFIX[g]: v for g, v in struct.items() if g in STRUCTURAL_PREFIX},
@@ -944,6 +946,7 @@ def format_report(rep: dict) -> str:
                          f"(naive {_pct(s['baseline_mape'])}); 90 % intervals hold {_pct(s['coverage'])} of the "
                          f"points, median relative half-width {_pct(s['median_rel_half_width'])}.{claim}")
     lines += [""] + uarch.format_points(rep["other_cpu"])
+    lines += [""] + uarch.format_unpriced(rep["other_cpu_unpriced"])
     lines += ["", "SLUB, zeroing and the page allocator, each CPU derived without its own data (operation counts x the "
               "description's costs, residuals fitted on the other CPUs; `skbmodel.uarch.COST_MODEL`); rows marked * "
               "are of a CPU the corpus does not name (`skbmodel.uarch.INFERRED_CPU`); zeroing is measured on one CPU "

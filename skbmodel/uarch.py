@@ -40,8 +40,10 @@ The cache sizes come from the description; every other constant is inherited fro
 profile of the era (``e5-1650v4`` or ``e5-1650v4-2025``) and says so.
 
 Leave one CPU out (:func:`leave_one_cpu_out`): each described CPU with published page_pool
-numbers is derived from the *other* CPUs only and its numbers predicted; next to each, the naive
-prediction (the other CPUs' mean ns, the same on every CPU).
+numbers is derived from the *other* CPUs only and its numbers predicted (a CPU no profile measures,
+such as the EPYC 9684X, from every measured CPU); next to each, the naive prediction (the other CPUs'
+mean ns, the same on every CPU).  Runs under a boot option whose cost the derivation does not count
+(:data:`UNPRICED_CONDITIONS`: SRSO's safe-RET return thunk) are listed, not predicted.
 
 An arm64 core is derived from the arm64 CPUs measured (only the Kunpeng 920 of the corpus); with
 none in its kernel era (or asked, ``from_isa="x86"``), from the x86 CPUs' instruction counts with
@@ -612,22 +614,56 @@ def _naive_profile(base: Profile, train: list[dict], ghz: float, kernel: str) ->
     return dataclasses.replace(base.with_values(vals), kernels=(kernel, kernel))
 
 
-def leave_one_cpu_out(df) -> list[dict]:
-    """Every published page_pool point of a described, measured CPU, predicted from the other CPUs.
+#: boot options under which a published run's costs hold work the derivation does not count: such a
+#: run is listed, not predicted (the same machine's run without the option is)
+UNPRICED_CONDITIONS = {
+    "spec_rstack_overflow=safe-ret": (
+        "SRSO's safe-RET return thunk (AMD Zen 3/4's default): every kernel function return pays about 11 TSC "
+        "cycles more on the EPYC 9684X (time_bench_sample function call 14 against 3 cycles, the same machine "
+        "and kernel booted with spec_rstack_overflow=ibpb); the derivation counts instructions and locked "
+        "operations, not returns"),
+}
 
-    One record per point: measured, the derived profile's prediction and 90 % interval, the naive
-    prediction; points whose kernel cannot be read or that ran a debug configuration are left out.
+
+def unpriced_condition(conditions) -> str | None:
+    """The :data:`UNPRICED_CONDITIONS` key a corpus row's conditions name, if any."""
+    return next((k for k in UNPRICED_CONDITIONS if k in str(conditions)), None)
+
+
+def unpriced_points(df) -> list[dict]:
+    """The page_pool points of a described CPU that :func:`leave_one_cpu_out` lists but does not predict:
+    runs under a boot option of :data:`UNPRICED_CONDITIONS`, each with the option and the measured cost."""
+    ds = descriptions()
+    pp = df[(df["x_name"] == "") & df["output"].isin(_PP_OUTPUTS)]
+    out = []
+    for r in pp.itertuples(index=False):
+        cond, name = unpriced_condition(r.conditions), _row_uarch(r, ds)
+        if cond and name:
+            out.append(dict(id=r.id, uarch=name, kernel=era.kernel_of(r.kernel) or "", output=r.output,
+                            measured=float(r.value), unit=str(r.unit), condition=cond))
+    return out
+
+
+def leave_one_cpu_out(df) -> list[dict]:
+    """Every published page_pool point of a described CPU, predicted from the other CPUs.
+
+    A row's CPU is the one of a measured profile or one a description's ``match`` patterns recognise
+    (:func:`_row_uarch`): a CPU no profile measures is predicted from every measured CPU.  One record per
+    point: measured, the derived profile's prediction and 90 % interval, the naive prediction; points
+    whose kernel cannot be read, that ran a debug configuration or a boot option the derivation does not
+    price (:data:`UNPRICED_CONDITIONS`) are left out.
     """
     out = []
     z = uncertainty.z_value(uncertainty.LEVEL)
-    for d in descriptions().values():
-        if not d.profiles:
-            continue
-        rows = df[df["cpu"].str.contains(d.cpu.replace("Intel ", ""), regex=False) & (df["x_name"] == "")
-                  & df["output"].isin(_PP_OUTPUTS)]
+    ds = descriptions()
+    pp = df[(df["x_name"] == "") & df["output"].isin(_PP_OUTPUTS)]
+    owner = [_row_uarch(r, ds) for r in pp.itertuples(index=False)]
+    for d in ds.values():
+        rows = pp[[o == d.name for o in owner]]
         for r in rows.itertuples(index=False):
             kernel = era.kernel_of(r.kernel) or era.kernel_of(r.source)
-            if kernel is None or "debug" in str(r.kernel).lower() or not str(r.unit).startswith("cycles"):
+            if (kernel is None or "debug" in str(r.kernel).lower() or not str(r.unit).startswith("cycles")
+                    or unpriced_condition(r.conditions)):
                 continue
             prof = derive(d.name, ghz=float(r.ghz), kernel=kernel, exclude=(d.name,), cpu=r.cpu)
             train = training(exclude=(d.name,))
@@ -667,6 +703,17 @@ def summarise(points: list[dict]) -> list[dict]:
                  coverage=float(np.mean([p["inside"] for p in points])),
                  median_rel_half_width=float(np.median([p["rel_half_width"] for p in points])),
                  cpus=sorted({p["uarch"] for p in points}))]
+
+
+def format_unpriced(points: list[dict]) -> list[str]:
+    """The lines of :func:`unpriced_points`: one per boot option, its reason and the rows it holds out."""
+    lines = []
+    for cond, why in UNPRICED_CONDITIONS.items():
+        mine = [p for p in points if p["condition"] == cond]
+        if mine:
+            rows = ", ".join(f"{p['id']} ({p['measured']:.6g})" for p in mine)
+            lines.append(f"Listed, not predicted: {len(mine)} points run with {cond}: {why}. {rows}")
+    return lines
 
 
 def format_points(points: list[dict]) -> list[str]:

@@ -84,13 +84,13 @@ def _pooled(pts):
 
 def test_leave_one_cpu_out_meets_its_goals_and_reports_the_naive_baseline_next_to_it():
     pts = uarch.leave_one_cpu_out(corpus.load_corpus())
-    assert {p["uarch"] for p in pts} == {"broadwell-ep", "skylake-sp", "sapphire-rapids"}
+    assert {p["uarch"] for p in pts} == {"broadwell-ep", "skylake-sp", "sapphire-rapids", "zen4-genoa"}
     for p in pts:   # never trained on its own CPU
         own = {"broadwell-ep": {"e5-1650v4", "e5-1650v4-2025"}, "skylake-sp": {"xeon-gold-6140"},
-               "sapphire-rapids": {"xeon-platinum-8481c"}}[p["uarch"]]
+               "sapphire-rapids": {"xeon-platinum-8481c"}, "zen4-genoa": set()}[p["uarch"]]
         assert not own & set(p["trained_on"])
     (row,) = uarch.summarise(pts)
-    assert row["protocol"] == "other CPU" and row["points"] == 24
+    assert row["protocol"] == "other CPU" and row["points"] == 36
     mape, naive, coverage = _pooled(pts)
     assert row["mape"] == pytest.approx(mape) and row["baseline_mape"] == pytest.approx(naive)
     # the goals: pooled MAPE <= 20 %, below the naive prediction's on the same points, and the 90 %
@@ -98,9 +98,30 @@ def test_leave_one_cpu_out_meets_its_goals_and_reports_the_naive_baseline_next_t
     assert mape <= 0.20 and mape < naive - 0.005
     assert 0.80 <= coverage <= 0.95
     # the figures docs/validation.md records
-    assert row["mape"] == pytest.approx(0.178, abs=0.002) and row["baseline_mape"] == pytest.approx(0.186, abs=0.002)
-    assert row["coverage"] == pytest.approx(0.875, abs=0.01)
-    assert row["median_rel_half_width"] == pytest.approx(0.341, abs=0.005)
+    assert row["mape"] == pytest.approx(0.191, abs=0.002) and row["baseline_mape"] == pytest.approx(0.302, abs=0.002)
+    assert row["coverage"] == pytest.approx(0.917, abs=0.01)
+    assert row["median_rel_half_width"] == pytest.approx(0.348, abs=0.005)
+
+
+def test_a_cpu_no_profile_measures_is_predicted_blind_from_every_measured_cpu():
+    """The EPYC 9684X (Zen 4) has page_pool rows but no profile: its points come from the description and
+    the Intel CPUs' profiles alone, its SRSO safe-RET runs are held out, its ibpb runs predicted."""
+    df = corpus.load_corpus()
+    pts = [p for p in uarch.leave_one_cpu_out(df) if p["uarch"] == "zen4-genoa"]
+    measured = {p["profile"] for p in uarch.training()}
+    assert len(pts) == 12 and all(set(p["trained_on"]) == measured for p in pts)
+    assert all("-ibpb-" in p["id"] for p in pts)
+    held = uarch.unpriced_points(df)
+    assert len(held) == 12 and {h["condition"] for h in held} == {"spec_rstack_overflow=safe-ret"}
+    # the prediction is the derived profile of the 9684X: no row of it is read by the derivation
+    prof = uarch.derive("zen4-genoa", ghz=2.546, kernel="6.13", exclude=("zen4-genoa",), cpu="AMD EPYC 9684X")
+    fast = next(p for p in pts if p["id"].endswith("v613-ibpb-tasklet-fast"))
+    assert fast["predicted"] == pytest.approx(prof.value("pp_fast_cycles"), rel=1e-9)
+    assert uarch.load("zen4-genoa").for_cpu(fast["cpu"]).value("tsc_ghz") == 2.55
+    # what docs/validation.md reports for it: MAPE 21.6 % against the naive 53.6 %, every point inside
+    (row,) = uarch.summarise(pts)
+    assert row["mape"] == pytest.approx(0.216, abs=0.003) and row["baseline_mape"] == pytest.approx(0.536, abs=0.003)
+    assert row["coverage"] == 1.0
 
 
 def test_cli_list_derive_and_eval_with_the_profile_file(tmp_path):
