@@ -1422,7 +1422,7 @@ def leave_one_cpu_out_costs(df) -> list[dict]:
         if name is None or not _judged(r) or not str(r.unit).startswith("cycles"):
             continue
         kernel = era.kernel_of(r.kernel) or era.kernel_of(r.source)
-        if kernel is None or "debug" in str(r.kernel).lower():
+        if kernel is None or "debug" in str(r.kernel).lower() or unpriced_condition(r.conditions):
             continue
         sub = COST_OUTPUTS[r.output]
         train = cost_training(exclude=(name,))

@@ -171,7 +171,8 @@ def cost_points():
 
 
 def test_leave_one_cpu_out_of_slub_and_the_page_allocator_never_trains_on_the_cpu(cost_points):
-    own = {"broadwell-ep": {"e5-1650v4", "e5-1650v4-2025"}, "haswell": {"i7-4790k"}, "zen1-naples": set()}
+    own = {"broadwell-ep": {"e5-1650v4", "e5-1650v4-2025"}, "haswell": {"i7-4790k"}, "zen1-naples": set(),
+           "zen4-genoa": set()}
     assert {p["subsystem"] for p in cost_points} == {"slub", "page_alloc", "zeroing"}
     for p in cost_points:
         assert not own[p["uarch"]] & set(p["trained_on"]), p["id"]
