@@ -94,3 +94,65 @@ def test_profile_configure_writes_a_profile_eval_reads(tmp_path):
                       (("--base", "i7-4790k", "--set", "preempt"), "expected field=value")):
         r = cli("profile", "configure", *args)
         assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1 and msg in r.stderr, r.stderr
+
+
+def test_the_return_counts_of_v613():
+    """Per iteration of bench_page_pool_simple (predicted, low, high), counted in the v6.13 source."""
+    t = {k: kconfig.n_returns(rows) for k, rows in kconfig.RETURNS_V613.items()}
+    assert t["pp_fast_cycles"] == (2.0, 2.0, 4.0)
+    assert t["pp_ring_cycles"] == pytest.approx((4 + 1 / 64, 3 + 1 / 64, 7 + 1 / 64))
+    assert t["page_slow_cycles"] == pytest.approx((7 + 5 / 64, 5 + 4 / 64, 15 + 6 / 64))
+    assert kconfig.n_returns(kconfig.RETURNS_V613_RING_PROCESS) == pytest.approx((4 + 1 / 64, 4 + 1 / 64, 8 + 1 / 64))
+    assert kconfig.n_returns(kconfig.RETURNS_V613_SPINLOCK) == (2.0, 1.0, 2.0)
+    # every row names its function and its source file, and predicted lies in its bracket
+    for rows in (*kconfig.RETURNS_V613.values(), kconfig.RETURNS_V613_RING_PROCESS):
+        for fn, src, n, lo, hi, why in rows:
+            assert fn and src.split(",")[0].endswith((".c", ".h")) and lo <= n <= hi and why
+
+
+def test_the_return_thunk_term():
+    assert kconfig.return_thunk_cycles(2, 14, 3) == pytest.approx(22.0)
+    assert kconfig.return_thunk_cycles(np.array([1.0, 4.0])).tolist() == [11.0, 44.0]  # the 9684X's price
+    with pytest.raises(kconfig.ConfigError, match="both function-call costs"):
+        kconfig.return_thunk_cycles(2, 14)
+
+
+def test_the_count_predicts_the_safe_ret_runs():
+    """safe-ret = the same kernel's ibpb run + counted returns x the v6.13 run's own function-call pair
+    (14 - 3 = 11 cycles), against the measured safe-ret rows: the 12 page_pool points of two kernels.  The
+    count is short on every point (the slow path by 35-48 %): it is a lower estimate, not fitted."""
+    rows = kconfig.srso_predictions(corpus.load_corpus())
+    fast = next(r for r in rows if (r["kernel"], r["test"]) == ("v613", "tasklet-fast"))
+    assert fast["predicted_cycles"] == pytest.approx(31.0) and fast["measured_cycles"] == 36
+    assert abs(fast["error"]) < 0.15 and fast["low_cycles"] <= 36 <= fast["high_cycles"]
+    pp = [r for r in rows if r["test"] != "spinlock"]
+    assert len(pp) == 12
+    mape, naive = (float(np.mean([abs(r[k]) for r in pp])) for k in ("error", "naive_error"))
+    assert mape == pytest.approx(0.243, abs=0.005) and naive == pytest.approx(0.722, abs=0.005)
+    # the measured safe-ret cost lies inside the count's bracket on every v6.13 point
+    assert all(r["low_cycles"] <= r["measured_cycles"] <= r["high_cycles"] for r in pp if r["kernel"] == "v613")
+    lock = [r for r in rows if r["test"] == "spinlock"]
+    assert [round(r["predicted_cycles"]) for r in lock] == [37, 37] and [r["measured_cycles"] for r in lock] == [34, 37]
+
+
+def test_configure_the_return_thunk(tmp_path):
+    base = P.load_profile("e5-1650v4-2025")
+    on = kconfig.with_config(base, {"return_thunk": "srso-safe-ret"})
+    for name, n in (("pp_fast_cycles", 2.0), ("pp_ring_cycles", 4 + 1 / 64), ("page_slow_cycles", 7 + 5 / 64)):
+        assert on.value(name) == pytest.approx(base.value(name) + 11 * n, abs=1e-3)
+        assert "return thunk not stated, taken as a plain ret -> srso-safe-ret" in on.constants[name].source
+    assert on.value("slub_fast_pair_cycles") == base.value("slub_fast_pair_cycles")
+    # back off again, and srso-ibpb (no per-return thunk) moves nothing from a plain ret
+    assert kconfig.with_config(on, {"return_thunk": "srso-ibpb"}).value("pp_fast_cycles") == pytest.approx(
+        base.value("pp_fast_cycles"), abs=1e-3)
+    assert kconfig.with_config(base, {"return_thunk": "none"}).values() == base.values()
+    out = tmp_path / "srso.toml"
+    r = cli("profile", "configure", "--base", "e5-1650v4-2025", "--set", "return_thunk=srso-safe-ret",
+            "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "return thunk srso-safe-ret" in r.stdout
+    assert sorted(tomllib.loads(out.read_text())["constants"]) == ["page_slow_cycles", "pp_fast_cycles",
+                                                                   "pp_ring_cycles"]
+    r = cli("profile", "configure", "--base", "e5-1650v4-2025", "--set", "return_thunk=retpoline")
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1, r.stderr
+    assert "config.return_thunk = 'retpoline': expected one of none, srso-safe-ret, srso-ibpb" in r.stderr
