@@ -152,9 +152,15 @@ def _configure(args) -> int:
     if args.base not in available_profiles():
         raise UsageError(f"--base {args.base!r}: expected one of {', '.join(available_profiles())}")
     try:
-        prof = kconfig.configured(load_profile(args.base), kconfig.parse_settings(args.set))
+        settings = kconfig.parse_settings(args.set)
+        prof = kconfig.configured(load_profile(args.base), settings)
     except kconfig.ConfigError as e:
         raise UsageError(str(e)) from None
+    thunk, cpu = settings.get("return_thunk", ""), uarch.match_cpu(args.base).description
+    if thunk.startswith("srso") and cpu is not None and cpu.vendor != "AMD":
+        # SRSO (Speculative Return Stack Overflow) is a bug of AMD's Zen cores: no other core runs its thunk
+        raise UsageError(f"return_thunk={thunk}: SRSO is a mitigation for AMD Zen cores, and {args.base} runs on "
+                         f"{cpu.vendor} {cpu.uarch}")
     text = prof.to_toml()
     if not args.out:
         sys.stdout.write(text)

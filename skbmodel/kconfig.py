@@ -251,6 +251,36 @@ def srso_predictions(df) -> list[dict]:
 
 
 
+SRSO_PROTOCOL = "kernel config (SRSO return thunk)"
+
+
+def summarise_srso(points: list[dict]) -> list[dict]:
+    """The out-of-sample row of :func:`srso_predictions`' page_pool points (the spinlock baseline is a
+    check of the count, not a page_pool cost): MAPE against the naive (the ibpb row unchanged), and how
+    many measured costs fall inside the bracket of the count (``low_cycles``-``high_cycles``)."""
+    pts = [p for p in points if p["test"] != "spinlock"]
+    if not pts:
+        return []
+    e = np.abs([p["error"] for p in pts])
+    inside = [p["low_cycles"] <= p["measured_cycles"] <= p["high_cycles"] for p in pts]
+    half = [(p["high_cycles"] - p["low_cycles"]) / 2.0 / p["predicted_cycles"] for p in pts]
+    return [dict(subsystem="page_pool", protocol=SRSO_PROTOCOL, points=len(pts), mape=float(np.mean(e)),
+                 max_error=float(np.max(e)), baseline_mape=float(np.mean(np.abs([p["naive_error"] for p in pts]))),
+                 coverage=float(np.mean(inside)), median_rel_half_width=float(np.median(half)))]
+
+
+def format_srso(points: list[dict]) -> list[str]:
+    """The table of :func:`srso_predictions` for docs/validation.md."""
+    lines = ["| kernel | test | returns (bracket) | ibpb | predicted (bracket) | measured safe-ret | error "
+             "| naive error |", "|---|---|---|---:|---|---:|---:|---:|"]
+    for p in points:
+        lines.append(f"| {p['kernel']} | {p['test']} | {p['returns']:.2f} ({p['returns_low']:.2f}-"
+                     f"{p['returns_high']:.2f}) | {p['ibpb_cycles']:.0f} | {p['predicted_cycles']:.1f} "
+                     f"({p['low_cycles']:.0f}-"
+                     f"{p['high_cycles']:.0f}) | {p['measured_cycles']:.0f} | {p['error'] * 100:+.1f} % | "
+                     f"{p['naive_error'] * 100:+.1f} % |")
+    return lines
+
 class ConfigError(ValueError):
     """A configuration field or value that is not known: one line naming it."""
 

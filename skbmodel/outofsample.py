@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import calibration, era_validation, model, parsers, uarch, uncertainty, units, userfit, validation
+from . import calibration, era_validation, kconfig, model, parsers, uarch, uncertainty, units, userfit, validation
 from . import state as st
 from .observations import seed_observations
 from .profile import DEFAULT_PROFILE, Profile, available_profiles, load_profile
@@ -710,6 +710,7 @@ def report(df, profiles: dict[str, Profile] | None = None) -> dict:
     eras = era_validation.era_points(df)
     other_cpu = uarch.leave_one_cpu_out(df)
     other_cpu_unpriced = uarch.unpriced_points(df)
+    srso = kconfig.srso_predictions(df)
     other_cpu_costs = uarch.leave_one_cpu_out_costs(df)
     other_isa = {"blind": uarch.leave_one_isa_out(df), "in-run": uarch.leave_one_isa_out(df, inrun=True)}
     sizes = object_size_report(df)
@@ -718,10 +719,11 @@ def report(df, profiles: dict[str, Profile] | None = None) -> dict:
                      + uarch.summarise(other_cpu) + uarch.summarise_costs(other_cpu_costs)
                      + uarch.summarise_isa(other_isa["blind"], uarch.ISA_PROTOCOL)
                      + uarch.summarise_isa(other_isa["in-run"], uarch.ISA_INRUN_PROTOCOL)
-                     + summarise_object_size(sizes) + era_validation.summarise_rates(rates),
+                     + summarise_object_size(sizes) + era_validation.summarise_rates(rates)
+                     + kconfig.summarise_srso(srso),
                      key=lambda s: (s["subsystem"], s["protocol"]))
     return dict(differences=differences, summary=summary, coverage={**coverage(curves), **object_size_coverage(sizes)},
-                points=points, eras=eras, other_cpu=other_cpu, other_cpu_unpriced=other_cpu_unpriced,
+                points=points, eras=eras, other_cpu=other_cpu, other_cpu_unpriced=other_cpu_unpriced, srso=srso,
                 other_cpu_costs=other_cpu_costs, other_isa=other_isa,
                 object_size=sizes,
                 rates=dict(points=rates, left_out=era_validation.rates_left_out(df)),
@@ -947,6 +949,14 @@ def format_report(rep: dict) -> str:
                          f"points, median relative half-width {_pct(s['median_rel_half_width'])}.{claim}")
     lines += [""] + uarch.format_points(rep["other_cpu"])
     lines += [""] + uarch.format_unpriced(rep["other_cpu_unpriced"])
+    lines += ["", "Kernel configuration (protocol \"kernel config (SRSO return thunk)\"): the EPYC 9684X's runs "
+              "booted with SRSO's safe-RET return thunk, predicted as the same kernel's spec_rstack_overflow=ibpb run "
+              "plus the kernel function returns of each loop, counted in the v6.13 source "
+              "(`skbmodel.kconfig.RETURNS_V613`, "
+              "bracketed over the compiler's inlining choices), times the run's own price of one return (its "
+              "time_bench_sample function call, 14 - 3 cycles); naive: the ibpb run unchanged.  The spinlock row "
+              "checks the count and is not in the figures.", ""]
+    lines += kconfig.format_srso(rep["srso"])
     lines += ["", "SLUB, zeroing and the page allocator, each CPU derived without its own data (operation counts x the "
               "description's costs, residuals fitted on the other CPUs; `skbmodel.uarch.COST_MODEL`); rows marked * "
               "are of a CPU the corpus does not name (`skbmodel.uarch.INFERRED_CPU`); zeroing is measured on one CPU "

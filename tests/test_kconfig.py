@@ -147,12 +147,17 @@ def test_configure_the_return_thunk(tmp_path):
         base.value("pp_fast_cycles"), abs=1e-3)
     assert kconfig.with_config(base, {"return_thunk": "none"}).values() == base.values()
     out = tmp_path / "srso.toml"
-    r = cli("profile", "configure", "--base", "e5-1650v4-2025", "--set", "return_thunk=srso-safe-ret",
+    r = cli("profile", "configure", "--base", "derived-zen4-genoa", "--set", "return_thunk=srso-safe-ret",
             "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert "return thunk srso-safe-ret" in r.stdout
     assert sorted(tomllib.loads(out.read_text())["constants"]) == ["page_slow_cycles", "pp_fast_cycles",
                                                                    "pp_ring_cycles"]
+    # SRSO is an AMD Zen bug: an Intel profile is refused in one line, nothing written
+    r = cli("profile", "configure", "--base", "e5-1650v4-2025", "--set", "return_thunk=srso-safe-ret",
+            "--out", str(tmp_path / "intel.toml"))
+    assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1, r.stderr
+    assert "SRSO is a mitigation for AMD Zen cores" in r.stderr and not (tmp_path / "intel.toml").exists()
     r = cli("profile", "configure", "--base", "e5-1650v4-2025", "--set", "return_thunk=retpoline")
     assert r.returncode == 2 and r.stdout == "" and r.stderr.count("\n") == 1, r.stderr
     assert "config.return_thunk = 'retpoline': expected one of none, srso-safe-ret, srso-ibpb" in r.stderr
