@@ -11,11 +11,13 @@ to the profile whose kernel range holds the number's kernel:
 * left out, with the reason: no profile's range holds the kernel, the kernel cannot be read, or
   the run used another kernel configuration (debug options) than any profile describes.
 
-Whole-path rates (:func:`rate_points`, protocol :data:`RATE_PROTOCOL`): a published cpumap rate of a
-lab whose earlier run a profile was fitted to, predicted by that profile moved to the row's kernel,
-next to the naive prediction (the lab's earlier measured value); the other cpumap and kfree_skb_list
-rates of the corpus are listed with the reason they are not predicted (:data:`RATE_LEFT_OUT`), and
-:data:`RATE_STATEMENTS` says why no figure covers another CPU or kfree_skb_list.
+Whole-path rates (:func:`rate_points`): a published cpumap rate predicted by a profile moved to the
+row's kernel, in the run's own scenario, next to the naive prediction (a seed lab's measured value of
+the same quantity, unchanged).  Protocol :data:`RATE_PROTOCOL`: the profile was fitted to the same
+lab's earlier run; :data:`OTHER_CPU_PROTOCOL`: the row's CPU has a profile that never saw a cpumap
+rate (its cpumap constants are carried over from another lab's fit).  The other cpumap and
+kfree_skb_list rates of the corpus are listed with the reason they are not predicted
+(:data:`RATE_LEFT_OUT`), and :data:`RATE_STATEMENTS` says what no figure covers yet.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ import math
 
 import numpy as np
 
-from . import era, model, parsers, validation
+from . import era, model, parsers, units, validation
 from .profile import DEFAULT_PROFILE, Profile, available_profiles, load_profile
 
 #: the CPU each shipped profile describes, as corpus rows name it
@@ -62,7 +64,9 @@ def era_points(df) -> list[dict]:
     profiles = {pid: load_profile(pid) for pid in PROFILE_CPUS if pid in available_profiles()}
     default = load_profile(DEFAULT_PROFILE)
     out = []
-    for r in df[(df["x_name"] == "") & df["output"].isin(list(model.OUTPUT_UNITS))].itertuples(index=False):
+    # whole-path rates are predicted in their own run's scenario (rate_points), not at the default state
+    sel = (df["x_name"] == "") & df["output"].isin(list(model.OUTPUT_UNITS)) & ~df["subsystem"].isin(RATE_SUBSYSTEMS)
+    for r in df[sel].itertuples(index=False):
         cands = [pid for pid, cpu in PROFILE_CPUS.items() if pid in profiles and cpu in r.cpu]
         if not cands:
             continue
@@ -142,6 +146,9 @@ def format_points(points: list[dict]) -> list[str]:
 
 #: protocol name of the rates a lab's profile predicts on another kernel than it was fitted on
 RATE_PROTOCOL = "same lab, other kernel"
+#: protocol name of the rates a profile predicts on its own CPU when its cpumap constants were fitted in
+#: another lab (on another CPU), on another kernel than either
+OTHER_CPU_PROTOCOL = "other CPU, other kernel"
 #: the subsystems whose published rates this protocol examines
 RATE_SUBSYSTEMS = ("cpumap", "kfree_skb_list")
 
@@ -150,15 +157,16 @@ RATE_SUBSYSTEMS = ("cpumap", "kfree_skb_list")
 class RatePoint:
     """A published rate that a lab's profile predicts on the row's own kernel.
 
-    ``output`` is what the benchmark measures (``why`` says why), ``state`` the scenario of the run,
-    ``naive_row`` the seed row of the same lab and quantity whose measured value the naive prediction
-    carries over unchanged."""
+    ``output`` is the model output that is the benchmark's quantity (``why`` says why), ``state`` the
+    scenario of the run, ``naive_row`` the seed row of the same quantity whose measured value the naive
+    prediction carries over unchanged, ``protocol`` the protocol the point belongs to."""
     row: str
     profile: str
     output: str
     state: dict
     naive_row: str
     why: str
+    protocol: str = RATE_PROTOCOL
 
 
 RATE_POINTS = (
@@ -168,6 +176,28 @@ RATE_POINTS = (
               "the kthread builds skbs (kmem_cache_alloc_bulk, no GRO before the series) and the stack runs to the "
               "UDP lookup with a software checksum, as in seed 003; skb page_pool recycling is in since 6.4 "
               "(pp_recycle 1); one NUMA node, as in seed 003"),
+    RatePoint("cpumap-e51650v4-2019-udpnoports-baseline", "e5-1650v4", "path.mpps",
+              dict(path="design", d_from="cpumap", d_skb="slab_one", d_zero="memset", pp_recycle=0.0, numa="same"),
+              "cpm-05",
+              "the destination CPU's rate (cpumap_kthread pps; the source CPU forwards 14.7 Mpps, so the "
+              "destination is the bottleneck and the composed destination path's rate is the benchmark's quantity): "
+              "the model's cpumap destination with the skb stage of 5.1 before the series, build_skb's one "
+              "kmem_cache_alloc per skb (d_skb slab_one) and memset of the head (d_zero memset of the zero_bytes "
+              "default, offsetof(struct sk_buff, tail) of seed 002's build; the 5.1 layout is not stated); i40e has "
+              "no page_pool and the destination frees each page with page_frag_free (the author's perf at qsize 128 "
+              "shows free_pcppages_bulk: the driver's page reuse fails), so no page comes back through a ring "
+              "(pp_recycle 0, as in seed 003's baseline cpm-05, the naive row); one CPU socket. Not in the model: "
+              "one ptr_ring consume per frame (batched in the fitted 6.3 kernel), IPv4 UDP whose checksum "
+              "(pktgen's, not stated) may not be verified, against seed 003's IPv6 UDP with a software checksum",
+              OTHER_CPU_PROTOCOL),
+    RatePoint("cpumap-e51650v4-2019-udpnoports-p3-skb-bulk-alloc", "e5-1650v4", "cpumap.dst_mpps",
+              dict(pp_recycle=0.0, numa="same"), "cpm-05",
+              "the destination CPU's rate, as for the baseline row; patch 3 allocates the batch's skbs with one "
+              "kmem_cache_alloc_bulk of CPUMAP_BATCH 8 with __GFP_ZERO, the model's cpumap destination as it is "
+              "(the profile's cpumap_batch 8, gfp_zero); pp_recycle 0 as for the baseline. Not in the model: "
+              "patch 1's batched ptr_ring consume (in this row; measured +14 ns/packet faster than the baseline in "
+              "the same runs) and patch 2's refactor, and the checksum difference of the baseline row",
+              OTHER_CPU_PROTOCOL),
 )
 
 _NO_GRO = ("the model's cpumap destination has no GRO: a GRO instance or a CPU-pinned threaded NAPI replaced "
@@ -183,8 +213,24 @@ _IXGBE = ("ixgbe has no page_pool (its pages are reused by refcount, freed remot
 _REMOTE_DROP = ("the source CPU's rate with XDP_DROP on the destination (no skb is built), on ixgbe (no page_pool) "
                 "and a CPU that is not stated: the model's source base is fitted to iavf and its page side is "
                 "page_pool's")
+_E5_LACKS = ("{what}, a mechanism the model's cpumap destination does not have (its stack base is one lump fitted "
+             "on a 6.3 kernel that already has it, so the model cannot tell this row from the predicted {near})")
+_E5_QSIZE = ("a cpumap queue of 64 frames instead of 128: the queue size moves the rate through the i40e driver's "
+             "page reuse (the author sees free_pcppages_bulk at 128), which the model does not describe (no page "
+             "reuse by refcount, no queue size)")
 #: why each other published cpumap / kfree_skb_list rate of the corpus is not predicted
 RATE_LEFT_OUT = {
+    "cpumap-e51650v4-2019-udpnoports-p1-ptr-ring-batch": _E5_LACKS.format(
+        what="patch 1 batches the ptr_ring consume (8 frames)", near="baseline row"),
+    "cpumap-e51650v4-2019-udpnoports-p2-build-skb-around": _E5_LACKS.format(
+        what="patches 1-2: the batched ptr_ring consume and build_skb_around (a refactor, still one "
+             "kmem_cache_alloc per skb)", near="baseline row"),
+    "cpumap-e51650v4-2019-udpnoports-p4-prefetchw-page": _E5_LACKS.format(
+        what="patch 4 prefetches each frame's struct page for write", near="patch 3 row"),
+    "cpumap-e51650v4-2019-udpnoports-p5-skb-list": _E5_LACKS.format(
+        what="patch 5 passes the batch's skbs as one list (netif_receive_skb_list_core), on top of patch 4's "
+             "prefetch", near="patch 3 row"),
+    "cpumap-e51650v4-2019-udpnoports-p4-qsize64": _E5_QSIZE, "cpumap-e51650v4-2019-udpnoports-p5-qsize64": _E5_QSIZE,
     "cpumap-2024-olek-udp-thread-gro-off": _NO_GRO, "cpumap-2024-olek-udp-thread-gro-on": _NO_GRO,
     "cpumap-2024-olek-udp-bulk-gro-off": _NO_GRO, "cpumap-2024-olek-udp-mpps-bulk-napi": _NO_GRO,
     "cpumap-2024-dxu-aug-napi-gro": _TCP, "cpumap-2024-dxu-aug-base": _TCP, "cpumap-2024-dxu-nov-base-a": _TCP,
@@ -199,12 +245,20 @@ RATE_LEFT_OUT = {
 #: why no figure predicts a rate on another CPU, and why kfree_skb_list has no figure at all
 RATE_STATEMENTS = (
     ("cpumap, other CPU",
-     "no published cpumap rate names its CPU but seed 003's (\"1 Xeon Platinum core\", clock not stated); every "
-     "other cpumap row of the corpus says \"not stated\".  A derived profile (skbmodel.uarch) carries the cpumap "
-     "bases over from the seed 003 fit (inherited, in cycles), so it predicts nothing of seed 003 out of sample, "
-     "and there is no other CPU to predict.  A figure needs a cpumap rate published with its CPU (xdp-bench "
-     "redirect-cpu with the kthread's pkt/s and lscpu), and a derivation of the cpumap bases (driver RX, the "
-     "stack to the UDP lookup) from a machine description, which the model does not have."),
+     "one published source names the CPU of a cpumap rate besides seed 003: Jesper Brouer's 2019 runs of the "
+     "cpumap bulk-optimization series on the E5-1650 v4 (xdp-project areas/cpumap/cpumap03-optimizations.org; "
+     "5.1-rc4 bpf-next, i40e, xdp_redirect_cpu). The e5-1650v4 profile carries the cpumap bases over from the "
+     "seed 003 fit (in cycles, +25 % sd for another CPU), so it never saw these rows: the baseline and the "
+     "patch that bulk-allocates the skbs are predicted (protocol \"" + OTHER_CPU_PROTOCOL + "\", table above), "
+     "each patch mapped to the model's skb stage; the patches of mechanisms the model lacks (batched ptr_ring "
+     "consume, struct page prefetch, list RX) and the qsize-64 runs are listed above, not predicted; the "
+     "iptables-raw drop runs of the same file end the stack at the raw PREROUTING hook, a depth no constant "
+     "describes, and are not in the corpus (docs/corpus.md). Still not predicted: any cpumap rate on a CPU "
+     "without a shipped profile. A derived profile (skbmodel.uarch) inherits the same seed 003 bases, so a "
+     "figure there needs the cpumap bases (driver RX, the stack to the UDP lookup) derived from a machine "
+     "description, which the model does not have; and the two predicted points are one lab, one kernel and "
+     "one CPU, with one source CPU's page path (i40e's page reuse) that the model approximates by the page "
+     "allocator."),
     ("kfree_skb_list",
      "no figure can be made.  The only published rates of the path the model describes (pktgen queue_xmit "
      "into a qdisc that drops, the drops freed with kfree_skb_list, the wire held back by flow control) are "
@@ -282,14 +336,15 @@ def rate_points(df) -> list[dict]:
             return float(validation.to_measured_unit(float(np.ravel(x)[0]), model.OUTPUT_UNITS[p.output], unit,
                                                      prof.ghz))
         pred, lo, hi = conv(v[p.output]), *sorted(conv(x) for x in iv[p.output])
-        naive = seed_observations()[p.naive_row]
+        seed = seed_observations()[p.naive_row]
+        naive = float(units.convert(seed.value, _unit(seed.unit), unit))
         meas = float(r["value"])
         cited = " ".join(c.source for c in prof.constants.values())
         out.append(dict(id=p.row, subsystem=r["subsystem"], output=p.output, profile=p.profile,
                         profile_kernels=list(prof.kernels), kernel=kernel, measured=meas, unit=unit, predicted=pred,
                         lo=lo, hi=hi, inside=bool(lo <= meas <= hi), rel_error=(pred - meas) / meas,
-                        rel_half_width=(hi - lo) / 2 / abs(pred), naive=float(naive.value), naive_row=p.naive_row,
-                        naive_rel_error=(float(naive.value) - meas) / meas,
+                        rel_half_width=(hi - lo) / 2 / abs(pred), naive=naive, naive_row=p.naive_row,
+                        naive_rel_error=(naive - meas) / meas, protocol=p.protocol,
                         fitted=bool(r["series"] in cited or _message_id(r["source"]) in cited), why=p.why))
     return out
 
@@ -312,13 +367,14 @@ def rates_left_out(df) -> list[dict]:
 
 
 def summarise_rates(points: list[dict]) -> list[dict]:
-    """Per subsystem, the predicted points of :func:`rate_points` (those the profile was not fitted to):
-    MAPE and max |error|, the naive prediction's MAPE (``baseline_mape``), the 90 % intervals' coverage."""
+    """Per subsystem and protocol, the predicted points of :func:`rate_points` (those the profile was not
+    fitted to): MAPE and max |error|, the naive prediction's MAPE (``baseline_mape``), the 90 % intervals'
+    coverage."""
     out = []
-    for sub in sorted({p["subsystem"] for p in points if not p["fitted"]}):
-        ps = [p for p in points if p["subsystem"] == sub and not p["fitted"]]
+    for sub, proto in sorted({(p["subsystem"], p["protocol"]) for p in points if not p["fitted"]}):
+        ps = [p for p in points if p["subsystem"] == sub and p["protocol"] == proto and not p["fitted"]]
         e = np.abs([p["rel_error"] for p in ps])
-        out.append(dict(subsystem=sub, protocol=RATE_PROTOCOL, points=len(ps), mape=float(np.mean(e)),
+        out.append(dict(subsystem=sub, protocol=proto, points=len(ps), mape=float(np.mean(e)),
                         max_error=float(np.max(e)),
                         baseline_mape=float(np.mean(np.abs([p["naive_rel_error"] for p in ps]))),
                         coverage=float(np.mean([p["inside"] for p in ps])),
@@ -326,31 +382,47 @@ def summarise_rates(points: list[dict]) -> list[dict]:
     return out
 
 
+def _rate(x: float, digits: int | None = None) -> str:
+    """A rate as the report prints it: ``digits`` significant figures (all of a measurement when None),
+    large packet counts without an exponent and with thousands separators."""
+    v = float(f"{x:.{digits}g}") if digits else float(x)
+    return f"{v:,.0f}" if abs(v) >= 1e4 else (f"{v:.{digits}g}" if digits else f"{v:.6g}")
+
+
 def format_rates(points: list[dict], left_out: list[dict]) -> list[str]:
     """The report's section on whole-path rates: the predicted points, the rows left out, the statements."""
-    lines = ["", f"Whole-path rates (protocol \"{RATE_PROTOCOL}\"): a published cpumap or kfree_skb_list rate "
-             "predicted by the profile of the lab that measured it, on the row's own kernel (the profile was fitted "
-             "to the lab's earlier run; its interval adds the kernel drift of each cost over the years between, "
-             "era_validation.kernel_moved); naive: the lab's earlier measured value of the same quantity, unchanged",
+    lines = ["", "Whole-path rates: a published cpumap or kfree_skb_list rate predicted in its run's scenario by a "
+             "profile moved to the row's own kernel (its interval adds the kernel drift of each cost over the years "
+             "between, era_validation.kernel_moved). Protocol \"" + RATE_PROTOCOL + "\": the profile of the lab that "
+             "measured it, fitted to the lab's earlier run; naive: the lab's earlier measured value of the same "
+             "quantity, unchanged. Protocol \"" + OTHER_CPU_PROTOCOL + "\": the profile of the row's CPU, whose "
+             "cpumap constants come from another lab's fit on another CPU (seed 003) and never saw the row; naive: "
+             "that lab's measured value of the same quantity and page path, unchanged",
              "",
-             "| row | output | profile (fitted on) -> kernel | measured | predicted | 90 % interval | error | naive "
-             "| naive error |", "|---|---|---|---:|---:|---|---:|---:|---:|"]
+             "| row | protocol | output | profile (fitted on) -> kernel | measured | predicted | 90 % interval | error "
+             "| naive | naive error |", "|---|---|---|---|---:|---:|---|---:|---:|---:|"]
     for p in points:
         role = " (fitted: not a prediction)" if p["fitted"] else ""
-        lines.append(f"| {p['id']}{role} | {p['output']} | {p['profile']} ({'..'.join(p['profile_kernels'])}) -> "
-                     f"{p['kernel']} | {p['measured']:.6g} {p['unit']} | {p['predicted']:.3g} | "
-                     f"{p['lo']:.3g} – {p['hi']:.3g} | {p['rel_error'] * 100:+.1f} % | {p['naive']:.3g} "
-                     f"({p['naive_row']}) | {p['naive_rel_error'] * 100:+.1f} % |")
+        lines.append(f"| {p['id']}{role} | {p['protocol']} | {p['output']} | {p['profile']} "
+                     f"({'..'.join(p['profile_kernels'])}) -> {p['kernel']} | {_rate(p['measured'])} {p['unit']} | "
+                     f"{_rate(p['predicted'], 3)} | {_rate(p['lo'], 3)} – {_rate(p['hi'], 3)} | "
+                     f"{p['rel_error'] * 100:+.1f} % | {_rate(p['naive'], 3)} ({p['naive_row']}) | "
+                     f"{p['naive_rel_error'] * 100:+.1f} % |")
     for s in summarise_rates(points):
-        lines += ["", f"{s['subsystem']}: {s['points']} point(s) predicted: MAPE {s['mape'] * 100:.1f} %, max "
-                  f"{s['max_error'] * 100:.1f} % (naive {s['baseline_mape'] * 100:.1f} %); the 90 % intervals hold "
-                  f"{s['coverage'] * 100:.0f} % of the points, median relative half-width "
-                  f"{s['median_rel_half_width'] * 100:.1f} %"]
+        lines += ["", f"{s['subsystem']}, {s['protocol']}: {s['points']} point(s) predicted: MAPE "
+                  f"{s['mape'] * 100:.1f} %, max {s['max_error'] * 100:.1f} % "
+                  f"(naive {s['baseline_mape'] * 100:.1f} %); the 90 % intervals hold {s['coverage'] * 100:.0f} % of "
+                  f"the points, median relative half-width {s['median_rel_half_width'] * 100:.1f} %"]
     lines += [""] + [f"* {p['id']}: {p['why']}." for p in points]
-    lines += ["", "The model has no mechanism that changed on this path between the fitted kernel and the row's "
-              "(kthread, netif_receive_skb_list, kmem_cache_alloc_bulk of 8), so its prediction is the lab's "
-              "earlier rate, and its interval holds only the fitted constants' uncertainty (no structural sd is "
+    lines += ["", f"{RATE_PROTOCOL}: the model has no mechanism that changed on this path between the fitted kernel "
+              "and the row's (kthread, netif_receive_skb_list, kmem_cache_alloc_bulk of 8), so its prediction is the "
+              "lab's earlier rate, and its interval holds only the fitted constants' uncertainty (no structural sd is "
               "estimated for cpumap): the gap is what changed between the runs that the model does not describe.",
+              "", f"{OTHER_CPU_PROTOCOL}: the prediction moves the seed 003 bases (in cycles) to the row's clock and "
+              "adds what the model knows of the row's CPU and run (the E5-1650 v4's SLUB, zeroing and page-allocator "
+              "costs; the skb stage of the row's kernel; no page recycling); the interval holds the 25 % sd each "
+              "carried-over base gets for another CPU and the kernel drift, which makes it wide (more than +-50 %). "
+              "Two points of one lab and kernel: no accuracy claim beyond them.",
               "", "Published rates not predicted, and why:", "", "| row | measured | kernel | why |",
               "|---|---:|---|---|"]
     for r in left_out:

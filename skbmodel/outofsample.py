@@ -249,8 +249,9 @@ def profile_cpu_points(df) -> list[dict]:
     for pid, cpu in PROFILE_CPUS.items():
         prof = load_profile(pid)
         cited = " ".join(c.source for c in prof.constants.values())
+        # whole-path rates are predicted in their own run's scenario (era_validation.rate_points)
         rows = df[df["cpu"].str.contains(cpu, regex=False) & (df["x_name"] == "")
-                  & df["output"].isin(list(model.OUTPUT_UNITS))]
+                  & df["output"].isin(list(model.OUTPUT_UNITS)) & ~df["subsystem"].isin(era_validation.RATE_SUBSYSTEMS)]
         for r in rows.itertuples(index=False):
             if r.series in cited:
                 continue
