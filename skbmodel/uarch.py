@@ -41,9 +41,10 @@ profile of the era (``e5-1650v4`` or ``e5-1650v4-2025``) and says so.
 
 Leave one CPU out (:func:`leave_one_cpu_out`): each described CPU with published page_pool
 numbers is derived from the *other* CPUs only and its numbers predicted (a measured CPU such as the
-EPYC 9684X without its own profile and rows, a CPU no profile measures from every measured CPU); next to each, the naive prediction (the other CPUs'
-mean ns, the same on every CPU).  Runs under a boot option whose cost the derivation does not count
-(:data:`UNPRICED_CONDITIONS`: SRSO's safe-RET return thunk) are listed, not predicted.
+EPYC 9684X without its own profile and rows, a CPU no profile measures from every measured CPU); next
+to each, the naive prediction (the other CPUs' mean ns, the same on every CPU).  Runs under a boot
+option whose cost the derivation does not count (:data:`UNPRICED_CONDITIONS`: SRSO's safe-RET return
+thunk) are listed, not predicted.
 
 An arm64 core is derived from the arm64 CPUs measured (only the Kunpeng 920 of the corpus); with
 none in its kernel era (or asked, ``from_isa="x86"``), from the x86 CPUs' instruction counts with

@@ -49,7 +49,8 @@ def test_derivation_is_instructions_at_the_rename_width_plus_locked_ops():
     fast = ((22 * 4.0 / 3.6 * 4 + spr + epyc) / 3) / 6     # Zen 4: 6 macro-ops per cycle
     assert prof.value("pp_fast_cycles") == pytest.approx(fast * 2.4 / 3.7, abs=1e-3)
     ring_uops = np.mean([(t["tsc"]["pp_ring_cycles"] * d.value("turbo_ghz") / d.value("tsc_ghz") - 1 * d.value(
-        "lock_add_cycles")) * d.value("issue_width") for t in train for d in [uarch.load(t["uarch"]).for_cpu(t["cpu"])]])
+        "lock_add_cycles")) * d.value("issue_width")
+        for t in train for d in [uarch.load(t["uarch"]).for_cpu(t["cpu"])]])
     assert prof.value("pp_ring_cycles") == pytest.approx((ring_uops / 6 + 8) * 2.4 / 3.7, abs=1e-3)
     assert prof.ghz == 2.4 and prof.value("l2_bytes") == 1048576 and prof.kernels == ("6.12", "6.12")
     assert prof.stderr("pp_fast_cycles") > 0 and prof.constants["pp_fast_cycles"].kind == "assumed"
