@@ -17,6 +17,10 @@ measured on its CPU, each constant with the rows it comes from:
   a Kunpeng 920): its page_pool costs (ns x the assumed core clock), the cache sizes from its description.
 * ``e5-1650v4-2025``: the E5-1650 v4 on the kernels of 2025 (an era profile): the page_pool costs of
   one out-of-tree bench run on v6.15; the other runs of that era are kept out, to be predicted.
+* ``epyc-9684x``: the EPYC 9684X (Genoa-X, Zen 4) of xdp-project's page_pool08_bench_AMD (2025-02):
+  the clock and the bench_page_pool_simple costs of the v6.13 run booted with
+  spec_rstack_overflow=ibpb (tasklet tests, as the other profiles), and its time_bench_sample
+  alloc_page + put_page loop as ``page_single_cycles``; the DMA-fix and safe-RET runs are not its data.
 
 Where a CPU's own data stop, a profile takes what :func:`skbmodel.uarch.derive` gives it from its
 machine description (the page_pool costs and cache sizes of ``i7-4790k``), each such constant's source
@@ -138,10 +142,11 @@ def page_allocator_2017(df) -> dict:
     }
 
 
-def derived_where_unmeasured(uarch_name: str, ghz: float, kernel: str, own: dict) -> dict:
+def derived_where_unmeasured(uarch_name: str, ghz: float, kernel: str, own: dict, cpu: str | None = None) -> dict:
     """The constants :func:`skbmodel.uarch.derive` gives a CPU that its own data does not (the derived
-    page_pool costs and the description's cache sizes), each with its derivation as source."""
-    prof = uarch.derive(uarch_name, ghz=ghz, kernel=kernel)
+    page_pool costs and the description's cache sizes), each with its derivation as source (``cpu``: the
+    SKU of the description the profile was measured on, whose figures replace the description's)."""
+    prof = uarch.derive(uarch_name, ghz=ghz, kernel=kernel, cpu=cpu)
     base = load_profile(prof.inherits)
     return {k: c for k, c in prof.constants.items()
             if k not in own and k != "ghz" and base.constants.get(k) != c}
@@ -227,18 +232,53 @@ def build(df) -> list[Profile]:
         "(python -m skbmodel validate --out-of-sample)", ("6.13", "6.16"))
     gold = with_derived(gold, "skylake-sp", "5.17")
     spr = with_derived(spr, "sapphire-rapids", "6.16")
-    return [i7_4790k(df), gold, spr, e5_2025, kunpeng_920(df)]
+    return [i7_4790k(df), gold, spr, e5_2025, kunpeng_920(df), epyc_9684x(df)]
 
 
-def with_derived(prof: Profile, uarch_name: str, kernel: str) -> Profile:
+#: the EPYC 9684X run that is the profile's data: v6.13 booted with spec_rstack_overflow=ibpb
+EPYC_RUN = "pp-epyc9684x-2025-02-v613-ibpb"
+
+
+def epyc_9684x(df) -> Profile:
+    """The AMD EPYC 9684X (Genoa-X, Zen 4) of xdp-project's page_pool08_bench_AMD (2025-02).
+
+    Its data: the v6.13 run booted with spec_rstack_overflow=ibpb (plain returns, what the derivation's
+    counts describe).  The tasklet tests give the page_pool costs, as on the Gold 6140, the Kunpeng 920
+    and the E5-1650 v4 seed: they run the three paths in softirq context (recycle_direct), which the
+    constants name on every kernel; the same run's no-softirq tests measure the same paths only since 6.8
+    and stay out-of-sample points.  ``page_single_cycles`` is time_bench_sample's alloc_page + put_page
+    loop, the single-page loop of page_bench04_bulk.  The DMA-fix kernel (an unmerged series) and the
+    safe-RET boots are other configurations: predicted or listed by the validation, not used here.
+    """
+    prof = page_pool_profile(
+        df, "epyc-9684x", "AMD EPYC 9684X 96-Core Processor (Genoa-X, Zen 4; 2025-02 page_pool bench, v6.13, "
+        "spec_rstack_overflow=ibpb)", f"{EPYC_RUN}-tasklet-fast",
+        {"pp_fast_cycles": f"{EPYC_RUN}-tasklet-fast",
+         "pp_ring_cycles": f"{EPYC_RUN}-tasklet-ring",
+         "page_slow_cycles": f"{EPYC_RUN}-tasklet-slow",
+         "page_single_cycles": f"{EPYC_RUN}-sample-page-alloc-put"},
+        {},
+        "page_pool costs (tasklet tests), the single-page allocator cost (time_bench_sample alloc_page + "
+        "put_page, page_bench04's single-page loop) and the clock measured on this CPU: v6.13 booted with "
+        "spec_rstack_overflow=ibpb (no per-return thunk); its no-softirq tests, the DMA-fix kernel's runs and "
+        "the safe-RET boots are not its data (python -m skbmodel validate --out-of-sample predicts or lists "
+        "them); machine bare metal: the source names the server, a Cloudflare Gen 12 (CF Gen 12), a hardware "
+        "generation, and boots its kernels with kexec, not stated in so many words; the rest inherited from "
+        "e5-1650v4 unmeasured", ("6.13", "6.13"),
+        config={"return_thunk": "srso-ibpb", "machine": "bare metal"})
+    return with_derived(prof, "zen4-genoa", "6.13", cpu="EPYC 9684X")
+
+
+def with_derived(prof: Profile, uarch_name: str, kernel: str, cpu: str | None = None) -> Profile:
     """``prof`` with what :func:`skbmodel.uarch.derive` gives its CPU where the profile has no data of its
-    own (SLUB, zeroing, the page allocator), said in its notes."""
+    own (SLUB, zeroing, the page allocator), said in its notes (``cpu``: the description's SKU)."""
     consts = dict(prof.constants)
-    consts.update(derived_where_unmeasured(uarch_name, prof.ghz, kernel, consts))
+    consts.update(derived_where_unmeasured(uarch_name, prof.ghz, kernel, consts, cpu=cpu))
+    own = " (the rest of it)" if any(uarch.COST_MODEL.get(k, ("",))[0] == "page_alloc" for k in prof.constants) else ""
     notes = prof.notes.replace("; the rest inherited from e5-1650v4 unmeasured",
-                               f"; SLUB, zeroing and the page allocator derived from its description ({uarch_name}, "
-                               f"kernel {kernel}; skbmodel.uarch); the rest (the path bases) inherited from "
-                               "e5-1650v4 unmeasured")
+                               f"; SLUB, zeroing and the page allocator{own} derived from its description "
+                               f"({uarch_name}, kernel {kernel}; skbmodel.uarch); the rest (the path bases) "
+                               "inherited from e5-1650v4 unmeasured")
     return dataclasses.replace(prof, constants=consts, notes=notes)
 
 

@@ -28,7 +28,7 @@ between cores of one instruction set as an *instruction count* and a part priced
   or since :data:`skbmodel.era.DIRECT_RECYCLE_ANY_CONTEXT`, for the slow path before or since the
   benchmark's extra reference, :data:`BENCH_EXTRA_REF_SINCE`): the mean over the measured CPUs of that era
   of ``(cost_core - n_locked * lock_add_cycles) * issue_width``, each CPU converted with its own
-  description (6 quantities, fitted to 4 measured profiles of 3 x86 CPUs).
+  description (6 quantities, fitted to 5 measured profiles of 4 x86 CPUs, 3 Intel and 1 AMD).
 * The loop runs on one busy core, so at its single-core turbo clock (a cloud VM such as the
   8481C is priced like bare metal: nothing on these paths exits to the hypervisor).
 
@@ -40,10 +40,11 @@ The cache sizes come from the description; every other constant is inherited fro
 profile of the era (``e5-1650v4`` or ``e5-1650v4-2025``) and says so.
 
 Leave one CPU out (:func:`leave_one_cpu_out`): each described CPU with published page_pool
-numbers is derived from the *other* CPUs only and its numbers predicted (a CPU no profile measures,
-such as the EPYC 9684X, from every measured CPU); next to each, the naive prediction (the other CPUs'
-mean ns, the same on every CPU).  Runs under a boot option whose cost the derivation does not count
-(:data:`UNPRICED_CONDITIONS`: SRSO's safe-RET return thunk) are listed, not predicted.
+numbers is derived from the *other* CPUs only and its numbers predicted (a measured CPU such as the
+EPYC 9684X without its own profile and rows, a CPU no profile measures from every measured CPU); next
+to each, the naive prediction (the other CPUs' mean ns, the same on every CPU).  Runs under a boot
+option whose cost the derivation does not count (:data:`UNPRICED_CONDITIONS`: SRSO's safe-RET return
+thunk) are listed, not predicted.
 
 An arm64 core is derived from the arm64 CPUs measured (only the Kunpeng 920 of the corpus); with
 none in its kernel era (or asked, ``from_isa="x86"``), from the x86 CPUs' instruction counts with
@@ -278,13 +279,15 @@ def training(exclude: tuple[str, ...] = (), isa: str = "x86") -> list[dict]:
             prof = load_profile(pid)
             if not _measures_page_pool(prof):
                 continue
+            # a profile measured on another SKU of the die (its name names the SKU) converts with that SKU's clocks
+            dp = d.for_cpu(prof.name)
             new = _since_split(prof.kernels[0])
             eras = {k: cost_era(prof.kernels[0], k) for k in DERIVED_PP}
-            scale = d.value("turbo_ghz") / (d.value("tsc_ghz") if "tsc_ghz" in d.figures else prof.ghz)
+            scale = dp.value("turbo_ghz") / (dp.value("tsc_ghz") if "tsc_ghz" in dp.figures else prof.ghz)
             core = {k: prof.value(k) * scale for k in DERIVED_PP}
-            out.append(dict(uarch=d.name, profile=pid, new_era=new, eras=eras, ghz=prof.ghz,
+            out.append(dict(uarch=d.name, profile=pid, cpu=prof.name, new_era=new, eras=eras, ghz=prof.ghz,
                             tsc={k: prof.value(k) for k in DERIVED_PP}, core=core,
-                            instr={k: instr_count(core[k], d, eras[k], k) for k in DERIVED_PP},
+                            instr={k: instr_count(core[k], dp, eras[k], k) for k in DERIVED_PP},
                             ns={k: prof.value(k) / prof.ghz for k in DERIVED_PP}))
     return out
 
@@ -447,8 +450,8 @@ def spread(train: list[dict]) -> tuple[float, int]:
     res = []
     for cpu in cpus:
         rest = [t for t in train if t["uarch"] != cpu]
-        d = load(cpu)
         for t in (t for t in train if t["uarch"] == cpu):
+            d = load(cpu).for_cpu(t.get("cpu"))
             for k in DERIVED_PP:
                 pts = _era_points(rest, t["eras"][k], k)
                 pred = cost_cycles(float(np.mean([p["instr"][k] for p in pts])), d, t["eras"][k], k, t["ghz"])
@@ -1025,6 +1028,11 @@ MEASURES = {
         **dict.fromkeys(("page_single_cycles", "page_bulk_page_cycles", "page_bulk_call_cycles",
                          "page_buddy_extra_cycles"), "4.10"),
     },
+    "epyc-9684x": {
+        # corpus pp-epyc9684x-2025-02-v613-ibpb-sample-page-alloc-put (time_bench_sample's alloc_page +
+        # put_page loop, page_bench04's single-page loop; v6.13, spec_rstack_overflow=ibpb: plain returns)
+        "page_single_cycles": "6.13",
+    },
 }
 #: corpus series whose CPU the corpus does not name, with the description they were measured on
 INFERRED_CPU = {
@@ -1124,9 +1132,10 @@ def cost_training(exclude: tuple[str, ...] = ()) -> dict[str, list[dict]]:
                 continue
             prof = load_profile(pid)
             own = set(own_names(pid))
+            sku = d.for_cpu(prof.name)  # the clocks of the SKU the profile was measured on
             for k, kernel in MEASURES[pid].items():
                 if k in own:  # else listed, but the profile file does not hold it (yet): inherited
-                    out[k].append(_record(d, pid, k, kernel, prof.value(k), prof.ghz))
+                    out[k].append(_record(sku, pid, k, kernel, prof.value(k), prof.ghz))
     for name, k, rid, kernel, tsc_cycles in _direct_rows(exclude):
         year = era.year_of(kernel)
         if all(t["uarch"] != name or abs(t["year"] - year) >= DIRECT_MIN_YEARS for t in out[k]):
@@ -1284,14 +1293,20 @@ def derive_costs(d: Description, ghz: float, kernel: str, exclude: tuple[str, ..
     Single-CPU rule: a constant that fewer than two training CPUs measure shows no spread between CPUs,
     so its own relative sd (the page_pool spread and the kernel drift) only says how far the one CPU's
     value may be from itself.  Its relative sd is therefore at least :func:`transfer_spread`, the error
-    with which the constants that two CPUs measure carry from one CPU to the other.  The training CPUs
-    are all Intel cores, so a move to another vendor's core (another microcode for the same string
-    instruction, another store path) is not in that figure either: it is a lower bound, stated as such.
+    with which the constants that two CPUs measure carry from one CPU to the other.  The note names the
+    vendors behind that figure: where they are Intel cores only, a move to another vendor's core (another
+    microcode for the same string instruction, another store path) is not in it either: a lower bound,
+    stated as such.
     """
     train_all = cost_training(exclude)
     s_cpu = spread(training(exclude=exclude))[0]
     drifts = {sub: kernel_drift(exclude, sub, train_all) for sub in {v[0] for v in COST_MODEL.values()}}
     s_move, n_move = transfer_spread(train_all, exclude, s_cpu, drifts)
+    # the vendors of the CPUs behind s_move (the constants two or more CPUs measure)
+    movers = sorted({load(t["uarch"]).vendor for k, recs in train_all.items()
+                     if COST_MODEL[k][2] and len({t["uarch"] for t in recs}) >= 2 for t in recs})
+    move_who = ("Intel cores only: another vendor's core is not in it" if movers == ["Intel"] else
+                f"{' and '.join(movers)} cores")
     turbo = d.value("turbo_ghz")
     isa_note = "" if d.isa == "x86" else (f" ({d.isa}: the x86 code paths' counts and the x86 CPUs' residuals, "
                                           "a different instruction sequence)")
@@ -1309,7 +1324,7 @@ def derive_costs(d: Description, ghz: float, kernel: str, exclude: tuple[str, ..
         if n_cpus < 2 and s_move is not None:
             move_note = (f"; measured on {'one CPU' if n_cpus else 'no CPU'}: at least {s_move:.2f}, the rms "
                          f"error of carrying the constants two CPUs measure from one CPU to the other ({n_move} "
-                         "residuals, Intel cores only: another vendor's core is not in it)")
+                         f"residuals, {move_who})")
             rel_sd = max(rel_sd, s_move)
         if src != k:
             path = (f"no ERMS ({d.features_source}): memset runs __memset's REP_GOOD body, rep stosq then "

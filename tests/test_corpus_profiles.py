@@ -10,11 +10,11 @@ from skbmodel import corpus, model, uarch
 from skbmodel.profile import PROFILE_DIR, load_profile
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS_PROFILES = ("i7-4790k", "xeon-gold-6140", "xeon-platinum-8481c", "kunpeng-920")
+CORPUS_PROFILES = ("i7-4790k", "xeon-gold-6140", "xeon-platinum-8481c", "kunpeng-920", "epyc-9684x")
 #: what each corpus profile's own data stop at: the rest is derived from its description (source "derived:"
 #: or "(description NAME)") or inherited
 DERIVED_FROM = {"i7-4790k": "haswell", "kunpeng-920": "kunpeng-920", "xeon-gold-6140": "skylake-sp",
-                "xeon-platinum-8481c": "sapphire-rapids"}
+                "xeon-platinum-8481c": "sapphire-rapids", "epyc-9684x": "zen4-genoa"}
 
 
 def test_profiles_are_what_the_script_writes_from_the_corpus():
@@ -52,6 +52,7 @@ def test_every_own_constant_names_corpus_rows_that_exist(pid):
                                     "l2_miss_cycles", "store_buffer_bytes"} | zeroing,
                        "kunpeng-920": {"ghz", "l1d_bytes", "l2_bytes"} | costs - {"l2_miss_cycles"},
                        "xeon-gold-6140": costs | {"store_buffer_bytes", "l1d_bytes"},
+                       "epyc-9684x": costs | {"store_buffer_bytes", "l1d_bytes", "l2_bytes"},
                        }.get(pid, costs | {"store_buffer_bytes"})
 
 
@@ -81,3 +82,43 @@ def test_the_check_tolerates_last_digits_and_catches_a_change():
     fresh = tomllib.loads((PROFILE_DIR / "i7-4790k.toml").read_text())
     fresh["constants"]["slub_fast_pair_cycles"]["source"] += " (edited)"
     assert not mod.same_profile(committed, fresh)
+
+
+EPYC_RUN = "pp-epyc9684x-2025-02-v613-ibpb"
+
+
+def test_epyc_9684x_own_constants_are_its_v613_ibpb_rows_and_the_rest_is_derived():
+    """The EPYC 9684X: clock and page_pool costs from the v6.13 ibpb tasklet run, the single-page
+    allocator from the same boot's time_bench_sample loop; SLUB, zeroing and the rest of the page allocator
+    derived from zen4-genoa; the return thunk it was measured under stated; no DMA-fix or safe-RET row used."""
+    df = corpus.load_corpus().set_index("id")
+    prof = load_profile("epyc-9684x")
+    own = {"pp_fast_cycles": "tasklet-fast", "pp_ring_cycles": "tasklet-ring", "page_slow_cycles": "tasklet-slow",
+           "page_single_cycles": "sample-page-alloc-put"}
+    assert (prof.value("pp_fast_cycles"), prof.value("pp_ring_cycles"), prof.value("page_slow_cycles"),
+            prof.value("page_single_cycles")) == (9, 26, 78, 116)
+    for name, suffix in own.items():
+        c = prof.constants[name]
+        assert c.value == df.loc[f"{EPYC_RUN}-{suffix}", "value"] and c.kind == "published"
+        assert f"corpus row {EPYC_RUN}-{suffix}" in c.source and c.stderr > 0
+    assert prof.ghz == df.loc[f"{EPYC_RUN}-tasklet-fast", "ghz"] == 2.546
+    assert prof.kernels == ("6.13", "6.13") and prof.inherits == "e5-1650v4"
+    text = (PROFILE_DIR / "epyc-9684x.toml").read_text()
+    assert "dmafix" not in text and "-srso-" not in text
+    listed = set(re.findall(r"^\[constants\.(\w+)\]", text, re.M))
+    for name in listed - set(own) - {"ghz", "l1d_bytes", "l2_bytes", "store_buffer_bytes"}:
+        c = prof.constants[name]
+        assert c.source.startswith("derived:") and c.kind == "assumed" and c.stderr > 0, name
+    assert {"page_bulk_page_cycles", "page_bulk_call_cycles", "page_buddy_extra_cycles"} <= listed
+    assert prof.config["return_thunk"] == "srso-ibpb" and prof.config["machine"] == "bare metal"
+    assert "epyc-9684x" in uarch.load("zen4-genoa").profiles
+    assert uarch.MEASURES["epyc-9684x"] == {"page_single_cycles": "6.13"}
+
+
+def test_epyc_9684x_evaluates_from_the_cli():
+    import json
+    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "cpu=epyc-9684x", "--json"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert "epyc-9684x" in r.stdout and doc

@@ -30,14 +30,14 @@ def test_every_figure_names_a_source_and_the_measured_cpus_have_descriptions():
         assert all(p in P.available_profiles() for p in d.profiles), d.name
     measured = {p for d in ds.values() for p in d.profiles}
     assert measured == {"e5-1650v4", "e5-1650v4-2025", "xeon-gold-6140", "xeon-platinum-8481c", "i7-4790k",
-                        "kunpeng-920"}
+                        "kunpeng-920", "epyc-9684x"}
 
 
 def test_derivation_is_instructions_at_the_rename_width_plus_locked_ops():
     """A CPU of the newer era gets the newer-era CPUs' mean instruction count at its own rename width, plus
     the source's locked-op count at its own locked-op latency, at its TSC/turbo clocks."""
     train = [t for t in uarch.training() if t["new_era"]]
-    assert sorted(t["profile"] for t in train) == ["e5-1650v4-2025", "xeon-platinum-8481c"]
+    assert sorted(t["profile"] for t in train) == ["e5-1650v4-2025", "epyc-9684x", "xeon-platinum-8481c"]
     # E5-1650 v4 on v6.15: the slow path 265 TSC cycles at 3.6 GHz TSC, 4.0 GHz turbo = 294.4 core cycles,
     # 5 locked ops of 19 cycles, 4 uops per cycle: (294.4 - 95) * 4 = 797.8 uops
     (e5,) = [t for t in train if t["profile"] == "e5-1650v4-2025"]
@@ -45,10 +45,12 @@ def test_derivation_is_instructions_at_the_rename_width_plus_locked_ops():
     assert e5["instr"]["pp_fast_cycles"] == pytest.approx(22 * 4.0 / 3.6 * 4, abs=1e-6)   # no locked op
     prof = uarch.derive("zen4-genoa", kernel="6.12")
     spr = (11 * 3.3 / 2.7) * 6
-    fast = ((22 * 4.0 / 3.6 * 4 + spr) / 2) / 6     # Zen 4: 6 macro-ops per cycle
+    epyc = (9 * 3.7 / 2.55) * 6     # the EPYC 9684X converts with its own SKU's TSC clock (2.55 GHz)
+    fast = ((22 * 4.0 / 3.6 * 4 + spr + epyc) / 3) / 6     # Zen 4: 6 macro-ops per cycle
     assert prof.value("pp_fast_cycles") == pytest.approx(fast * 2.4 / 3.7, abs=1e-3)
     ring_uops = np.mean([(t["tsc"]["pp_ring_cycles"] * d.value("turbo_ghz") / d.value("tsc_ghz") - 1 * d.value(
-        "lock_add_cycles")) * d.value("issue_width") for t in train for d in [uarch.load(t["uarch"])]])
+        "lock_add_cycles")) * d.value("issue_width")
+        for t in train for d in [uarch.load(t["uarch"]).for_cpu(t["cpu"])]])
     assert prof.value("pp_ring_cycles") == pytest.approx((ring_uops / 6 + 8) * 2.4 / 3.7, abs=1e-3)
     assert prof.ghz == 2.4 and prof.value("l2_bytes") == 1048576 and prof.kernels == ("6.12", "6.12")
     assert prof.stderr("pp_fast_cycles") > 0 and prof.constants["pp_fast_cycles"].kind == "assumed"
@@ -59,7 +61,8 @@ def test_derivation_is_instructions_at_the_rename_width_plus_locked_ops():
 
 
 def test_the_interval_is_the_inner_leave_one_cpu_out_spread_of_the_training_cpus():
-    train = uarch.training(exclude=("broadwell-ep",))
+    assert uarch.spread(uarch.training(exclude=("broadwell-ep",)))[1] == 9   # three CPUs, one profile each
+    train = uarch.training(exclude=("broadwell-ep", "zen4-genoa"))
     sd, n = uarch.spread(train)
     assert n == 6      # two CPUs (Skylake-SP, Sapphire Rapids), one profile each, three costs
     # each predicted from the other alone (the other era's: neither has a second CPU of its era)
@@ -71,7 +74,7 @@ def test_the_interval_is_the_inner_leave_one_cpu_out_spread_of_the_training_cpus
             pred = uarch.cost_cycles(o["instr"][k], d, t["new_era"], k, t["ghz"])
             res.append((t["tsc"][k] - pred) / pred)
     assert sd == pytest.approx(float(np.sqrt(np.mean(np.square(res)))))
-    prof = uarch.derive("broadwell-ep", exclude=("broadwell-ep",))
+    prof = uarch.derive("broadwell-ep", exclude=("broadwell-ep", "zen4-genoa"))
     assert prof.stderr("pp_fast_cycles") == pytest.approx(sd * prof.value("pp_fast_cycles"), abs=2e-3)
     assert uarch.spread(train[:1]) == (uarch.FALLBACK_REL_SD, 0)
 
@@ -87,7 +90,7 @@ def test_leave_one_cpu_out_meets_its_goals_and_reports_the_naive_baseline_next_t
     assert {p["uarch"] for p in pts} == {"broadwell-ep", "skylake-sp", "sapphire-rapids", "zen4-genoa"}
     for p in pts:   # never trained on its own CPU
         own = {"broadwell-ep": {"e5-1650v4", "e5-1650v4-2025"}, "skylake-sp": {"xeon-gold-6140"},
-               "sapphire-rapids": {"xeon-platinum-8481c"}, "zen4-genoa": set()}[p["uarch"]]
+               "sapphire-rapids": {"xeon-platinum-8481c"}, "zen4-genoa": {"epyc-9684x"}}[p["uarch"]]
         assert not own & set(p["trained_on"])
     (row,) = uarch.summarise(pts)
     assert row["protocol"] == "other CPU" and row["points"] == 36
@@ -97,19 +100,21 @@ def test_leave_one_cpu_out_meets_its_goals_and_reports_the_naive_baseline_next_t
     # intervals covering 80-95 % of the left-out CPUs' points (margins far above float noise)
     assert mape <= 0.20 and mape < naive - 0.005
     assert 0.80 <= coverage <= 0.95
-    # the figures docs/validation.md records
-    assert row["mape"] == pytest.approx(0.191, abs=0.002) and row["baseline_mape"] == pytest.approx(0.302, abs=0.002)
-    assert row["coverage"] == pytest.approx(0.917, abs=0.01)
-    assert row["median_rel_half_width"] == pytest.approx(0.348, abs=0.005)
+    # the figures docs/validation.md records (the Intel CPUs trained with the EPYC 9684X among the others)
+    assert row["mape"] == pytest.approx(0.180, abs=0.002) and row["baseline_mape"] == pytest.approx(0.306, abs=0.002)
+    assert row["coverage"] == pytest.approx(0.861, abs=0.01)
+    assert row["median_rel_half_width"] == pytest.approx(0.328, abs=0.005)
 
 
-def test_a_cpu_no_profile_measures_is_predicted_blind_from_every_measured_cpu():
-    """The EPYC 9684X (Zen 4) has page_pool rows but no profile: its points come from the description and
-    the Intel CPUs' profiles alone, its SRSO safe-RET runs are held out, its ibpb runs predicted."""
+def test_the_epyc_9684x_is_predicted_without_its_own_data():
+    """The EPYC 9684X (Zen 4) has its own profile now, and still its page_pool points come from the
+    description and the other CPUs' profiles alone (the Intel CPUs): no row of it and not its profile is
+    read; its SRSO safe-RET runs are held out, its ibpb runs predicted."""
     df = corpus.load_corpus()
     pts = [p for p in uarch.leave_one_cpu_out(df) if p["uarch"] == "zen4-genoa"]
     measured = {p["profile"] for p in uarch.training()}
-    assert len(pts) == 12 and all(set(p["trained_on"]) == measured for p in pts)
+    assert "epyc-9684x" in measured
+    assert len(pts) == 12 and all(set(p["trained_on"]) == measured - {"epyc-9684x"} for p in pts)
     assert all("-ibpb-" in p["id"] for p in pts)
     held = uarch.unpriced_points(df)
     assert len(held) == 12 and {h["condition"] for h in held} == {"spec_rstack_overflow=safe-ret"}
@@ -246,8 +251,9 @@ def test_a_row_on_another_sku_of_the_die_takes_that_sku_s_clocks():
 def test_a_constant_measured_on_one_cpu_carries_the_cross_cpu_transfer_error():
     """Single-CPU rule: the zeroing constants are measured on the E5 alone, so their relative sd is at
     least transfer_spread, the rms log error of predicting each CPU's value of a constant that two CPUs
-    measure (SLUB, the page allocator: E5 and i7) from the other CPU.  A constant with two CPUs keeps its
-    own sd; with the E5 or the i7 left out no constant has two CPUs, and nothing changes."""
+    measure (SLUB, the page allocator: E5 and i7; page_single_cycles also the EPYC 9684X) from the other
+    CPUs.  A constant with two CPUs keeps its own sd; with the E5 or the i7 left out only page_single_cycles
+    has two CPUs (the other one and the 9684X), with the 9684X left out as well none."""
     ex = ("zen1-naples",)
     train = uarch.cost_training(ex)
     s_cpu = uarch.spread(uarch.training(exclude=ex))[0]
@@ -257,7 +263,7 @@ def test_a_constant_measured_on_one_cpu_carries_the_cross_cpu_transfer_error():
     # itself, so its two errors are +-ln(E5 / i7) of the bulk per-object cost
     bulk = {t["uarch"]: t["core"] for t in train["slub_bulk_obj_pair_cycles"]}
     assert s ** 2 * n >= 2 * math.log(bulk["broadwell-ep"] / bulk["haswell"]) ** 2
-    assert n == 13 and 0.4 < s < 0.9
+    assert n == 14 and 0.4 < s < 0.9
     prof = uarch.derive("zen1-naples", ghz=2.394, kernel="5.8", exclude=ex, cpu="EPYC 7351")
     for k in ("stos_setup_cycles", "stos_line_cycles", "erms_setup_cycles", "erms_line_cycles"):
         assert prof.stderr(k) / prof.value(k) >= s - 1e-3, k
@@ -266,7 +272,9 @@ def test_a_constant_measured_on_one_cpu_carries_the_cross_cpu_transfer_error():
     assert "at least" not in prof.constants["slub_fast_pair_cycles"].source
     for out in (("haswell",), ("broadwell-ep",)):
         t = uarch.cost_training(out)
-        assert uarch.transfer_spread(t, out, s_cpu, drifts) == (None, 0)
+        assert uarch.transfer_spread(t, out, s_cpu, drifts)[1] == 2   # page_single_cycles: two CPUs, two errors
+        t = uarch.cost_training(out + ("zen4-genoa",))
+        assert uarch.transfer_spread(t, out + ("zen4-genoa",), s_cpu, drifts) == (None, 0)
 
 
 def test_cost_intervals_are_finite_and_non_negative(cost_points):
@@ -386,7 +394,10 @@ def test_the_slow_path_takes_the_benchmark_s_extra_reference_from_6_5():
     new_slow = np.mean([t["instr"]["page_slow_cycles"] for t in train if t["eras"]["page_slow_cycles"]])
     old_slow = np.mean([t["instr"]["page_slow_cycles"] for t in train if not t["eras"]["page_slow_cycles"]])
     old_fast = np.mean([t["instr"]["pp_fast_cycles"] for t in train if not t["eras"]["pp_fast_cycles"]])
-    assert new_slow > old_slow * 1.2   # the extra reference's work is in the newer count
+    # the extra reference's work is in the newer count: the same CPU (E5-1650 v4) in both eras.  (The mean
+    # over the newer era's CPUs is only ~1.1x the older one's: the EPYC 9684X's count is the lowest.)
+    e5 = {t["profile"]: t["instr"]["page_slow_cycles"] for t in train if t["uarch"] == "broadwell-ep"}
+    assert e5["e5-1650v4-2025"] > e5["e5-1650v4"] * 1.2 and new_slow > old_slow
     p66 = uarch.derive("kunpeng-920", ghz=2.6, kernel="6.6", exclude=ARM, from_isa="x86")
     assert p66.value("page_slow_cycles") == pytest.approx((new_slow + 7) / 4 + 5 * lock + pc, abs=1e-3)
     assert p66.value("pp_fast_cycles") == pytest.approx((old_fast + 7) / 4 + pc, abs=1e-3)
@@ -430,8 +441,9 @@ def test_the_kunpeng_s_locked_op_is_the_percpu_bench_ldadd_bracketed_by_its_two_
     # the page allocator's derived constants price its pcp spinlocks at this figure too
     pa = uarch.derive("kunpeng-920", ghz=2.6, kernel="6.16")
     src = pa.constants["page_single_cycles"].source
-    # 2 x 12 (the training CPUs' mean L2 latency: the description has none) + 2 x 68.7 (was 2 x 20: 64.0)
-    assert "2 x lock_add_cycles" in src and "= 161.4 core cycles at the description's costs" in src
+    # 2 x 12.7 (the training CPUs' mean L2 latency, E5, i7 and 9684X: the description has none) + 2 x 68.7
+    # (was 2 x 20: 65.3)
+    assert "2 x lock_add_cycles" in src and "= 162.7 core cycles at the description's costs" in src
 
 
 def test_arm64_from_x86_reads_no_arm64_page_pool_row_and_no_arm64_profile(monkeypatch):
@@ -481,8 +493,8 @@ def test_leave_one_isa_out_figures(isa_points):
     assert {p["inrun"] == "" for p in inrun if p["id"].startswith("pp-arm64-2024-")} == {True}
     # one point as docs/validation.md states it: 6.12 fast path, 26.364 ns measured
     (p,) = [p for p in blind if p["id"] == "pp-arm64-2024-before-tasklet-fast"]
-    assert p["measured"] == 26.364 and p["predicted"] == pytest.approx(22.2, abs=0.1)
-    assert p["untranslated"] == pytest.approx(8.58, abs=0.05) and p["naive"] == pytest.approx(5.37, abs=0.05)
+    assert p["measured"] == 26.364 and p["predicted"] == pytest.approx(21.9, abs=0.1)
+    assert p["untranslated"] == pytest.approx(8.23, abs=0.05) and p["naive"] == pytest.approx(5.00, abs=0.05)
     assert p["lo"] < p["measured"] < p["hi"]
     (row,) = uarch.summarise_isa(blind, uarch.ISA_PROTOCOL)
     mape, naive, coverage = _pooled(blind)
@@ -490,14 +502,14 @@ def test_leave_one_isa_out_figures(isa_points):
     assert row["coverage"] == pytest.approx(coverage)
     # the translation narrows the gap and does not close it: stated, not a goal met
     assert row["mape"] < row["untranslated_mape"] < row["baseline_mape"]
-    assert row["mape"] == pytest.approx(0.173, abs=0.003)
-    assert row["untranslated_mape"] == pytest.approx(0.338, abs=0.003)
-    assert row["baseline_mape"] == pytest.approx(0.734, abs=0.003)
+    assert row["mape"] == pytest.approx(0.159, abs=0.003)
+    assert row["untranslated_mape"] == pytest.approx(0.337, abs=0.003)
+    assert row["baseline_mape"] == pytest.approx(0.756, abs=0.003)
     # the Kunpeng's locked-op bracket (26-181 cycles) makes the intervals hold every point: wider than the goal
     assert row["coverage"] == 1.0
-    assert row["median_rel_half_width"] == pytest.approx(0.682, abs=0.005)
+    assert row["median_rel_half_width"] == pytest.approx(0.667, abs=0.005)
     (row2,) = uarch.summarise_isa(inrun, uarch.ISA_INRUN_PROTOCOL)
-    assert row2["mape"] == pytest.approx(0.223, abs=0.003) and row2["coverage"] == pytest.approx(23 / 28, abs=1e-9)
+    assert row2["mape"] == pytest.approx(0.216, abs=0.003) and row2["coverage"] == pytest.approx(23 / 28, abs=1e-9)
     # half the points are low now: the fast paths (but the 2025 patched one) low, every slow path high
     assert sum(p["rel_error"] < 0 for p in blind) == 14
     assert all(p["rel_error"] > 0 for p in blind if p["output"] in ("page_pool.slow_cycles",
