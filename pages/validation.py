@@ -101,8 +101,9 @@ def _other_cpu(rep: dict) -> None:
     st.caption("Each measured CPU is left out in turn: its profile is derived from its machine description and "
                "the other CPUs' costs (page_pool; SLUB, zeroing and the page allocator as operation counts x "
                "the description's costs), and its published numbers are predicted. The naive baseline predicts "
-               "the other CPUs' mean ns, the same on every CPU; a derivation is worth having only below it. A CPU "
-               "that no profile measures (the EPYC 9684X, Zen 4) is predicted from every measured CPU. Runs booted "
+               "the other CPUs' mean ns, the same on every CPU; a derivation is worth having only below it. The "
+               "EPYC 9684X (Zen 4) is predicted from the three Intel CPUs alone: no AMD page_pool number in its "
+               "training. Runs booted "
                "with SRSO's safe-RET return thunk are held out here (the derivation counts no returns) and "
                "predicted by the kernel-configuration term below. SLUB and the page allocator have no three CPUs "
                "of one kernel era, zeroing one CPU to derive another from: no accuracy is claimed for them.")
