@@ -23,7 +23,7 @@ profile's constants describe (an inheriting profile keeps its parent's range unl
 own).  Costs move between kernels as much as between CPUs, so a CPU may have one profile per era
 (:mod:`skbmodel.era`); the range is metadata, not a constant, so it does not enter the version.
 
-Kernel configuration (optional): ``[config]`` with ``memcg_kmem``, ``preempt``, ``debug``, ``machine``
+Kernel configuration (optional): ``[config]`` with the fields of :data:`skbmodel.kconfig.FIELDS`
 (:mod:`skbmodel.kconfig`), each ``not stated`` unless the profile says; an inheriting profile keeps its
 parent's fields unless it states its own.  Metadata too: a term it implies is applied to the constants
 (:func:`skbmodel.kconfig.with_config`), which carry it into the version.
