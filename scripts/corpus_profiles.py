@@ -21,6 +21,9 @@ measured on its CPU, each constant with the rows it comes from:
   the clock and the bench_page_pool_simple costs of the v6.13 run booted with
   spec_rstack_overflow=ibpb (tasklet tests, as the other profiles), and its time_bench_sample
   alloc_page + put_page loop as ``page_single_cycles``; the DMA-fix and safe-RET runs are not its data.
+* ``epyc-7351``: the EPYC 7351 (Naples, Zen 1) of prototype-kernel pull request #39 (2020-06): the
+  clock and the start-ups of its two 256 B memsets (time_bench_memset), each the row less four lines at
+  the derived per-line cost (two rows at one size do not split a start-up from a per-line cost).
 
 Where a CPU's own data stop, a profile takes what :func:`skbmodel.uarch.derive` gives it from its
 machine description (the page_pool costs and cache sizes of ``i7-4790k``), each such constant's source
@@ -43,7 +46,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from skbmodel import corpus, outofsample, uarch, userfit  # noqa: E402  (after the path set-up)
+from skbmodel import corpus, era, outofsample, uarch, userfit, zeroing  # noqa: E402  (after the path set-up)
 from skbmodel.profile import PROFILE_DIR, Constant, Profile, load_profile  # noqa: E402
 
 BASE = "e5-1650v4"
@@ -232,7 +235,7 @@ def build(df) -> list[Profile]:
         "(python -m skbmodel validate --out-of-sample)", ("6.13", "6.16"))
     gold = with_derived(gold, "skylake-sp", "5.17")
     spr = with_derived(spr, "sapphire-rapids", "6.16")
-    return [i7_4790k(df), gold, spr, e5_2025, kunpeng_920(df), epyc_9684x(df)]
+    return [i7_4790k(df), gold, spr, e5_2025, kunpeng_920(df), epyc_9684x(df), epyc_7351(df)]
 
 
 #: the EPYC 9684X run that is the profile's data: v6.13 booted with spec_rstack_overflow=ibpb
@@ -267,6 +270,83 @@ def epyc_9684x(df) -> Profile:
         "e5-1650v4 unmeasured", ("6.13", "6.13"),
         config={"return_thunk": "srso-ibpb", "machine": "bare metal"})
     return with_derived(prof, "zen4-genoa", "6.13", cpu="EPYC 9684X")
+
+
+#: the EPYC 7351's rows (time_bench_memset, 256 B), each with the start-up it gives and the per-line cost
+#: it shares: memset_256 is an inline rep stosq, memset_variable_step(256) the out-of-line memset, which
+#: on Zen 1 (no ERMS, REP_GOOD) is __memset's rep stosq + rep stosb of the remainder
+ZEN1_ROWS = {"stos_setup_cycles": ("zero-epyc7351-2020-const-256", "stos_line_cycles",
+                                   "memset_256, a compile-time size: an inline rep stosq"),
+             "erms_setup_cycles": ("zero-epyc7351-2020-erms-256", "erms_line_cycles",
+                                   "memset_variable_step(256), the out-of-line memset: on Zen 1 (no ERMS, "
+                                   "REP_GOOD) rep stosq + rep stosb of the remainder")}
+
+
+def epyc_7351(df) -> Profile:
+    """The AMD EPYC 7351 (Naples, Zen 1) of Stefano Brivio's time_bench_memset run in prototype-kernel pull
+    request #39 (2020-06): two memsets of 256 B, the inline rep stosq and the out-of-line memset.
+
+    Each row is ``setup + line * L`` at L = 4 lines (the 44-entry store queue, 352 B, holds them all: no
+    drain term), so the two rows fix two sums, not the split of a start-up from a per-line cost.  The
+    per-line cost is the derivation's (the E5-1650 v4's residual at Zen 1's string-store rate), and each
+    start-up is what its row leaves: ``row - L * line``.  Its sd is the row's time_bench precision and L
+    times the line's sd, correlated with the line so that the row itself is reproduced to its precision.
+    The kernel is not stated; :func:`skbmodel.era.kernel_of` dates 2020-06 to the release after it, 5.8.
+    """
+    desc = uarch.load("zen1-naples").for_cpu("EPYC 7351")
+    rows = {k: _row(df, rid) for k, (rid, _line, _what) in ZEN1_ROWS.items()}
+    r0 = rows["stos_setup_cycles"]
+    ghz = float(r0["ghz"])
+    kernel = era.kernel_of(r0["kernel"])
+    derived = derived_where_unmeasured("zen1-naples", ghz, kernel, {}, cpu="EPYC 7351")
+    sb_lines = derived["store_buffer_bytes"].value / 64.0
+    consts = {"ghz": _published("ghz", ghz, "GHz", f"{r0['cpu']}: TSC {ghz:g} GHz from the row's cycles/ns "
+                                f"(corpus row {ZEN1_ROWS['stos_setup_cycles'][0]})", 0.0, "0: the TSC clock")}
+    own, corr_names = {}, []
+    for k, (rid, line_name, what) in ZEN1_ROWS.items():
+        r = rows[k]
+        lines = float(zeroing.cachelines(float(r["x_value"])))
+        if lines > sb_lines:  # the drain would enter the row: it would no longer be start-up + lines alone
+            raise SystemExit(f"{rid}: {lines:g} lines overflow the store buffer ({sb_lines:g} lines)")
+        line = derived[line_name]
+        row_sd = _tb_sd(float(r["value"]))
+        sd = float(np.hypot(row_sd, lines * line.stderr))
+        own[k] = _published(
+            k, round(float(r["value"]) - lines * line.value, 3), "cycles",
+            f"corpus row {rid} ({r['value']:g} cycles at {r['x_value']:g} B, time_bench_memset {what}) "
+            f"less {lines:g} lines x {line_name} "
+            f"({line.value:g} cycles, derived: see that constant): two rows at one size fix start-up + "
+            f"{lines:g} lines of each memset, not the split, so the per-line cost is the derivation's and the "
+            f"start-up what the row leaves; no drain term ({lines:g} lines fit the {sb_lines * 64:g} B store "
+            f"buffer); kernel not stated (2020-06), dated {kernel} (skbmodel.era); {r['source']}",
+            round(sd, 3), f"the row's {TB} (sd {row_sd:.2f}) and {lines:g} x the line's sd "
+            f"({line.stderr:g}), correlated with the line so that the row is reproduced to its precision")
+        corr_names.append((k, line_name, lines, line.stderr, sd))
+    consts.update(derived)
+    consts.update(own)
+    prof = Profile(id="epyc-7351", name="AMD EPYC 7351 16-Core Processor (Naples, Zen 1; 2020-06 time_bench_memset, "
+                   "prototype-kernel pull request #39)", constants=consts, inherits=BASE, kernels=(kernel, kernel),
+                   notes=("the zeroing start-ups (the inline rep stosq of memset_256 and the out-of-line memset of "
+                          "memset_variable_step(256), on Zen 1 __memset's rep stosq body: no ERMS) and the clock "
+                          "measured on this CPU, each start-up its 256 B row less four lines at the derived per-line "
+                          f"cost; the kernel not stated (2020-06: dated {kernel}, skbmodel.era); the page_pool costs, "
+                          "SLUB, zeroing (the rest of it) and the page allocator derived from its description "
+                          f"(zen1-naples with the EPYC 7351's clocks, {desc.value('tsc_ghz'):g} GHz base, "
+                          f"{desc.value('turbo_ghz'):g} GHz boost; kernel {kernel}; skbmodel.uarch); the rest (the "
+                          "path bases) inherited from e5-1650v4 unmeasured"))
+    # setup = row - L * line: cov(setup, line) = -L var(line); the two start-ups share the line (the
+    # variable-size memset is priced as the stos constants on this core), so they covary by L^2 var(line)
+    names = ["stos_setup_cycles", "stos_line_cycles", "erms_setup_cycles", "erms_line_cycles"]
+    (_, _, la, sa, da), (_, _, lb, sb, db) = corr_names
+    corr = np.array([[1.0, -la * sa / da, la * lb * sa * sb / (da * db), -la * sa / da],
+                     [-la * sa / da, 1.0, -lb * sb / db, 1.0],
+                     [la * lb * sa * sb / (da * db), -lb * sb / db, 1.0, -lb * sb / db],
+                     [-la * sa / da, 1.0, -lb * sb / db, 1.0]])
+    # the drain is derived on its own: uncorrelated with the others (the base's fitted correlation dropped)
+    names.append("stos_drain_line_cycles")
+    corr = np.pad(corr, ((0, 1), (0, 1)))
+    corr[4, 4] = 1.0
+    return prof.with_correlation(names, corr)
 
 
 def with_derived(prof: Profile, uarch_name: str, kernel: str, cpu: str | None = None) -> Profile:

@@ -960,8 +960,11 @@ def format_report(rep: dict) -> str:
     lines += kconfig.format_srso(rep["srso"])
     lines += ["", "SLUB, zeroing and the page allocator, each CPU derived without its own data (operation counts x the "
               "description's costs, residuals fitted on the other CPUs; `skbmodel.uarch.COST_MODEL`); rows marked * "
-              "are of a CPU the corpus does not name (`skbmodel.uarch.INFERRED_CPU`); zeroing is measured on one CPU "
-              "(the E5-1650 v4), so its constants carry the single-CPU rule of `skbmodel.uarch.derive_costs`", ""]
+              "are of a CPU the corpus does not name (`skbmodel.uarch.INFERRED_CPU`); zeroing's start-ups are "
+              "measured on two CPUs (the E5-1650 v4 and the EPYC 7351), its per-line costs on the E5 alone, so "
+              "these carry the single-CPU rule of `skbmodel.uarch.derive_costs`, and the E5's zeroing rows are not "
+              "predicted (they would read its own per-line costs through the base profile, "
+              "`skbmodel.uarch._own_through_base`)", ""]
     lines += uarch.format_cost_points(rep.get("other_cpu_costs", []))
     lines += ["", f"Leave one instruction set out (protocols \"{uarch.ISA_PROTOCOL}\" and "
               f"\"{uarch.ISA_INRUN_PROTOCOL}\"): the arm64 server's page_pool points (ns) predicted from the "

@@ -1033,6 +1033,12 @@ MEASURES = {
         # put_page loop, page_bench04's single-page loop; v6.13, spec_rstack_overflow=ibpb: plain returns)
         "page_single_cycles": "6.13",
     },
+    "epyc-7351": {
+        # corpus zero-epyc7351-2020-const-256 and -erms-256 (time_bench_memset, prototype-kernel pull
+        # request #39, 2020-06, kernel not stated: dated 5.8 by skbmodel.era): the two start-ups, each the
+        # row less four derived lines (one size cannot split a start-up from a per-line cost)
+        **dict.fromkeys(("stos_setup_cycles", "erms_setup_cycles"), "5.8"),
+    },
 }
 #: corpus series whose CPU the corpus does not name, with the description they were measured on
 INFERRED_CPU = {
@@ -1134,6 +1140,11 @@ def cost_training(exclude: tuple[str, ...] = ()) -> dict[str, list[dict]]:
             own = set(own_names(pid))
             sku = d.for_cpu(prof.name)  # the clocks of the SKU the profile was measured on
             for k, kernel in MEASURES[pid].items():
+                # a core without ERMS runs the variable-size memset as __memset's rep stosq body, priced
+                # as the stos constants (NO_ERMS_AS): it says nothing of an ERMS core's rep stosb, and the
+                # same string instruction's start-up is already the CPU's stos record of that era
+                if k in NO_ERMS_AS and not d.has_erms:
+                    continue
                 if k in own:  # else listed, but the profile file does not hold it (yet): inherited
                     out[k].append(_record(sku, pid, k, kernel, prof.value(k), prof.ghz))
     for name, k, rid, kernel, tsc_cycles in _direct_rows(exclude):
@@ -1421,13 +1432,35 @@ def _cost_output_rel_sd(prof: Profile, params: dict, output: str) -> float:
     return math.sqrt(var) / base if base > 0 else float("inf")
 
 
+def _own_through_base(prof: Profile, d: Description, params: dict, output: str) -> list[str]:
+    """The constants of :data:`COST_MODEL` that ``output`` depends on and that ``prof`` (derived without
+    ``d``'s data) inherits from a base profile measured on ``d`` itself (:data:`MEASURES`): where no other
+    CPU measures a constant the derivation leaves it to the base, and when the left-out CPU is the base's,
+    that is its own value, so the point is no prediction from the other CPUs."""
+    base = prof.inherits
+    if base not in d.profiles:
+        return []
+    out = []
+    for k in MEASURES.get(base, {}):
+        c = prof.constants.get(k)
+        if c is None or c.source.startswith("derived:"):
+            continue
+        h = max(abs(c.value) * 1e-3, 1e-6)
+        bumped = dataclasses.replace(prof, constants={**prof.constants, k: dataclasses.replace(c, value=c.value + h)})
+        if float(model.evaluate(params, bumped)[output]) != float(model.evaluate(params, prof)[output]):
+            out.append(k)
+    return out
+
+
 def leave_one_cpu_out_costs(df) -> list[dict]:
     """Every published SLUB, zeroing and page-allocator point of a described CPU (:func:`_judged`),
     predicted by :func:`derive` from the *other* CPUs' data only (``exclude``), next to the naive
     prediction (the other CPUs' mean ns).  The 90 % interval is log-normal,
     ``pred * exp(+-z * rel_sd)`` (positive and finite), ``rel_sd`` from the derived constants' stderr.
     A point whose constants no other CPU measures (only counted operations, or inherited) is kept; a
-    CPU with no other CPU to train on for the subsystem is skipped (nothing to derive from)."""
+    CPU with no other CPU to train on for the subsystem is skipped (nothing to derive from), and so is a
+    point that would read the left-out CPU's own value of a constant through the base profile
+    (:func:`_own_through_base`: the E5-1650 v4's zeroing rows, whose per-line costs no other CPU measures)."""
     z = uncertainty.z_value(uncertainty.LEVEL)
     ds = descriptions()
     rows = df[df["output"].isin(list(COST_OUTPUTS))]
@@ -1452,6 +1485,8 @@ def leave_one_cpu_out_costs(df) -> list[dict]:
         prof, naive = profs[key]
         x_name = outofsample_input(r.output, r.x_name)
         params = {x_name: float(r.x_value)} if x_name else {}
+        if _own_through_base(prof, ds[name], params, r.output):
+            continue
         pred = float(model.evaluate(params, prof)[r.output])
         npred = float(model.evaluate(params, naive)[r.output])
         rel = _cost_output_rel_sd(prof, params, r.output)

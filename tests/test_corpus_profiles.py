@@ -10,11 +10,11 @@ from skbmodel import corpus, model, uarch
 from skbmodel.profile import PROFILE_DIR, load_profile
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS_PROFILES = ("i7-4790k", "xeon-gold-6140", "xeon-platinum-8481c", "kunpeng-920", "epyc-9684x")
+CORPUS_PROFILES = ("i7-4790k", "xeon-gold-6140", "xeon-platinum-8481c", "kunpeng-920", "epyc-9684x", "epyc-7351")
 #: what each corpus profile's own data stop at: the rest is derived from its description (source "derived:"
 #: or "(description NAME)") or inherited
 DERIVED_FROM = {"i7-4790k": "haswell", "kunpeng-920": "kunpeng-920", "xeon-gold-6140": "skylake-sp",
-                "xeon-platinum-8481c": "sapphire-rapids", "epyc-9684x": "zen4-genoa"}
+                "xeon-platinum-8481c": "sapphire-rapids", "epyc-9684x": "zen4-genoa", "epyc-7351": "zen1-naples"}
 
 
 def test_profiles_are_what_the_script_writes_from_the_corpus():
@@ -53,6 +53,8 @@ def test_every_own_constant_names_corpus_rows_that_exist(pid):
                        "kunpeng-920": {"ghz", "l1d_bytes", "l2_bytes"} | costs - {"l2_miss_cycles"},
                        "xeon-gold-6140": costs | {"store_buffer_bytes", "l1d_bytes"},
                        "epyc-9684x": costs | {"store_buffer_bytes", "l1d_bytes", "l2_bytes"},
+                       "epyc-7351": costs | {"pp_fast_cycles", "pp_ring_cycles", "page_slow_cycles",
+                                             "store_buffer_bytes", "l1d_bytes", "l2_bytes"},
                        }.get(pid, costs | {"store_buffer_bytes"})
 
 
@@ -122,3 +124,46 @@ def test_epyc_9684x_evaluates_from_the_cli():
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert "epyc-9684x" in r.stdout and doc
+
+
+ZEN1_ROWS = {"stos_setup_cycles": ("zero-epyc7351-2020-const-256", "stos_line_cycles"),
+             "erms_setup_cycles": ("zero-epyc7351-2020-erms-256", "erms_line_cycles")}
+
+
+def test_epyc_7351_start_ups_are_its_rows_less_four_derived_lines():
+    """The EPYC 7351: two memsets of 256 B (104 cycles inline rep stosq, 108 the out-of-line memset, rep stosq
+    on Zen 1) fix start-up + 4 lines each, not the split: the per-line cost is derived, each start-up what
+    its row leaves, and the profile reproduces both rows to the rows' own precision."""
+    df = corpus.load_corpus().set_index("id")
+    prof = load_profile("epyc-7351")
+    assert prof.ghz == df.loc["zero-epyc7351-2020-const-256", "ghz"] == 2.394
+    assert prof.kernels == ("5.8", "5.8") and prof.inherits == "e5-1650v4"
+    for setup, (rid, line) in ZEN1_ROWS.items():
+        c, ln = prof.constants[setup], prof.constants[line]
+        assert c.kind == "published" and f"corpus row {rid}" in c.source and c.stderr > 0
+        assert ln.source.startswith("derived:") and ln.kind == "assumed" and ln.stderr > 0
+        assert c.value == pytest.approx(df.loc[rid, "value"] - 4 * ln.value, abs=1e-3)
+    assert (df.loc["zero-epyc7351-2020-const-256", "value"],
+            df.loc["zero-epyc7351-2020-erms-256", "value"]) == (104, 108)
+    out = model.evaluate({"zero_bytes": 256.0}, prof)
+    assert float(out["zero.memset_cycles"]) == pytest.approx(104, abs=1e-2)
+    assert float(out["zero.erms_cycles"]) == pytest.approx(108, abs=1e-2)
+    # setup = row - 4 line: the two are anti-correlated, so the 256 B prediction keeps the row's precision
+    corr = prof.correlation(["stos_setup_cycles", "stos_line_cycles"])[0, 1]
+    sd256 = (prof.stderr("stos_setup_cycles") ** 2 + 16 * prof.stderr("stos_line_cycles") ** 2
+             + 8 * corr * prof.stderr("stos_setup_cycles") * prof.stderr("stos_line_cycles")) ** 0.5
+    assert sd256 == pytest.approx(float((0.29 ** 2 + 1.04 ** 2) ** 0.5), rel=1e-2)
+    listed = set(re.findall(r"^\[constants\.(\w+)\]", (PROFILE_DIR / "epyc-7351.toml").read_text(), re.M))
+    for name in listed - set(ZEN1_ROWS) - {"ghz", "l1d_bytes", "l2_bytes", "store_buffer_bytes"}:
+        c = prof.constants[name]
+        assert c.source.startswith("derived:") and c.kind == "assumed" and c.stderr > 0, name
+    assert uarch.load("zen1-naples").profiles == ("epyc-7351",)
+    assert uarch.MEASURES["epyc-7351"] == {"stos_setup_cycles": "5.8", "erms_setup_cycles": "5.8"}
+
+
+def test_epyc_7351_evaluates_from_the_cli():
+    import json
+    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "cpu=epyc-7351", "--json"],
+                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert r.returncode == 0, r.stderr
+    assert "epyc-7351" in r.stdout and json.loads(r.stdout)

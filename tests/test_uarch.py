@@ -30,7 +30,7 @@ def test_every_figure_names_a_source_and_the_measured_cpus_have_descriptions():
         assert all(p in P.available_profiles() for p in d.profiles), d.name
     measured = {p for d in ds.values() for p in d.profiles}
     assert measured == {"e5-1650v4", "e5-1650v4-2025", "xeon-gold-6140", "xeon-platinum-8481c", "i7-4790k",
-                        "kunpeng-920", "epyc-9684x"}
+                        "kunpeng-920", "epyc-9684x", "epyc-7351"}
 
 
 def test_derivation_is_instructions_at_the_rename_width_plus_locked_ops():
@@ -176,7 +176,7 @@ def cost_points():
 
 
 def test_leave_one_cpu_out_of_slub_and_the_page_allocator_never_trains_on_the_cpu(cost_points):
-    own = {"broadwell-ep": {"e5-1650v4", "e5-1650v4-2025"}, "haswell": {"i7-4790k"}, "zen1-naples": set(),
+    own = {"broadwell-ep": {"e5-1650v4", "e5-1650v4-2025"}, "haswell": {"i7-4790k"}, "zen1-naples": {"epyc-7351"},
            "zen4-genoa": set()}
     assert {p["subsystem"] for p in cost_points} == {"slub", "page_alloc", "zeroing"}
     for p in cost_points:
@@ -210,6 +210,19 @@ def test_zeroing_on_zen_1_is_predicted_from_the_e5_alone(cost_points):
         assert 0.6 < p["rel_half_width"] < 1.0, p
     assert zen["zero.memset_cycles"]["predicted"] == pytest.approx(zen["zero.erms_cycles"]["predicted"], rel=1e-9)
     assert all(p["inside"] for p in zen.values())
+
+
+def test_the_e5_s_zeroing_rows_are_not_predicted_from_its_own_per_line_costs(cost_points):
+    """The EPYC 7351 gives only start-ups (two rows at one size); without the E5 nothing else measures the
+    per-line, drain or ERMS costs, which the derivation would leave to the base profile, the E5's own: no
+    E5 zeroing row is a point, and the guard names what it would have read."""
+    assert not [p for p in cost_points if p["subsystem"] == "zeroing" and p["uarch"] == "broadwell-ep"]
+    prof = uarch.derive("broadwell-ep", ghz=3.6, kernel="5.11", exclude=("broadwell-ep",))
+    d = uarch.load("broadwell-ep")
+    assert uarch._own_through_base(prof, d, {"zero_bytes": 256.0}, "zero.memset_cycles") == ["stos_line_cycles"]
+    assert set(uarch._own_through_base(prof, d, {"zero_bytes": 256.0}, "zero.erms_cycles")) == {
+        "erms_setup_cycles", "erms_line_cycles"}
+    assert prof.constants["stos_setup_cycles"].source.startswith("derived:")  # from the 7351
 
 
 def test_the_memset_path_follows_the_description_s_erms_flag():
@@ -252,8 +265,9 @@ def test_a_constant_measured_on_one_cpu_carries_the_cross_cpu_transfer_error():
     """Single-CPU rule: the zeroing constants are measured on the E5 alone, so their relative sd is at
     least transfer_spread, the rms log error of predicting each CPU's value of a constant that two CPUs
     measure (SLUB, the page allocator: E5 and i7; page_single_cycles also the EPYC 9684X) from the other
-    CPUs.  A constant with two CPUs keeps its own sd; with the E5 or the i7 left out only page_single_cycles
-    has two CPUs (the other one and the 9684X), with the 9684X left out as well none."""
+    CPUs.  A constant with two CPUs keeps its own sd; with the E5 left out only page_single_cycles has two
+    CPUs (the i7 and the 9684X), with the i7 left out also stos_setup_cycles (the E5 and the EPYC 7351),
+    with the 9684X and the 7351 left out as well none."""
     ex = ("zen1-naples",)
     train = uarch.cost_training(ex)
     s_cpu = uarch.spread(uarch.training(exclude=ex))[0]
@@ -270,11 +284,19 @@ def test_a_constant_measured_on_one_cpu_carries_the_cross_cpu_transfer_error():
         assert "at least" in prof.constants[k].source
     # slub_fast_pair_cycles has two CPUs: no floor
     assert "at least" not in prof.constants["slub_fast_pair_cycles"].source
-    for out in (("haswell",), ("broadwell-ep",)):
+    # with the i7 left out: page_single_cycles (E5, 9684X) and stos_setup_cycles (E5, 7351), two errors each;
+    # with the E5 left out only page_single_cycles (i7, 9684X)
+    for out, n_out in ((("haswell",), 4), (("broadwell-ep",), 2)):
         t = uarch.cost_training(out)
-        assert uarch.transfer_spread(t, out, s_cpu, drifts)[1] == 2   # page_single_cycles: two CPUs, two errors
-        t = uarch.cost_training(out + ("zen4-genoa",))
-        assert uarch.transfer_spread(t, out + ("zen4-genoa",), s_cpu, drifts) == (None, 0)
+        assert uarch.transfer_spread(t, out, s_cpu, drifts)[1] == n_out
+        ex2 = out + ("zen4-genoa", "zen1-naples")
+        assert uarch.transfer_spread(uarch.cost_training(ex2), ex2, s_cpu, drifts) == (None, 0)
+    # the 7351's start-ups: stos_setup_cycles trains other cores with the E5's; its out-of-line memset (rep
+    # stosq, no ERMS) does not train an ERMS core's erms_setup_cycles
+    full = uarch.cost_training()
+    assert {t["profile"] for t in full["stos_setup_cycles"]} == {"e5-1650v4", "epyc-7351"}
+    assert {t["profile"] for t in full["erms_setup_cycles"]} == {"e5-1650v4"}
+    assert {t["profile"] for t in full["stos_line_cycles"]} == {"e5-1650v4"}
 
 
 def test_cost_intervals_are_finite_and_non_negative(cost_points):

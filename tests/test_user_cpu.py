@@ -75,8 +75,10 @@ def test_cpuinfo_lscpu_and_typed_names():
     assert uarch.user_cpu(X86_CPUINFO).profile == "xeon-gold-6140"
     assert uarch.user_cpu("Architecture:  aarch64\nModel name:    Neoverse-N1\n").description.name == "neoverse-n1"
     assert uarch.user_cpu(" kmem-in-loop Per elem: 109 cycles(tsc) 30.532 ns (step:16)") is None
-    # Zen 4 has a measured profile (the EPYC 9684X): a Zen 4 starts from its data, not from the derivation
+    # Zen 4 and Zen 1 have measured profiles (the EPYC 9684X, the EPYC 7351): such a CPU starts from its
+    # data, not from the derivation
     for typed, want in (("zen4-genoa", "epyc-9684x"), ("AMD EPYC 9654 96-Core Processor", "epyc-9684x"),
+                        ("zen1-naples", "epyc-7351"), ("AMD EPYC 7601 32-Core Processor", "epyc-7351"),
                         ("zen3-milan", "derived-zen3-milan"), ("derived-zen3-milan", "derived-zen3-milan"),
                         ("xeon-gold-6140", "xeon-gold-6140"), ("Xeon Gold 6140", "xeon-gold-6140"),
                         ("e5-1650v4-2025", "e5-1650v4")):
