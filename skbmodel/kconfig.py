@@ -203,9 +203,9 @@ def return_thunk_terms(have: dict, want: dict) -> dict[str, tuple[float, float, 
     its return thunk is taken as measured with a plain ret (no shipped profile was measured with the
     thunk), and the source says so."""
     h, w = resolved(have)["return_thunk"], resolved(want)["return_thunk"]
-    if w == NOT_STATED or _thunk_on(w) == (0 if h == NOT_STATED else _thunk_on(h)):
+    sign = _thunk_on(w) - _thunk_on(h)  # not stated is no thunk: _thunk_on gives it 0
+    if w == NOT_STATED or sign == 0:
         return {}
-    sign = _thunk_on(w) - (0 if h == NOT_STATED else _thunk_on(h))
     base = "not stated, taken as a plain ret" if h == NOT_STATED else h
     out = {}
     for name, rows in RETURNS_V613.items():

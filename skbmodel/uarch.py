@@ -633,18 +633,21 @@ def unpriced_condition(conditions) -> str | None:
     return next((k for k in UNPRICED_CONDITIONS if k in str(conditions)), None)
 
 
+def _page_pool_rows(df) -> list[tuple]:
+    """The single page_pool points of the corpus whose CPU a description names (:func:`_row_uarch`), as
+    ``(row, description name)``, in the order of the descriptions."""
+    ds = descriptions()
+    pp = df[(df["x_name"] == "") & df["output"].isin(_PP_OUTPUTS)]
+    owned = [(r, _row_uarch(r, ds)) for r in pp.itertuples(index=False)]
+    return [(r, name) for d in ds for r, name in owned if name == d]
+
+
 def unpriced_points(df) -> list[dict]:
     """The page_pool points of a described CPU that :func:`leave_one_cpu_out` lists but does not predict:
     runs under a boot option of :data:`UNPRICED_CONDITIONS`, each with the option and the measured cost."""
-    ds = descriptions()
-    pp = df[(df["x_name"] == "") & df["output"].isin(_PP_OUTPUTS)]
-    out = []
-    for r in pp.itertuples(index=False):
-        cond, name = unpriced_condition(r.conditions), _row_uarch(r, ds)
-        if cond and name:
-            out.append(dict(id=r.id, uarch=name, kernel=era.kernel_of(r.kernel) or "", output=r.output,
-                            measured=float(r.value), unit=str(r.unit), condition=cond))
-    return out
+    return [dict(id=r.id, uarch=name, kernel=era.kernel_of(r.kernel) or "", output=r.output,
+                 measured=float(r.value), unit=str(r.unit), condition=unpriced_condition(r.conditions))
+            for r, name in _page_pool_rows(df) if unpriced_condition(r.conditions)]
 
 
 def leave_one_cpu_out(df) -> list[dict]:
@@ -658,28 +661,23 @@ def leave_one_cpu_out(df) -> list[dict]:
     """
     out = []
     z = uncertainty.z_value(uncertainty.LEVEL)
-    ds = descriptions()
-    pp = df[(df["x_name"] == "") & df["output"].isin(_PP_OUTPUTS)]
-    owner = [_row_uarch(r, ds) for r in pp.itertuples(index=False)]
-    for d in ds.values():
-        rows = pp[[o == d.name for o in owner]]
-        for r in rows.itertuples(index=False):
-            kernel = era.kernel_of(r.kernel) or era.kernel_of(r.source)
-            if (kernel is None or "debug" in str(r.kernel).lower() or not str(r.unit).startswith("cycles")
-                    or unpriced_condition(r.conditions)):
-                continue
-            prof = derive(d.name, ghz=float(r.ghz), kernel=kernel, exclude=(d.name,), cpu=r.cpu)
-            train = training(exclude=(d.name,))
-            naive = _naive_profile(prof, train, float(r.ghz), kernel)
-            pred = float(model.evaluate({}, prof)[r.output])
-            sd = _output_sd(prof, r.output)
-            npred = float(model.evaluate({}, naive)[r.output])
-            meas = float(r.value)
-            out.append(dict(id=r.id, uarch=d.name, cpu=r.cpu, kernel=kernel, output=r.output, measured=meas,
-                            predicted=pred, lo=pred - z * sd, hi=pred + z * sd, naive=npred,
-                            rel_error=(pred - meas) / meas, naive_rel_error=(npred - meas) / meas,
-                            inside=bool(pred - z * sd <= meas <= pred + z * sd),
-                            rel_half_width=float(z * sd / pred), trained_on=sorted({t["profile"] for t in train})))
+    for r, name in _page_pool_rows(df):
+        kernel = era.kernel_of(r.kernel) or era.kernel_of(r.source)
+        if (kernel is None or "debug" in str(r.kernel).lower() or not str(r.unit).startswith("cycles")
+                or unpriced_condition(r.conditions)):
+            continue
+        prof = derive(name, ghz=float(r.ghz), kernel=kernel, exclude=(name,), cpu=r.cpu)
+        train = training(exclude=(name,))
+        naive = _naive_profile(prof, train, float(r.ghz), kernel)
+        pred = float(model.evaluate({}, prof)[r.output])
+        sd = _output_sd(prof, r.output)
+        npred = float(model.evaluate({}, naive)[r.output])
+        meas = float(r.value)
+        out.append(dict(id=r.id, uarch=name, cpu=r.cpu, kernel=kernel, output=r.output, measured=meas,
+                        predicted=pred, lo=pred - z * sd, hi=pred + z * sd, naive=npred,
+                        rel_error=(pred - meas) / meas, naive_rel_error=(npred - meas) / meas,
+                        inside=bool(pred - z * sd <= meas <= pred + z * sd),
+                        rel_half_width=float(z * sd / pred), trained_on=sorted({t["profile"] for t in train})))
     return out
 
 
@@ -1440,14 +1438,13 @@ def _own_through_base(prof: Profile, d: Description, params: dict, output: str) 
     base = prof.inherits
     if base not in d.profiles:
         return []
+    at = float(model.evaluate(params, prof)[output])
     out = []
     for k in MEASURES.get(base, {}):
         c = prof.constants.get(k)
         if c is None or c.source.startswith("derived:"):
             continue
-        h = max(abs(c.value) * 1e-3, 1e-6)
-        bumped = dataclasses.replace(prof, constants={**prof.constants, k: dataclasses.replace(c, value=c.value + h)})
-        if float(model.evaluate(params, bumped)[output]) != float(model.evaluate(params, prof)[output]):
+        if float(model.evaluate(params, prof.with_values({k: c.value + max(abs(c.value) * 1e-3, 1e-6)}))[output]) != at:
             out.append(k)
     return out
 
