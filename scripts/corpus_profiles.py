@@ -302,7 +302,7 @@ def epyc_7351(df) -> Profile:
     sb_lines = derived["store_buffer_bytes"].value / 64.0
     consts = {"ghz": _published("ghz", ghz, "GHz", f"{r0['cpu']}: TSC {ghz:g} GHz from the row's cycles/ns "
                                 f"(corpus row {ZEN1_ROWS['stos_setup_cycles'][0]})", 0.0, "0: the TSC clock")}
-    own, corr_names = {}, []
+    own, shares = {}, []  # per row: its lines, the line's sd and the start-up's sd
     for k, (rid, line_name, what) in ZEN1_ROWS.items():
         r = rows[k]
         lines = float(zeroing.cachelines(float(r["x_value"])))
@@ -321,7 +321,7 @@ def epyc_7351(df) -> Profile:
             f"buffer); kernel not stated (2020-06), dated {kernel} (skbmodel.era); {r['source']}",
             round(sd, 3), f"the row's {TB} (sd {row_sd:.2f}) and {lines:g} x the line's sd "
             f"({line.stderr:g}), correlated with the line so that the row is reproduced to its precision")
-        corr_names.append((k, line_name, lines, line.stderr, sd))
+        shares.append((lines, line.stderr, sd))
     consts.update(derived)
     consts.update(own)
     prof = Profile(id="epyc-7351", name="AMD EPYC 7351 16-Core Processor (Naples, Zen 1; 2020-06 time_bench_memset, "
@@ -337,7 +337,7 @@ def epyc_7351(df) -> Profile:
     # setup = row - L * line: cov(setup, line) = -L var(line); the two start-ups share the line (the
     # variable-size memset is priced as the stos constants on this core), so they covary by L^2 var(line)
     names = ["stos_setup_cycles", "stos_line_cycles", "erms_setup_cycles", "erms_line_cycles"]
-    (_, _, la, sa, da), (_, _, lb, sb, db) = corr_names
+    (la, sa, da), (lb, sb, db) = shares
     corr = np.array([[1.0, -la * sa / da, la * lb * sa * sb / (da * db), -la * sa / da],
                      [-la * sa / da, 1.0, -lb * sb / db, 1.0],
                      [la * lb * sa * sb / (da * db), -lb * sb / db, 1.0, -lb * sb / db],
