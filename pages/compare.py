@@ -1,62 +1,65 @@
-"""Compare A/B: scenario A (sidebar, and its path here) vs scenario B (here).
+"""Compare A/B: scenario A (the sidebar, and its path here) against B, which is A plus what it changes.
 
-The verdict is about what changed: the outputs A and B differ on, the chosen path first
-(skbview.tables.compare_verdicts), each with the constants its difference rests on.
+The verdict is about what changed: the outputs A and B differ on, the chosen path first, each with the
+constants its difference rests on (skbmodel.answers: the same answer the text block and the report give).
 """
 import pandas as pd
 import streamlit as st
 
-from skbmodel import abruns, noise, state as sk_state
+from skbmodel import abruns, answers, noise, schema, state as sk_state
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
-from skbview import charts, tables
+from skbview import tables
 from skbview.app import appstate, calibrate_view, ui
 from skbview.safe_text import md_escape
 
-B = sk_state.B_PREFIX
-
-
-def _copy_a_to_b() -> None:
-    a = appstate.get_state()  # A's controls of other pages (the path, the Design stages) are in the store only
-    for k in sk_state.MODEL_KEYS:
-        appstate.set_value(sk_state.B_PREFIX + k, a[k])
-    store = st.session_state.get(appstate.STORE, {})
-    if store.get("pv"):  # B gets A's profile in A's version
-        store[B + "pv"] = store["pv"]
-    else:
-        store.pop(B + "pv", None)
-
-
-def _b_follows_path() -> None:
-    """A's path moved: B on the same path as A was follows it (the question stays "this change, on that path")."""
-    ss = st.session_state
-    store = ss.get(appstate.STORE, {})
-    if store.get(B + "path") == store.get("path"):
-        appstate.set_value(B + "path", ss["path"])
-
-
 appstate.page_state("compare")
 st.title(PAGE_BY_SLUG["compare"].heading)
-st.caption("A is the sidebar (its path is set here too); B is set below (e.g. before/after a patch). Presets set B "
-           "to the thread's 'before' case. The verdict is about the outputs the change moves.")
-top = st.columns([2, 1])
+st.caption("A is the sidebar; B is A plus the differences listed below the verdict (e.g. the patch under review). "
+           "Change A anywhere and B follows, except where B differs. Presets set B to the thread's 'before' case.")
 _path = sk_state.PARAMS["path"]
-st.session_state["path"] = appstate.get_state()["path"]  # the path A has on every page (the store's)
-top[0].radio("Path of A (B follows while it is on the same path)", _path.choices, key="path",
-             format_func=_path.label_of, horizontal=True, on_change=_b_follows_path)
-top[1].button("Copy A → B", key="copy_a_to_b", on_click=_copy_a_to_b)
-with st.expander("Scenario B controls", expanded=True):
-    cols = st.columns(4)
-    for i, k in enumerate(sk_state.MODEL_KEYS):
-        appstate.param_widget(B + k, cols[i % 4])
+
+def _clear_b() -> None:
+    appstate.set_b_overrides({})  # B is A again
+
+
+def _add_difference() -> None:
+    key = st.session_state.get("b_add")
+    if key:
+        appstate.add_b_override(key)
+    st.session_state["b_add"] = None
+
+
+def _b_overrides() -> None:
+    """B as what it changes of A: one control and a remove button per override, and "add a difference"."""
+    state = appstate.get_state()
+    over = sk_state.b_overrides(state)
+    shown = [k for k in sk_state.MODEL_KEYS if k in over and k != "ghz" or (k == "ghz" and "cpu" not in over
+                                                                            and k in over)]
+    with st.container(key="b_overrides"):
+        if not shown:
+            st.markdown("**B is A.** Add what B changes (e.g. the patch under review):")
+        else:
+            st.markdown("**B differs from A in:**")
+        for k in shown:
+            cols = st.columns([5, 1], vertical_alignment="bottom")
+            appstate.param_widget(sk_state.B_PREFIX + k, cols[0], whole_page=k in ("cpu", "path"))
+            cols[1].button("Remove", key=f"b_remove_{k}", on_click=appstate.remove_b_override, args=(k,),
+                           help="B follows A again in this parameter", icon=":material/close:")
+        free = [k for k in sk_state.MODEL_KEYS if k not in over and k != "ghz"]
+        cols = st.columns([5, 1], vertical_alignment="bottom")
+        cols[0].selectbox("Add a difference…", free, index=None, key="b_add", placeholder="choose a parameter",
+                          format_func=lambda k: sk_state.PARAMS[k].label, on_change=_add_difference)
+        if over:
+            cols[1].button("B = A", key="copy_a_to_b", on_click=_clear_b, help="Remove every difference")
 
 
 def label(output: str, state: dict) -> str:
     """What an output is, in words (the chosen path names itself)."""
     if output == "path.ns_per_packet":
-        a, b = state["path"], state[B + "path"]
+        a, b = sk_state.scenario(state, "a")["path"], sk_state.scenario(state, "b")["path"]
         which = _path.label_of(a) if a == b else f"{_path.label_of(a)} → {_path.label_of(b)}"
         return f"the chosen path: {which} (ns/packet)"
-    return charts.TIME_LABELS.get(output, output)
+    return schema.BY_NAME[output].label
 
 
 @st.fragment
@@ -82,18 +85,18 @@ def _table(df: pd.DataFrame) -> None:
                                          "sign or Δ is below the noise floor")})
 
 
-def _drivers(v: dict, expanded: bool) -> None:
-    rep = v["drivers"]
+def _drivers(d: answers.Difference, expanded: bool) -> None:
+    rep = d.drivers
     if rep["flag"]:
-        st.warning(md_escape(f"{v['output']}: this answer {rep['flag']}."), icon=":material/warning:")
-    with st.expander(f"What Δ {v['output']} rests on", expanded=expanded):
-        ui.driver_table(rep, key=f"drivers_{v['output']}")
+        st.warning(md_escape(f"{d.output}: this answer {rep['flag']}."), icon=":material/warning:")
+    with st.expander(f"What Δ {d.output} rests on", expanded=expanded):
+        ui.driver_table(rep, key=f"drivers_{d.output}")
 
 
-def _verdict_line(v: dict, state: dict) -> str:
-    runs = "" if v["runs_needed"] is None else f"; {v['runs_needed']} runs per variant"
-    return (f"**{md_escape(label(v['output'], state))}**: Δ {v['delta']:+.2f} {v['unit']} "
-            f"(90 % {v['delta_lo']:+.2f} to {v['delta_hi']:+.2f}) — {v['verdict']}{runs}")
+def _verdict_line(d: answers.Difference, state: dict) -> str:
+    runs = "" if d.runs is None else f"; {d.runs} runs per variant"
+    return (f"**{md_escape(label(d.output, state))}**: Δ {d.value_text()} {d.unit} ({d.interval_text()}) — "
+            f"{d.verdict}{runs}")
 
 
 def _runs() -> None:
@@ -116,38 +119,46 @@ def _runs() -> None:
 
 
 def _draw(state: dict) -> None:
-    """Headline delta, what it rests on, the A/B table and the charts: the live area."""
-    verdicts = tables.compare_verdicts(state)
-    rows = tables.compare_rows(state)
+    """The verdict and the difference first, then what it rests on and the A/B table: the live area."""
+    res = answers.of_state(state)
     with st.container(key="ab_verdict"):
-        if not verdicts:
-            st.info("A and B give the same value for every output: nothing to compare. Change B below, or A in "
-                    "the sidebar.")
+        if not res.differences:
+            st.info("A and B give the same value for every output: nothing to compare. Add a difference below, or "
+                    "change A in the sidebar.")
         else:
-            if state["path"] == state[B + "path"] and verdicts[0]["output"] != "path.ns_per_packet":
-                st.info(md_escape(f"A's path ({_path.label_of(state['path'])}) does not move with this change; "
+            path_a = sk_state.scenario(state, "a")["path"]
+            if path_a == sk_state.scenario(state, "b")["path"] and res.differences[0].output != "path.ns_per_packet":
+                st.info(md_escape(f"A's path ({_path.label_of(path_a)}) does not move with this change; "
                                   "the verdict is about what does: "
-                                  f"{', '.join(label(v['output'], state) for v in verdicts)}. "
-                                  "Set A's path above to follow one of them."), icon=":material/info:")
-            h = verdicts[0]
-            lo, hi = h["delta_lo"], h["delta_hi"]
+                                  f"{', '.join(label(d.output, state) for d in res.differences)}. "
+                                  "Set A's path below to follow one of them."), icon=":material/info:")
+            h = res.differences[0]
             ui.metrics([
-                (f"A: {label(h['output'], state)}", ui.fmt(h["A"], 4), None),
-                ("B", ui.fmt(h["B"], 4), None),
-                (f"Δ B − A ({h['unit']})", f"{h['delta']:+.2f}",
-                 f"90 % interval {lo:+.2f} to {hi:+.2f} (paired: A and B share only the same constants of the "
-                 "same machine)", ui.pm_text((hi - lo) / 2)),
-                ("Verdict", noise.VERDICT_SHORT.get(h["verdict"], h["verdict"]),
-                 f"{h['verdict']}. Measurable: |Δ| ≥ the noise floor; sure of the sign: the 90 % interval excludes 0"
-                 + ("" if h["runs_needed"] is None else f"; {h['runs_needed']} runs per variant")),
+                (f"A: {label(h.output, state)}", ui.fmt(h.a, 4), None),
+                ("B", res.b_values[0].value_text(), None, res.b_values[0].interval_text()),
+                (f"Δ B − A ({h.unit})", h.value_text(),
+                 "paired 90 % interval: A and B share only the same constants of the same machine",
+                 h.interval_text()),
+                ("Verdict", noise.VERDICT_SHORT.get(h.verdict, h.verdict or "—"),
+                 f"{h.verdict}. Measurable: |Δ| ≥ the noise floor; sure of the sign: the 90 % interval excludes 0"
+                 + ("" if h.runs is None else f"; {h.runs} runs per variant")),
             ])
-            st.markdown("  \n".join(_verdict_line(v, state) for v in verdicts[:4]))
-    _runs()
+            st.markdown("  \n".join(_verdict_line(d, state) for d in res.differences[:4]))
     ui.chart_tabs("compare", state, names=["ab_difference"])  # the difference itself, next to the values
-    for i, v in enumerate(verdicts[:4]):
-        _drivers(v, expanded=i == 0)
-    _table(pd.DataFrame(rows))
+
+
+def _details(state: dict) -> None:
+    res = answers.of_state(state)
+    _runs()
+    for i, d in enumerate(res.differences[:4]):
+        _drivers(d, expanded=i == 0)
+    _table(pd.DataFrame(tables.compare_rows(state)))
     ui.chart_tabs("compare", state, names=["ab_delta", "ab_breakdown"])
 
 
 ui.live(_draw)
+_b_overrides()
+st.session_state["path"] = appstate.get_state()["path"]  # the path A has on every page (the store's)
+st.radio("Path of A (B follows it unless B changes the path)", _path.choices, key="path",
+         format_func=_path.label_of, horizontal=True, on_change=appstate.rerun_views)
+ui.live(_details, key="live_details")

@@ -7,14 +7,5 @@ from skbview.app import ui
 st.title(PAGE_BY_SLUG["cpumap"].heading)
 
 
-def _headline(params: dict, out: dict, iv: dict) -> list:
-    """The metric row above the charts (parameters and model outputs of the scenario)."""
-    return [
-        ("Source CPU rx (Mpps)", ui.fmt(out["cpumap.src_mpps"], 4), None, ui.pm(iv, "cpumap.src_mpps")),
-        ("Destination CPU rx (Mpps)", ui.fmt(out["cpumap.dst_mpps"], 4), None, ui.pm(iv, "cpumap.dst_mpps")),
-        ("Drops (Mpps)", ui.fmt(out["cpumap.drop_mpps"], 4), "source − destination", ui.pm(iv, "cpumap.drop_mpps")),
-        ("XDP_PASS on one CPU (Mpps)", ui.fmt(out["xdp_pass.mpps"], 4), None, ui.pm(iv, "xdp_pass.mpps")),
-    ]
 
-
-ui.model_view("cpumap", _headline)
+ui.model_view("cpumap")

@@ -42,27 +42,28 @@ def _help(key: str) -> str:
 
 
 def _controls(prefix: str, state: dict) -> None:
-    which = "b" if prefix else "a"
-    params = sk_state.scenario(state, which)
+    params = tables.design_params_ab(state)[1 if prefix else 0]
     shown = set(design.keys_in_use(params))
     # a number the composition cannot use is shown while a problem names it, so that it can be fixed
-    shown |= {k for k in design.NUMERIC for _, msg in design.problems(state, prefix) if f"({k})" in msg}
+    shown |= {k for k in design.NUMERIC for _, msg in design.problems(params) if f"({k})" in msg}
     for row in STAGES:
         cols = st.columns(4)
         for col, (key, subs) in zip(cols, row):
             appstate.param_widget(prefix + key, col, label=TITLES[key], short=_short(key), help=_help(key),
-                                  whole_page=True)
+                                  whole_page=True, shown=params[key])
             for sub in subs:
                 if sub in shown:
-                    appstate.param_widget(prefix + sub, col, label=SUB_LABELS[sub],
+                    appstate.param_widget(prefix + sub, col, label=SUB_LABELS[sub], shown=params[sub],
                                           short=design.OPTION_SHORT.get if sub == "d_free_where" else None)
 
 
 _state = appstate.get_state()
 with st.container(key="design_a"):
     _controls("", _state)
-appstate.param_widget(B + "path", label="Compare with (B: the same sidebar scenario, another path)", whole_page=True)
-if _state.get(B + "path") == "design":  # the second composition's controls only while B is one
+_b = tables.design_params_ab(_state)[1]
+appstate.param_widget(B + "path", label="Compare with (B: the same sidebar scenario, another path)", whole_page=True,
+                      shown=_b["path"])
+if _b["path"] == "design":  # the second composition's controls only while B is one
     with st.expander("Second composition (B)", expanded=True):
         with st.container(key="design_b"):
             _controls(B, _state)
@@ -80,6 +81,8 @@ def _verdict_text(s: dict, noise_ns: float) -> str:
         return ("A and B are the same path (every stage costs the same): nothing to compare. Choose another "
                 "path or a second composition for B.")
     text = f"Verdict on B − A: {s['verdict']} (noise floor {noise_ns:g} ns)"
+    if s["runs"] is None:
+        return text + "; more runs would not settle what the model cannot tell."
     if s["runs"] >= noise.MAX_RUNS:
         return text + "; no benchmark of a practical length would see it."
     return text + f"; {s['runs']} runs per variant would see it."
@@ -102,20 +105,15 @@ def _draw(state: dict) -> None:
         st.info("No numbers for a composition that makes no sense: change the stage named above.")
         ui.chart_tabs("design", state, names=[n for n in charts.chart_labels("design") if n != "breakdown"])
         return
-    a, iv = s["a"], s["iv_a"]
-    lo, hi = s["delta_lo"], s["delta_hi"]
-    ui.metrics([
-        ("Throughput (Mpps)", ui.fmt(a["path.mpps"], 4), "packets per second one CPU of this path sustains",
-         ui.pm(iv, "path.mpps")),
-        ("Cost (ns/packet)", ui.fmt(a["path.ns_per_packet"], 4), "sum of the stages", ui.pm(iv, "path.ns_per_packet")),
-        ("Budget used (%)", f"{float(a['path.budget_pct']):.0f}", "cost / time between packets at line rate",
-         ui.pm(iv, "path.budget_pct")),
-        ("B (ns/packet)", ui.fmt(s["b"]["path.ns_per_packet"], 4), tables.design_b_label(state),
-         ui.pm(s["iv_b"], "path.ns_per_packet")),
-        ("Δ B − A (ns/packet)", f"{s['delta_ns']:+.2f}",
-         f"90 % interval {lo:+.2f} to {hi:+.2f} ns/packet (paired: A and B see the same constants)",
-         ui.pm_text((hi - lo) / 2)),
-    ])
+    res = s["answers"]
+    h = res.differences[0] if res.differences else None
+    b_cost = next((v for v in res.b_values if v.output == "path.ns_per_packet"), None)
+    items = ui.answer_metrics(res)
+    if h is not None and b_cost is not None:
+        items += [("B (ns/packet)", b_cost.value_text(), tables.design_b_label(state), b_cost.interval_text()),
+                  ("Δ B − A (ns/packet)", h.value_text(), "paired 90 % interval: A and B see the same constants",
+                   h.interval_text())]
+    ui.metrics(items)
     with st.container(key="design_verdict"):  # a sentence: too long for a metric tile
         st.markdown(_verdict_text(s, state["noise_ns"]),
                     help="measurable: |Δ| ≥ the noise floor; sure of the sign: the 90 % interval excludes 0; "

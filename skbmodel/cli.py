@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import (__version__, calibration, corpus, custom, design, drivers, kconfig, mailtext, model, outofsample,
-               parsers, shortlink, state, uarch, uncertainty, userfit, userinput, validation, versions)
+from . import (__version__, answers, calibration, corpus, custom, design, drivers, kconfig, mailtext, model,
+               outofsample, parsers, shortlink, state, uarch, uncertainty, userfit, userinput, validation, versions)
 from .bench import run_bench
 from .profile import (DEFAULT_PROFILE, PROFILE_DIR, ProfileError, archive_current, available_profiles, clear_cache,
                       load_profile, parse_profile, profile_version)
@@ -46,10 +46,13 @@ def _scalar(v):
     return float(a) if a.ndim == 0 else a.tolist()
 
 
-def _drivers_json(st: dict) -> dict:
-    """``eval --json``'s ``drivers``: what the page's answer rests on (:func:`skbmodel.drivers.of_state`)."""
-    res = drivers.of_state(st)
-    return {"about": res["about"], "outputs": {o: drivers.to_json(r) for o, r in res["outputs"].items()}}
+def _drivers_json(res: answers.Answers) -> dict:
+    """``eval --json``'s ``drivers``: what the page's answer rests on (B - A where the page shows B)."""
+    if res.has_b:
+        return {"about": "B - A", "outputs": {d.output: drivers.to_json(d.drivers) for d in res.differences
+                                              if d.drivers is not None}}
+    outs = {res.values[0].output: drivers.to_json(res.drivers)} if res.drivers and res.values else {}
+    return {"about": "A", "outputs": outs}
 
 
 def cmd_eval(args) -> int:
@@ -70,13 +73,17 @@ def cmd_eval(args) -> int:
         link = shortlink.share_link(versions.share_query(st), args.base, st["page"])
         sys.stdout.write(mailtext.summary_text(st, link))
     elif args.json:
+        res = answers.of_state(st, drivers=True)
         json.dump({"state": {k: st[k] for k in ["page", *state.MODEL_KEYS, *state.PROFILE_KEYS, *state.VERSION_KEYS]
-                             if k in st}, "outputs": outputs, "intervals": bounds, "interval_level": uncertainty.LEVEL,
+                             if k in st},
+                   "b_overrides": state.b_overrides(st) if res.has_b else {},
+                   "answers": res.to_json(),
+                   "outputs": outputs, "intervals": bounds, "interval_level": uncertainty.LEVEL,
                    "units": dict(model.OUTPUT_UNITS), "profile": prof.id, "model_version": __version__,
                    "profile_version": profile_version(prof) if args.profile else
                    st.get("pv") or profile_version(st["cpu"]),
                    "headline": versions.headline(st["page"]), "version_notice": notice,
-                   "drivers": _drivers_json(st)},
+                   "drivers": _drivers_json(res)},
                   sys.stdout, indent=1, sort_keys=False)
         sys.stdout.write("\n")
     else:

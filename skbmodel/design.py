@@ -80,12 +80,17 @@ NAPI_SKB_CACHE_BULK = cpumap.NAPI_SKB_CACHE_BULK
 NAPI_SKB_CACHE_HALF = 32
 
 
-def compare_params(scenario_a: Mapping, state: Mapping, prefix: str) -> tuple[dict, dict]:
+#: The Design page's comparison when B names none: the veth path
+COMPARE_PATH = "veth"
+
+
+def compare_params(scenario_a: Mapping, b_overrides: Mapping) -> tuple[dict, dict]:
     """``(A, B)`` model parameters of the Design page: A the composition (scenario A with ``path=design``), B
-    the comparison: the same scenario with the path ``<prefix>path`` and the stages ``<prefix>d_*`` of ``state``."""
+    the comparison: the same scenario with B's ``path`` (default :data:`COMPARE_PATH`) and, for a second
+    composition, B's stages ``d_*`` (each default: its stage's default, not A's)."""
     a = {**scenario_a, "path": "design"}
-    b = {**a, "path": state.get(prefix + "path", "veth")}
-    b.update({k: state.get(prefix + k, DEFAULTS[k]) for k in KEY_NAMES})
+    b = {**a, "path": b_overrides.get("path", COMPARE_PATH)}
+    b.update({k: b_overrides.get(k, DEFAULTS[k]) for k in KEY_NAMES})
     return a, b
 
 

@@ -35,7 +35,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import model, state as _state, uncertainty, versions
+from . import model, schema, uncertainty
 from .profile import Profile
 
 #: relative step of the value derivative [1]
@@ -48,21 +48,11 @@ MIN_SHARE = 0.005
 CLOCK = "ghz"
 STRUCTURAL = "model form (structural)"
 
-#: The per-packet cost of each modelled path (the path's own output, in ns) and the output
-#: ``path.ns_per_packet`` picks from them; the source CPU of cpumap is a second cost of that path.
-PATH_OUTPUTS = {"veth": "veth.ns_per_packet", "cpumap": "cpumap.dst_ns", "xdp_pass": "xdp_pass.ns_per_packet",
-                "kfree_skb_list": "kfree_skb_list.ns_per_packet"}
-#: The outputs an A/B verdict can be about, in order of precedence: the chosen path, every modelled
-#: path's per-packet cost, then the microbenchmarks' per-object times.
-VERDICT_OUTPUTS = ("path.ns_per_packet", "veth.ns_per_packet", "cpumap.dst_ns", "cpumap.src_ns",
-                   "xdp_pass.ns_per_packet", "kfree_skb_list.ns_per_packet", "zero.memset_ns", "zero.gfp_zero_ns",
-                   "slub.loop_ns", "slub.bulk_ns")
-
-#: Outputs measured per packet by a path benchmark, the ones the noise floor ``noise_ns`` (one run's
-#: sd of ns/packet) applies to: only for these does "runs per variant" mean something.
-PER_PACKET_OUTPUTS = ("path.ns_per_packet", "path.mpps", "veth.ns_per_packet", "veth.mpps", "cpumap.dst_ns",
-                      "cpumap.dst_mpps", "cpumap.src_ns", "cpumap.src_mpps", "xdp_pass.ns_per_packet", "xdp_pass.mpps",
-                      "kfree_skb_list.ns_per_packet", "kfree_skb_list.mpps")
+#: :mod:`skbmodel.schema` says which outputs a verdict may speak of, which are per packet and which is
+#: each path's own cost.
+PATH_OUTPUTS = schema.PATH_OUTPUTS
+VERDICT_OUTPUTS = schema.VERDICT_OUTPUTS
+PER_PACKET_OUTPUTS = schema.PER_PACKET_OUTPUTS
 
 
 def moved_outputs(values_a: Mapping, values_b: Mapping, outputs=VERDICT_OUTPUTS, rel: float = 1e-9) -> list[str]:
@@ -275,22 +265,3 @@ def to_json(report: Mapping, digits: int = 4) -> dict:
         return float(f"{x:.{digits}g}") if isinstance(x, float) else x
     return {**{k: r(v) for k, v in report.items() if k != "rows"},
             "rows": [{k: r(v) for k, v in row.items()} for row in report["rows"]]}
-
-
-def of_state(st: Mapping, top: int = 8) -> dict:
-    """What the answer of a dashboard state (:mod:`skbmodel.state`) rests on.
-
-    On the Compare page: the drivers of B - A for the outputs the verdict is about
-    (:func:`verdict_outputs`; nothing when A and B agree everywhere).  Elsewhere: the drivers of the
-    page's headline output (:func:`skbmodel.versions.headline`) for scenario A.  Returns
-    ``{"about": "B - A" | "A", "outputs": {output: report}}``.
-    """
-    a, pa = _state.scenario(st, "a"), _state.profile_for(st, "a")
-    if st.get("page") == "compare":
-        b, pb = _state.scenario(st, "b"), _state.profile_for(st, "b")
-        outs = verdict_outputs(a, b, model.evaluate(a, pa), model.evaluate(b, pb))
-        return {"about": "B - A", "outputs": drivers(a, b, pa, pb, outs, top) if outs else {}}
-    head = versions.headline(st.get("page", "overview"))
-    if head is None:
-        return {"about": "A", "outputs": {}}
-    return {"about": "A", "outputs": drivers(a, None, pa, None, [head["output"]], top)}

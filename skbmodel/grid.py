@@ -20,35 +20,13 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import model, noise, uncertainty
-from .params import MODEL_PARAMS
+from .params import AXES, AXIS_CHOICES, MODEL_PARAMS  # noqa: F401 - the grid's vocabulary
+from .schema import GRID_OUTPUTS
 
 _P = {p.key: p for p in MODEL_PARAMS}
-
-#: The parameters a grid can sweep and the values each sweeps.
-AXES: dict[str, tuple] = {
-    "xdp_batch": (1, 16, 64),
-    "zero": ("memset", "gfp_zero"),
-    "d_free": ("from", "slab_bulk", "napi_cache"),
-    "bulk": (1, 8, 16, 32, 64, 128),
-    "zero_bytes": (64, 128, 184, 256),
-    "kfl_bulk": (1, 8, 16, 32, 64),
-    "drop_batch": (16, 64, 256, 1024),
-    "clone_frac": (0.0, 0.25, 0.5),
-    "pp_recycle": (0.0, 0.5, 1.0),
-    "numa": ("same", "cross"),
-    "page_bulk": (1, 16, 64),
-    "d_skb": ("from", "slab_one", "slab_bulk", "napi_cache"),
-    "d_free_bulk": (1, 8, 16, 32, 64),
-    "d_hand": ("none", "cpumap_same", "cpumap_cross"),
-}
-# The path is not an axis: the model evaluates one path per call (a named composition computes only its
-# own stages), so a grid is one evaluation on scenario A's path; compare paths on the Compare page.
 #: The outputs a grid can show (costs and rates of the paths and the microbenchmarks).
-OUTPUTS = ("path.ns_per_packet", "path.mpps", "veth.ns_per_packet", "cpumap.dst_ns", "cpumap.src_ns",
-           "xdp_pass.ns_per_packet", "kfree_skb_list.ns_per_packet", "slub.bulk_ns", "slub.loop_ns",
-           "zero.memset_ns")
-#: The choices of a grid axis control: no parameter, or a key of :data:`AXES`.
-AXIS_CHOICES = ("none",) + tuple(AXES)
+OUTPUTS = GRID_OUTPUTS
+
 #: ``{tied key: the key it follows}`` (see the module docstring), for a veth start
 TIED = {"d_free_bulk": "xdp_batch"}
 NONE = "none"  # an unused axis

@@ -17,17 +17,12 @@ from urllib.parse import parse_qsl
 import numpy as np
 
 from . import __version__ as MODEL_VERSION
-from . import design, model, noise, shortlink, uncertainty, validation, versions
+from . import answers, design, shortlink, validation, versions
 from . import profile as _profile
 from . import state as S
 from .pages import BY_SLUG
 
 WIDTH = 70
-#: Unit texts of the summary (ASCII); an output's unit is :data:`skbmodel.model.OUTPUT_UNITS`.
-_UNIT_TEXT = {"ns": "ns/packet", "1": "", "%": "%"}
-_SPECIAL = {"zero.memset_ns": "ns", "zero.gfp_zero_ns": "ns", "zero.delta_ns": "ns/skb",
-            "slub.loop_cycles": "cycles/object", "slub.bulk_cycles": "cycles/object",
-            "slub.bulk_gain_cycles": "cycles/object"}
 _ASCII = str.maketrans({"\u2212": "-", "\u00d7": "x", "\u2013": "-", "\u2014": "-", "\u2192": "->", "\u00b1": "+/-",
                         "\u0394": "d", "\u00b5": "u"})
 
@@ -57,7 +52,7 @@ def _with_interval(value, lo, hi, unit: str, sign: str = "") -> str:
 
 
 def _unit(output: str) -> str:
-    return _SPECIAL.get(output) or _UNIT_TEXT.get(model.OUTPUT_UNITS[output], model.OUTPUT_UNITS[output])
+    return answers.unit_text(output)
 
 
 def _wrap(text: str, indent: str = "  ", more: str = "    ") -> list[str]:
@@ -80,47 +75,35 @@ def _setting(key: str, raw: str) -> str:
     return f"{label} = {value}"
 
 
-def _profile_text(state: Mapping, which: str = "a") -> str:
-    pre = "" if which == "a" else S.B_PREFIX
-    cpu = state[pre + "cpu"]
-    prof = S.profile_for(state, which)
-    what = f"custom profile {prof.name or prof.id} on {cpu}" if state.get(pre + "prof") else \
-        f"{cpu} ({_profile.load_profile(cpu).name})"
-    kernels = f", kernels {'-'.join(prof.kernels)}" if prof.kernels else ""
-    return f"CPU profile: {what}, clock {float(state[pre + 'ghz']):g} GHz{kernels}"
+def _profile_text(ident: answers.ProfileIdentity, who: str = "") -> str:
+    kernels = f", kernels {'-'.join(ident.kernels)}" if ident.kernels else ""
+    if ident.custom:
+        what = f"custom profile {ident.name} on {ident.base}"
+    else:
+        what = f"{ident.id} ({_profile.load_profile(ident.id).name})"
+    return f"{who}CPU profile: {what}, clock {ident.ghz:g} GHz{kernels}"
 
 
-def _versions_text(state: Mapping, shows_b: bool) -> str:
-    out = f"Model {state.get('mv') or MODEL_VERSION}, profile {state['cpu']} version " \
-          f"{state.get('pv') or _profile.profile_version(state['cpu'])}"
-    if shows_b and (state[S.B_PREFIX + "cpu"] != state["cpu"] or state.get(S.B_PREFIX + "pv") != state.get("pv")):
-        b_cpu = state[S.B_PREFIX + "cpu"]
-        out += f", B: {b_cpu} version {state.get(S.B_PREFIX + 'pv') or _profile.profile_version(b_cpu)}"
+def _versions_text(state: Mapping, res: answers.Answers) -> str:
+    out = f"Model {state.get('mv') or MODEL_VERSION}, profile {res.profile_a.text()}"
+    if res.profile_b is not None and res.profile_b.text() != res.profile_a.text():
+        out += f", B: {res.profile_b.text()}"
     return out
 
 
-def _ab_params(state: Mapping, page: str):
-    """Model parameters and profiles of the two sides the page compares: ``(pa, pb, prof_a, prof_b)``."""
-    if page == "design":  # B: the comparison path of the Design page, in A's scenario
-        pa, pb = design.compare_params(S.scenario(state, "a"), state, S.B_PREFIX)
-        prof = S.profile_for(state, "a")
-        return pa, pb, prof, prof
-    return S.scenario(state, "a"), S.scenario(state, "b"), S.profile_for(state, "a"), S.profile_for(state, "b")
+def _unit_of(a: answers.Answer) -> str:
+    return _unit(a.output)
 
 
 def summary_text(state: Mapping, link: str) -> str:
-    """The summary block of ``state`` (a decoded state) ending with ``link``, one string with a final newline."""
+    """The summary block of ``state`` (a decoded state) ending with ``link``, one string with a final newline:
+    the answers of :func:`skbmodel.answers.of_state`, rendered."""
     page = state.get("page") or S.PAGES[0]
     spec = BY_SLUG[page]
     pairs = _short_pairs(state)
-    shows_b = page in ("compare", "design")
+    res = answers.of_state(state)
     lines = [ascii_text(f"skbmodel: {spec.title}")]
     a_keys = [k for k in pairs if k in S.PARAMS and k not in S.NAV_KEYS and not k.startswith(S.B_PREFIX)]
-    b_keys = [k for k in pairs if k.startswith(S.B_PREFIX) and k in S.PARAMS]
-    if page == "design":  # B of the Design page is the comparison path, not scenario B
-        b_keys = [k for k in b_keys if k[len(S.B_PREFIX):] in ("path", *design.KEY_NAMES)]
-    elif not shows_b:
-        b_keys = []
     if a_keys:
         lines.append("Scenario (what differs from the defaults):")
         for k in a_keys:
@@ -130,50 +113,48 @@ def summary_text(state: Mapping, link: str) -> str:
         lines.append("Scenario: the defaults")
     if pairs.get("prof"):
         lines += _wrap("(custom CPU profile from the link)")
-    lines += _wrap(_profile_text(state), indent="", more="  ")
+    lines += _wrap(_profile_text(res.profile_a), indent="", more="  ")
     if page == "validation":
-        rows = validation.validate()
-        n_ok = sum(r["ok"] for r in rows)
-        lines.append(f"Seed rows within tolerance: {n_ok} of {len(rows)}")
+        lines += _wrap("Seed rows: " + validation.evidence_summary(validation.validate()), indent="", more="  ")
+    elif res.problem:
+        lines += _wrap(f"No numbers: the composition makes no sense ({res.problem})", indent="")
     else:
-        pa, pb, prof_a, prof_b = _ab_params(state, page)
-        bad = design.problem_text(pa) if pa.get("path") == "design" else None
-        if bad:
-            lines += _wrap(f"No numbers: the composition makes no sense ({bad})", indent="")
-        else:
-            outs = [o for o, _ in spec.summary]
-            val, iv = uncertainty.evaluate_with_intervals(pa, prof_a, outs)
-            lines.append("Numbers (90 % prediction interval):")
-            for out, label in spec.summary:
-                lines += _wrap(f"{label}: {_with_interval(val[out], *iv[out], _unit(out))}")
-            if shows_b and (b_keys or page == "design"):
-                lines += _b_minus_a(state, page, pa, pb, prof_a, prof_b, b_keys, pairs)
-    lines += _wrap(_versions_text(state, shows_b), indent="", more="  ")
+        lines.append("Numbers (90 % prediction interval):")
+        for v in res.values:
+            text = f"{v.label}: {v.text(_unit_of(v))}"
+            if v.verdict:
+                text += f": {v.verdict}"
+            lines += _wrap(text)
+        if res.has_b:
+            lines += _b_minus_a(state, page, res, pairs)
+    lines += _wrap(_versions_text(state, res), indent="", more="  ")
     lines.append("Link:")
     lines.append(link)
     return "\n".join(lines) + "\n"
 
 
-def _b_minus_a(state, page, pa, pb, prof_a, prof_b, b_keys, pairs) -> list[str]:
-    out = "path.ns_per_packet"
+def _b_minus_a(state, page, res: answers.Answers, pairs) -> list[str]:
+    overrides = S.b_overrides(state)
     if page == "design":
-        vb = pb["path"]
+        vb = overrides.get("path", design.COMPARE_PATH)
         what = "a second composition" if vb == "design" else S.PARAMS["path"].label_of(vb)
         head = f"B: {what}" + ("" if vb != "design" else ", " + ", ".join(
-            _setting(k, pairs[k]) for k in b_keys if k != S.B_PREFIX + "path"))
+            _setting(S.B_PREFIX + k, pairs[S.B_PREFIX + k]) for k in overrides
+            if k != "path" and S.B_PREFIX + k in pairs))
     else:
-        head = "B: " + (", ".join(_setting(k, pairs[k]) for k in b_keys) or "the same as A")
+        head = "B: " + (", ".join(_setting(S.B_PREFIX + k, pairs[S.B_PREFIX + k]) for k in overrides
+                                  if S.B_PREFIX + k in pairs) or "the same as A")
     lines = _wrap(head, indent="", more="  ")
-    if page == "design" and vb == "design":
-        bad = design.problem_text(pb)
-        if bad:
-            return lines + _wrap(f"No numbers for B ({bad})")
-    vb_val, _ = uncertainty.evaluate_with_intervals(pb, prof_b, [out])
-    delta, div = uncertainty.delta_intervals(pa, pb, prof_a, prof_b, [out])
-    d = float(np.asarray(delta[out]))
-    lo, hi = (float(np.asarray(x)) for x in div[out])
-    verdict = noise.verdict(d, float(state["noise_ns"]), lo, hi)
-    lines += _wrap(f"B: {_num(vb_val[out])} ns/packet")
-    lines += _wrap(f"B - A: {_with_interval(d, lo, hi, 'ns/packet', '+')}: {verdict} "
-                   f"(noise {float(state['noise_ns']):g} ns per run)")
+    if res.profile_b is not None and res.profile_b.text() != res.profile_a.text():
+        lines += _wrap(_profile_text(res.profile_b, "B: "))
+    if res.problem_b:
+        return lines + _wrap(f"No numbers for B ({res.problem_b})")
+    if not res.differences:
+        return lines + _wrap("B - A: 0 for every output (the change moves nothing)")
+    for d, vb in list(zip(res.differences, res.b_values))[:3]:
+        unit = _unit(d.output)
+        lines += _wrap(f"{d.label}: A {_num(d.a)}, B {vb.text(unit)}")
+        verdict = f": {d.verdict} (noise {d.noise_ns:g} ns per run)" if d.verdict else ""
+        runs = f"; {d.runs} runs per variant" if d.runs else ""
+        lines += _wrap(f"B - A: {d.text(unit)}{verdict}{runs}")
     return lines

@@ -25,7 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import calibration, era_validation, kconfig, model, parsers, uarch, uncertainty, units, userfit, validation
+from . import (calibration, era_validation, kconfig, model, parsers, schema, uarch, uncertainty, units, userfit,
+               validation)
 from . import state as st
 from .observations import seed_observations
 from .profile import DEFAULT_PROFILE, Profile, available_profiles, load_profile
@@ -33,16 +34,18 @@ from .profile import DEFAULT_PROFILE, Profile, available_profiles, load_profile
 #: points a curve fit uses
 N_FIT = 3
 
-#: subsystem of a model output (its prefix)
-SUBSYSTEM_OF_PREFIX = {"slub": "slub", "zero": "zeroing", "page_pool": "page_pool", "kfree_skb_list": "kfree_skb_list",
-                       "veth": "veth", "cpumap": "cpumap", "xdp_pass": "cpumap", "napi_defer": "napi_cache",
-                       "budget": "budget", "noise": "noise", "const": "kernel", "state": "kernel",
-                       "page_alloc": "page_alloc"}
+#: subsystem of a seed row's kernel constant (``const:``) or state condition (``state:``)
+_NON_OUTPUT_SUBSYSTEM = {"const": "kernel", "state": "kernel"}
+#: subsystem of each section of outputs (the part before the dot), from the output schema
+_SECTION_SUBSYSTEM = {o.name.split(".", 1)[0]: o.subsystem for o in schema.OUTPUTS}
 
 
 def subsystem_of(output: str) -> str:
-    """Subsystem a model output belongs to (``slub.bulk_cycles`` -> ``slub``)."""
-    return SUBSYSTEM_OF_PREFIX.get(re.split(r"[.:]", output, maxsplit=1)[0], "other")
+    """Subsystem a model output belongs to (``slub.bulk_cycles`` -> ``slub``; :mod:`skbmodel.schema`)."""
+    if output in schema.BY_NAME:
+        return schema.BY_NAME[output].subsystem
+    prefix = re.split(r"[.:]", output, maxsplit=1)[0]
+    return _NON_OUTPUT_SUBSYSTEM.get(prefix) or _SECTION_SUBSYSTEM.get(prefix, "other")
 
 
 def fit_points(x, k: int = N_FIT) -> np.ndarray:

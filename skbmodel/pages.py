@@ -24,20 +24,23 @@ class Page:
     #: ``(model output, label)`` of the first metric of the page's metric row: the ``h`` of a share link.
     #: None for a page that shows no scenario output (its links carry no ``h``).
     headline: tuple[str, str] | None = None
-    #: ``(model output, label)`` of the numbers the plain-text summary quotes (``eval --text``, "Copy as
-    #: text"), the page's headline first: the scenario outputs of its metric row.
+    #: ``(model output, label)`` of the page's numbers: its metric row, the plain-text summary (``eval --text``,
+    #: "Copy as text") and the report quote the same answers (:func:`skbmodel.answers.of_state`), headline first.
     summary: tuple[tuple[str, str], ...] = ()
+    #: whether the page shows a scenario B (its controls, its numbers): only then does its link carry ``b_`` keys
+    has_b: bool = False
 
 
 #: The scenario pages, in navigation order: each has charts, exports and a ``page=<slug>`` share link.
 PAGES: tuple[Page, ...] = (
     Page("overview", "Overview", "SKB memory lifecycle: per-packet cost", ":material/dashboard:",
          ("cpu", "path", "bulk", "zero"), ("path.mpps", "Throughput (Mpps)"),
-         (("path.mpps", "Throughput"), ("path.ns_per_packet", "Cost"), ("path.budget_pct", "Budget used"))),
+         (("path.mpps", "Throughput"), ("path.ns_per_packet", "Cost"), ("path.budget_pct", "Budget used"),
+          ("budget.line_rate_mpps", "Line rate"))),
     Page("slub", "SLUB bulk", "SLUB kmem_cache: bulk alloc/free", ":material/view_module:",
          ("cpu", "bulk"), ("slub.loop_cycles", "One at a time (cycles/object)"),
          (("slub.loop_cycles", "One at a time, per object"), ("slub.bulk_cycles", "Bulk API, per object"),
-          ("slub.bulk_gain_cycles", "Saving, per object"))),
+          ("slub.bulk_gain_cycles", "Saving, per object"), ("slub.objects_per_slab", "Objects per slab"))),
     Page("zeroing", "Zeroing", "Zeroing an skb: memset vs __GFP_ZERO", ":material/format_color_reset:",
          ("cpu", "zero", "zero_bytes"), ("zero.memset_ns", "memset (ns)"),
          (("zero.memset_ns", "memset"), ("zero.gfp_zero_ns", "__GFP_ZERO, whole object"),
@@ -45,7 +48,7 @@ PAGES: tuple[Page, ...] = (
     Page("veth", "veth XDP_BATCH", "veth XDP_PASS with bulk-allocated skbs", ":material/sync_alt:",
          ("cpu", "xdp_batch", "zero", "pp_recycle"), ("veth.mpps", "veth throughput (Mpps)"),
          (("veth.mpps", "veth throughput"), ("veth.ns_per_packet", "Cost"),
-          ("veth.zero_delta_ns", "memset - __GFP_ZERO"))),
+          ("veth.zero_delta_ns", "memset - __GFP_ZERO"), ("veth.zero_delta_runs", "Runs per variant to see it"))),
     Page("cpumap", "page_pool + cpumap", "cpumap redirect and page_pool recycling", ":material/call_split:",
          ("cpu", "numa", "pp_recycle"), ("cpumap.src_mpps", "Source CPU rx (Mpps)"),
          (("cpumap.src_mpps", "Source CPU rx"), ("cpumap.dst_mpps", "Destination CPU rx"),
@@ -57,12 +60,13 @@ PAGES: tuple[Page, ...] = (
     # compare: the file name also carries every parameter where A and B differ (skbview.report)
     Page("compare", "Compare A/B", "Compare scenarios A and B", ":material/compare:",
          ("cpu", "b_cpu"), ("path.ns_per_packet", "Overview path (ns/packet)"),
-         (("path.ns_per_packet", "Overview path, A"),)),
+         (("path.ns_per_packet", "Overview path, A"),), has_b=True),
     Page("validation", "Validation", "Validation against the seed measurements", ":material/fact_check:", ()),
     Page("design", "Design", "Design your own path", ":material/account_tree:",
          ("cpu", "d_from", "d_rx", "d_skb", "d_zero", "d_hand", "d_free", "d_rest"),
          ("path.mpps", "Throughput (Mpps)"),
-         (("path.mpps", "Throughput"), ("path.ns_per_packet", "Cost"), ("path.budget_pct", "Budget used"))),
+         (("path.mpps", "Throughput"), ("path.ns_per_packet", "Cost"), ("path.budget_pct", "Budget used")),
+         has_b=True),
     Page("grid", "Question grid", "Questions in one view: up to three parameters at once", ":material/grid_on:",
          ("cpu", "g1", "g2", "g3", "g_out"), ("path.ns_per_packet", "Baseline A (ns/packet)"),
          (("path.ns_per_packet", "Baseline A cost"),)),

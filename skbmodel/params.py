@@ -251,3 +251,27 @@ DISPLAY_PARAMS: tuple[Param, ...] = (
     Param("yzero", "Start the y axes at zero (0/1)", "int", 0, 0, 1, step=1, group="Charts", widget="onoff"),
 )
 DISPLAY_KEYS = tuple(p.key for p in DISPLAY_PARAMS)
+
+
+# ---------------------------------------------------------------- the question grid's vocabulary
+#: The parameters a grid can sweep and the values each sweeps.
+AXES: dict[str, tuple] = {
+    "xdp_batch": (1, 16, 64),
+    "zero": ("memset", "gfp_zero"),
+    "d_free": ("from", "slab_bulk", "napi_cache"),
+    "bulk": (1, 8, 16, 32, 64, 128),
+    "zero_bytes": (64, 128, 184, 256),
+    "kfl_bulk": (1, 8, 16, 32, 64),
+    "drop_batch": (16, 64, 256, 1024),
+    "clone_frac": (0.0, 0.25, 0.5),
+    "pp_recycle": (0.0, 0.5, 1.0),
+    "numa": ("same", "cross"),
+    "page_bulk": (1, 16, 64),
+    "d_skb": ("from", "slab_one", "slab_bulk", "napi_cache"),
+    "d_free_bulk": (1, 8, 16, 32, 64),
+    "d_hand": ("none", "cpumap_same", "cpumap_cross"),
+}
+# The path is not an axis: the model evaluates one path per call (a named composition computes only its
+# own stages), so a grid is one evaluation on scenario A's path; compare paths on the Compare page.
+#: The choices of a grid axis control: no parameter, or a key of :data:`AXES`.
+AXIS_CHOICES = ("none",) + tuple(AXES)

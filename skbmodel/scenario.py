@@ -1,9 +1,8 @@
 """One scenario of a state (A, or B of the A/B comparison): its model parameters and its CPU profile,
 resolved once, and the model's functions applied to it.
 
-``Scenario.of(state, "b")`` replaces the pair ``state.scenario(state, "b")`` /
-``state.profile_for(state, "b")``: scenario B is a second :class:`Scenario`, and no consumer slices
-the ``b_`` keys itself.  The mapping functions of :mod:`skbmodel.model` and
+``Scenario.of(state, "b")`` is scenario B resolved from the codec's state (A plus B's overrides, on B's
+profile or A's): no consumer slices the ``b_`` keys itself.  :attr:`Scenario.key` keys the caches.  The mapping functions of :mod:`skbmodel.model` and
 :mod:`skbmodel.uncertainty` stay for the CLI, the benchmarks and the fit.
 """
 from __future__ import annotations
@@ -13,7 +12,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from . import model, state as _state, uncertainty
-from .profile import Profile
+from .profile import Profile, profile_version
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -32,6 +31,12 @@ class Scenario:
     def from_params(cls, params: Mapping, profile: Profile | None = None) -> Scenario:
         """A scenario from model parameters; ``profile`` default: the one ``params`` names."""
         return cls(MappingProxyType(dict(params)), model.profile_of(params, profile))
+
+    @property
+    def key(self) -> tuple:
+        """A hashable identity of a scalar scenario: its parameters, its profile and that profile's version."""
+        return (tuple(sorted((k, str(v)) for k, v in self.params.items())), self.profile.id,
+                profile_version(self.profile))
 
     def replace(self, **override) -> Scenario:
         """The same scenario with some parameters replaced (scalars or sweep arrays)."""

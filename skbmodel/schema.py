@@ -11,29 +11,146 @@ only its section.
 """
 from __future__ import annotations
 
+import dataclasses
+
+#: What an output is, and so which physical limits its interval obeys (:mod:`skbmodel.uncertainty`):
+#: a cost, rate or share is never below 0; a signed difference (a saving, memset minus
+#: ``__GFP_ZERO``) takes either sign and is never clipped; a count of runs follows the difference it
+#: counts; an exact value is fixed by the kernel (integers of the slab geometry: no uncertainty).
+KINDS = ("cost", "rate", "share", "difference", "count", "exact")
+NONNEGATIVE_KINDS = frozenset({"cost", "rate", "share", "count", "exact"})
+
+
+@dataclasses.dataclass(frozen=True)
+class Output:
+    """One model output: everything the model, the intervals, the verdicts, the grid, the parsers and
+    every surface need to know about it."""
+
+    name: str
+    unit: str
+    label: str
+    kind: str
+    #: the kernel subsystem its numbers are about (the out-of-sample protocols group by it)
+    subsystem: str
+    #: rank among the outputs an A/B verdict may be about (lower first); None: no verdict speaks of it
+    verdict: int | None = None
+    #: measured per packet by a path benchmark: the noise floor ``noise_ns`` (one run's sd of ns/packet)
+    #: applies, so "runs per variant" means something for it
+    per_packet: bool = False
+    #: its place in the question grid's list of outputs; None: the grid does not show it
+    grid: int | None = None
+    #: a user's measurement may be mapped to it (the fit can compare them)
+    mappable: bool = False
+    #: the modelled path whose own per-packet cost it is
+    path: str | None = None
+    #: for a count: ``(the difference it counts, the noise key)``
+    counts: tuple[str, str] | None = None
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise ValueError(f"{self.name}: kind {self.kind!r} is not one of {KINDS}")
+
+
+_O = Output
+#: Every model output, in the order :func:`skbmodel.model.evaluate` returns them.
+OUTPUTS: tuple[Output, ...] = (
+    _O("slub.loop_cycles", "cycles", "SLUB one at a time (cycles/object)", "cost", "slub", mappable=True),
+    _O("slub.bulk_cycles", "cycles", "SLUB bulk API (cycles/object)", "cost", "slub", mappable=True),
+    _O("slub.loop_ns", "ns", "SLUB one at a time (ns/object)", "cost", "slub", verdict=8, grid=8, mappable=True),
+    _O("slub.bulk_ns", "ns", "SLUB bulk API (ns/object)", "cost", "slub", verdict=9, grid=7, mappable=True),
+    _O("slub.bulk_gain_cycles", "cycles", "SLUB saving of bulk over one at a time (cycles/object)", "difference",
+       "slub", mappable=True),
+    _O("slub.objects_per_slab", "objects", "objects per slab", "exact", "slub"),
+    _O("zero.memset_cycles", "cycles", "memset zeroing (cycles/skb)", "cost", "zeroing", mappable=True),
+    _O("zero.erms_cycles", "cycles", "rep stosb zeroing (cycles/skb)", "cost", "zeroing", mappable=True),
+    _O("zero.gfp_zero_cycles", "cycles", "__GFP_ZERO zeroing (cycles/skb)", "cost", "zeroing", mappable=True),
+    _O("zero.memset_ns", "ns", "memset zeroing (ns/skb)", "cost", "zeroing", verdict=6, grid=9, mappable=True),
+    _O("zero.gfp_zero_ns", "ns", "__GFP_ZERO zeroing (ns/skb)", "cost", "zeroing", verdict=7, mappable=True),
+    _O("zero.delta_ns", "ns", "memset - __GFP_ZERO (ns/skb)", "difference", "zeroing", mappable=True),
+    _O("page_pool.fast_cycles", "cycles", "page_pool fast path (cycles/page)", "cost", "page_pool", mappable=True),
+    _O("page_pool.ring_cycles", "cycles", "page_pool ptr_ring path (cycles/page)", "cost", "page_pool",
+       mappable=True),
+    _O("page_pool.slow_cycles", "cycles", "page_pool slow path (cycles/page)", "cost", "page_pool", mappable=True),
+    _O("page_pool.mix_cycles", "cycles", "page_pool at the recycle ratio (cycles/page)", "cost", "page_pool",
+       mappable=True),
+    _O("page_pool.slow_refill_cycles", "cycles", "page_pool slow refill (cycles/page)", "cost", "page_pool",
+       mappable=True),
+    _O("page_pool.nosoftirq01_cycles", "cycles", "page_pool no-softirq fast (cycles/page)", "cost", "page_pool",
+       mappable=True),
+    _O("page_pool.nosoftirq02_cycles", "cycles", "page_pool no-softirq ptr_ring (cycles/page)", "cost", "page_pool",
+       mappable=True),
+    _O("page_pool.nosoftirq03_cycles", "cycles", "page_pool no-softirq slow (cycles/page)", "cost", "page_pool",
+       mappable=True),
+    _O("page_alloc.bulk_cycles", "cycles", "page allocator, bulk (cycles/page)", "cost", "page_alloc",
+       mappable=True),
+    _O("page_alloc.single_cycles", "cycles", "page allocator, one page (cycles/page)", "cost", "page_alloc",
+       mappable=True),
+    _O("page_alloc.refill_saving_cycles", "cycles", "page allocator saving of a bulk refill (cycles/page)",
+       "difference", "page_alloc", mappable=True),
+    _O("kfree_skb_list.mpps", "Mpps", "kfree_skb_list injection rate (Mpps)", "rate", "kfree_skb_list",
+       per_packet=True, mappable=True),
+    _O("kfree_skb_list.ns_per_packet", "ns", "kfree_skb_list drop path (ns/packet)", "cost", "kfree_skb_list",
+       verdict=5, per_packet=True, grid=6, mappable=True, path="kfree_skb_list"),
+    _O("kfree_skb_list.drop_fraction", "1", "kfree_skb_list dropped fraction", "share", "kfree_skb_list"),
+    _O("kfree_skb_list.free_cycles_per_drop", "cycles", "kfree_skb_list free (cycles/dropped skb)", "cost",
+       "kfree_skb_list", mappable=True),
+    _O("kfree_skb_list.saving_ns", "ns", "kfree_skb_list saving of bulk free (ns/packet)", "difference",
+       "kfree_skb_list", mappable=True),
+    _O("veth.mpps", "Mpps", "veth XDP_PASS rate (Mpps)", "rate", "veth", per_packet=True, mappable=True),
+    _O("veth.ns_per_packet", "ns", "veth XDP_PASS (ns/packet)", "cost", "veth", verdict=1, per_packet=True,
+       grid=2, mappable=True, path="veth"),
+    _O("veth.zero_delta_ns", "ns", "veth memset - __GFP_ZERO (ns/packet)", "difference", "veth", mappable=True),
+    _O("veth.zero_delta_runs", "runs", "runs per variant to see memset - __GFP_ZERO", "count", "veth",
+       counts=("veth.zero_delta_ns", "noise_ns")),
+    _O("cpumap.src_mpps", "Mpps", "cpumap source CPU rate (Mpps)", "rate", "cpumap", per_packet=True,
+       mappable=True),
+    _O("cpumap.dst_mpps", "Mpps", "cpumap destination CPU rate (Mpps)", "rate", "cpumap", per_packet=True,
+       mappable=True),
+    _O("cpumap.drop_mpps", "Mpps", "cpumap drops (Mpps)", "rate", "cpumap", mappable=True),
+    _O("cpumap.src_ns", "ns", "cpumap source CPU (ns/packet)", "cost", "cpumap", verdict=3, per_packet=True,
+       grid=4, mappable=True),
+    _O("cpumap.dst_ns", "ns", "cpumap destination CPU (ns/packet)", "cost", "cpumap", verdict=2, per_packet=True,
+       grid=3, mappable=True, path="cpumap"),
+    _O("xdp_pass.mpps", "Mpps", "XDP_PASS one CPU rate (Mpps)", "rate", "cpumap", per_packet=True, mappable=True),
+    _O("xdp_pass.ns_per_packet", "ns", "XDP_PASS one CPU (ns/packet)", "cost", "cpumap", verdict=4,
+       per_packet=True, grid=5, mappable=True, path="xdp_pass"),
+    _O("napi_defer.krps", "Krps", "NAPI defer cache rate (Krps)", "rate", "napi_cache", mappable=True),
+    _O("budget.line_rate_mpps", "Mpps", "line rate (Mpps)", "rate", "budget"),
+    _O("budget.ns_per_packet", "ns", "time between packets at line rate (ns)", "cost", "budget"),
+    _O("path.ns_per_packet", "ns", "overview path (ns/packet)", "cost", "path", verdict=0, per_packet=True,
+       grid=0),
+    _O("path.mpps", "Mpps", "overview path rate (Mpps)", "rate", "path", per_packet=True, grid=1),
+    _O("path.budget_pct", "%", "share of the line-rate budget used (%)", "share", "path"),
+    _O("noise.floor_ns", "ns", "noise floor (ns/packet)", "cost", "noise"),
+)
+BY_NAME: dict[str, Output] = {o.name: o for o in OUTPUTS}
+
 #: Every model output and its unit.
-OUTPUT_UNITS: dict[str, str] = {
-    "slub.loop_cycles": "cycles", "slub.bulk_cycles": "cycles", "slub.loop_ns": "ns", "slub.bulk_ns": "ns",
-    "slub.bulk_gain_cycles": "cycles", "slub.objects_per_slab": "objects",
-    "zero.memset_cycles": "cycles", "zero.erms_cycles": "cycles", "zero.gfp_zero_cycles": "cycles",
-    "zero.memset_ns": "ns", "zero.gfp_zero_ns": "ns", "zero.delta_ns": "ns",
-    "page_pool.fast_cycles": "cycles", "page_pool.ring_cycles": "cycles", "page_pool.slow_cycles": "cycles",
-    "page_pool.mix_cycles": "cycles", "page_pool.slow_refill_cycles": "cycles",
-    "page_pool.nosoftirq01_cycles": "cycles", "page_pool.nosoftirq02_cycles": "cycles",
-    "page_pool.nosoftirq03_cycles": "cycles",
-    "page_alloc.bulk_cycles": "cycles", "page_alloc.single_cycles": "cycles",
-    "page_alloc.refill_saving_cycles": "cycles",
-    "kfree_skb_list.mpps": "Mpps", "kfree_skb_list.ns_per_packet": "ns", "kfree_skb_list.drop_fraction": "1",
-    "kfree_skb_list.free_cycles_per_drop": "cycles", "kfree_skb_list.saving_ns": "ns",
-    "veth.mpps": "Mpps", "veth.ns_per_packet": "ns", "veth.zero_delta_ns": "ns", "veth.zero_delta_runs": "runs",
-    "cpumap.src_mpps": "Mpps", "cpumap.dst_mpps": "Mpps", "cpumap.drop_mpps": "Mpps",
-    "cpumap.src_ns": "ns", "cpumap.dst_ns": "ns",
-    "xdp_pass.mpps": "Mpps", "xdp_pass.ns_per_packet": "ns",
-    "napi_defer.krps": "Krps",
-    "budget.line_rate_mpps": "Mpps", "budget.ns_per_packet": "ns",
-    "path.ns_per_packet": "ns", "path.mpps": "Mpps", "path.budget_pct": "%",
-    "noise.floor_ns": "ns",
-}
+OUTPUT_UNITS: dict[str, str] = {o.name: o.unit for o in OUTPUTS}
+
+
+def of_kind(*kinds: str) -> tuple[str, ...]:
+    """The outputs of these kinds, in order."""
+    return tuple(o.name for o in OUTPUTS if o.kind in kinds)
+
+
+#: The outputs an A/B verdict can be about, in order of precedence: the chosen path, every modelled
+#: path's per-packet cost, then the microbenchmarks' per-object times.
+VERDICT_OUTPUTS: tuple[str, ...] = tuple(o.name for o in sorted((o for o in OUTPUTS if o.verdict is not None),
+                                                                key=lambda o: o.verdict))
+#: Outputs measured per packet by a path benchmark (what ``noise_ns`` is the noise of).
+PER_PACKET_OUTPUTS: tuple[str, ...] = tuple(o.name for o in OUTPUTS if o.per_packet)
+#: The outputs the question grid can show.
+GRID_OUTPUTS: tuple[str, ...] = tuple(o.name for o in sorted((o for o in OUTPUTS if o.grid is not None),
+                                                             key=lambda o: o.grid))
+#: The outputs a user's measurement may map to.
+MAPPABLE_OUTPUTS: tuple[str, ...] = tuple(o.name for o in OUTPUTS if o.mappable)
+#: ``{path: its own per-packet cost}``; ``path.ns_per_packet`` picks among them.
+PATH_OUTPUTS: dict[str, str] = {o.path: o.name for o in OUTPUTS if o.path}
+#: Kernel-fixed outputs (no uncertainty) and ``{count: (difference, noise key)}``.
+EXACT_OUTPUTS = frozenset(of_kind("exact"))
+RUNS_OUTPUTS: dict[str, tuple[str, str]] = {o.name: o.counts for o in OUTPUTS if o.counts}
+
 
 #: The named per-packet cost components of a path, in the order they are summed.
 COMPONENTS = ("skb alloc", "zeroing", "page alloc/recycle", "cross-CPU transfer", "rest of path", "skb free")

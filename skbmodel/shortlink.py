@@ -212,7 +212,8 @@ def shorten(long_query: str) -> str:
         return str(long_query).lstrip("?")
     dflt = defaults_for(full.get("mv"))
     b = B_PREFIX
-    inherit = all(full.get(b + k, "") == full.get(k, "") for k in _PROFILE_KEYS)
+    # B's own profile keys are written only where B overrides A's (skbmodel.state.encode)
+    inherit = all(full.get(b + k, full.get(k, "")) == full.get(k, "") for k in _PROFILE_KEYS)
     out = [("v", str(FORMAT_VERSION))]
     for k in ("mv", "pv") + (() if inherit else (b + "pv",)) + ("h",):
         if k in full:

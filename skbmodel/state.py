@@ -10,7 +10,12 @@ Keys are whitelisted, typed and clamped; nothing is ever evaluated or unpickled.
 * :func:`encode` writes *every* parameter plus the format version ``v``, so a link keeps its
   meaning when a default or a profile changes.
 
-Scenario B of the A/B comparison uses the same keys with the prefix ``b_``.
+Scenario B of the A/B comparison is A plus what it overrides: a ``b_<key>`` is present only where B
+differs from A, and every other parameter of B follows A (its CPU profile too: ``cpu``, ``prof``,
+``pv`` and the clock, unless B names its own).  A link is read that way whatever its format: a full
+``v=1`` link's ``b_`` keys that equal A's are not overrides and are dropped, so it opens as it always
+did; a partial one is A plus the ``b_`` keys it gives.  :func:`scenario` and :func:`profile_for` are
+the only readers of the prefix: they give B's parameters and profile as a whole.
 
 Versions (keys written by :func:`encode` after ``v``; see :data:`VERSION_KEYS`)::
 
@@ -43,12 +48,12 @@ from urllib.parse import parse_qsl, urlencode
 
 from . import __version__ as MODEL_VERSION
 from . import custom as _custom
-from . import grid as _grid
 from . import profile as _profile
 from . import shortlink as _shortlink
 from .pages import DEFAULT_PAGE, SLUGS
 # the schema is re-exported: callers keep reading it as state.Param, state.MODEL_PARAMS, ...
-from .params import (B_PREFIX, DISPLAY_KEYS, DISPLAY_PARAMS, MAX_VALUE_CHARS, MODEL_KEYS, MODEL_PARAMS,  # noqa: F401
+from .schema import GRID_OUTPUTS
+from .params import (AXIS_CHOICES, B_PREFIX, DISPLAY_KEYS, DISPLAY_PARAMS, MAX_VALUE_CHARS, MODEL_KEYS, MODEL_PARAMS,  # noqa: F401
                      PATHS, Param, fmt_value, _show)
 
 FORMAT_VERSION = 1
@@ -68,10 +73,10 @@ PAGES = SLUGS
 #: The question grid's controls (skbmodel.grid): its axes and its output.  A link carries them when it
 #: opens the grid page or they differ from their defaults (every other link stays as it was).
 GRID_PARAMS: tuple[Param, ...] = (
-    Param("g1", "Grid: first parameter", "choice", "xdp_batch", choices=_grid.AXIS_CHOICES),
-    Param("g2", "Grid: second parameter", "choice", "zero", choices=_grid.AXIS_CHOICES),
-    Param("g3", "Grid: third parameter", "choice", "d_free", choices=_grid.AXIS_CHOICES),
-    Param("g_out", "Grid: output", "choice", "path.ns_per_packet", choices=_grid.OUTPUTS),
+    Param("g1", "Grid: first parameter", "choice", "xdp_batch", choices=AXIS_CHOICES),
+    Param("g2", "Grid: second parameter", "choice", "zero", choices=AXIS_CHOICES),
+    Param("g3", "Grid: third parameter", "choice", "d_free", choices=AXIS_CHOICES),
+    Param("g_out", "Grid: output", "choice", "path.ns_per_packet", choices=GRID_OUTPUTS),
 )
 GRID_KEYS = tuple(p.key for p in GRID_PARAMS)
 #: Where in the dashboard the view is, not the scenario: the page and its open chart tab (1 = the page's
@@ -123,7 +128,17 @@ def _link_cpu(state: Mapping, pre: str, prof_text) -> str:
         parts = str(prof_text).strip().split("~")
         if len(parts) >= 2 and parts[1] in _profile.available_profiles():
             return parts[1]
-    return state[pre + "cpu"]
+    return _cpu_of(state, pre)
+
+
+def _cpu_of(state: Mapping, pre: str) -> str:
+    """The shipped CPU of a scenario: B's own ``b_cpu`` when it overrides A's, else A's ``cpu``."""
+    return state.get(pre + "cpu") or state["cpu"]
+
+
+def own_profile(state: Mapping) -> bool:
+    """Whether scenario B runs on a CPU profile of its own (``b_cpu``, ``b_prof`` or ``b_pv``) rather than A's."""
+    return any(B_PREFIX + k in state for k in ("cpu", "prof", "pv"))
 
 
 def _parse_pv(raw: str, cpu: str):
@@ -183,9 +198,11 @@ def profile_for(state: Mapping, which: str = "a") -> _profile.Profile:
 
     Raises :class:`skbmodel.custom.ProfileLinkError` for an invalid ``prof`` value.
     """
+    if which != "a" and not own_profile(state):
+        which = "a"  # B runs on A's profile unless it overrides it
     pre = "" if which == "a" else B_PREFIX
     raw = state.get(pre + "prof")
-    cpu = state.get(pre + "cpu") or _profile.DEFAULT_PROFILE
+    cpu = state.get(pre + "cpu") or state.get("cpu") or _profile.DEFAULT_PROFILE
     pv = _version_of(state, pre)
     if pv and pv == _profile.profile_version(cpu):
         pv = None
@@ -196,16 +213,54 @@ def profile_for(state: Mapping, which: str = "a") -> _profile.Profile:
 
 
 def defaults(cpu: str | None = None) -> dict:
-    """Default state (A and B identical); ``ghz`` follows the CPU profile."""
+    """Default state: scenario A and the view; B overrides nothing (it is A).  ``ghz`` follows the CPU profile."""
     cpu = cpu or _profile.DEFAULT_PROFILE
-    ghz = _profile.load_profile(cpu).ghz
-    base = {p.key: p.default for p in MODEL_PARAMS}
-    base["cpu"] = cpu
-    base["ghz"] = ghz
-    state = dict(base)
+    state = {p.key: p.default for p in MODEL_PARAMS}
+    state["cpu"] = cpu
+    state["ghz"] = _profile.load_profile(cpu).ghz
     state.update({p.key: p.default for p in VIEW_PARAMS})
-    state.update({B_PREFIX + k: v for k, v in base.items()})
     return state
+
+
+def b_overrides(state: Mapping) -> dict:
+    """``{key: value}`` of what scenario B overrides of A (keys without the prefix), in schema order."""
+    return {p.key: state[B_PREFIX + p.key] for p in MODEL_PARAMS if B_PREFIX + p.key in state} | \
+        {k: state[B_PREFIX + k] for k in ("prof", "pv") if B_PREFIX + k in state}
+
+
+def with_b_overrides(state: Mapping, overrides: Mapping) -> dict:
+    """``state`` with B's overrides replaced by ``overrides`` (keys without the prefix; {} makes B equal to A)."""
+    out = {k: v for k, v in state.items() if not k.startswith(B_PREFIX)}
+    out.update({B_PREFIX + k: v for k, v in overrides.items()})
+    return out
+
+
+def without_b(state: Mapping) -> dict:
+    """``state`` with no scenario B (for a page that shows none: its link carries no ``b_`` key)."""
+    return with_b_overrides(state, {})
+
+
+def _b_clock(state: Mapping) -> float:
+    """B's clock when it does not override ``ghz``: A's on A's profile, else that of B's own profile."""
+    if not own_profile(state):
+        return state["ghz"]
+    return profile_for(state, "b").ghz
+
+
+def _normalise_b(state: dict) -> None:
+    """Drop every ``b_`` key that does not make B differ from A (a full link writes them all)."""
+    pk = [B_PREFIX + k for k in ("cpu", "prof", "pv")]
+    if own_profile(state):
+        state.setdefault(B_PREFIX + "cpu", state["cpu"])
+        if (state.get(pk[0]), state.get(pk[1]), state.get(pk[2])) == (state["cpu"], state.get("prof"), state.get("pv")):
+            for k in pk:
+                state.pop(k, None)
+    if B_PREFIX + "ghz" in state and state[B_PREFIX + "ghz"] == _b_clock(state):
+        state.pop(B_PREFIX + "ghz")
+    for p in MODEL_PARAMS:
+        k = B_PREFIX + p.key
+        if p.key not in ("cpu", "ghz") and k in state and state[k] == state[p.key]:
+            state.pop(k)
 
 
 def query_pairs(query) -> list[tuple[str, str]]:
@@ -267,7 +322,7 @@ def _read(query, strict: bool) -> tuple[dict, list[str]]:
         if cpu_key in seen:
             val, problem = PARAMS[cpu_key].parse(seen[cpu_key])
             if val is None:
-                bad(cpu_key, f"{cpu_key}: {problem}; using {state[cpu_key]}",
+                bad(cpu_key, f"{cpu_key}: {problem}; using {_cpu_of(state, cpu_key[:-len('cpu')])}",
                     f"{_show(seen[cpu_key])} is not allowed; expected {PARAMS[cpu_key].allowed()}")
             else:
                 state[cpu_key] = val
@@ -285,20 +340,20 @@ def _read(query, strict: bool) -> tuple[dict, list[str]]:
     for pk in PROFILE_KEYS:
         if pk in seen:
             cpu_key = pk.replace("prof", "cpu")
-            before = state[cpu_key]
+            before = _cpu_of(state, pk[: -len("prof")])
             problem = _apply_profile(state, pk, seen[pk], given)
             if problem:
-                bad(pk, f"{pk}: custom profile ignored ({problem}); using {state[cpu_key]}",
+                bad(pk, f"{pk}: custom profile ignored ({problem}); using {_cpu_of(state, pk[: -len('prof')])}",
                     f"custom profile: {problem}")
             elif cpu_key in seen and state[cpu_key] != before:
                 bad(cpu_key, f"{cpu_key}: {before} replaced by {state[cpu_key]}, the base of the custom profile",
                     f"{before} differs from {state[cpu_key]}, the base of the custom profile")
     for vk in PV_KEYS:  # a pv checked against a custom profile's base that was then refused
         pre = vk[: -len("pv")]
-        if vk in state and not _profile.is_archived(state[pre + "cpu"], state[vk]):
-            bad(vk, f"{vk}: version {state[vk]} is not one of profile {state[pre + 'cpu']}; "
-                    f"using the current version {_profile.profile_version(state[pre + 'cpu'])}",
-                f"version {state[vk]} is not one of profile {state[pre + 'cpu']}")
+        if vk in state and not _profile.is_archived(_cpu_of(state, pre), state[vk]):
+            bad(vk, f"{vk}: version {state[vk]} is not one of profile {_cpu_of(state, pre)}; "
+                    f"using the current version {_profile.profile_version(_cpu_of(state, pre))}",
+                f"version {state[vk]} is not one of profile {_cpu_of(state, pre)}")
             state.pop(vk)
     for k, raw in seen.items():
         if k in ("cpu", B_PREFIX + "cpu") or k in PROFILE_KEYS or k in VERSION_KEYS:
@@ -321,6 +376,7 @@ def _read(query, strict: bool) -> tuple[dict, list[str]]:
         if problem:  # clamped, or an integer rounded
             bad(k, f"{k}: {problem}", f"{_show(raw)} is not allowed; expected {p.allowed()}")
         state[k] = val
+    _normalise_b(state)
     # the link's provenance, kept as given: skbmodel.versions compares it with what this code computes
     mv = h = None
     if "mv" in seen:
@@ -358,20 +414,16 @@ def decode_strict(query) -> dict:
 
 def encode(state: Mapping, keys=None) -> str:
     """Query string carrying every parameter (or ``keys``) of ``state``, ``v`` first."""
-    # Missing keys are filled exactly as decode() fills a partial link: each scenario's clock follows
-    # its own CPU (B does not inherit A's CPU).
-    full = defaults()
-    for cpu_key in ("cpu", B_PREFIX + "cpu"):
-        if state.get(cpu_key) is not None:
-            full[cpu_key] = state[cpu_key]
-            full[cpu_key.replace("cpu", "ghz")] = _profile.load_profile(state[cpu_key]).ghz
+    # Missing keys of A are filled exactly as decode() fills a partial link (the clock follows the CPU);
+    # B is written as what it overrides, nothing more.
+    full = defaults(state.get("cpu"))
     full.update({k: v for k, v in state.items() if k in PARAMS})
     keys_given = None if keys is None else list(keys)
     if keys is None:
-        keys = [k for k in PARAMS if (k not in GRID_KEYS or full.get("page") == "grid") and k != "chart"
-                or full[k] != PARAMS[k].default]
+        keys = [k for k in PARAMS if k in full and ((k not in GRID_KEYS or full.get("page") == "grid") and k != "chart"
+                                                    or full[k] != PARAMS[k].default)]
     else:
-        keys = [k for k in keys if k not in PROFILE_KEYS and k not in VERSION_KEYS]
+        keys = [k for k in keys if k in full and k not in PROFILE_KEYS and k not in VERSION_KEYS]
     items = [("v", str(FORMAT_VERSION))] + _version_items(state, full, keys_given)
     items += [(k, fmt_value(full[k])) for k in keys]
     # an optional custom profile travels too (compact, see skbmodel.custom)
@@ -396,16 +448,28 @@ def _version_items(state: Mapping, full: dict, keys_given) -> list[tuple[str, st
             out.append((k, str(state.get("mv") or MODEL_VERSION)))
         elif k in PV_KEYS:
             pre = k[: -len("pv")]
-            out.append((k, str(full.get(k) or _profile.profile_version(full[pre + "cpu"]))))
+            if pre and not own_profile(full):
+                continue  # B on A's profile: A's pv says its version
+            out.append((k, str(full.get(k) or _profile.profile_version(_cpu_of(full, pre)))))
         elif k == "h" and state.get("h") is not None:
             out.append((k, format(float(state["h"]), ".6g")))
     return out
 
 
 def scenario(state: Mapping, which: str = "a") -> dict:
-    """The model parameters of scenario ``"a"`` or ``"b"`` as plain ``{key: value}``."""
-    pre = "" if which == "a" else B_PREFIX
-    out = {p.key: state[pre + p.key] for p in MODEL_PARAMS}
-    if state.get(pre + "prof"):
-        out["prof"] = state[pre + "prof"]
+    """The model parameters of scenario ``"a"`` or ``"b"`` as plain ``{key: value}``: B is A with B's
+    overrides; on a profile of its own B's clock follows that profile unless B sets ``ghz``."""
+    out = {p.key: state[p.key] for p in MODEL_PARAMS}
+    if state.get("prof"):
+        out["prof"] = state["prof"]
+    if which == "a":
+        return out
+    if own_profile(state):
+        out.pop("prof", None)
+        out["cpu"] = _cpu_of(state, B_PREFIX)
+        out["ghz"] = _b_clock(state)
+        if state.get(B_PREFIX + "prof"):
+            out["prof"] = state[B_PREFIX + "prof"]
+    out.update({p.key: state[B_PREFIX + p.key] for p in MODEL_PARAMS
+                if B_PREFIX + p.key in state and p.key != "cpu"})
     return out

@@ -34,9 +34,11 @@ sd per output prefix (0 until out-of-sample validation fills it), combined in qu
 
 **Intervals respect what the outputs are** (:func:`physical_intervals`):
 
-* a quantity the model never makes negative (a cost, a rate, a gain of bulk over one at a time:
-  :func:`nonnegative_outputs`) has its lower bound clipped at 0.  The normal approximation puts
-  probability below 0 where the quantity cannot go; clipping removes only that impossible part;
+* a quantity that cannot be negative (a cost, a rate, a share: :data:`NONNEGATIVE_OUTPUTS`, by the
+  output's kind in :mod:`skbmodel.schema`) has its lower bound clipped at 0.  The normal approximation
+  puts probability below 0 where the quantity cannot go; clipping removes only that impossible part.
+  A signed difference (a saving, memset minus ``__GFP_ZERO``) is never clipped, whatever sign its
+  value has in the states a profile happens to produce;
 * a value fixed by the kernel (:data:`EXACT_OUTPUTS`, objects per slab) is exact: ``[f, f]``;
 * "runs needed" is a monotone function of the zeroing difference, so its range is that function of
   the difference's interval: from the runs at the interval's largest ``|delta|`` to those at its
@@ -57,7 +59,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from . import model, noise
+from . import model, noise, schema
 from .custom import CUSTOM_PREFIX
 from .params import MODEL_PARAMS
 from .profile import Profile
@@ -349,34 +351,19 @@ def _check(method, outputs):
 
 
 # ---------------------------------------------------------------- physics of the intervals
-#: outputs the kernel fixes (integers of the slab geometry): no uncertainty
-EXACT_OUTPUTS = frozenset({"slub.objects_per_slab"})
-#: a count derived from a difference: ``output: (the difference it is a function of, the noise key)``
-RUNS_OUTPUTS = {"veth.zero_delta_runs": ("veth.zero_delta_ns", "noise_ns")}
-_NONNEG: dict[tuple, frozenset] = {}
-
-
-def nonnegative_outputs(profile: Profile) -> frozenset:
-    """Outputs that are >= 0 in every probe state (:func:`_probe_params`: the defaults, every
-    parameter at its bounds, 512 random states) with the profile's constants: costs, rates, counts.
-    A difference that can take either sign (memset minus ``__GFP_ZERO``) is not one.  Cached."""
-    key = (profile.id, tuple(sorted(profile.values().items())))
-    hit = _NONNEG.get(key)
-    if hit is None:
-        out = model.evaluate(_probe_params(profile), profile)
-        with np.errstate(invalid="ignore"):
-            hit = frozenset(o for o in model.OUTPUT_UNITS if np.all(np.asarray(out[o], dtype=float) >= 0))
-        if len(_NONNEG) >= _RELEVANCE_MAX:
-            _NONNEG.pop(next(iter(_NONNEG)))
-        _NONNEG[key] = hit
-    return hit
+#: What each output is decides its limits (:data:`skbmodel.schema.KINDS`): kernel-fixed outputs are
+#: exact, a count of runs follows the difference it counts, a cost, rate or share is never below 0,
+#: and a signed difference is never clipped.
+EXACT_OUTPUTS = schema.EXACT_OUTPUTS
+RUNS_OUTPUTS = schema.RUNS_OUTPUTS
+NONNEGATIVE_OUTPUTS = frozenset(schema.of_kind(*schema.NONNEGATIVE_KINDS))
 
 
 def physical_intervals(values: Mapping, bounds: dict, profile: Profile, params: Mapping) -> dict:
     """``bounds`` (``{output: (lo, hi)}`` of the values ``values``) with the rules of the module
     docstring applied: non-negative quantities clipped at 0, kernel-fixed values exact, "runs
     needed" from the interval of the difference it counts (which ``bounds`` must hold)."""
-    nonneg = nonnegative_outputs(profile)
+    nonneg = NONNEGATIVE_OUTPUTS
     raw = model.raw_inputs(params, profile)
     out = {}
     for o, (lo, hi) in bounds.items():

@@ -59,13 +59,11 @@ def headline(page: str) -> dict | None:
 
 
 @functools.lru_cache(maxsize=1024)
-def _value(output: str, which: str, items: tuple, prof: str, pv: str) -> float:
-    pre = "" if which == "a" else _state.B_PREFIX
-    st = {pre + k: v for k, v in items}
+def _value(output: str, items: tuple, prof: str, pv: str) -> float:
+    st = {**dict(items), "pv": pv}
     if prof:
-        st[pre + "prof"] = prof
-    st[pre + "pv"] = pv
-    return float(model.evaluate(_state.scenario(st, which), _state.profile_for(st, which))[output])
+        st["prof"] = prof
+    return float(model.evaluate(_state.scenario(st), _state.profile_for(st))[output])
 
 
 def headline_value(state: Mapping, which: str = "a", version: str | None = None) -> float | None:
@@ -77,12 +75,15 @@ def headline_value(state: Mapping, which: str = "a", version: str | None = None)
     spec = HEADLINES.get(state.get("page", DEFAULT_PAGE))
     if spec is None:
         return None
-    pre = "" if which == "a" else _state.B_PREFIX
     try:
-        cpu = state[pre + "cpu"]
-        pv = version or state.get(pre + "pv") or _profile.profile_version(cpu)
-        items = tuple((k, state[pre + k]) for k in _state.MODEL_KEYS)
-        return _value(spec[0], which, items, str(state.get(pre + "prof") or ""), str(pv))
+        pre = _state.B_PREFIX if which != "a" and _state.own_profile(state) else ""
+        st = dict(state)
+        if version:
+            st[pre + "pv"] = version
+        params = _state.scenario(st, which)
+        pv = st.get(pre + "pv") or _profile.profile_version(params["cpu"])
+        items = tuple((k, v) for k, v in params.items() if k != "prof")
+        return _value(spec[0], items, str(params.get("prof") or ""), str(pv))
     except Exception:  # noqa: BLE001 - a link's state that cannot be evaluated has no headline
         return None
 
@@ -140,7 +141,10 @@ def read_link(query) -> tuple[dict, list[str]]:
 
 
 def share_query(state: Mapping, keys=None) -> str:
-    """The long query of a share link: :func:`skbmodel.state.encode` of the :func:`stamped` state."""
+    """The long query of a share link: :func:`skbmodel.state.encode` of the :func:`stamped` state; a page
+    without scenario B writes none of B's overrides (they stay in the session for the pages that show B)."""
+    if not _PAGE_BY_SLUG[state.get("page") or DEFAULT_PAGE].has_b:
+        state = _state.without_b(state)
     return _state.encode(stamped(state), keys)
 
 def _num(x: float, other: float | None = None) -> str:
@@ -263,7 +267,7 @@ def notice(state: Mapping, unversioned: bool = False) -> dict | None:
 def current_versions(state: Mapping) -> dict:
     """``{"mv", "pv", "b_pv"}`` of this code for the state's CPU profiles."""
     return {"mv": MODEL_VERSION, "pv": _profile.profile_version(state["cpu"]),
-            "b_pv": _profile.profile_version(state[_state.B_PREFIX + "cpu"])}
+            "b_pv": _profile.profile_version(_state.scenario(state, "b")["cpu"])}
 
 
 def link_versions(query: str) -> dict:

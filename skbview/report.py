@@ -24,7 +24,7 @@ from plotly.offline import get_plotlyjs
 import skbmodel
 from skbmodel import shortlink
 from skbmodel import state as S
-from skbmodel import drivers, validation, versions
+from skbmodel import answers, validation, versions
 from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
 from skbmodel.profile import load_profile
 
@@ -80,15 +80,21 @@ _HASH_WHEN_SET = tuple(p.key for p in S.MODEL_PARAMS if p.hash_when_set)
 
 def _hash_full(full: Mapping) -> str:
     later = {pre + k for k in _HASH_WHEN_SET for pre in ("", S.B_PREFIX)}
-    keys = [k for k in _HASH_KEYS if k not in later or full.get(k, S.PARAMS[k].default) != S.PARAMS[k].default]
-    return hashlib.sha1(S.encode(full, keys=keys).encode()).hexdigest()[:6]
+    # The hash reads B written out in full, as file names were made when every state held all of B: B's
+    # values on a page that shows B; on any other page B does not exist and reads as the defaults then did.
+    has_b = PAGE_BY_SLUG[full.get("page") or S.PAGES[0]].has_b
+    b = S.scenario(full, "b") if has_b else S.defaults()
+    named = {**full, **{S.B_PREFIX + p.key: b[p.key] for p in S.MODEL_PARAMS}}
+    keys = [k for k in _HASH_KEYS if k not in later or named.get(k, S.PARAMS[k].default) != S.PARAMS[k].default]
+    return hashlib.sha1(S.encode(named, keys=keys).encode()).hexdigest()[:6]
 
 
 def _key_params(page: str, state: Mapping) -> list[str]:
     keys = list(PAGE_BY_SLUG[page].key_params)
     if page == "compare":
-        keys = ["cpu"] + [S.B_PREFIX + "cpu"] if state["cpu"] != state[S.B_PREFIX + "cpu"] else ["cpu"]
-        keys += [k for k in S.MODEL_KEYS if k != "cpu" and state[k] != state[S.B_PREFIX + k]][:4]
+        over = S.b_overrides(state)
+        keys = ["cpu"] + ([S.B_PREFIX + "cpu"] if "cpu" in over else [])
+        keys += [k for k in S.MODEL_KEYS if k != "cpu" and k in over][:4]
         keys += [S.B_PREFIX + k for k in keys if k in S.MODEL_KEYS and k != "cpu"]
     # how the chart is drawn is not part of the scenario (its hash): a chart drawn otherwise says so in its name
     return keys + [k for k in S.DISPLAY_KEYS if state.get(k) != S.PARAMS[k].default]
@@ -160,10 +166,18 @@ def share_query(state: Mapping) -> str:
     return shortlink.shorten(versions.share_query(_full(state)))
 
 
-def share_link(state: Mapping, base_url: str | None = None) -> str:
+#: What a link to a page outside the scenario pages (Calibrate) carries: no ``page`` to switch to, no headline
+_NO_PAGE_KEYS = tuple(k for k in S.PARAMS if k not in S.NAV_KEYS and k not in S.GRID_KEYS) + S.PROFILE_KEYS + tuple(
+    k for k in S.VERSION_KEYS if k != "h")
+
+
+def share_link(state: Mapping, base_url: str | None = None, with_page: bool = True) -> str:
     """Share link: ``base_url`` (the page's address; default: the page at :data:`DEFAULT_BASE_URL`) + ``?`` +
-    :func:`share_query`."""
+    :func:`share_query`.  ``with_page=False``: a link that opens the page of ``base_url`` itself (the
+    Calibrate page: its link carries the scenario and the custom profile, not the Overview's page and headline)."""
     full = _full(state)
+    if not with_page:
+        return shortlink.share_link(versions.share_query(full, _NO_PAGE_KEYS), base_url, "calibrate")
     return shortlink.share_link(versions.share_query(full), base_url, full["page"])
 
 
@@ -214,15 +228,16 @@ def _e(x) -> str:
 
 def _param_table(st: dict) -> str:
     rows = []
+    b_params = S.scenario(st, "b")
     for p in S.MODEL_PARAMS:
-        a, b = st[p.key], st[S.B_PREFIX + p.key]
+        a, b = st[p.key], b_params[p.key]
         rng = ", ".join(p.choices) if p.kind == "choice" else f"{S.fmt_value(p.lo)} – {S.fmt_value(p.hi)}"
         cls = ' class="diff"' if a != b else ""
         rows.append(f"<tr{cls}><td><code>{_e(p.key)}</code></td><td>{_e(p.label)}</td>"
                     f"<td class=num>{_e(S.fmt_value(a))}</td><td class=num>{_e(S.fmt_value(b))}</td>"
                     f"<td>{_e(p.unit)}</td><td>{_e(rng)}</td></tr>")
     for k in S.PROFILE_KEYS[:1]:
-        a, b = st.get(k) or "", st.get(S.B_PREFIX + k) or ""
+        a, b = st.get(k) or "", b_params.get(k) or ""
         if a or b:
             cls = ' class="diff"' if a != b else ""
             rows.insert(1, f"<tr{cls}><td><code>{_e(k)}</code></td><td>Custom CPU profile (link form)</td>"
@@ -258,15 +273,33 @@ def _static_chart(fig, page: str, name: str) -> str:
             f"{_e(name)}\" src=\"data:image/svg+xml;base64,{data}\">")
 
 
-def _drivers_html(st: dict) -> str:
-    """The constants the page's answer rests on (:func:`skbmodel.drivers.of_state`), flagged when assumed."""
-    res = drivers.of_state(st)
-    if not res["outputs"]:
-        return "<p>A and B agree on every output: no difference to explain.</p>" if res["about"] != "A" else ""
+def _numbers_html(res: answers.Answers) -> str:
+    """The page's numbers as text (:func:`skbmodel.answers.of_state`: the ones its metrics and text block give)."""
+    if res.problem:
+        return f"<p>No numbers: the composition makes no sense ({_e(res.problem)}).</p>"
+    rows = [f"<tr><td>{_e(v.label)}</td><td class=num>{_e(v.text(answers.unit_text(v.output)))}</td>"
+            f"<td>{_e(v.verdict or '')}</td></tr>" for v in res.values]
+    for d, vb in zip(res.differences, res.b_values):
+        runs = f"; {d.runs} runs per variant" if d.runs else ""
+        rows.append(f"<tr><td>B − A: {_e(d.label)} (B {_e(vb.text(answers.unit_text(vb.output)))})</td>"
+                    f"<td class=num>{_e(d.text(answers.unit_text(d.output)))}</td><td>{_e((d.verdict or '') + runs)}"
+                    "</td></tr>")
+    if res.has_b and not res.differences and not res.problem_b:
+        rows.append("<tr><td>B − A</td><td class=num>0</td><td>B changes nothing the model computes</td></tr>")
+    return ("<table><tr><th>number</th><th>value (90 % prediction interval)</th><th>verdict</th></tr>"
+            + "".join(rows) + "</table>")
+
+
+def _drivers_html(res: answers.Answers) -> str:
+    """The constants the page's answer rests on (:mod:`skbmodel.drivers`), flagged when assumed."""
+    reports = [(f"B − A of <code>{_e(d.output)}</code>", d, d.drivers) for d in res.differences if d.drivers]
+    if res.drivers and res.values:
+        reports.append((f"<code>{_e(res.values[0].output)}</code>", res.values[0], res.drivers))
+    if not reports:
+        return "<p>A and B agree on every output: no difference to explain.</p>" if res.has_b else ""
     out = []
-    for o, rep in res["outputs"].items():
-        what = f"B − A of <code>{_e(o)}</code>" if res["about"] != "A" else f"<code>{_e(o)}</code>"
-        out.append(f"<p><b>{what}: {rep['value']:+.4g} {_e(rep['unit'])}</b> (sd {rep['sd']:.3g})"
+    for what, ans, rep in reports:
+        out.append(f"<p><b>{what}: {_e(ans.text(answers.unit_text(ans.output)))}</b>"
                    + (f" — <b class=flag>{_e(rep['flag'])}</b>" if rep["flag"] else "") + "</p>")
         rows = "".join(f"<tr><td><code>{_e(r['constant'])}</code></td><td>{_e(r['kind'])}</td>"
                        f"<td class=num>{r['value_share'] * 100:+.0f} %</td>"
@@ -287,6 +320,7 @@ def build_html_report(state: Mapping, base_url: str | None = None, pages_=None, 
     """
     st = _full(state)
     link = share_link(st, base_url)
+    res = answers.of_state(st, drivers=True)
     figs = all_figures(st, pages_)
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out = [
@@ -296,17 +330,19 @@ def build_html_report(state: Mapping, base_url: str | None = None, pages_=None, 
         "" if light else f"<script type=\"text/javascript\">{get_plotlyjs()}</script>",
         "</head><body>",
         "<h1>skbmodel report</h1>",
-        f"<p class=meta>skbmodel {_e(skbmodel.__version__)} · share-link format v{S.FORMAT_VERSION} · "
-        f"profile A {_e(profile_version(st, 'a'))} · profile B {_e(profile_version(st, 'b'))} · "
-        f"generated {now}</p>",
+        f"<p class=meta>skbmodel {_e(skbmodel.__version__)} · share-link format v{shortlink.FORMAT_VERSION} · "
+        f"profile {_e(res.profile_a.text())}"
+        + (f" · profile B {_e(res.profile_b.text())}" if res.profile_b is not None else "")
+        + f" · generated {now}</p>",
         "<h2>Share link</h2>",
         f"<p>Opens the dashboard with exactly this scenario:</p><a class=link id=share-link href=\"{_e(link)}\">"
         f"{_e(link)}</a>",
     ]
     if warnings:
         out.append("<p><b>Link warnings:</b></p><ul>" + "".join(f"<li>{_e(w)}</li>" for w in warnings) + "</ul>")
+    out += [f"<h2>Numbers: {_e(PAGE_BY_SLUG[st['page']].title)}</h2>", _numbers_html(res)]
     out += ["<h2>Parameters</h2>", _param_table(st)]
-    why = _drivers_html(st)
+    why = _drivers_html(res)
     if why:
         out += ["<h2>What the answer rests on</h2>", why]
     out.append("<h2>Charts</h2>")

@@ -5,7 +5,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from skbmodel import design, drivers, grid, model, noise, state as sk_state, units
+from skbmodel import answers, design, drivers, grid, model, noise, state as sk_state, units
 from skbmodel.scenario import Scenario
 
 
@@ -52,7 +52,8 @@ def compare_rows(state: Mapping) -> list[dict]:
     """
     a, b = _eval(state, "a"), _eval(state, "b")
     _, div = paired_deltas(state)
-    ghz_a, ghz_b = float(state["ghz"]), float(state[sk_state.B_PREFIX + "ghz"])
+    ghz_a, ghz_b = float(state["ghz"]), float(sk_state.scenario(state, "b")["ghz"])
+    told = {d.output: d for d in answers.of_state({**state, "page": "compare"}).differences}
     nf = float(state["noise_ns"])
     rows = []
     for k, unit in model.OUTPUT_UNITS.items():
@@ -75,34 +76,20 @@ def compare_rows(state: Mapping) -> list[dict]:
             verdict = noise.verdict(d_ns, nf, lo, hi)
             if d_ns != 0 and k in drivers.PER_PACKET_OUTPUTS and verdict != noise.VERDICT_UNSURE:
                 runs = int(noise.runs_needed(d_ns, nf))
+        if k in told:  # the outputs the verdict is about: the one answer every surface gives
+            t = told[k]
+            lo, hi, verdict, runs = t.lo, t.hi, t.verdict or verdict, t.runs
         rows.append(dict(output=k, unit=unit, A=va, B=vb, delta=vb - va, delta_lo=lo, delta_hi=hi, delta_ns=d_ns,
                          delta_mpps=d_mpps, verdict=verdict, runs_needed=runs, moves=vb != va))
     return rows
 
 
-_VERDICTS: dict[tuple, list] = {}
-
-
 def compare_verdicts(state: Mapping) -> list[dict]:
-    """The rows of :func:`compare_rows` the A/B verdict is about (:func:`skbmodel.drivers.verdict_outputs`:
-    the outputs A and B differ on, the chosen path first), each with ``drivers``: what its difference
-    rests on (:func:`skbmodel.drivers.drivers`).  Empty when A and B agree everywhere."""
-    keys = [*sk_state.MODEL_KEYS, *(sk_state.B_PREFIX + k for k in sk_state.MODEL_KEYS), *sk_state.PROFILE_KEYS,
-            *sk_state.PV_KEYS]
-    key = tuple((k, state.get(k)) for k in keys)
-    hit = _VERDICTS.get(key)
-    if hit is None:
-        rows = {r["output"]: r for r in compare_rows(state)}
-        pa, pb = sk_state.scenario(state, "a"), sk_state.scenario(state, "b")
-        prof_a, prof_b = sk_state.profile_for(state, "a"), sk_state.profile_for(state, "b")
-        outs = drivers.verdict_outputs(pa, pb, {k: r["A"] for k, r in rows.items()},
-                                       {k: r["B"] for k, r in rows.items()})
-        why = drivers.drivers(pa, pb, prof_a, prof_b, outs) if outs else {}
-        hit = [{**rows[o], "drivers": why[o]} for o in outs]
-        if len(_VERDICTS) >= _PAIRED_MAX:
-            _VERDICTS.pop(next(iter(_VERDICTS)))
-        _VERDICTS[key] = hit
-    return hit
+    """The rows of :func:`compare_rows` the A/B verdict is about, in its order, each with ``drivers``: the
+    differences of the page's answer (:func:`skbmodel.answers.of_state`).  Empty when A and B agree everywhere."""
+    res = answers.of_state({**state, "page": "compare"})
+    rows = {r["output"]: r for r in compare_rows(state)}
+    return [{**rows[d.output], "drivers": d.drivers} for d in res.differences]
 
 
 def driver_rows(report: Mapping) -> list[dict]:
@@ -117,13 +104,14 @@ def driver_rows(report: Mapping) -> list[dict]:
 # with b_path, a modelled path or "design" for the composition of the b_d_* keys.
 def design_params_ab(state: Mapping) -> tuple[dict, dict]:
     """``(A, B)`` model parameters: A the composition, B the comparison (same scenario otherwise)."""
-    return design.compare_params(sk_state.scenario(state, "a"), state, sk_state.B_PREFIX)
+    return design.compare_params(sk_state.scenario(state, "a"), sk_state.b_overrides(state))
 
 
 def design_b_label(state: Mapping) -> str:
-    bp = state.get(sk_state.B_PREFIX + "path", "veth")
+    _, b = design_params_ab(state)
+    bp = b["path"]
     if bp == "design":
-        return f"B: second composition (from {state.get(sk_state.B_PREFIX + 'd_from', 'veth')})"
+        return f"B: second composition (from {b['d_from']})"
     return f"B: {sk_state.PARAMS['path'].label_of(bp)}"
 
 
@@ -149,20 +137,21 @@ def design_summary(state: Mapping) -> dict:
 
 
 def _design_summary(state: Mapping) -> dict:
+    """The charts' totals and intervals of A and B; the difference, its verdict and runs are the page's answer
+    (:func:`skbmodel.answers.of_state`), the one its metrics and text block give."""
     prof_a = sk_state.profile_for(state, "a")
-    a, b = (Scenario.from_params(p, prof_a) for p in design_params_ab(state))
+    pa, pb = design_params_ab(state)
+    a, b = (Scenario.from_params(p, prof_a) for p in (pa, pb))
     outs = ("path.ns_per_packet", "path.mpps", "path.budget_pct", "budget.ns_per_packet", "budget.line_rate_mpps")
     va, ia = a.with_intervals(outs)
     vb, ib = b.with_intervals(outs)
-    delta, div = a.delta(b, ["path.ns_per_packet", "path.mpps"])
-    d = float(np.asarray(delta["path.ns_per_packet"]))
-    lo, hi = (float(np.asarray(v)) for v in div["path.ns_per_packet"])
-    nf = float(state.get("noise_ns", 2.0))
-    b_composed = state.get(sk_state.B_PREFIX + "path") == "design"
-    return dict(a=va, b=vb, iv_a=ia, iv_b=ib, delta_ns=d, delta_lo=lo, delta_hi=hi,
-                delta_mpps=float(np.asarray(delta["path.mpps"])), verdict=noise.verdict(d, nf, lo, hi),
-                runs=int(noise.runs_needed(d, nf)), problems_a=design.problems(state),
-                problems_b=design.problems(state, sk_state.B_PREFIX) if b_composed else [])
+    res = answers.of_state({**state, "page": "design"})
+    d = next((x for x in res.differences if x.output == "path.ns_per_packet"), None)
+    mpps = next((x for x in res.differences if x.output == "path.mpps"), None)
+    return dict(a=va, b=vb, iv_a=ia, iv_b=ib, delta_ns=d.value if d else 0.0, delta_lo=d.lo if d else 0.0,
+                delta_hi=d.hi if d else 0.0, delta_mpps=mpps.value if mpps else 0.0,
+                verdict=d.verdict if d else noise.VERDICT_NOISE, runs=d.runs if d else None, answers=res,
+                problems_a=design.problems(pa), problems_b=design.problems(pb) if pb["path"] == "design" else [])
 
 
 # ---------------------------------------------------------------- question grid

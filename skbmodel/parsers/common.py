@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from .. import model, state
+from .. import params, schema
 
 MAX_TEXT_CHARS = 2_000_000
 MAX_LINES = 5_000
@@ -19,11 +19,11 @@ _COMPATIBLE = {"cycles": {"cycles", "ns"}, "ns": {"cycles", "ns"}, "Mpps": {"pps
                "Krps": {"Krps"}, "objects": {"objects"}, "1": set(), "runs": set(), "%": set()}
 
 #: model state keys a measurement condition may set
-CONDITION_KEYS = tuple(k for k in state.MODEL_KEYS if k not in ("cpu", "ghz", "path"))
+CONDITION_KEYS = tuple(k for k in params.MODEL_KEYS if k not in ("cpu", "ghz", "path"))
 
 #: outputs a user may map a measurement to (what the fit can compare)
-MAPPABLE_OUTPUTS = tuple(k for k, u in model.OUTPUT_UNITS.items()
-                         if u in ("cycles", "ns", "Mpps", "Krps") and not k.startswith(("budget.", "path.", "noise.")))
+MAPPABLE_OUTPUTS = schema.MAPPABLE_OUTPUTS
+_MODEL_PARAMS = {p.key: p for p in params.MODEL_PARAMS}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -128,7 +128,7 @@ def _intnum(s: str) -> float:
 def check_condition(cond: dict) -> str | None:
     """A problem text when a condition is outside the model's range, else None."""
     for k, v in cond.items():
-        p = state.PARAMS[k]
+        p = _MODEL_PARAMS[k]
         val, problem = p.parse(str(v))
         if val is None or problem:
             return f"{k}={v} is outside the model's range ({p.allowed()})"
@@ -158,7 +158,7 @@ def _clock_problem(cyc: float, ns: float) -> str | None:
 
 def compatible(output: str, unit: str) -> bool:
     """Whether a measurement in ``unit`` can be compared with model output ``output``."""
-    return unit in _COMPATIBLE.get(model.OUTPUT_UNITS.get(output, ""), set())
+    return unit in _COMPATIBLE.get(schema.OUTPUT_UNITS.get(output, ""), set())
 
 
 class LineFormat:

@@ -48,7 +48,12 @@ LINK_CHART = "_skb_link_chart"  # the chart tab of a link without page=, until t
 OPEN_CHART = "_skb_open_chart"  # {page: its open chart tab, 1-based}: the link's on the first run, then the user's
 MODEL_KEYS = sk_state.MODEL_KEYS
 B = sk_state.B_PREFIX
-WIDGET_KEYS = tuple(MODEL_KEYS) + tuple(B + k for k in MODEL_KEYS) + sk_state.DISPLAY_KEYS
+#: Widgets of scenario A and the view: their values are the state.  Scenario B's controls are views of its
+#: overrides (see :func:`param_widget`): a B key enters the state only when its control is moved.
+WIDGET_KEYS = tuple(MODEL_KEYS) + sk_state.DISPLAY_KEYS
+B_WIDGET_KEYS = tuple(B + k for k in MODEL_KEYS)
+#: What a link's scenario is (A, B's overrides, the view): to tell whether the user moved away from it
+LINK_KEYS = WIDGET_KEYS + B_WIDGET_KEYS
 
 #: One preset per seed thread: (label, help, A overrides, B overrides).  Each sets EVERY control:
 #: the profile's defaults first, then the thread's conditions.  B is the thread's "before" case.
@@ -81,14 +86,11 @@ PRESETS: dict[str, dict] = {
 
 
 def preset_state(preset_id: str) -> dict:
-    """The full state (A and B) a preset sets."""
+    """The full state a preset sets: every control of A, and B as A with the thread's "before" overrides."""
     pr = PRESETS[preset_id]
     full = sk_state.defaults(pr["a"].get("cpu"))
     full.update(pr["a"])
-    for k in MODEL_KEYS:
-        full[B + k] = full[k]
-    full.update({B + k: v for k, v in pr["b"].items()})
-    return full
+    return sk_state.with_b_overrides(full, pr["b"])
 
 
 def _query_mapping() -> dict:
@@ -113,7 +115,7 @@ def init() -> None:
         # which is known only when the navigation has run (link_page_to_open)
         ss[OPEN_CHART] = {state["page"]: state["chart"]} if "page" in mapping else {}
         ss[LINK_CHART] = None if "page" in mapping else state["chart"]
-        ss["_skb_link_query"] = sk_state.encode({k: v for k, v in state.items() if k != "page"}, WIDGET_KEYS)
+        ss["_skb_link_query"] = sk_state.encode({k: v for k, v in state.items() if k != "page"}, LINK_KEYS)
         notice = sk_versions.link_notice(mapping, state)
         ss[NOTICE] = None if notice is None else {"unversioned": notice["unversioned"], "page": state["page"]}
     store = ss[STORE]
@@ -182,6 +184,11 @@ def _rerun_views() -> None:
         st.rerun(views)
     except StreamlitAPIException:
         return
+
+
+def rerun_views() -> None:
+    """``on_change`` of a control drawn by a page itself: rerun the views that depend on the state."""
+    _rerun_views()
 
 
 def get_state() -> dict:
@@ -278,7 +285,7 @@ def _link_scenario_kept(state: dict) -> bool:
     """True while the scenario and page are still the ones the opened link gave."""
     info = st.session_state.get(NOTICE) or {}
     return (state.get("page") == info.get("page")
-            and sk_state.encode(state, WIDGET_KEYS) == st.session_state.get("_skb_link_query"))
+            and sk_state.encode(state, LINK_KEYS) == st.session_state.get("_skb_link_query"))
 
 
 def drop_stale_provenance(state: dict) -> dict:
@@ -349,7 +356,7 @@ def show_link_warnings() -> None:
     """Warn about every ignored/clamped link parameter while the controls still show the link's state."""
     ss = st.session_state
     warnings = ss.get(WARNINGS) or []
-    if warnings and sk_state.encode(get_state(), WIDGET_KEYS) != ss.get("_skb_link_query"):
+    if warnings and sk_state.encode(get_state(), LINK_KEYS) != ss.get("_skb_link_query"):
         ss[WARNINGS] = []
         warnings = []
     if warnings:
@@ -360,9 +367,17 @@ def show_link_warnings() -> None:
 
 # ------------------------------------------------------------------ widgets
 def _cpu_changed(prefix: str = "") -> None:
-    """Picking a shipped CPU profile sets its clock and drops a custom profile (``prof``) from a link."""
+    """Picking a shipped CPU profile sets its clock and drops a custom profile (``prof``) from a link; B's clock
+    then follows B's profile (it is no override of its own)."""
     ss = st.session_state
-    set_value(prefix + "ghz", sk_profile.load_profile(ss[prefix + "cpu"]).ghz)
+    if prefix:
+        store = ss.setdefault(STORE, sk_state.defaults())
+        store[prefix + "cpu"] = ss[prefix + "cpu"]
+        store.pop(prefix + "ghz", None)
+        if prefix + "ghz" in ss:
+            ss[prefix + "ghz"] = sk_profile.load_profile(ss[prefix + "cpu"]).ghz
+    else:
+        set_value(prefix + "ghz", sk_profile.load_profile(ss[prefix + "cpu"]).ghz)
     if STORE in ss:
         ss[STORE].pop(prefix + "prof", None)
         ss[STORE].pop(prefix + "pv", None)  # another profile: its current version
@@ -374,7 +389,49 @@ def _apply_preset(preset_id: str) -> None:
     ss[STORE] = {k: v for k, v in ss.get(STORE, {}).items() if k not in sk_state.PV_KEYS}  # today's versions
     for k in WIDGET_KEYS:
         set_value(k, full[k])
+    set_b_overrides(sk_state.b_overrides(full))
     ss["_skb_preset"] = preset_id
+
+
+def set_b_overrides(overrides: dict) -> None:
+    """Make B exactly A plus ``overrides`` (keys without the prefix; {} makes B equal to A)."""
+    ss = st.session_state
+    ss[STORE] = sk_state.with_b_overrides(ss.get(STORE) or sk_state.defaults(), overrides)
+    for k in B_WIDGET_KEYS:
+        if k in ss and k[len(B):] not in overrides:
+            del ss[k]
+    for k, v in overrides.items():
+        if B + k in ss:
+            ss[B + k] = v
+
+
+def remove_b_override(key: str) -> None:
+    """B follows A again in ``key`` (for the CPU: in its whole profile, clock included)."""
+    over = sk_state.b_overrides(get_state())
+    for k in (("cpu", "prof", "pv", "ghz") if key == "cpu" else (key,)):
+        over.pop(k, None)
+    set_b_overrides(over)
+
+
+def add_b_override(key: str) -> None:
+    """Let B differ from A in ``key``: it starts at A's value, its control then moves it alone."""
+    state = get_state()
+    over = sk_state.b_overrides(state)
+    over.setdefault(key, sk_state.scenario(state, "b")[key])
+    set_b_overrides(over)
+
+
+def _b_recorded(key: str) -> None:
+    """A B control that decides the page's layout moved: record the override; the whole page reruns."""
+    ss = st.session_state
+    ss.setdefault(STORE, sk_state.defaults())[key] = ss[key]
+
+
+def _b_changed(key: str) -> None:
+    """A B control moved: its value becomes one of B's overrides."""
+    ss = st.session_state
+    ss.setdefault(STORE, sk_state.defaults())[key] = ss[key]
+    _rerun_views()
 
 
 def _profile_label(pid: str) -> str:
@@ -387,11 +444,12 @@ def _profile_label(pid: str) -> str:
 
 
 def param_widget(key: str, container=None, label: str | None = None, short=None, help: str | None = None,
-                 whole_page: bool = False) -> None:
+                 whole_page: bool = False, shown=None) -> None:
     """The widget of one model parameter (A, or B with the ``b_`` prefix); key == state key.
 
     ``short``: the option texts of a choice (default: the schema's labels); ``whole_page``: a change
-    reruns the whole page (the control decides which other controls the page shows), not only its views.
+    reruns the whole page (the control decides which other controls the page shows), not only its views;
+    ``shown``: what a B control shows while B does not override it (default: B's value, i.e. A's).
     """
     c = container or st
     p = sk_state.PARAMS[key]
@@ -401,7 +459,11 @@ def param_widget(key: str, container=None, label: str | None = None, short=None,
     ss = st.session_state
     if key in ss.get(STORE, ()):  # hand the kept value back: Streamlit forgets it on pages without this widget
         ss[key] = ss[STORE][key]
+    elif prefix:  # B's control shows what B is (A's value, or the page's default B), until it is moved
+        ss[key] = shown if shown is not None else sk_state.scenario(ss.get(STORE) or get_state(), "b")[base]
     live = None if whole_page else _rerun_views  # the CPU selectbox reruns the app: it also sets the clock slider
+    if prefix and base != "cpu":
+        live = functools.partial(_b_recorded if whole_page else _b_changed, key)
     show = short or p.label_of
     if base == "cpu":
         c.selectbox(label, p.choices, key=key, format_func=_profile_label, on_change=_cpu_changed, args=(prefix,),

@@ -126,5 +126,6 @@ def sidebar_selector(container=None) -> None:
 
 
 def share_link(state: dict | None = None) -> str:
-    """The dashboard's share link for ``state`` (the current one by default), custom profile included."""
-    return page_share_link(dict(state or session_store()))
+    """The link of the Calibrate page for ``state`` (the current one by default): it opens this page with the
+    scenario and the custom profile."""
+    return page_share_link(dict(state or session_store()), with_page=False)

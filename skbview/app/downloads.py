@@ -57,9 +57,9 @@ def _base_url() -> str | None:
     return url.split("?", 1)[0] if url else None
 
 
-def page_share_link(state: Mapping) -> str:
+def page_share_link(state: Mapping, with_page: bool = True) -> str:
     """The share link of ``state`` at this page's address (:func:`report.share_link`'s default outside a browser)."""
-    return report.share_link(state, _base_url())
+    return report.share_link(state, _base_url(), with_page)
 
 
 def report_buttons(state: Mapping, warnings=()) -> None:

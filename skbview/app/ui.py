@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from skbmodel import design, uncertainty
+from skbmodel import answers, design, noise, schema
 from skbmodel.pages import DEFAULT_PAGE
 from skbmodel import state as sk_state
 from skbview import charts, tables
@@ -37,27 +37,26 @@ def show_chart(fig, name: str, state: Mapping) -> None:
     download_buttons(fig, name, state)
 
 
-def live(draw) -> None:
-    """The page's live area: ``draw(state)`` (metrics, charts, downloads) as the view fragment "live".
+def live(draw, key: str = "live") -> None:
+    """A live area of the page: ``draw(state)`` (metrics, charts, downloads) as the view fragment ``key``
+    (every page has the one called "live").
 
-    A moved control reruns only this and the sidebar's link box (see :func:`appstate.view_fragment`);
+    A moved control reruns only these and the sidebar's link box (see :func:`appstate.view_fragment`);
     the page's title and static text stay as drawn by the last full run.
     """
 
-    @appstate.view_fragment("live")
+    @appstate.view_fragment(key)
     def _live() -> None:
         draw(appstate.url_state(appstate.get_state()))
 
     _live()
 
 
-def model_view(slug: str, headline, note=None) -> None:
-    """The live area of a model page: headline metrics, then every chart of the page.
+def model_view(slug: str, note=None) -> None:
+    """The live area of a model page: the page's numbers (:func:`skbmodel.answers.of_state`, the same
+    answers the text block, the report and ``eval`` give), then every chart of the page.
 
-    ``headline(params, out, iv)`` turns the scenario's parameters, its ``model.evaluate`` outputs and
-    their 90 % intervals (:func:`skbmodel.uncertainty.evaluate_with_intervals`) into the metric row
-    (see :func:`metrics`, :func:`pm`); ``note(state)``, a line above it or None.  Records the page
-    (:func:`appstate.page_state`) first.
+    ``note(state)``: a line above the numbers, or None.  Records the page (:func:`appstate.page_state`) first.
     """
     appstate.page_state(slug)
 
@@ -66,12 +65,28 @@ def model_view(slug: str, headline, note=None) -> None:
         if text:
             with st.container(key="view_note"):
                 st.caption(text)
-        params = sk_state.scenario(state)
-        out, iv = uncertainty.evaluate_with_intervals(params, sk_state.profile_for(state))
-        metrics(headline(params, out, iv))
+        res = answers.of_state(state)
+        if res.problem:
+            st.error(f"No numbers: the composition makes no sense ({res.problem})")
+        else:
+            metrics(answer_metrics(res))
         chart_tabs(slug, state)
 
     live(draw)
+
+
+def answer_metrics(res: answers.Answers) -> list:
+    """The metric row of the page's answers: each value with its unit and 90 % interval; a signed difference
+    measured per packet is followed by its verdict against the noise floor."""
+    items = []
+    for a in res.values:
+        unit = answers.unit_text(a.output)
+        items.append((f"{a.label} ({unit})" if unit else a.label, a.value_text(), schema.BY_NAME[a.output].label,
+                      a.interval_text()))
+        if a.verdict:
+            items.append(("Measurable?", noise.VERDICT_SHORT[a.verdict],
+                          f"{a.verdict}; sure of the sign when the 90 % interval of the difference excludes 0"))
+    return items
 
 
 def chart_tabs(page: str, state: Mapping, names=None) -> None:
@@ -143,9 +158,9 @@ def driver_table(report: Mapping, key: str) -> None:
                                                                             format="%+.3g")})
 
 
-def composition_text(state: Mapping, prefix: str = "") -> str:
-    """The composed path of the Design page in words: its start and every stage it changes."""
-    params = sk_state.scenario(state, "a" if not prefix else "b")
+def composition_text(state: Mapping) -> str:
+    """The composed path of scenario A in words: its start and every stage it changes."""
+    params = sk_state.scenario(state, "a")
     start = params["d_from"]
     opts = design.resolved(params)
     as_start = design.resolved({**params, **{k: "from" for k in design.STAGE_CHOICES}})

@@ -24,9 +24,8 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 import skbmodel
-from skbmodel import model, state as st_mod, units, validation
+from skbmodel import answers, model, state as st_mod, units, validation
 from skbmodel.observations import seed_observations
-from skbmodel.profile import profile_version
 from skbmodel.scenario import Scenario
 
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
@@ -195,10 +194,7 @@ def caption(state: Mapping, keys=(), which: str = "a") -> str:
     parts += [f"{k}={st_mod.fmt_value(p[k])}" for k in keys if k not in ("cpu", "ghz")]
     parts += [f"{q.key}={st_mod.fmt_value(p[q.key])}" for q in st_mod.MODEL_PARAMS
               if q.key not in ("cpu", "ghz", *keys) and p[q.key] != q.default]
-    prof = profile(state, which)
-    pre = "" if which == "a" else st_mod.B_PREFIX
-    version = state.get(pre + "pv") or profile_version(prof)
-    parts.append(f"skbmodel {skbmodel.__version__}, profile {prof.id} version {version}")
+    parts.append(f"skbmodel {skbmodel.__version__}, profile {answers.identity(state, which).text()}")
     return " · ".join(parts)
 
 

@@ -6,8 +6,7 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from skbmodel import model, noise, state as st_mod
-from skbmodel.profile import profile_version
+from skbmodel import answers, model, noise, schema, state as st_mod
 
 from .base import (
     COLORS, COMPONENT_COLORS, PATH_LABELS, Bar, params, profile, evaluate, evaluate_iv, error_bars, num,
@@ -16,16 +15,9 @@ from .base import (
 
 
 # ---------------------------------------------------------------- compare A/B
-#: Per-packet (or per-object) time outputs shown in the A/B delta chart.
-TIME_LABELS = {
-    "path.ns_per_packet": "overview path (ns/packet)", "veth.ns_per_packet": "veth XDP_PASS (ns/packet)",
-    "cpumap.src_ns": "cpumap source CPU (ns/packet)", "cpumap.dst_ns": "cpumap destination CPU (ns/packet)",
-    "xdp_pass.ns_per_packet": "XDP_PASS one CPU (ns/packet)",
-    "kfree_skb_list.ns_per_packet": "kfree_skb_list drop path (ns/packet)",
-    "zero.memset_ns": "memset zeroing (ns/skb)", "zero.gfp_zero_ns": "__GFP_ZERO zeroing (ns/skb)",
-    "slub.loop_ns": "SLUB one at a time (ns/object)", "slub.bulk_ns": "SLUB bulk API (ns/object)",
-}
-TIME_OUTPUTS = tuple(TIME_LABELS)
+#: Per-packet (or per-object) time outputs shown in the A/B delta chart: those a verdict may speak of.
+TIME_OUTPUTS = schema.VERDICT_OUTPUTS
+TIME_LABELS = {k: schema.BY_NAME[k].label for k in TIME_OUTPUTS}
 
 
 def compare_delta(state: Mapping) -> go.Figure:
@@ -68,12 +60,11 @@ def compare_delta(state: Mapping) -> go.Figure:
 
 def _ab_caption(state) -> str:
     """A's footer (what differs from the defaults, the versions), then what B changes and B's profile version."""
-    diff = [k for k in st_mod.MODEL_KEYS if state[k] != state[st_mod.B_PREFIX + k]]
+    pa, pb = st_mod.scenario(state, "a"), st_mod.scenario(state, "b")
+    diff = [k for k in st_mod.MODEL_KEYS if pa[k] != pb[k]]
     fv = st_mod.fmt_value
-    txt = " · ".join(f"{k}: {fv(state[k])}→{fv(state[st_mod.B_PREFIX + k])}" for k in diff) or "A = B"
-    prof_b = profile(state, "b")
-    b_version = state.get(st_mod.B_PREFIX + "pv") or profile_version(prof_b)
-    return f"{caption(state, ('noise_ns',))} · A→B {txt} · B: profile {prof_b.id} version {b_version}"
+    txt = " · ".join(f"{k}: {fv(pa[k])}→{fv(pb[k])}" for k in diff) or "A = B"
+    return f"{caption(state, ('noise_ns',))} · A→B {txt} · B: profile {answers.identity(state, 'b').text()}"
 
 
 def compare_breakdown(state: Mapping) -> go.Figure:

@@ -21,10 +21,11 @@ from .base import (
 
 def _design_caption(state: Mapping) -> str:
     keys = [k for k in design.KEY_NAMES if state.get(k) != design.DEFAULTS[k] or k == "d_from"]
-    parts = [f"b_path={state.get(st_mod.B_PREFIX + 'path')}"]
-    if state.get(st_mod.B_PREFIX + "path") == "design":
-        parts += [f"b_{k}={st_mod.fmt_value(state[st_mod.B_PREFIX + k])}" for k in design.KEY_NAMES
-                  if state.get(st_mod.B_PREFIX + k) != design.DEFAULTS[k] or k == "d_from"]
+    _, pb = design.compare_params(st_mod.scenario(state, "a"), st_mod.b_overrides(state))
+    parts = [f"b_path={pb['path']}"]
+    if pb["path"] == "design":
+        parts += [f"b_{k}={st_mod.fmt_value(pb[k])}" for k in design.KEY_NAMES
+                  if pb[k] != design.DEFAULTS[k] or k == "d_from"]
     return " · ".join([caption(state, ("pp_recycle", "numa", "link_gbps", "frame_bytes", *keys)), *parts])
 
 

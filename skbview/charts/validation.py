@@ -40,8 +40,9 @@ def validation_parity(state: Mapping, rows=None) -> go.Figure:
     rng = [float(np.log10(lo)), float(np.log10(hi))]
     fig.update_xaxes(type="log", range=rng)
     fig.update_yaxes(type="log", range=rng)
-    n_ok = sum(r["ok"] for r in rows)
-    return finish(fig, f"Validation: model vs seed measurements ({n_ok}/{len(rows)} within tolerance)",
+    c = validation.evidence_counts(rows)["predicted"]  # the headline counts the evidence, as the page's metrics do
+    return finish(fig, f"Validation: model vs seed measurements ({c['ok']} of {c['rows']} predicted rows within "
+                       "tolerance)",
                    "measured (row's own unit, log scale)", "predicted (same unit, log scale)",
                    f"each row evaluated under its own conditions and profile · skbmodel {skbmodel.__version__}, "
                    f"profiles {', '.join(sorted({r['profile'] for r in rows}))}", height=560)

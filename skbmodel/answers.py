@@ -1,0 +1,335 @@
+"""One answer to one question, computed once, rendered by every surface.
+
+A *question* is a view: a page, scenario A, and on a page that compares, a scenario B (on Compare,
+A plus B's overrides; on the Design page, the comparison path in A's scenario).  :func:`answer`
+turns (scenario A, optional scenario B, the outputs asked) into :class:`Answers`:
+
+* for each output asked, an :class:`Answer`: value, 90 % interval, unit, label and kind
+  (:mod:`skbmodel.schema`), and for a signed difference of scenario A (memset minus ``__GFP_ZERO``)
+  its verdict against the noise floor;
+* for B, the paired difference ``B - A`` of every output the change moves
+  (:func:`skbmodel.drivers.verdict_outputs`), each a :class:`Difference` with the paired interval
+  (:func:`skbmodel.uncertainty.delta_intervals`), the verdict, the runs per variant
+  (:func:`skbmodel.noise.runs_needed`) and the constants it rests on (:func:`skbmodel.drivers.drivers`);
+* the identity of each profile used (:class:`ProfileIdentity`: name, version, stock or custom, the
+  base and what it was fitted from).
+
+:func:`of_state` asks a dashboard state's question.  The page's metrics, "Copy as text" /
+``eval --text``, ``eval --json``, the reports and the export footers render its result and compute no
+number of their own, so they cannot disagree; the formatting of a number is here too
+(:meth:`Answer.value_text`, :meth:`Answer.interval_text`), once.
+"""
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from . import design, drivers as _drivers, noise, schema, state as S
+from .custom import CUSTOM_PREFIX
+from .pages import BY_SLUG, DEFAULT_PAGE
+from .profile import Profile, load_profile, profile_version
+from .scenario import Scenario
+
+#: significant digits of every number a surface prints
+DIGITS = 4
+_CACHE: dict[tuple, Answers] = {}
+_CACHE_MAX = 32
+
+
+#: How a unit reads after a number (ASCII): an output's unit is :data:`skbmodel.schema.OUTPUT_UNITS`
+_UNIT_TEXT = {"ns": "ns/packet", "1": "", "%": "%"}
+_PER = {"zero.memset_ns": "ns", "zero.gfp_zero_ns": "ns", "zero.delta_ns": "ns/skb",
+        "slub.loop_cycles": "cycles/object", "slub.bulk_cycles": "cycles/object",
+        "slub.bulk_gain_cycles": "cycles/object", "slub.loop_ns": "ns/object", "slub.bulk_ns": "ns/object"}
+
+
+def unit_text(output: str) -> str:
+    """The unit as it reads after a number of ``output`` (``ns/packet``, ``cycles/object``; '' for a fraction)."""
+    unit = schema.OUTPUT_UNITS[output]
+    return _PER.get(output) or _UNIT_TEXT.get(unit, unit)
+
+
+def decimals(x: float, digits: int = DIGITS) -> int:
+    """Decimals that show ``x`` with ``digits`` significant digits (at least 0)."""
+    x = abs(float(x))
+    return max(0, digits - 1 - int(np.floor(np.log10(x)))) if x > 0 and np.isfinite(x) else 0
+
+
+@dataclasses.dataclass(frozen=True)
+class ProfileIdentity:
+    """Which CPU profile an answer was computed on, as every surface names it."""
+
+    id: str
+    name: str
+    version: str
+    custom: bool
+    #: the shipped profile a custom one was built on, and that profile's version (None for a stock one)
+    base: str | None
+    base_version: str | None
+    #: what a custom profile was fitted from (its constants' source), empty for a stock profile
+    fitted_from: str
+    kernels: tuple[str, ...]
+    ghz: float
+
+    @classmethod
+    def of(cls, profile: Profile, ghz: float) -> ProfileIdentity:
+        custom = profile.id.startswith(CUSTOM_PREFIX)
+        base = base_version = None
+        fitted = ""
+        if custom and profile.inherits:
+            base = profile.inherits.split("@", 1)[0]
+            base_version = profile.inherits.split("@", 1)[1] if "@" in profile.inherits else \
+                profile_version(load_profile(base))
+            sources = sorted({c.source for n, c in profile.constants.items()
+                              if n in load_profile(profile.inherits).constants
+                              and c.value != load_profile(profile.inherits).constants[n].value})
+            fitted = "; ".join(sources)
+        return cls(id=profile.id.split("@", 1)[0], name=profile.name or profile.id, version=profile_version(profile),
+                   custom=custom, base=base, base_version=base_version, fitted_from=fitted,
+                   kernels=tuple(profile.kernels), ghz=float(ghz))
+
+    def text(self) -> str:
+        """``epyc-9684x version c35ab35a`` or ``custom profile NAME (custom-... version ..., on BASE version ...)``."""
+        if self.custom:
+            return (f"custom profile {self.name} ({self.id} version {self.version}, on {self.base} version "
+                    f"{self.base_version})")
+        return f"{self.id} version {self.version}"
+
+    def to_json(self) -> dict:
+        return dataclasses.asdict(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class Answer:
+    """One output of one scenario: value and 90 % interval [unit]."""
+
+    output: str
+    label: str
+    unit: str
+    kind: str
+    value: float
+    lo: float
+    hi: float
+    #: for a signed difference of one scenario (memset minus __GFP_ZERO): its verdict against the noise floor
+    verdict: str | None = None
+
+    @property
+    def signed(self) -> bool:
+        return self.kind == "difference"
+
+    @property
+    def exact(self) -> bool:
+        return self.kind == "exact" or (self.lo == self.value == self.hi and self.kind == "count")
+
+    def _fmt(self, x: float, d: int) -> str:
+        if self.kind in ("count", "exact"):
+            return f"{float(x):.0f}"
+        return f"{float(x):{'+' if self.signed else ''}.{d}f}"
+
+    def _d(self) -> int:
+        return decimals(self.value if self.value else max(abs(self.lo), abs(self.hi)))
+
+    def value_text(self) -> str:
+        """The value with :data:`DIGITS` significant digits (a sign for a signed difference)."""
+        return self._fmt(self.value, self._d())
+
+    def interval_text(self) -> str | None:
+        """``90 %: 2.656 to 2.818`` (to the decimals of the value); None for an exact value."""
+        if self.exact:
+            return None
+        d = self._d()
+        return f"90 %: {self._fmt(self.lo, d)} to {self._fmt(self.hi, d)}"
+
+    def text(self, unit: str | None = None) -> str:
+        """``2.737 Mpps (90 %: 2.656 to 2.818)``."""
+        unit = self.unit if unit is None else unit
+        iv = self.interval_text()
+        return f"{self.value_text()}{' ' + unit if unit else ''}" + (f" ({iv})" if iv else "")
+
+    def to_json(self) -> dict:
+        out = {k: v for k, v in dataclasses.asdict(self).items() if v is not None and k != "drivers"}
+        out.update(value_text=self.value_text(), interval_text=self.interval_text())
+        return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Difference(Answer):
+    """``B - A`` of one output, paired: its value and interval, A's and B's values, the verdict against
+    the noise floor ``noise_ns``, the runs per variant to see it and what it rests on."""
+
+    a: float = 0.0
+    b: float = 0.0
+    noise_ns: float = 0.0
+    runs: int | None = None
+    drivers: dict | None = None
+
+    @property
+    def signed(self) -> bool:
+        return True
+
+    def to_json(self) -> dict:
+        out = super().to_json()
+        if self.drivers is not None:
+            out["drivers"] = _drivers.to_json(self.drivers)
+        return out
+
+
+@dataclasses.dataclass(frozen=True)
+class Answers:
+    """The answer to one question (see the module docstring)."""
+
+    page: str
+    profile_a: ProfileIdentity
+    values: tuple[Answer, ...] = ()
+    profile_b: ProfileIdentity | None = None
+    #: B's values of the outputs the difference is about
+    b_values: tuple[Answer, ...] = ()
+    #: ``B - A``, the verdict's output first (empty without B, or when the change moves nothing)
+    differences: tuple[Difference, ...] = ()
+    #: what A's headline rests on (pages without B); B's differences carry their own
+    drivers: dict | None = None
+    #: why there are no numbers (a composition that makes no sense), else None
+    problem: str | None = None
+    problem_b: str | None = None
+    #: whether the question has a scenario B at all
+    has_b: bool = False
+
+    def value(self, output: str) -> Answer:
+        for a in self.values:
+            if a.output == output:
+                return a
+        raise KeyError(output)
+
+    @property
+    def headline(self) -> Difference | Answer | None:
+        """The first number: the verdict's difference on a page with B, else the page's first value."""
+        if self.differences:
+            return self.differences[0]
+        return self.values[0] if self.values else None
+
+    def to_json(self) -> dict:
+        return {"page": self.page, "profile_a": self.profile_a.to_json(),
+                "profile_b": self.profile_b.to_json() if self.profile_b else None,
+                "values": [a.to_json() for a in self.values], "b_values": [a.to_json() for a in self.b_values],
+                "differences": [d.to_json() for d in self.differences],
+                "drivers": _drivers.to_json(self.drivers) if self.drivers else None,
+                "problem": self.problem, "problem_b": self.problem_b}
+
+
+def _answers(scn: Scenario, outputs: Sequence[str], labels: Mapping[str, str], noise_ns: float) -> tuple:
+    if not outputs:
+        return ()
+    val, iv = scn.with_intervals(list(outputs))
+    out = []
+    for o in outputs:
+        spec = schema.BY_NAME[o]
+        v, (lo, hi) = float(np.asarray(val[o])), iv[o]
+        lo, hi = float(np.asarray(lo)), float(np.asarray(hi))
+        verdict = noise.verdict(v, noise_ns, lo, hi) if spec.kind == "difference" and spec.unit == "ns" else None
+        out.append(Answer(o, labels.get(o, spec.label), spec.unit, spec.kind, v, lo, hi, verdict))
+    return tuple(out)
+
+
+def answer(a: Scenario, b: Scenario | None = None, outputs: Sequence[str] = (), *, labels: Mapping | None = None,
+           noise_ns: float | None = None, differences: Sequence[str] | None = None, page: str = DEFAULT_PAGE,
+           with_drivers: bool = True) -> Answers:
+    """The answers to one question (see the module docstring).
+
+    ``outputs``: scenario A's outputs asked; ``labels``: their labels (default: the schema's);
+    ``noise_ns``: one run's sd of ns/packet (default: A's ``noise_ns``); ``differences``: the outputs
+    of ``B - A`` (default: those the change moves, :func:`skbmodel.drivers.verdict_outputs`).
+    """
+    labels = dict(labels or {})
+    nf = float(a.params["noise_ns"] if noise_ns is None else noise_ns)
+    values = _answers(a, outputs, labels, nf)
+    ident_a = ProfileIdentity.of(a.profile, float(np.asarray(a.params.get("ghz", a.profile.ghz))))
+    if b is None:
+        why = None
+        if with_drivers and outputs:
+            why = _drivers.drivers(a.params, None, a.profile, None, [outputs[0]])[outputs[0]]
+        return Answers(page=page, profile_a=ident_a, values=values, drivers=why)
+    ident_b = ProfileIdentity.of(b.profile, float(np.asarray(b.params.get("ghz", b.profile.ghz))))
+    if differences is None:
+        ea, eb = a.evaluate(list(schema.VERDICT_OUTPUTS)), b.evaluate(list(schema.VERDICT_OUTPUTS))
+        differences = _drivers.verdict_outputs(a.params, b.params, ea, eb)
+    differences = list(differences)
+    diffs: list[Difference] = []
+    b_values: tuple = ()
+    if differences:
+        delta, div = a.delta(b, differences)
+        va, vb = a.evaluate(differences), b.evaluate(differences)
+        b_values = _answers(b, differences, {}, nf)
+        why = _drivers.drivers(a.params, b.params, a.profile, b.profile, differences) if with_drivers else {}
+        for o in differences:
+            spec = schema.BY_NAME[o]
+            d = float(np.asarray(delta[o]))
+            lo, hi = (float(np.asarray(x)) for x in div[o])
+            verdict = noise.verdict(d, nf, lo, hi) if spec.unit == "ns" else None
+            runs = None
+            if d != 0 and spec.per_packet and verdict not in (None, noise.VERDICT_UNSURE):
+                runs = int(noise.runs_needed(d, nf))
+            diffs.append(Difference(o, spec.label, spec.unit, "difference", d, lo, hi, verdict,
+                                    a=float(np.asarray(va[o])), b=float(np.asarray(vb[o])), noise_ns=nf, runs=runs,
+                                    drivers=why.get(o)))
+    return Answers(page=page, profile_a=ident_a, values=values, profile_b=ident_b, b_values=b_values,
+                   differences=tuple(diffs), has_b=True)
+
+
+def identity(state: Mapping, which: str = "a") -> ProfileIdentity:
+    """The identity of the profile scenario ``which`` of a state runs on (no number computed)."""
+    scn = Scenario.of(state, which)
+    return ProfileIdentity.of(scn.profile, float(np.asarray(scn.params.get("ghz", scn.profile.ghz))))
+
+
+def _key(state: Mapping) -> tuple:
+    return tuple(sorted((k, str(v)) for k, v in state.items()
+                        if k in S.PARAMS or k in S.PROFILE_KEYS or k in S.PV_KEYS))
+
+
+def of_state(state: Mapping, drivers: bool = False) -> Answers:
+    """The answers of a dashboard state's question (its page, A and, where the page shows one, B).
+
+    ``drivers``: also what the headline of a page without B rests on (B's differences always carry theirs).
+    Cached per state: the page's metrics, the text block and the report of one view ask once.
+    """
+    key = (_key(state), drivers)
+    hit = _CACHE.get(key)
+    if hit is None:
+        hit = _of_state(state, drivers)
+        if len(_CACHE) >= _CACHE_MAX:
+            _CACHE.pop(next(iter(_CACHE)))
+        _CACHE[key] = hit
+    return hit
+
+
+def _of_state(state: Mapping, drivers: bool) -> Answers:
+    page = state.get("page") or DEFAULT_PAGE
+    spec = BY_SLUG[page]
+    a = Scenario.of(state, "a")
+    outs = [o for o, _ in spec.summary]
+    labels = dict(spec.summary)
+    if page == "design":
+        pa, pb = design.compare_params(a.params, S.b_overrides(state))
+        sa, sb = Scenario.from_params(pa, a.profile), Scenario.from_params(pb, a.profile)
+        bad_a = design.problem_text(pa)
+        bad_b = design.problem_text(pb) if pb.get("path") == "design" else None
+        if bad_a:
+            return Answers(page=page, profile_a=ProfileIdentity.of(a.profile, float(pa["ghz"])), problem=bad_a,
+                           has_b=True)
+        if bad_b:
+            res = answer(sa, None, outs, labels=labels, page=page, with_drivers=drivers)
+            return dataclasses.replace(res, problem_b=bad_b, has_b=True)
+        res = answer(sa, sb, outs, labels=labels, page=page, differences=["path.ns_per_packet", "path.mpps"])
+        return res
+    if page == "validation":
+        return Answers(page=page, profile_a=ProfileIdentity.of(a.profile, float(a.params["ghz"])))
+    if a.params.get("path") == "design":
+        bad = design.problem_text(a.params)
+        if bad:
+            return Answers(page=page, profile_a=ProfileIdentity.of(a.profile, float(a.params["ghz"])), problem=bad,
+                           has_b=spec.has_b)
+    if spec.has_b:
+        return answer(a, Scenario.of(state, "b"), outs, labels=labels, page=page)
+    return answer(a, None, outs, labels=labels, page=page, with_drivers=drivers)
