@@ -151,7 +151,7 @@ def _b_minus_a(state, page, res: answers.Answers, pairs) -> list[str]:
         return lines + _wrap(f"No numbers for B ({res.problem_b})")
     if not res.differences:
         return lines + _wrap("B - A: 0 for every output (the change moves nothing)")
-    for d, vb in list(zip(res.differences, res.b_values))[:3]:
+    for d, vb in list(zip(res.differences, res.b_values))[:1]:  # the verdict's difference; the rest is on the page
         unit = _unit(d.output)
         lines += _wrap(f"{d.label}: A {_num(d.a)}, B {vb.text(unit)}")
         verdict = f": {d.verdict} (noise {d.noise_ns:g} ns per run)" if d.verdict else ""

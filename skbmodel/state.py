@@ -247,6 +247,13 @@ def _b_clock(state: Mapping) -> float:
     return profile_for(state, "b").ghz
 
 
+def normalised(state: Mapping) -> dict:
+    """``state`` in the codec's form: every ``b_`` key that does not make B differ from A dropped."""
+    out = dict(state)
+    _normalise_b(out)
+    return out
+
+
 def _normalise_b(state: dict) -> None:
     """Drop every ``b_`` key that does not make B differ from A (a full link writes them all)."""
     pk = [B_PREFIX + k for k in ("cpu", "prof", "pv")]
@@ -370,7 +377,8 @@ def _read(query, strict: bool) -> tuple[dict, list[str]]:
             continue
         val, problem = p.parse(raw)
         if val is None:
-            bad(k, f"{k}: {problem}; using default {fmt_value(state[k])}",
+            now = f"default {fmt_value(state[k])}" if k in state else f"A's value {fmt_value(state[k[len(B_PREFIX):]])}"
+            bad(k, f"{k}: {problem}; using {now}",
                 f"{_show(raw)} is not allowed; expected {p.allowed()}")
             continue
         if problem:  # clamped, or an integer rounded
@@ -417,7 +425,8 @@ def encode(state: Mapping, keys=None) -> str:
     # Missing keys of A are filled exactly as decode() fills a partial link (the clock follows the CPU);
     # B is written as what it overrides, nothing more.
     full = defaults(state.get("cpu"))
-    full.update({k: v for k, v in state.items() if k in PARAMS})
+    full.update({k: v for k, v in state.items() if k in PARAMS or k in PROFILE_KEYS or k in PV_KEYS})
+    _normalise_b(full)  # an override equal to A's value is none: the link says what B changes
     keys_given = None if keys is None else list(keys)
     if keys is None:
         keys = [k for k in PARAMS if k in full and ((k not in GRID_KEYS or full.get("page") == "grid") and k != "chart"

@@ -107,7 +107,7 @@ def test_golden_link_notice_matches_its_versions(link):
             assert m["now"] == pytest.approx(link["expected"][skbmodel.__version__]["headline"]["value"],
                                              rel=GOLDEN_REL)
     for which, key in (("a", "pv"), ("b", "b_pv")):
-        cpu = st[("" if which == "a" else "b_") + "cpu"]
+        cpu = S.scenario(st, which)["cpu"]
         assert P.is_archived(cpu, made[key]), f"{link['name']}: profile {cpu} version {made[key]} is not archived"
 
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 import skbmodel
 from skbmodel import state as S
 from skbmodel import versions as VERSIONS
+from skbmodel.pages import BY_SLUG
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -24,10 +25,18 @@ def _value(p: S.Param):
     return st.floats(p.lo, p.hi, allow_nan=False, allow_infinity=False)
 
 
+A_KEYS = [k for k in S.PARAMS if not k.startswith(S.B_PREFIX)]
+B_KEYS = [k for k in S.PARAMS if k.startswith(S.B_PREFIX)]
+
+
 @st.composite
 def valid_states(draw):
-    """Any valid state: every key of S.PARAMS (A, B with ``b_`` prefix, page) typed and in range."""
-    return {k: draw(_value(p)) for k, p in S.PARAMS.items()}
+    """Any valid state: every key of A and the view typed and in range, and B as a random set of overrides
+    (the codec's form: an override equal to A's value is none)."""
+    s = {k: draw(_value(S.PARAMS[k])) for k in A_KEYS}
+    for k in draw(st.lists(st.sampled_from(B_KEYS), unique=True, max_size=8)):
+        s[k] = draw(_value(S.PARAMS[k]))
+    return S.normalised(s)
 
 
 def _in_range(p: S.Param, v) -> bool:
@@ -44,9 +53,11 @@ _OPTIONAL = set(getattr(S, "PROFILE_KEYS", ())) | set(S.VERSION_KEYS)
 
 
 def _assert_valid_state(s: dict):
-    assert set(S.PARAMS) <= set(s) <= set(S.PARAMS) | _OPTIONAL, set(s) ^ set(S.PARAMS)
+    assert set(A_KEYS) <= set(s) <= set(S.PARAMS) | _OPTIONAL, set(s) ^ set(A_KEYS)
     for k, p in S.PARAMS.items():
-        assert _in_range(p, s[k]), (k, s[k])
+        if k in s:
+            assert _in_range(p, s[k]), (k, s[k])
+    assert S.normalised(s) == s, "a b_ key equal to A's value is no override"
 
 
 def _bad_value(p: S.Param):
@@ -72,6 +83,7 @@ def _bad_value(p: S.Param):
 @SETTINGS
 @given(valid_states())
 @example({**S.defaults(), "clone_frac": 0.15000000000000002, "ghz": 3.1234567, "b_link_gbps": 123.456789})
+@example({**S.defaults(), "b_cpu": "epyc-9684x"})
 def test_round_trip_any_valid_state(s):
     q = S.encode(s)
     back, warnings = S.decode(q)
@@ -89,16 +101,21 @@ def test_encode_carries_every_parameter_and_version_first(s):
     assert pairs[0] == ("v", str(S.FORMAT_VERSION))
     keys = [k for k, _ in pairs]
     # then the versions (the validation page has no headline output, so no h)
-    nv = len(S.VERSION_KEYS) - (s["page"] not in VERSIONS.HEADLINES)
-    assert keys[1:1 + nv] == [k for k in S.VERSION_KEYS if k != "h" or s["page"] in VERSIONS.HEADLINES]
+    shown = s if BY_SLUG[s["page"]].has_b else S.without_b(s)  # a page without B writes none of it
+    # b_pv only for a B on a profile of its own
+    want = [k for k in S.VERSION_KEYS if (k != "h" or s["page"] in VERSIONS.HEADLINES)
+            and (k != "b_pv" or S.own_profile(shown))]
+    nv = len(want)
+    assert keys[1:1 + nv] == want
     # every parameter; the question grid's only on its page or when not at its default, the open chart tab
     # only when it is not the page's first
-    assert keys[1 + nv:] == [k for k in S.PARAMS if (k not in S.GRID_KEYS or s["page"] == "grid") and k != "chart"
-                             or s[k] != S.PARAMS[k].default]
+    assert keys[1 + nv:] == [k for k in S.PARAMS if k in shown and (
+        (k not in S.GRID_KEYS or s["page"] == "grid") and k != "chart" or s[k] != S.PARAMS[k].default)]
     assert len(keys) == len(set(keys))
     got = dict(pairs)
     assert got["mv"] == skbmodel.__version__
-    assert got["pv"] == S._profile.profile_version(s["cpu"]) and got["b_pv"] == S._profile.profile_version(s["b_cpu"])
+    assert got["pv"] == S._profile.profile_version(s["cpu"])
+    assert got.get("b_pv") == (S._profile.profile_version(s["b_cpu"]) if S.own_profile(shown) else None)
 
 
 @SETTINGS
@@ -113,12 +130,17 @@ def test_round_trip_through_streamlit_style_mapping(s):
 @SETTINGS
 @given(valid_states(), st.sampled_from([k for k in S.PARAMS if k not in ("ghz", "b_ghz")]))
 def test_partial_links_keep_given_keys_and_default_the_rest(s, key):
-    back, warnings = S.decode(urlencode({key: S.fmt_value(s[key])}))
+    value = s.get(key, S.defaults().get(key, S.PARAMS[key].default))
+    back, warnings = S.decode(urlencode({key: S.fmt_value(value)}))
     assert warnings == []
-    assert back[key] == s[key]
     d = S.defaults()
-    for k in S.PARAMS:
-        if k != key and k not in ("ghz", "b_ghz"):
+    if key.startswith(S.B_PREFIX):  # B: A (the defaults) plus this override, unless it equals A's value
+        assert S.scenario(back, "b")[key[len(S.B_PREFIX):]] == value
+        assert (key in back) == (value != d[key[len(S.B_PREFIX):]])
+    else:
+        assert back[key] == value
+    for k in A_KEYS:
+        if k != key and k != "ghz":
             assert back[k] == d[k], k
 
 
@@ -130,7 +152,7 @@ def test_defaults_round_trip_and_ghz_follows_cpu():
         s, w = S.decode(f"cpu={cpu}&b_cpu={cpu}")
         assert w == []
         ghz = S._profile.load_profile(cpu).ghz
-        assert s["ghz"] == ghz and s["b_ghz"] == ghz
+        assert s["ghz"] == ghz and S.scenario(s, "b")["ghz"] == ghz and "b_cpu" not in s  # B on A's CPU is A's
         # an explicit clock wins over the profile's, in either order
         s2, w2 = S.decode(f"ghz=2.5&cpu={cpu}")
         assert w2 == [] and s2["ghz"] == 2.5 and s2["cpu"] == cpu
@@ -209,15 +231,18 @@ def test_every_bad_or_unknown_key_is_named_and_good_keys_survive(case):
     for k in list(bad) + unknown:
         assert _named(k, warnings), (k, warnings)
     assert len(warnings) == len(bad) + len(unknown), warnings
+    b = S.scenario(got, "b")
     for k, v in s.items():
         if k not in bad and not (k in ("ghz", "b_ghz") and k.replace("ghz", "cpu") in bad):
-            assert got[k] == v, k
+            # a good key survives: A's as given; B's as B's value (an override equal to A's is no key)
+            assert (b[k.removeprefix(S.B_PREFIX)] if k.startswith(S.B_PREFIX) else got[k]) == v, k
     for k, raw in bad.items():
         p = S.PARAMS[k]
+        value = b[k.removeprefix(S.B_PREFIX)] if k.startswith(S.B_PREFIX) else got[k]
         if p.kind == "choice":
-            assert got[k] == S.defaults()[k] or got[k] == s.get(k)
+            assert value in p.choices
         else:
-            assert p.lo <= got[k] <= p.hi
+            assert p.lo <= value <= p.hi
 
 
 @SETTINGS
@@ -240,7 +265,8 @@ def test_decode_strict_error_names_a_bad_key(case):
 ])
 def test_clamped_values_are_named(q, key, clamped_to):
     s, w = S.decode(q)
-    assert s[key] == clamped_to
+    which = "b" if key.startswith(S.B_PREFIX) else "a"
+    assert S.scenario(s, which)[key.removeprefix(S.B_PREFIX)] == clamped_to
     assert len(w) == 1 and w[0].startswith(key + ":"), w
 
 
@@ -284,7 +310,7 @@ def test_no_eval_no_pickle_in_codec_source():
 def test_encode_of_partial_state_fills_like_a_partial_link(s, data):
     """Regression: encode({'cpu': X}) used to give B the CPU X too, and encode({'b_cpu': X})
     gave B the clock of A's CPU, while the same partial link decodes with B's own defaults."""
-    keys = data.draw(st.lists(st.sampled_from(list(S.PARAMS)), unique=True, max_size=6))
+    keys = data.draw(st.lists(st.sampled_from([k for k in S.PARAMS if k in s]), unique=True, max_size=6))
     part = {k: s[k] for k in keys}
     via_link, w = S.decode(urlencode({k: S.fmt_value(v) for k, v in part.items()}))
     assert w == []
@@ -307,6 +333,7 @@ CUSTOM = "1~e5-1650v4~ghz:3.57,slub_fast_pair_cycles:121.5~my-lab"
 def test_round_trip_with_custom_profile(s, keys):
     for k in keys:
         s = {**s, k: CUSTOM, k.replace("prof", "cpu"): "e5-1650v4"}
+    s = S.normalised(s)  # B on the same custom profile as A is on A's
     q = S.encode(s)
     assert S.decode(q) == (s, [])
     assert S.decode_strict(q) == s
@@ -340,7 +367,7 @@ def test_profile_version_is_a_hash_of_the_values_only():
 def test_link_carries_versions_and_headline():
     q = VERSIONS.share_query({**S.defaults(), "page": "slub", "bulk": 32})
     got = dict(parse_qsl(q))
-    assert q.startswith(f"v=1&mv={skbmodel.__version__}&pv={CUR}&b_pv={CUR}&h=")
+    assert q.startswith(f"v=1&mv={skbmodel.__version__}&pv={CUR}&h=")  # no B on the SLUB page: no b_pv
     from skbmodel import model
     want = float(model.evaluate({"bulk": 32}, P.load_profile("e5-1650v4"))["slub.loop_cycles"])
     assert float(got["h"]) == float(format(want, ".6g"))
@@ -409,8 +436,8 @@ def test_archived_profile_version_is_used_and_round_trips(old_e5_version):
     assert S.decode_strict(q) == s
     prof = S.profile_for(s)
     assert prof.id == f"e5-1650v4@{ver}" and prof.values() == old.values()
-    assert S.profile_for(s, "b").id == "e5-1650v4"
-    assert q.startswith(f"v=1&mv={skbmodel.__version__}&pv={ver}&b_pv={CUR}&h=")
+    assert S.profile_for(s, "b").id == f"e5-1650v4@{ver}"  # B is A: on A's profile in A's version
+    assert q.startswith(f"v=1&mv={skbmodel.__version__}&pv={ver}&h=")
     assert VERSIONS.share_query(s) == q
     assert "mv" not in s and "h" not in s  # its h is the archived profile's number: nothing moved
     n = VERSIONS.link_notice(q, s)
@@ -467,7 +494,8 @@ def test_any_version_value_never_raises_and_keeps_the_state(s, key, raw):
     pairs = [(k, v) for k, v in parse_qsl(S.encode(s)) if k != key] + [(key, raw)]
     got, w = S.decode(urlencode(pairs))
     _assert_valid_state(got)
-    assert {k: got[k] for k in S.PARAMS} == {k: s[k] for k in S.PARAMS}
+    assert {k: got[k] for k in A_KEYS} == {k: s[k] for k in A_KEYS}
+    assert S.scenario(got, "b") == S.scenario(s, "b")  # a version names a profile version, never a parameter
     assert S.decode(S.encode(got)) == (got, [])
 
 

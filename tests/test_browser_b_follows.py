@@ -1,0 +1,76 @@
+"""B follows A, in the browser: on every page, change A's CPU and one of A's controls; the address bar and
+the share link of a page without B never gain a ``b_`` key, and Compare then opens with B equal to A (on
+A's CPU) until a difference is added.
+
+One server, one browser; each page starts a fresh session (``goto``).
+"""
+from __future__ import annotations
+
+from urllib.parse import parse_qsl, urlsplit
+
+import pytest
+
+from skbmodel import pages
+from tests.browser_util import app_and_browser, eventually, focus_slider, page_with_errors, wait_for_app
+
+pytestmark = pytest.mark.browser
+
+CPU = "epyc-9684x"
+TITLES = {p.slug: p.title for p in pages.PAGES}
+
+
+@pytest.fixture(scope="module")
+def tab():
+    with app_and_browser("dashboard.py") as (url, browser):
+        ctx, page, errors = page_with_errors(browser, 1400, 1000)
+        page.set_default_timeout(120_000)  # a loaded 2-core machine: actions wait for the app
+        yield url, page, errors
+        ctx.close()
+
+
+def _query(page) -> dict:
+    return dict(parse_qsl(urlsplit(page.url).query))
+
+
+def _share_link(page) -> str:
+    return page.locator(".st-key-share_link code").inner_text().replace("\n", "")
+
+
+def _set_a(page) -> None:
+    """A's CPU (the sidebar's selectbox), then A's clock one step up (the sidebar's slider, by keyboard)."""
+    page.locator(".st-key-cpu input[role='combobox']").click()
+    page.keyboard.type(CPU)  # the list is long and virtualised: filter it to the one option
+    page.locator("[role='option']", has_text=CPU).first.click()
+    wait_for_app(page)
+    eventually(lambda: _assert(_query(page).get("cpu") == CPU, page.url), timeout=60)
+    before = _query(page).get("ghz")
+    focus_slider(page, "ghz")
+    page.keyboard.press("ArrowRight")
+    wait_for_app(page)
+    eventually(lambda: _assert(_query(page).get("ghz") not in (None, before), page.url), timeout=60)
+
+
+def _assert(cond: bool, what: str) -> None:
+    assert cond, what
+
+
+@pytest.mark.parametrize("slug", [p.slug for p in pages.PAGES])
+def test_changing_a_writes_no_b_key_and_compare_follows(tab, slug):
+    url, page, errors = tab
+    page.goto(f"{url}/{slug}")
+    wait_for_app(page)
+    _set_a(page)
+    has_b = pages.BY_SLUG[slug].has_b
+    assert not [k for k in _query(page) if k.startswith("b_")], page.url
+    assert "b_" not in _share_link(page) or has_b, _share_link(page)
+    a = {k: v for k, v in _query(page).items() if k in ("cpu", "ghz")}
+    if slug != "compare":
+        page.locator('[data-testid="stSidebarNavLink"]', has_text=TITLES["compare"]).first.dispatch_event("click")
+        wait_for_app(page)
+    # B is A: its CPU and clock are A's, nothing is listed as a difference and the link carries no b_ key
+    eventually(lambda: _assert(urlsplit(page.url).path.endswith("/compare"), page.url), timeout=60)
+    assert {k: v for k, v in _query(page).items() if k in ("cpu", "ghz")} == a
+    assert not [k for k in _query(page) if k.startswith("b_")], page.url
+    assert page.locator(".st-key-b_overrides").inner_text().startswith("B is A")
+    assert "nothing to compare" in page.locator(".st-key-ab_verdict").inner_text()
+    assert not errors, errors
