@@ -2,7 +2,8 @@
 resolved once, and the model's functions applied to it.
 
 ``Scenario.of(state, "b")`` is scenario B resolved from the codec's state (A plus B's overrides, on B's
-profile or A's): no consumer slices the ``b_`` keys itself.  :attr:`Scenario.key` keys the caches.  The mapping functions of :mod:`skbmodel.model` and
+profile or A's): no consumer slices the ``b_`` keys itself.  :attr:`Scenario.key` keys the caches.
+The mapping functions of :mod:`skbmodel.model` and
 :mod:`skbmodel.uncertainty` stay for the CLI, the benchmarks and the fit.
 """
 from __future__ import annotations
