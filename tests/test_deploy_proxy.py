@@ -7,6 +7,7 @@ and tells this test so: there a missing nginx fails the test; a developer's run 
 """
 from __future__ import annotations
 
+import base64
 import os
 import re
 import shutil
@@ -257,6 +258,26 @@ def test_the_unit_template_is_valid_for_systemd(tmp_path):
                        capture_output=True, text=True)
     assert r.returncode == 0 and not r.stderr.strip(), r.stderr
     assert "ExecStart=/opt/skbmodel/deploy/serve.sh one %i" in UNIT.read_text()
+
+
+def _handshake(d: Deployment, origin: str) -> int:
+    """The HTTP status of a WebSocket handshake on the dashboard's stream through the proxy."""
+    with socket.create_connection(("127.0.0.1", d.proxy_port), timeout=10) as s:
+        s.sendall((f"GET {PATH}_stcore/stream HTTP/1.1\r\nHost: 127.0.0.1:{d.proxy_port}\r\n"
+                   "Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Version: 13\r\n"
+                   f"Sec-WebSocket-Key: {base64.b64encode(os.urandom(16)).decode()}\r\n"
+                   f"Origin: {origin}\r\n\r\n").encode())
+        head = s.recv(4096).decode("latin-1")
+    return int(head.split(" ", 2)[1])
+
+
+@pytest.mark.browser
+def test_websockets_pass_the_proxy_and_other_origins_stay_refused(deployment):
+    d = deployment
+    # the proxy keeps the Host's port: the page's own origin is the same origin to Streamlit
+    assert _handshake(d, f"http://127.0.0.1:{d.proxy_port}") == 101
+    # CORS protection still holds behind the proxy: a page of another site cannot open a session
+    assert _handshake(d, "https://elsewhere.example.org") == 403
 
 
 @pytest.mark.browser
