@@ -437,8 +437,9 @@ def summarize(res: dict, args) -> int:
           f"(with kaleido Chromium children: {t0 / 1024:.0f} -> {t2 / 1024:.0f} MiB)")
     n_moves = sum(s.moves for s in many)
     per_move_ms = 1000 * res["cpu_s"] / n_moves if n_moves else float("nan")
+    ceiling = 1000 / per_move_ms if per_move_ms > 0 else float("nan")
     print(f"  one process: {n_moves / res['wall']:.2f} moves/s from {args.sessions} sessions; server CPU "
-          f"{per_move_ms:.0f} ms per move (ceiling {1000 / per_move_ms:.0f} moves/s); peak RSS "
+          f"{per_move_ms:.0f} ms per move (ceiling {ceiling:.0f} moves/s); peak RSS "
           f"{res['peak_rss_kb'] / 1024:.0f} MiB, {(res['peak_rss_kb'] - r1) / 1024 / args.sessions:.1f} MiB "
           "per session above the idle server")
     if res.get("held"):
