@@ -178,9 +178,10 @@ class Deployment:
         """``(cookie, port)`` of every WebSocket (``_stcore/stream``) nginx logged: written when it closes."""
         out = []
         for line in self.access_log.read_text().splitlines():
-            cookie, upstream, _status, uri = line.split(" ", 3)
-            if "/_stcore/stream" in uri and upstream != "-":
-                out.append((cookie, int(upstream.rsplit(":", 1)[1])))
+            # $upstream_addr lists every process tried ("a:1, a:2"); the last one answered
+            m = re.fullmatch(r'(\S+) (.+) (\d{3}) "(.*)"', line)
+            if m and "/_stcore/stream" in m[4] and m[2] != "-":
+                out.append((m[1], int(m[2].rsplit(":", 1)[1])))
         return out
 
     def close(self) -> None:
@@ -217,10 +218,11 @@ def _open(browser, url: str, cookie: str, host_url: str):
 
 
 def _settle(page) -> None:
-    wait_for_app(page)
-    wait_for_plotly(page, 0)
-    page.locator(".st-key-share_link code").first.wait_for(timeout=30_000)
-    wait_for_app(page)
+    """Wait for the page, its first chart and its share link (generous: the machine may be busy)."""
+    wait_for_app(page, timeout=120)
+    wait_for_plotly(page, 0, timeout=90)
+    page.locator(".st-key-share_link code").first.wait_for(timeout=90_000)
+    wait_for_app(page, timeout=120)
 
 
 def _link(page) -> str:
@@ -299,8 +301,8 @@ def test_a_link_through_the_proxy_survives_its_process(deployment):
             assert slider_value(a, "bulk") == 40
             focus_slider(a, "bulk")
             a.keyboard.press("ArrowRight")
-            a.wait_for_function("() => new URL(location.href).searchParams.get('bulk') === '41'", timeout=30_000)
-            wait_for_app(a)
+            a.wait_for_function("() => new URL(location.href).searchParams.get('bulk') === '41'", timeout=90_000)
+            wait_for_app(a, timeout=120)
             link = _copy_link(a)
             assert link == _link(a)
             # the public address and its path, not the address the browser shows
@@ -325,8 +327,8 @@ def test_a_link_through_the_proxy_survives_its_process(deployment):
             assert slider_value(b, "bulk") == 41
             focus_slider(b, "bulk")
             b.keyboard.press("ArrowLeft")
-            b.wait_for_function("() => new URL(location.href).searchParams.get('bulk') === '40'", timeout=30_000)
-            wait_for_app(b)
+            b.wait_for_function("() => new URL(location.href).searchParams.get('bulk') === '40'", timeout=90_000)
+            wait_for_app(b, timeout=120)
             assert S.decode(urlsplit(_link(b)).query)[0]["bulk"] == 40
             _no_error(b)
 
