@@ -250,6 +250,18 @@ def test_the_shipped_site_is_what_the_script_writes():
     assert text.count("server 127.0.0.1:85") == 4
 
 
+def test_a_missing_nginx_fails_where_test_sh_runs_and_is_skipped_elsewhere(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setattr(os, "access", lambda path, mode: False)
+    monkeypatch.delenv("CI", raising=False)
+    monkeypatch.setenv("SKB_NEED_NGINX", "1")
+    with pytest.raises(pytest.fail.Exception, match="apt-get install -y nginx"):
+        _nginx()
+    monkeypatch.delenv("SKB_NEED_NGINX")
+    with pytest.raises(pytest.skip.Exception, match="nginx is not installed"):
+        _nginx()
+
+
 def test_the_unit_template_is_valid_for_systemd(tmp_path):
     analyze = shutil.which("systemd-analyze")
     if analyze is None:
