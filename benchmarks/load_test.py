@@ -1,6 +1,7 @@
 """Load test: concurrent reviewers on one dashboard server must not see each other's values.
 
     python benchmarks/load_test.py [--sessions 10] [--duration 60] [--single 20] [--export-every 4] [--moves N]
+                                   [--hold N]
 
 Starts one ``streamlit run dashboard.py`` on 127.0.0.1 and drives it with headless Debian Chromium
 (Playwright, /usr/bin/chromium; one browser, one context = one Streamlit session each).
@@ -25,6 +26,14 @@ Printed: errors (timeouts, error boxes, JavaScript errors, failed downloads) -- 
 value, URL, chart, file name or image content that is not this session's) -- goal 0; p50/p95
 slider -> chart latency alone vs under load; exports done; server RSS (the Streamlit process, and
 with its kaleido Chromium children) at start and end.  Exit status 1 if errors or leaks.
+What one process holds (docs/deploy.md): the moves per second all sessions made together, the
+server's CPU time per move (its user + system time over the load phase, divided by the moves: a
+process runs its sessions' scripts under one interpreter lock, so 1 s over this is its ceiling of
+moves per second), and the memory per session (the server's peak RSS during the load phase above
+its RSS before it, divided by the sessions).  ``--hold N`` then opens N more sessions on the SLUB page
+one after the other and keeps them all open: the server's RSS with them above its RSS before,
+divided by N, is the memory a reader's open session holds (sessions opened one at a time, so a
+machine whose browsers are slow still gets there).
 """
 from __future__ import annotations
 
@@ -79,6 +88,27 @@ def _rss_kb(pid: int) -> int:
     except OSError:
         pass
     return 0
+
+
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds of ``pid`` so far (its threads included)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def _peak_rss_kb(pid: int, stop: asyncio.Event, every_s: float = 0.25) -> int:
+    """The highest RSS of ``pid`` seen until ``stop`` is set."""
+    peak = _rss_kb(pid)
+    while not stop.is_set():
+        peak = max(peak, _rss_kb(pid))
+        try:
+            await asyncio.wait_for(stop.wait(), every_s)
+        except asyncio.TimeoutError:
+            pass
+    return max(peak, _rss_kb(pid))
 
 
 def _tree_rss_kb(pid: int) -> int:
@@ -313,6 +343,31 @@ async def run_phase(browser, base: str, n: int, duration: float, export_every: i
     return sessions
 
 
+async def hold_sessions(browser, base: str, n: int, pid: int | None) -> tuple[int, int, int] | None:
+    """Open ``n`` sessions on the SLUB page one after the other and keep them open:
+    ``(sessions opened, server RSS before, server RSS with them open)`` in KiB, None for ``n`` = 0."""
+    if n <= 0 or not pid:
+        return None
+    before = _rss_kb(pid)
+    contexts = []
+    try:
+        for i in range(n):
+            ctx = await browser.new_context(viewport={"width": 1400, "height": 1000})
+            contexts.append(ctx)
+            page = await ctx.new_page()
+            try:
+                await open_slub(page, base, Session(i), 20 * (i % 12) + 10)
+            except Exception as e:  # noqa: BLE001 - counted: fewer sessions held
+                print(f"  ! held session {i}: {type(e).__name__}: {str(e).splitlines()[0][:160]}", file=sys.stderr)
+                await ctx.close()
+                contexts.pop()
+        await asyncio.sleep(2.0)  # let the last runs finish and their memory settle
+        return len(contexts), before, _rss_kb(pid)
+    finally:
+        for ctx in contexts:
+            await ctx.close()
+
+
 def pct(values: list[float], q: float) -> float:
     return float(np.percentile(values, q)) if values else float("nan")
 
@@ -338,14 +393,22 @@ async def main_async(args) -> dict:
                 single = await run_phase(browser, base, 1, args.single, args.export_every, tmp, first_index=0,
                                          moves=moves) if args.single > 0 else []
                 rss1 = (_rss_kb(pid), _tree_rss_kb(pid)) if pid else (0, 0)
+                stop = asyncio.Event()
+                sampler = asyncio.create_task(_peak_rss_kb(pid, stop)) if pid else None
+                cpu0 = _cpu_s(pid) if pid else float("nan")
                 t0 = time.perf_counter()
                 many = await run_phase(browser, base, args.sessions, args.duration, args.export_every, tmp,
                                        moves=moves)
                 wall = time.perf_counter() - t0
+                cpu = (_cpu_s(pid) if pid else float("nan")) - cpu0
+                stop.set()
+                peak = await sampler if sampler else 0
                 rss2 = (_rss_kb(pid), _tree_rss_kb(pid)) if pid else (0, 0)
+                held = await hold_sessions(browser, base, getattr(args, "hold", 0) or 0, pid)
             finally:
                 await browser.close()
-    return dict(single=single, many=many, rss=(rss0, rss1, rss2), wall=wall, pid=pid)
+    return dict(single=single, many=many, rss=(rss0, rss1, rss2), wall=wall, pid=pid, cpu_s=cpu, peak_rss_kb=peak,
+                held=held)
 
 
 def summarize(res: dict, args) -> int:
@@ -354,7 +417,7 @@ def summarize(res: dict, args) -> int:
     latn = [x for s in many for x in s.latencies_ms]
     errors = [f"[single] {e}" for s in single for e in s.errors] + [f"[s{s.index}] {e}" for s in many for e in s.errors]
     leaks = [f"[single] {e}" for s in single for e in s.leaks] + [f"[s{s.index}] {e}" for s in many for e in s.leaks]
-    (r0, t0), (_, _), (r2, t2) = res["rss"]
+    (r0, t0), (r1, _), (r2, t2) = res["rss"]
     moves = getattr(args, "moves", 0) or 0
     single_len, many_len = ((f"{moves} moves", f"{moves} moves") if moves > 0
                             else (f"{args.single:.0f} s", f"{args.duration:.0f} s"))
@@ -372,6 +435,17 @@ def summarize(res: dict, args) -> int:
               f"errors {len(s.errors)}, leaks {len(s.leaks)}")
     print(f"  server RSS: start {r0 / 1024:.0f} MiB, end {r2 / 1024:.0f} MiB "
           f"(with kaleido Chromium children: {t0 / 1024:.0f} -> {t2 / 1024:.0f} MiB)")
+    n_moves = sum(s.moves for s in many)
+    per_move_ms = 1000 * res["cpu_s"] / n_moves if n_moves else float("nan")
+    ceiling = 1000 / per_move_ms if per_move_ms > 0 else float("nan")
+    print(f"  one process: {n_moves / res['wall']:.2f} moves/s from {args.sessions} sessions; server CPU "
+          f"{per_move_ms:.0f} ms per move (ceiling {ceiling:.0f} moves/s); peak RSS "
+          f"{res['peak_rss_kb'] / 1024:.0f} MiB, {(res['peak_rss_kb'] - r1) / 1024 / args.sessions:.1f} MiB "
+          "per session above the idle server")
+    if res.get("held"):
+        opened, before, after = res["held"]
+        print(f"  held open: {opened} sessions on /slub, server RSS {before / 1024:.0f} -> {after / 1024:.0f} MiB, "
+              f"{(after - before) / 1024 / max(opened, 1):.1f} MiB per session")
     print(f"  errors: {len(errors)}   cross-session leaks: {len(leaks)}")
     for e in (errors + leaks)[:30]:
         print("   ", e)
@@ -384,6 +458,8 @@ def main(argv=None) -> int:
     ap.add_argument("--duration", type=float, default=60.0, help="seconds of concurrent load")
     ap.add_argument("--single", type=float, default=20.0, help="seconds of the one-session baseline")
     ap.add_argument("--export-every", type=int, default=4, help="export PNG+SVG every N steps (0 = never)")
+    ap.add_argument("--hold", type=int, default=0,
+                    help="afterwards open N sessions one at a time and keep them open (memory per session)")
     ap.add_argument("--moves", type=int, default=0,
                     help="each session makes exactly N slider moves instead of running for --single/--duration")
     args = ap.parse_args(argv)

@@ -9,6 +9,10 @@
 #
 # SKB_NEED_CHROMIUM=1 (set by scripts/test.sh) makes a missing chromium an error; the dashboard
 # starts without it (only image export needs it).
+# SKB_NEED_NGINX=1 (set by scripts/test.sh) installs Debian's nginx too: the proxy test
+# (tests/test_deploy_proxy.py) runs it as a foreground process with its own configuration, and fails
+# without it. Installing it does not start it where policy-rc.d forbids (containers); elsewhere
+# Debian starts the default site on port 80, which the tests never use.
 # Prints the venv's python on its last line of stdout; everything else goes to stderr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,6 +47,8 @@ if [ ! -x "$VENV/bin/python" ] && ! venv_works; then
 fi
 have_chromium || missing+=("$chromium_pkg")
 dpkg-query -W -f='${Status}' fonts-dejavu-core 2>/dev/null | grep -q "ok installed" || missing+=(fonts-dejavu-core)
+have_nginx() { command -v nginx >/dev/null 2>&1 || [ -x /usr/sbin/nginx ]; }
+if [ "${SKB_NEED_NGINX:-0}" = 1 ] && ! have_nginx; then missing+=(nginx); fi
 
 if [ "${#missing[@]}" -gt 0 ]; then
     # sudo only where it can ask for a password (a terminal) or needs none.
@@ -82,5 +88,8 @@ if ! have_chromium; then
         exit 1
     fi
     say "chromium is missing: the dashboard runs, image export will not (sudo apt-get install -y $chromium_pkg)"
+fi
+if [ "${SKB_NEED_NGINX:-0}" = 1 ] && ! have_nginx; then
+    say "nginx is missing: tests/test_deploy_proxy.py will fail (sudo apt-get install -y nginx)"
 fi
 echo "$(cd "$VENV" && pwd)/bin/python"

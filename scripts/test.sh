@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# Install what is missing (scripts/setup.sh: Debian packages, the project's .venv), lint (ruff, config in
-# ruff.toml), then run the whole test suite with the venv's python. Extra arguments go to pytest.
+# Install what is missing (scripts/setup.sh: Debian packages, nginx included, the project's .venv), lint
+# (ruff, config in ruff.toml), then run the whole test suite with the venv's python. Extra arguments go to pytest.
 # A lint finding fails the run before any test.
 # Exits with pytest's exit code, except that "no tests collected" (pytest exit 5) is a failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+# SKB_NEED_NGINX=1 also tells the proxy test that a missing nginx is a failure, not a skip
+export SKB_NEED_NGINX=1
 PY="$(SKB_NEED_CHROMIUM=1 bash scripts/setup.sh | tail -n 1)"
 if [ -z "$PY" ] || [ ! -x "$PY" ]; then
     echo "test.sh: FAILED: scripts/setup.sh did not finish (see above)" >&2

@@ -106,7 +106,8 @@ def cmd_link(args) -> int:
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
     short = shortlink.shorten(versions.share_query(st))
-    base = args.base or base
+    public = shortlink.public_base_url()  # the address readers open wins over the one the link was copied at
+    base = args.base or (public + st["page"] if public else base)
     print(f"{base}?{short}" if base else short)
     return 1 if warnings else 0
 
@@ -509,8 +510,9 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
                      help="the plain-text summary to paste into a mail (what the page's 'Copy as text' shows): "
                           "what differs from the defaults, the page's numbers with 90 %% intervals, B - A, the "
                           "versions and the short link; ASCII, 70 columns")
-    e.add_argument("--base", metavar="URL", help="the dashboard's address for the link in --text (default "
-                   f"{shortlink.DEFAULT_BASE_URL}<page>)")
+    e.add_argument("--base", metavar="URL", help="the dashboard's address for the link in --text (default: the "
+                   f"public address {shortlink.PUBLIC_URL_ENV} or {shortlink.PUBLIC_URL_FILE} sets, + <page>; "
+                   f"without one {shortlink.DEFAULT_BASE_URL}<page>)")
     e.add_argument("--profile", metavar="FILE.toml",
                    help="evaluate with this profile file (e.g. from 'profile derive' or 'fit --out') instead of "
                         "the link's CPU profile")
@@ -522,7 +524,9 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
                         "dashboard shows when the link is opened (stderr, exit 1); the link printed is then "
                         "the one of the view that opens.")
     ln.add_argument("query", help="a query string ('bulk=32&zero=memset') or a whole link (http://host/page?...)")
-    ln.add_argument("--base", metavar="URL", help="address to put before '?' (default: the link's own, if any)")
+    ln.add_argument("--base", metavar="URL", help="address to put before '?' (default: the public address "
+                    f"{shortlink.PUBLIC_URL_ENV} or {shortlink.PUBLIC_URL_FILE} sets, + <page>; without one the "
+                    "link's own, if any)")
     ln.set_defaults(func=cmd_link)
     pr = sub.add_parser("profile", help="machine descriptions and the profiles derived from them")
     pr_sub = pr.add_subparsers(dest="action", required=True, parser_class=_Parser)
@@ -606,7 +610,7 @@ def main(argv=None, extra=()) -> int:
     try:
         args = build_parser(extra).parse_args(argv)
         return args.func(args)
-    except (UsageError, state.StateError, ProfileError) as e:
+    except (UsageError, state.StateError, ProfileError, shortlink.PublicUrlError) as e:
         print(f"error: {e}", file=sys.stderr)
         for line in getattr(e, "details", ()):
             print(f"  {line}", file=sys.stderr)

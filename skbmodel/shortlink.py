@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from . import __version__ as MODEL_VERSION
 from . import profile as _profile
@@ -31,6 +33,13 @@ from .params import B_PREFIX, DISPLAY_PARAMS, MODEL_PARAMS, fmt_value
 
 #: The dashboard's address when none is known (the CLI, a report made outside a browser session).
 DEFAULT_BASE_URL = "http://localhost:8501/"
+#: The environment variable naming the dashboard's public address, path included (behind a reverse
+#: proxy: ``https://perf.example.org/skbmodel/``).  It wins over the file's ``public_url``.
+PUBLIC_URL_ENV = "SKB_PUBLIC_URL"
+#: ``public_url = "https://..."`` in ``.streamlit/skbmodel.toml`` of the working directory, else of the
+#: home directory (the two places Streamlit reads its own config.toml from; a key of Streamlit's
+#: config.toml that Streamlit does not know is logged as invalid on every start).
+PUBLIC_URL_FILE = Path(".streamlit") / "skbmodel.toml"
 FORMAT_VERSION = 2
 LONG_FORMAT_VERSION = 1
 DEFAULTS_FILE = Path(__file__).with_name("data") / "link-defaults.json"
@@ -195,9 +204,59 @@ def expand(query):
     return urlencode(out, safe=":,~")
 
 
+class PublicUrlError(ValueError):
+    """The public address set is not an http(s) address (the message names where it was set)."""
+
+
+def _checked_public_url(text: str, where: str) -> str:
+    url = text.strip()
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc or parts.query or parts.fragment:
+        raise PublicUrlError(f"{where}: {text[:200]!r} is not the dashboard's public address "
+                             "(expected http(s)://host[:port]/path/, without a query)")
+    return url if url.endswith("/") else url + "/"
+
+
+def public_base_url() -> str | None:
+    """The dashboard's public address, ending in ``/``: :data:`PUBLIC_URL_ENV`, else ``public_url`` of
+    :data:`PUBLIC_URL_FILE` (working directory, then home); None when neither sets it.
+
+    Read on every call (a file read of a few bytes), so a changed setting needs no restart of the CLI
+    and a test can set it.  Raises :class:`PublicUrlError` for a value that is not an http(s) address.
+    """
+    env = os.environ.get(PUBLIC_URL_ENV, "").strip()
+    if env:
+        return _checked_public_url(env, PUBLIC_URL_ENV)
+    for path in (Path.cwd() / PUBLIC_URL_FILE, Path.home() / PUBLIC_URL_FILE):
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            continue
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+            raise PublicUrlError(f"{path}: cannot read it ({e.__class__.__name__}: {e})") from None
+        value = data.get("public_url")
+        if value is not None:
+            if not isinstance(value, str):
+                raise PublicUrlError(f"{path}: public_url must be a string")
+            return _checked_public_url(value, f"{path}: public_url") if value.strip() else None
+    return None
+
+
+def page_address(page: str | None = None, seen_url: str | None = None) -> str:
+    """The address a link to ``page`` starts with: the public address (:func:`public_base_url`) + ``page``
+    when one is set; else ``seen_url`` (the address the browser shows the page at) without its query;
+    else ``page`` at :data:`DEFAULT_BASE_URL`."""
+    public = public_base_url()
+    if public:
+        return public + (page or "")
+    if seen_url:
+        return seen_url.split("?", 1)[0]
+    return DEFAULT_BASE_URL + (page or "")
+
+
 def share_link(long_query: str, base_url: str | None = None, page: str | None = None) -> str:
-    """``base_url`` (default: the dashboard's page ``page`` at :data:`DEFAULT_BASE_URL`) + ``?`` + the short query."""
-    base = (base_url or DEFAULT_BASE_URL + (page or "")).split("?", 1)[0]
+    """``base_url`` (default: :func:`page_address` of ``page``) + ``?`` + the short query."""
+    base = (base_url or page_address(page)).split("?", 1)[0]
     return f"{base}?{shorten(long_query)}"
 
 

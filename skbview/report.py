@@ -172,9 +172,10 @@ _NO_PAGE_KEYS = tuple(k for k in S.PARAMS if k not in S.NAV_KEYS and k not in S.
 
 
 def share_link(state: Mapping, base_url: str | None = None, with_page: bool = True) -> str:
-    """Share link: ``base_url`` (the page's address; default: the page at :data:`DEFAULT_BASE_URL`) + ``?`` +
-    :func:`share_query`.  ``with_page=False``: a link that opens the page of ``base_url`` itself (the
-    Calibrate page: its link carries the scenario and the custom profile, not the Overview's page and headline)."""
+    """Share link: ``base_url`` (the page's address; default: :func:`skbmodel.shortlink.page_address`, the
+    public address when one is set, else :data:`DEFAULT_BASE_URL`) + ``?`` + :func:`share_query`.
+    ``with_page=False``: a link that opens the page of ``base_url`` itself (the Calibrate page: its link carries
+    the scenario and the custom profile, not the Overview's page and headline)."""
     full = _full(state)
     if not with_page:
         return shortlink.share_link(versions.share_query(full, _NO_PAGE_KEYS), base_url, "calibrate")
@@ -197,14 +198,15 @@ def profile_version(state_or_cpu, which: str = "a") -> str:
 
 
 # ------------------------------------------------------------------ zip of PNGs
-def build_png_zip(state: Mapping, pages_=None) -> bytes:
-    """A zip with one 2x PNG per chart of every page (names from :func:`file_stem`) and the share link."""
+def build_png_zip(state: Mapping, pages_=None, base_url: str | None = None) -> bytes:
+    """A zip with one 2x PNG per chart of every page (names from :func:`file_stem`) and the share link
+    (at ``base_url``, as :func:`share_link`)."""
     st = _full(state)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as zf:  # PNGs are compressed already
         for page, name, fig in all_figures(st, pages_):
             zf.writestr(file_stem(page, name, st) + ".png", figure_png(fig))
-        zf.writestr("share-link.txt", share_link(st) + "\n")
+        zf.writestr("share-link.txt", share_link(st, base_url) + "\n")
     return buf.getvalue()
 
 

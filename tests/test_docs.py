@@ -50,7 +50,7 @@ def test_every_constant_of_every_profile_is_in_the_table():
 
 
 def test_links_and_paths_in_the_docs_exist():
-    for doc in ("README.md", "docs/model.md", "docs/benchmarks.md", "docs/development.md"):
+    for doc in ("README.md", "docs/model.md", "docs/benchmarks.md", "docs/development.md", "docs/deploy.md"):
         text = (ROOT / doc).read_text(encoding="utf-8")
         for target in re.findall(r"\]\(([^)#\s]+)\)", text):
             if "://" not in target:
@@ -66,7 +66,7 @@ def test_no_issue_numbers_in_code_or_docs():
     found = []
     for path in [*ROOT.glob("*.md"), *ROOT.glob("*.py"), *ROOT.glob("*.toml")]:
         found += [f"{path.name}: {m.group(0)}" for m in ISSUE_REF.finditer(path.read_text(encoding="utf-8"))]
-    for folder in ("skbmodel", "skbview", "pages", "tests", "benchmarks", "scripts", "docs"):
+    for folder in ("skbmodel", "skbview", "pages", "tests", "benchmarks", "scripts", "docs", "deploy"):
         for path in (ROOT / folder).rglob("*"):
             if path.suffix in {".py", ".md", ".toml", ".sh"}:
                 text = path.read_text(encoding="utf-8")

@@ -277,7 +277,7 @@ def url_state(state: dict) -> dict:
 
 
 def share_link(state: dict | None = None) -> str:
-    """Share link: the page URL (``st.context.url``) + ``?`` + the short query."""
+    """Share link: the page's address (the public one when set, downloads.page_share_link) + ``?`` + the short query."""
     return page_share_link(state or get_state())
 
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 import streamlit as st
 
+from skbmodel import shortlink
 from skbmodel.pages import DEFAULT_PAGE
 
 from skbview import report
@@ -48,23 +49,26 @@ def download_buttons(fig, name: str, state: Mapping) -> None:
         )
 
 
-def _base_url() -> str | None:
-    """The page's URL without the query (as the sidebar's share link uses), None outside a browser session."""
+def _base_url(state: Mapping) -> str:
+    """The address this page's links start with (:func:`skbmodel.shortlink.page_address`): the public
+    address when one is set, else the page's URL as the browser shows it (``st.context.url``)."""
     try:
         url = st.context.url
     except Exception:  # noqa: BLE001 - AppTest / older runtimes
         url = None
-    return url.split("?", 1)[0] if url else None
+    return shortlink.page_address(_page(state), url)
 
 
 def page_share_link(state: Mapping, with_page: bool = True) -> str:
-    """The share link of ``state`` at this page's address (:func:`report.share_link`'s default outside a browser)."""
-    return report.share_link(state, _base_url(), with_page)
+    """The share link of ``state`` at this page's address (the public one when it is set); ``with_page=False``:
+    the link of the Calibrate page, which opens that page (:func:`report.share_link`)."""
+    base = _base_url(state) if with_page else _base_url({"page": "calibrate"})
+    return report.share_link(state, base, with_page)
 
 
 def report_buttons(state: Mapping, warnings=()) -> None:
     """"Download report" (one self-contained interactive HTML file) and "PNG zip" (every chart, 2x)."""
-    base = _base_url()
+    base = _base_url(state)
     st.download_button(
         "Download report (HTML)",
         data=lambda: report.build_html_report(state, base_url=base, warnings=tuple(warnings)).encode("utf-8"),
@@ -83,7 +87,7 @@ def report_buttons(state: Mapping, warnings=()) -> None:
     )
     st.download_button(
         "Download all charts (PNG zip)",
-        data=lambda: report.build_png_zip(state),
+        data=lambda: report.build_png_zip(state, base_url=base),
         file_name=report.report_file_name(state, "zip"), mime="application/zip", key="dl_report_zip",
         on_click="ignore", icon=":material/folder_zip:", width="stretch",
         help="One 2× PNG per chart of every page, named by page, chart and key parameters.",
