@@ -14,6 +14,7 @@ from skbmodel.pages import DEFAULT_PAGE
 from skbmodel import state as sk_state
 from skbview import charts, tables
 from skbview.app import appstate
+from skbview.app import live as live_control
 from skbview.app.downloads import download_buttons
 from skbview.report import camera_config  # same file name as the PNG/SVG download buttons
 
@@ -68,7 +69,9 @@ def model_view(slug: str, headline, note=None) -> None:
                 st.caption(text)
         params = sk_state.scenario(state)
         out, iv = uncertainty.evaluate_with_intervals(params, sk_state.profile_for(state))
-        metrics(headline(params, out, iv))
+        with st.container(key=live_control.METRICS_KEY):  # the live control rewrites its texts while dragged
+            metrics(headline(params, out, iv))
+        live_control.control(slug, state, headline, out, iv)  # the page's main control, followed in the browser
         chart_tabs(slug, state)
 
     live(draw)
