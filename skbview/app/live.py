@@ -3,9 +3,10 @@
 ``st.slider`` sends its value when the thumb is released, and a rerun of the page takes a few hundred ms,
 so the chart jumps once after a drag.  The live control (a ``components.v1`` component, ``live_control/``)
 is an ``<input type=range>`` whose ``input`` events apply a precomputed per-value patch to the charts and
-metrics the page drew (``Plotly.update`` on the page's own Plotly chart, with the plotly.js that ships in
-the installed ``plotly`` package, the same version Streamlit draws with) and whose ``change`` event, at
-release, sends the value to Python once.  From there the value is the parameter's, exactly as if the
+metrics the page drew (``Plotly.update`` on the page's own chart with the page's own plotly.js, the one
+Streamlit drew it with; should the page expose none, the copy inside the installed ``plotly`` package,
+served from its folder with no network) and whose ``change`` event, at release, sends the value to
+Python once.  From there the value is the parameter's, exactly as if the
 sidebar slider had moved: :func:`appstate.set_value` and a full rerun, so the sidebar shows it and the
 session state, URL, share link, text block and exports follow as always.
 
@@ -38,7 +39,7 @@ from skbview.charts.live import Sweep
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _CONTROL = components.declare_component("live_control", path=os.path.join(_HERE, "live_control"))
 # The folder of the installed plotly.js (plotly/package_data/plotly.min.js), served as a second component:
-# the control's page loads it from there, with no network and no copy.
+# the control loads it from there only when the page has no window.Plotly of its own.
 _PLOTLY_JS = components.declare_component("plotly_js", path=os.path.join(os.path.dirname(plotly.__file__),
                                                                          "package_data"))
 SENT = "_skb_live_sent"  # {slug: {"sid": scenario id last sent, "ask": the last request answered}}
@@ -234,9 +235,11 @@ def payload(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Map
 
 
 def scenario_id(slug: str, state: Mapping, key: str) -> str:
-    """Names the scenario apart from the control's own value: a new id means a new payload."""
-    rest = {k: v for k, v in state.items() if k != key}
-    return hashlib.blake2b(json.dumps([slug, rest], sort_keys=True, default=str).encode(), digest_size=8).hexdigest()
+    """Names what the payload is built from apart from the control's own value (the page, scenario A's
+    parameters and profile version): a new id means a new payload; the open tab or a link's headline do not."""
+    rest = {k: v for k, v in sk_state.scenario(state).items() if k != key}
+    what = [slug, rest, state.get("pv")]
+    return hashlib.blake2b(json.dumps(what, sort_keys=True, default=str).encode(), digest_size=8).hexdigest()
 
 
 def _released(key: str, ckey: str) -> None:

@@ -16,7 +16,7 @@ from .ab import compare_difference, design_difference
 from .base import BAND_NAME, COLORS, PATH_LABELS, TEMPLATE, zero_based
 from .calibrate import fit_parity, fit_residuals
 from .compare import TIME_LABELS, TIME_OUTPUTS, compare_breakdown, compare_delta
-from .cpumap import cpumap_numa, cpumap_rates
+from .cpumap import cpumap_numa, cpumap_rates, cpumap_rates_live
 from .design import design_breakdown, napi_defer_rate
 from .grid import grid_delta, grid_values
 from .kfree import kfree_clones, kfree_drop_batch
@@ -24,7 +24,7 @@ from .overview import overview_breakdown, overview_paths
 from .slub import slub_cost_vs_size, slub_gain, slub_gain_live, slub_per_object, slub_per_object_live
 from .validation import oos_curve, oos_curve_names, oos_summary, validation_errors, validation_parity
 from .veth import veth_batch, veth_batch_live, veth_heatmap, veth_heatmap_live
-from .zeroing import seed_zero_delta_ns, zeroing_cost, zeroing_delta
+from .zeroing import seed_zero_delta_ns, zeroing_cost, zeroing_cost_live, zeroing_delta, zeroing_delta_live
 
 __all__ = [
     "TEMPLATE", "COLORS", "BAND_NAME", "PATH_LABELS", "PAGE_CHARTS", "compare_difference", "design_difference",
@@ -67,6 +67,8 @@ PAGE_CHARTS = {
 LIVE_CONTROLS = {
     "slub": ("bulk", None, {"per_object": slub_per_object_live, "bulk_gain": slub_gain_live}),
     "veth": ("xdp_batch", "zero", {"mpps_vs_batch": veth_batch_live, "batch_heatmap": veth_heatmap_live}),
+    "zeroing": ("zero_bytes", None, {"cost_vs_size": zeroing_cost_live, "delta_vs_noise": zeroing_delta_live}),
+    "cpumap": ("pp_recycle", None, {"rates_vs_recycle": cpumap_rates_live}),
 }
 
 

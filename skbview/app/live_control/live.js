@@ -15,7 +15,8 @@
   let serial = 0;         // numbers the messages to Python
   let dragging = false;   // a pointer holds the thumb: renders do not move it
   let keyTimer = null;    // a key commit waiting
-  let plotlyLoad = null;
+  let plotlyLoad = null;  // the package copy of plotly.js, loaded only when the page has none
+  let plotlyReady = false;
 
   function send(type, extra) {
     window.parent.postMessage(Object.assign({ isStreamlitMessage: true, type: type }, extra), "*");
@@ -27,14 +28,16 @@
     send("streamlit:setFrameHeight", { height: Math.ceil(document.documentElement.getBoundingClientRect().height) });
   }
 
+  // The Plotly that drew the page's charts: Streamlit's bundle sets window.Plotly on the page.  Should a
+  // Streamlit release stop doing so, the copy inside the installed plotly package (same release line) is
+  // loaded from its component folder instead; it then measures text with a "tester" element that only
+  // a first plot of its own creates.
   function loadPlotly(src) {
     if (!plotlyLoad) {
       plotlyLoad = new Promise(function (resolve, reject) {
         const s = document.createElement("script");
         s.src = src;
         s.onload = function () {
-          // plotly.js measures text with a hidden "tester" element that only a first plot creates; the page's
-          // charts were plotted by Streamlit's copy, so this copy plots an empty chart of its own once
           const probe = document.createElement("div");
           probe.style.cssText = "position:absolute;left:-9999px;width:10px;height:10px;";
           document.body.appendChild(probe);
@@ -46,13 +49,23 @@
     }
     return plotlyLoad;
   }
+  function plotly(doc) {
+    const pagePlotly = doc.defaultView && doc.defaultView.Plotly;
+    if (pagePlotly) return pagePlotly;
+    if (doc.querySelector(".js-plotly-plot") && args && args.plotly) {
+      loadPlotly(args.plotly).then(function () { plotlyReady = true; });
+    }
+    return plotlyReady ? window.Plotly : null;
+  }
 
   // ---------------------------------------------------------------- the payload's columns
+  // the value as the slider shows it, as Python's skbmodel.params.fmt_value writes it: 16, 0.35, 1
   function valueText(v) {
     const step = Number(args.step);
     const digits = step % 1 === 0 ? 0 : Math.max(0, -Math.floor(Math.log10(step) + 1e-9));
     return digits ? Number(v).toFixed(digits).replace(/\.?0+$/, "") : String(Math.round(v));
   }
+
   // A column of the payload (skbview/app/live.py, Columns): one entry per value of the control.
   function prepare(body) {
     body.columns.forEach(function (col) {
@@ -66,7 +79,7 @@
     const col = data.body.columns[ref];
     if ("c" in col) return col.c;
     if ("f" in col) return col.f[i];
-    const v = Number(range.min) + i * Number(range.step);
+    const v = Number((Number(range.min) + i * Number(range.step)).toFixed(10));
     if (col.v === 1) return v;
     if (col.v === "log10") return Math.log10(v);
     let text = col.t[0];
@@ -103,9 +116,9 @@
     });
   }
 
-  let plotlyReady = false;
   function applyCharts(body, i, doc) {
-    if (!plotlyReady) return;
+    const Plotly = plotly(doc);
+    if (!Plotly) return;
     Object.keys(body.charts).forEach(function (key) {
       const gd = doc.querySelector(".st-key-" + key + " .js-plotly-plot");
       if (!gd || !gd.layout || !gd.data) return;
@@ -129,7 +142,7 @@
           if (attr !== "name") relayout["annotations[" + k + "]." + attr] = entry(a[attr], i);
         });
       });
-      window.Plotly.update(gd, update, relayout, traces);
+      Plotly.update(gd, update, relayout, traces);
     });
   }
 
@@ -179,7 +192,9 @@
   range.addEventListener("blur", function () { if (keyTimer) commit(); });
 
   window.addEventListener("message", function (ev) {
-    const msg = ev.data;
+    try { render(ev.data); } catch (e) { window.__liveError = String(e) + " " + e.stack; throw e; }
+  });
+  function render(msg) {
     if (!msg || msg.type !== "streamlit:render") return;
     args = msg.args;
     const theme = msg.theme;
@@ -200,6 +215,7 @@
     document.getElementById("hi").textContent = valueText(args.max);
     if (args.payload) {
       data = { sid: args.sid, body: prepare(JSON.parse(args.payload)) };
+      window.__livePayload = args.payload;  // its size is read by benchmarks/bench_scrub.py
     } else if ((!data || data.sid !== args.sid) && asked !== args.sid) {
       asked = args.sid;  // a control mounted again (another page and back) has no payload: ask once
       serial += 1;
@@ -210,9 +226,8 @@
       show(Number(range.value));
     }
     window.__liveState = { sid: args.sid, has: !!(data && data.sid === args.sid), asked: asked, value: args.value };
-    loadPlotly(args.plotly).then(function () { plotlyReady = true; });
     frameHeight();
-  });
+  }
 
   window.__liveApply = apply;
   send("streamlit:componentReady", { apiVersion: 1 });
