@@ -4,10 +4,10 @@ For the bare app (benchmarks/bare_app.py: slider "x", one Plotly line) and the d
 (/slub, /veth), taking turns block by block so a change of the machine's load hits every one alike:
 
   * bare app, key press -> chart: ArrowRight/ArrowLeft on the st.slider thumb, from the keydown to the
-    first animation frame / DOM mutation at which the chart's y differs (as benchmarks/bench_latency.py);
+    first animation frame / DOM mutation at which the chart's line, as drawn in the SVG, differs;
   * live page, drag step -> chart: the mouse holds the live control's thumb and moves it step by step;
     from the pointermove in the control's frame to the first frame / mutation at which the page's chart
-    (its current-setting marker, trace 0) differs; the WebSocket frames the page sends during the drag
+    (its current-setting marker, trace 0, as drawn) differs; the WebSocket frames the page sends during the drag
     are counted (round trips per drag);
   * live page, key press -> chart: ArrowRight/ArrowLeft on the focused live control;
   * live page, release -> state/URL: from the pointerup to the moment the address bar carries the value
@@ -45,15 +45,20 @@ from tests.browser_util import (  # noqa: E402 - after the sys.path set-up above
 BARE_APP = "benchmarks/bare_app.py"
 LIVE_PAGES = ("slub", "veth")
 
-# In the page: t1 = the first animation frame / mutation at which the chart's trace y differs from the
-# armed value (absolute ms).  In the control's frame (or the page, for the bare app): t0 = the arming
+# In the page: t1 = the first animation frame / mutation at which the trace as drawn (its line's SVG path,
+# its points' positions) differs from the armed state (absolute ms).  In the control's frame (or the page, for the bare app): t0 = the arming
 # event (keydown or pointermove, absolute ms).
 _PAGE_PROBE = """
 ([selector, trace]) => {
+  // what is drawn of the trace: its line's path and its points' positions in the SVG
   const getY = () => {
     const gd = document.querySelector(selector);
-    if (!gd || !gd._fullData || !gd._fullData[trace]) return null;
-    return Array.from(gd._fullData[trace].y || []);
+    if (!gd || !gd._fullData) return null;
+    const g = Array.from(gd.querySelectorAll('.scatterlayer .trace')).find(
+      (e) => e.__data__ && e.__data__[0] && e.__data__[0].trace && e.__data__[0].trace.index === trace);
+    if (!g) return null;
+    return Array.from(g.querySelectorAll('path.js-line, path.point'))
+      .map((e) => (e.getAttribute('d') || '') + '@' + (e.getAttribute('transform') || ''));
   };
   const now = () => performance.timeOrigin + performance.now();
   const B = window.__scrub = {armed: false, y0: null, t1: null, t0: null};
