@@ -46,8 +46,8 @@ BARE_APP = "benchmarks/bare_app.py"
 LIVE_PAGES = ("slub", "veth")
 
 # In the page: t1 = the first animation frame / mutation at which the trace as drawn (its line's SVG path,
-# its points' positions) differs from the armed state (absolute ms).  In the control's frame (or the page, for the bare app): t0 = the arming
-# event (keydown or pointermove, absolute ms).
+# its points' positions) differs from the armed state (absolute ms).  In the control's frame (or the page,
+# for the bare app): t0 = the arming event (keydown or pointermove, absolute ms).
 _PAGE_PROBE = """
 ([selector, trace]) => {
   // what is drawn of the trace: its line's path and its points' positions in the SVG

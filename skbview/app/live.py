@@ -20,13 +20,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import importlib.util
 import json
 import os
 import re
 from collections.abc import Callable, Mapping
 
 import numpy as np
-import plotly
 import streamlit as st
 import streamlit.components.v1 as components
 
@@ -40,8 +40,9 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _CONTROL = components.declare_component("live_control", path=os.path.join(_HERE, "live_control"))
 # The folder of the installed plotly.js (plotly/package_data/plotly.min.js), served as a second component:
 # the control loads it from there only when the page has no window.Plotly of its own.
-_PLOTLY_JS = components.declare_component("plotly_js", path=os.path.join(os.path.dirname(plotly.__file__),
-                                                                         "package_data"))
+# (found, not imported: the figures stay in skbview.charts)
+_PLOTLY_JS = components.declare_component(
+    "plotly_js", path=os.path.join(importlib.util.find_spec("plotly").submodule_search_locations[0], "package_data"))
 SENT = "_skb_live_sent"  # {slug: {"sid": scenario id last sent, "ask": the last request answered}}
 METRICS_KEY = "headline"  # container of the metric row (ui.metrics): the control rewrites its texts
 

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from skbmodel import model, uncertainty
 
-from . import live
+from .live import Sweep, live_caption, live_marker
 from .base import (
     COLORS, COMPONENT_COLORS, SEED_MARKER, caption, Scatter, Bar, params, profile, band, error_bars, num,
     current_trace, Fig, finish, seed_rows, seed_value, add_seed_points,
@@ -95,11 +95,11 @@ def cpumap_numa(state: Mapping) -> go.Figure:
 
 
 # ---------------------------------------------------------------- live (skbview.charts.live)
-def cpumap_rates_live(sweep: live.Sweep) -> dict:
+def cpumap_rates_live(sweep: Sweep) -> dict:
     """What of :func:`cpumap_rates` moves with the recycle ratio: marker and caption."""
-    return {"traces": [live.marker(sweep, (sweep.row("cpumap.src_mpps"), sweep.row("cpumap.dst_mpps")),
+    return {"traces": [live_marker(sweep, (sweep.row("cpumap.src_mpps"), sweep.row("cpumap.dst_mpps")),
                                    lambda r: f"current ratio = {r:g}")],
-            "annotations": [live.caption_text(sweep, ("pp_recycle", "numa"))]}
+            "annotations": [live_caption(sweep, ("pp_recycle", "numa"))]}
 
 
 cpumap_rates_live.outputs = ("cpumap.src_mpps", "cpumap.dst_mpps")

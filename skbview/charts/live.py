@@ -52,7 +52,7 @@ class Sweep:
         return [fmt(v) for v in self.values.tolist()]
 
 
-def marker(sweep: Sweep, ys, name, x=None, index: int = 0) -> dict:
+def live_marker(sweep: Sweep, ys, name, x=None, index: int = 0) -> dict:
     """The current-setting trace (:func:`~skbview.charts.base.current_trace`, trace ``index``): at ``x``
     (default: the value) on each of the rows ``ys``, named ``name(value)``."""
     ys = np.stack([np.asarray(y, dtype=float) for y in ys], axis=-1)
@@ -60,7 +60,7 @@ def marker(sweep: Sweep, ys, name, x=None, index: int = 0) -> dict:
     return {"i": index, "x": np.repeat(xs[:, None], ys.shape[1], axis=1), "y": ys, "name": sweep.texts(name)}
 
 
-def delta(sweep: Sweep, x, y_from, y_to, label: str, unit: str, digits: int = 3, where=None) -> list[dict]:
+def live_delta(sweep: Sweep, x, y_from, y_to, label: str, unit: str, digits: int = 3, where=None) -> list[dict]:
     """The arrow and the box of :func:`~skbview.charts.base.delta_note` at each value."""
     x, y0, y1 = (np.broadcast_to(np.asarray(a, dtype=float), sweep.values.shape) for a in (x, y_from, y_to))
     wheres = sweep.texts(where) if where else [""] * len(x)
@@ -68,7 +68,7 @@ def delta(sweep: Sweep, x, y_from, y_to, label: str, unit: str, digits: int = 3,
     return [{"name": "delta_arrow", "x": x, "ax": x, "y": y1, "ay": y0}, {"name": "delta", "text": text}]
 
 
-def caption_text(sweep: Sweep, keys=(), width: int = 115) -> dict:
+def live_caption(sweep: Sweep, keys=(), width: int = 115) -> dict:
     """The caption (:func:`~skbview.charts.base.caption`, wrapped as :func:`~skbview.charts.base.finish`
     does) at each value: the control's part of the current caption replaced."""
     cap = caption(sweep.state, keys)
