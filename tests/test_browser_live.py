@@ -9,6 +9,7 @@
 """
 from __future__ import annotations
 
+import contextlib
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
@@ -70,15 +71,22 @@ def _query_value(url: str, key: str):
     return parse_qs(urlsplit(url).query).get(key, [None])[0]
 
 
+@contextlib.contextmanager
+def _live_page(app, slug: str):
+    """``(parameter, its Param, the first chart's key, page, the control's frame)`` of ``slug`` opened anew."""
+    url, browser = app
+    key = charts.LIVE_CONTROLS[slug][0]
+    ctx, page = _open(browser, url, f"/{slug}")
+    try:
+        yield key, S.PARAMS[key], _first_chart(slug), page, live_frame(page, slug)
+    finally:
+        ctx.close()
+
+
 @pytest.mark.parametrize("slug", LIVE)
 def test_drag_moves_chart_at_every_step_and_release_sets_the_parameter(app, slug):
     url, browser = app
-    key = charts.LIVE_CONTROLS[slug][0]
-    p = S.PARAMS[key]
-    chart = _first_chart(slug)
-    ctx, page = _open(browser, url, f"/{slug}")
-    try:
-        frame = live_frame(page, slug)
+    with _live_page(app, slug) as (key, p, chart, page, frame):
         assert frame.evaluate("document.getElementById('range').getAttribute('aria-label')") == p.label
         start = live_value(frame)
         assert start == S.defaults()[key] == _marker_x(page, chart)
@@ -121,19 +129,11 @@ def test_drag_moves_chart_at_every_step_and_release_sets_the_parameter(app, slug
             ctx2.close()
         assert not page._skb_errors, page._skb_errors
         assert frame.evaluate("window.__liveError || null") is None
-    finally:
-        ctx.close()
 
 
 @pytest.mark.parametrize("slug", LIVE)
 def test_keys_move_the_chart_and_reach_the_server_when_they_pause(app, slug):
-    url, browser = app
-    key = charts.LIVE_CONTROLS[slug][0]
-    p = S.PARAMS[key]
-    chart = _first_chart(slug)
-    ctx, page = _open(browser, url, f"/{slug}")
-    try:
-        frame = live_frame(page, slug)
+    with _live_page(app, slug) as (key, p, chart, page, frame):
         frame.locator("#range").focus()
         step = p.step or 1
         big = max(step, round((p.hi - p.lo) / 10 / step) * step)
@@ -149,10 +149,7 @@ def test_keys_move_the_chart_and_reach_the_server_when_they_pause(app, slug):
                                timeout=30_000)
         wait_for_app(page)
         assert slider_value(page, key) == want
-        # the focused control shows a focus ring (a box shadow on the thumb) in the theme's colour
         assert frame.evaluate("document.activeElement.id") == "range"
-    finally:
-        ctx.close()
 
 
 def test_sidebar_slider_moves_the_live_control_and_a_remounted_control_asks_again(app):
