@@ -49,11 +49,13 @@ LIVE_PAGES = ("slub", "veth")
 # its points' positions) differs from the armed state (absolute ms).  In the control's frame (or the page,
 # for the bare app): t0 = the arming event (keydown or pointermove, absolute ms).
 _PAGE_PROBE = """
-([selector, trace]) => {
-  // what is drawn of the trace: its line's path and its points' positions in the SVG
+([selector, trace, drawn]) => {
+  // drawn: what is drawn of the trace (its line's path, its points' positions in the SVG); else its data y
+  // (the bare app's line keeps its drawn shape: the y axis scales with it)
   const getY = () => {
     const gd = document.querySelector(selector);
     if (!gd || !gd._fullData) return null;
+    if (!drawn) return gd._fullData[trace] ? Array.from(gd._fullData[trace].y || []) : null;
     const g = Array.from(gd.querySelectorAll('.scatterlayer .trace')).find(
       (e) => e.__data__ && e.__data__[0] && e.__data__[0].trace && e.__data__[0].trace.index === trace);
     if (!g) return null;
@@ -232,7 +234,7 @@ def main() -> int:
             sync_playwright() as p:
         browser = launch_chromium(p)
         bare_page = _open(browser, bare_url + "/")
-        bare_page.evaluate(_PAGE_PROBE, [".js-plotly-plot", 0])
+        bare_page.evaluate(_PAGE_PROBE, [".js-plotly-plot", 0, False])
         pages = {}
         for slug in LIVE_PAGES:
             pg = _open(browser, f"{dash_url}/{slug}")
@@ -240,7 +242,7 @@ def main() -> int:
             results[slug]["payload_bytes"] = frame.evaluate(
                 "() => new TextEncoder().encode(window.__livePayload || '').length")
             name = next(iter(charts.chart_labels(slug)))
-            pg.evaluate(_PAGE_PROBE, [f".st-key-chart_{slug}_{name} .js-plotly-plot", 0])
+            pg.evaluate(_PAGE_PROBE, [f".st-key-chart_{slug}_{name} .js-plotly-plot", 0, True])
             pages[slug] = pg
         for _ in range(a.blocks):
             bare_keys(bare_page, a.steps, bare)
@@ -248,10 +250,10 @@ def main() -> int:
                 key = charts.LIVE_CONTROLS[slug][0]
                 live_drag(pg, slug, key, a.steps, strides[slug], results[slug])
                 pg.evaluate(_PAGE_PROBE, [f".st-key-chart_{slug}_{next(iter(charts.chart_labels(slug)))} "
-                                          ".js-plotly-plot", 0])
+                                          ".js-plotly-plot", 0, True])
                 live_keys(pg, slug, a.steps, results[slug])
                 pg.evaluate(_PAGE_PROBE, [f".st-key-chart_{slug}_{next(iter(charts.chart_labels(slug)))} "
-                                          ".js-plotly-plot", 0])
+                                          ".js-plotly-plot", 0, True])
         browser.close()
 
     base = _pct(bare, 50)
