@@ -45,8 +45,8 @@ def _open(browser, url: str, path: str, width: int = 1280, height: int = 800):
     page.on("pageerror", lambda e: page._skb_errors.append(str(e)))
     page.on("websocket", lambda ws: ws.on("framesent", lambda payload: page._skb_sent.append(len(payload))))
     page.goto(url + path)
-    wait_for_app(page)
-    wait_for_plotly(page, 0)
+    wait_for_app(page, timeout=120)
+    wait_for_plotly(page, 0, timeout=120)  # a loaded machine (2 cores, several sessions) is slow to a first chart
     return ctx, page
 
 
@@ -54,7 +54,7 @@ def _marker_x(page, chart: str) -> float:
     return round(float(plotly_trace_in(page, chart, 0)["x"][0]), 9)
 
 
-def _wait_marker(page, chart: str, value: float, timeout: float = 10_000) -> None:
+def _wait_marker(page, chart: str, value: float, timeout: float = 30_000) -> None:
     page.wait_for_function(
         """([key, v]) => { const gd = document.querySelector('.st-key-' + key + ' .js-plotly-plot');
              return !!(gd && gd._fullData && gd._fullData[0]

@@ -10,6 +10,7 @@
   const KEY_COMMIT_MS = 400;  // key presses in a row make one change at the server, this long after the last
   const FULL_UPDATE_MS = 90;  // the whole figure follows once the thumb has rested this long
   let fullTimer = null;
+  let committing = null;  // the value sent at the last release, until Python's render carries it
 
   let args = null;        // the last render's arguments
   let data = null;        // {sid, body}: the payload of the scenario it was built for
@@ -197,6 +198,7 @@
 
   function commit() {
     if (keyTimer) { clearTimeout(keyTimer); keyTimer = null; }
+    committing = Number(range.value);  // until a render carries it back
     serial += 1;
     setValue({ value: Number(range.value), n: serial });
   }
@@ -253,10 +255,14 @@
       serial += 1;
       setValue({ want: args.sid, n: serial });
     }
-    if (!dragging && !keyTimer) {
+    if (!dragging && !keyTimer && !committing) {
       range.value = String(args.value);
       show(Number(range.value));
+    } else if (Number(range.value) !== Number(args.value)) {
+      // a run that started before the thumb moved on has just redrawn the charts at its value
+      setTimeout(function () { apply(Number(range.value)); }, 50);
     }
+    if (committing && Number(args.value) === committing) committing = null;
     window.__liveState = { sid: args.sid, has: !!(data && data.sid === args.sid), asked: asked, value: args.value };
     frameHeight();
   }
