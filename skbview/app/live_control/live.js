@@ -267,7 +267,6 @@
     frameHeight();
   }
 
-  window.__liveApply = apply;
   send("streamlit:componentReady", { apiVersion: 1 });
   frameHeight();
 })();
