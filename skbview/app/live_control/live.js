@@ -192,7 +192,6 @@
     fullTimer = setTimeout(function () {
       fullTimer = null;
       applyCharts(data.body, i, doc);
-      window.__liveApplied = (window.__liveApplied || 0) + 1;  // read by the browser test
     }, FULL_UPDATE_MS);
   }
 
@@ -263,6 +262,7 @@
       setTimeout(function () { apply(Number(range.value)); }, 50);
     }
     if (committing && Number(args.value) === committing) committing = null;
+    // read by tests/browser_util.py (live_frame): the control holds the payload of its scenario
     window.__liveState = { sid: args.sid, has: !!(data && data.sid === args.sid), asked: asked, value: args.value };
     frameHeight();
   }
