@@ -218,18 +218,26 @@ class Answers:
                 "problem": self.problem, "problem_b": self.problem_b}
 
 
-def _answers(scn: Scenario, outputs: Sequence[str], labels: Mapping[str, str], noise_ns: float) -> tuple:
-    if not outputs:
-        return ()
-    val, iv = scn.with_intervals(list(outputs))
+def answers_of(outputs: Sequence[str], values: Mapping, intervals: Mapping, labels: Mapping[str, str],
+               noise_ns: float) -> tuple[Answer, ...]:
+    """The :class:`Answer` of each of ``outputs`` from its scalar value and ``(lo, hi)`` [its unit] (as
+    :func:`skbmodel.uncertainty.evaluate_with_intervals` gives them); a signed difference in ns gets its
+    verdict against ``noise_ns``.  Every answer is made here, so each reads the same on every surface."""
     out = []
     for o in outputs:
         spec = schema.BY_NAME[o]
-        v, (lo, hi) = float(np.asarray(val[o])), iv[o]
+        v, (lo, hi) = float(np.asarray(values[o])), intervals[o]
         lo, hi = float(np.asarray(lo)), float(np.asarray(hi))
         verdict = noise.verdict(v, noise_ns, lo, hi) if spec.kind == "difference" and spec.unit == "ns" else None
         out.append(Answer(o, labels.get(o, spec.label), spec.unit, spec.kind, v, lo, hi, verdict))
     return tuple(out)
+
+
+def _answers(scn: Scenario, outputs: Sequence[str], labels: Mapping[str, str], noise_ns: float) -> tuple:
+    if not outputs:
+        return ()
+    val, iv = scn.with_intervals(list(outputs))
+    return answers_of(outputs, val, iv, labels, noise_ns)
 
 
 def answer(a: Scenario, b: Scenario | None = None, outputs: Sequence[str] = (), *, labels: Mapping | None = None,

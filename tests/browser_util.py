@@ -247,3 +247,46 @@ def page_with_errors(browser, width: int = 1400, height: int = 1100):
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     return ctx, page, errors
+
+
+# ---------------------------------------------------------------- the page's live control (skbview.app.live)
+_LIVE_READY_JS = """() => !!(window.__liveState && window.__liveState.has && window.parent.Plotly)"""
+
+
+def live_frame(page, slug: str, timeout: float = 60.0):
+    """The frame of ``slug``'s live control once it holds its payload and its plotly.js has loaded."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for frame in page.frames:
+            if "live_control" in frame.url and frame.parent_frame is not None:
+                el = frame.frame_element()
+                key = el.evaluate("(e) => { const c = e.closest('[class*=\"st-key-live_\"]');"
+                                  " return c ? [...c.classList].find(k => k.startsWith('st-key-live_')) : null; }")
+                if key == f"st-key-live_{slug}" and frame.evaluate(_LIVE_READY_JS):
+                    return frame
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"the live control of {slug} did not become ready")
+        page.wait_for_timeout(100)
+
+
+def live_value(frame) -> float:
+    """The live control's value (its range input)."""
+    return float(frame.evaluate("document.getElementById('range').value"))
+
+
+def live_thumb_x(frame, value: float) -> tuple[float, float]:
+    """Page coordinates of the thumb's centre at ``value`` (the range input's track less the thumb's width)."""
+    r = frame.locator("#range").bounding_box()
+    lo, hi = (float(frame.evaluate(f"Number(document.getElementById('range').{a})")) for a in ("min", "max"))
+    thumb = 14.0
+    x = r["x"] + thumb / 2 + (r["width"] - thumb) * (value - lo) / (hi - lo)
+    return x, r["y"] + r["height"] / 2
+
+
+def plotly_trace_in(page, container_key: str, trace_index: int = 0) -> dict | None:
+    """``{x, y}`` of ``gd._fullData[trace_index]`` of the Plotly chart inside ``.st-key-<container_key>``."""
+    return page.evaluate(
+        """([key, t]) => { const gd = document.querySelector('.st-key-' + key + ' .js-plotly-plot');
+             if (!gd || !gd._fullData || !gd._fullData[t]) return null;
+             return {x: Array.from(gd._fullData[t].x || []), y: Array.from(gd._fullData[t].y || [])}; }""",
+        [container_key, trace_index])

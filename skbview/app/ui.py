@@ -10,10 +10,11 @@ import pandas as pd
 import streamlit as st
 
 from skbmodel import answers, design, noise, schema
-from skbmodel.pages import DEFAULT_PAGE
+from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG, DEFAULT_PAGE
 from skbmodel import state as sk_state
 from skbview import charts, tables
 from skbview.app import appstate
+from skbview.app import live as live_control
 from skbview.app.downloads import download_buttons
 from skbview.report import camera_config  # same file name as the PNG/SVG download buttons
 
@@ -69,10 +70,29 @@ def model_view(slug: str, note=None) -> None:
         if res.problem:
             st.error(f"No numbers: the composition makes no sense ({res.problem})")
         else:
-            metrics(answer_metrics(res))
+            with st.container(key=live_control.METRICS_KEY):  # the live control rewrites its texts while dragged
+                metrics(answer_metrics(res))
+            # the page's main control, followed in the browser: the metric row of every value is rendered from
+            # the same answers (one vectorised evaluation of the control's range)
+            out = {a.output: a.value for a in res.values}
+            iv = {a.output: (a.lo, a.hi) for a in res.values}
+            live_control.control(slug, state, page_metrics(slug, state), out, iv)
         chart_tabs(slug, state)
 
     live(draw)
+
+
+def page_metrics(slug: str, state: Mapping):
+    """``headline(params, out, iv)``: the metric row of the page's answers for one value of a sweep, from that
+    value's outputs and intervals (what the live control precomputes for every value)."""
+    spec = PAGE_BY_SLUG[slug]
+    outs, labels = [o for o, _ in spec.summary], dict(spec.summary)
+    ident = answers.identity(state)
+
+    def headline(params: Mapping, out: Mapping, iv: Mapping) -> list:
+        vals = answers.answers_of(outs, out, iv, labels, float(params["noise_ns"]))
+        return answer_metrics(answers.Answers(page=slug, profile_a=ident, values=vals))
+    return headline
 
 
 def answer_metrics(res: answers.Answers) -> list:

@@ -16,15 +16,15 @@ from .ab import compare_difference, design_difference
 from .base import BAND_NAME, COLORS, PATH_LABELS, TEMPLATE, zero_based
 from .calibrate import fit_parity, fit_residuals
 from .compare import TIME_LABELS, TIME_OUTPUTS, compare_breakdown, compare_delta
-from .cpumap import cpumap_numa, cpumap_rates
+from .cpumap import cpumap_numa, cpumap_rates, cpumap_rates_live
 from .design import design_breakdown, napi_defer_rate
 from .grid import grid_delta, grid_values
 from .kfree import kfree_clones, kfree_drop_batch
 from .overview import overview_breakdown, overview_paths
-from .slub import slub_cost_vs_size, slub_gain, slub_per_object
+from .slub import slub_cost_vs_size, slub_gain, slub_gain_live, slub_per_object, slub_per_object_live
 from .validation import oos_curve, oos_curve_names, oos_summary, validation_errors, validation_parity
-from .veth import veth_batch, veth_heatmap
-from .zeroing import seed_zero_delta_ns, zeroing_cost, zeroing_delta
+from .veth import veth_batch, veth_batch_live, veth_heatmap, veth_heatmap_live
+from .zeroing import seed_zero_delta_ns, zeroing_cost, zeroing_cost_live, zeroing_delta, zeroing_delta_live
 
 __all__ = [
     "TEMPLATE", "COLORS", "BAND_NAME", "PATH_LABELS", "PAGE_CHARTS", "compare_difference", "design_difference",
@@ -34,6 +34,7 @@ __all__ = [
     "seed_zero_delta_ns", "veth_batch", "veth_heatmap", "cpumap_rates", "cpumap_numa", "kfree_drop_batch",
     "kfree_clones", "compare_delta", "compare_breakdown", "validation_parity", "validation_errors", "oos_summary",
     "oos_curve_names", "oos_curve", "fit_residuals", "fit_parity", "design_breakdown", "napi_defer_rate",
+    "LIVE_CONTROLS",
 ]
 
 #: The figure builders of each page, keyed by the slugs of :data:`skbmodel.pages.PAGES` (every page there
@@ -58,6 +59,16 @@ PAGE_CHARTS = {
     "design": (("breakdown", "Breakdown vs budget", design_breakdown), ("difference", "B − A", design_difference),
                ("napi_cache", "NAPI skb cache", napi_defer_rate)),
     "grid": (("values", "Values", grid_values), ("delta", "Difference to A", grid_delta)),
+}
+
+#: The page's live control (skbview.app.live): ``(parameter it moves, choice swept along with it or None,
+#: {short chart name: patch function})``.  A patch function (:mod:`.live`) gives, for every value of the
+#: parameter at once, what of that chart moves with it; a chart without one is redrawn at release only.
+LIVE_CONTROLS = {
+    "slub": ("bulk", None, {"per_object": slub_per_object_live, "bulk_gain": slub_gain_live}),
+    "veth": ("xdp_batch", "zero", {"mpps_vs_batch": veth_batch_live, "batch_heatmap": veth_heatmap_live}),
+    "zeroing": ("zero_bytes", None, {"cost_vs_size": zeroing_cost_live, "delta_vs_noise": zeroing_delta_live}),
+    "cpumap": ("pp_recycle", None, {"rates_vs_recycle": cpumap_rates_live}),
 }
 
 

@@ -149,8 +149,6 @@ def delta_note(fig, x, y_from, y_to, label: str, unit: str, digits: int = 3, cor
     ``corner`` of the plot (``"lower right"``, ``"upper center"``, ...) where it hides no data, the box
     ``Δ <label> at <where>: +d unit (+p %)`` (``d = y_to - y_from``, ``p`` relative to ``y_from``)."""
     y0, y1 = float(np.asarray(y_from)), float(np.asarray(y_to))
-    d = y1 - y0
-    pct = f" ({(y1 / y0 - 1) * 100:+.1f} %)" if y0 else ""
     fig.annotations.append(dict(x=x, y=y1, ax=x, ay=y0, xref="x", yref="y", axref="x", ayref="y", text="",
                                 showarrow=True, arrowhead=2, arrowsize=1, arrowwidth=2, arrowcolor="#222",
                                 name="delta_arrow"))
@@ -159,9 +157,16 @@ def delta_note(fig, x, y_from, y_to, label: str, unit: str, digits: int = 3, cor
     fig.annotations.append(dict(
         x=px, y=0.03 if vert == "lower" else 0.97, xref="paper", yref="paper", showarrow=False,
         xanchor=horiz, yanchor="bottom" if vert == "lower" else "top",
-        text=f"Δ {label}{' at ' + where if where else ''}: {d:+.{digits}f} {unit}{pct}",
+        text=delta_text(y0, y1, label, unit, digits, where),
         font=dict(size=12, color="#222"),
         bgcolor="rgba(255,255,255,0.9)", bordercolor="#666", borderwidth=1, name="delta"))
+
+
+def delta_text(y0: float, y1: float, label: str, unit: str, digits: int = 3, where: str = "") -> str:
+    """The box text of :func:`delta_note`: ``Δ <label> at <where>: +d unit (+p %)``."""
+    d = y1 - y0
+    pct = f" ({(y1 / y0 - 1) * 100:+.1f} %)" if y0 else ""
+    return f"Δ {label}{' at ' + where if where else ''}: {d:+.{digits}f} {unit}{pct}"
 
 
 def error_bars(fig, x, y, interval, orientation: str = "v", color: str = "#333", showlegend: bool = True) -> None:

@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 
 from skbmodel import model, uncertainty
 
+from .live import Sweep, live_caption, live_marker
 from .base import (
     COLORS, COMPONENT_COLORS, SEED_MARKER, caption, Scatter, Bar, params, profile, band, error_bars, num,
     current_trace, Fig, finish, seed_rows, seed_value, add_seed_points,
@@ -91,3 +92,14 @@ def cpumap_numa(state: Mapping) -> go.Figure:
     fig.update_yaxes(range=[0, max(float(ns.max()) * 1.15, float(np.max(iv["cpumap.dst_ns"][1])) * 1.05)])
     return finish(fig, "cpumap destination CPU: NUMA effect on the per-packet cost", "destination CPU placement",
                    "time per packet on the destination CPU (ns)", caption(state, ("pp_recycle",)))
+
+
+# ---------------------------------------------------------------- live (skbview.charts.live)
+def cpumap_rates_live(sweep: Sweep) -> dict:
+    """What of :func:`cpumap_rates` moves with the recycle ratio: marker and caption."""
+    return {"traces": [live_marker(sweep, (sweep.row("cpumap.src_mpps"), sweep.row("cpumap.dst_mpps")),
+                                   lambda r: f"current ratio = {r:g}")],
+            "annotations": [live_caption(sweep, ("pp_recycle", "numa"))]}
+
+
+cpumap_rates_live.outputs = ("cpumap.src_mpps", "cpumap.dst_mpps")

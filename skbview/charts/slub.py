@@ -9,6 +9,8 @@ import plotly.graph_objects as go
 
 from skbmodel import slub
 
+from .live import Sweep, live_caption, live_delta, live_marker
+
 from .base import (
     COLORS, caption, Scatter, params, evaluate, evaluate_iv, band, num, current_trace, Fig, finish,
     add_seed_points, vlines, delta_note, cycle_curves,
@@ -98,3 +100,26 @@ def slub_cost_vs_size(state: Mapping) -> go.Figure:
     fig.update_yaxes(type="log")
     return finish(fig, "SLUB: alloc+free cost per object vs object size", "object size (bytes, log scale)",
                   "alloc+free per object (cycles, log scale)", caption(state, ("bulk", "obj_bytes")))
+
+
+# ---------------------------------------------------------------- live (skbview.charts.live)
+def slub_per_object_live(sweep: Sweep) -> dict:
+    """What of :func:`slub_per_object` moves with the bulk size: marker, delta note, caption."""
+    loop, bulk = sweep.row("slub.loop_cycles"), sweep.row("slub.bulk_cycles")
+    return {"traces": [live_marker(sweep, (loop, bulk), lambda b: f"current bulk = {b}")],
+            "annotations": [*live_delta(sweep, np.log10(sweep.values), loop, bulk, "bulk API − one at a time",
+                                        "cycles/object", digits=1, where=lambda b: f"bulk {b}"),
+                            live_caption(sweep, ("bulk",))]}
+
+
+slub_per_object_live.outputs = ("slub.loop_cycles", "slub.bulk_cycles")
+
+
+def slub_gain_live(sweep: Sweep) -> dict:
+    """What of :func:`slub_gain` moves with the bulk size: marker and caption."""
+    gain = sweep.row("slub.bulk_gain_cycles")
+    return {"traces": [live_marker(sweep, (gain,), lambda b: f"current bulk = {b}")],
+            "annotations": [live_caption(sweep, ("bulk",))]}
+
+
+slub_gain_live.outputs = ("slub.bulk_gain_cycles",)

@@ -8,6 +8,8 @@ import plotly.graph_objects as go
 
 from skbmodel import model, state as st_mod, uncertainty
 
+from .live import Sweep, live_caption, live_delta, live_marker
+
 from .base import (
     COLORS, SEED_MARKER, caption, Scatter, Heatmap, params, profile, band, current_trace, Fig, finish,
     seed_rows, seed_value, delta_note,
@@ -76,3 +78,28 @@ def veth_heatmap(state: Mapping) -> go.Figure:
     return finish(fig, "veth with memset: throughput over VETH_XDP_BATCH × bytes zeroed",
                    "VETH_XDP_BATCH = kmem_cache_alloc_bulk size (skbs)", "bytes zeroed by memset (bytes)",
                    caption(state, ("zero_bytes", "xdp_batch")))
+
+
+# ---------------------------------------------------------------- live (skbview.charts.live)
+def veth_batch_live(sweep: Sweep) -> dict:
+    """What of :func:`veth_batch` moves with VETH_XDP_BATCH: marker, delta note of the two zeroing methods,
+    caption (the sweep runs over batch × zeroing method)."""
+    zero = sweep.state["zero"]
+    memset, gfp = sweep.row("veth.mpps", "memset"), sweep.row("veth.mpps", "gfp_zero")
+    return {"traces": [live_marker(sweep, (sweep.row("veth.mpps"),), lambda b: f"current: batch {b}, {zero}")],
+            "annotations": [*live_delta(sweep, sweep.values, gfp, memset, "memset − __GFP_ZERO", "Mpps",
+                                        where=lambda b: f"batch {b}"),
+                            live_caption(sweep, ("zero", "zero_bytes", "xdp_batch", "noise_ns"))]}
+
+
+veth_batch_live.outputs = ("veth.mpps",)
+
+
+def veth_heatmap_live(sweep: Sweep) -> dict:
+    """What of :func:`veth_heatmap` moves with VETH_XDP_BATCH: the cross of the current setting, caption."""
+    zb = np.full(sweep.values.shape, float(sweep.state["zero_bytes"]))
+    return {"traces": [{**live_marker(sweep, (zb,), lambda b: "current setting", index=1)}],
+            "annotations": [live_caption(sweep, ("zero_bytes", "xdp_batch"))]}
+
+
+veth_heatmap_live.outputs = ()

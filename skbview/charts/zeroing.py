@@ -11,6 +11,7 @@ from skbmodel import units, validation
 from skbmodel.observations import seed_observations
 from skbmodel.profile import load_profile
 
+from .live import Sweep, live_caption, live_delta, live_marker
 from .base import (
     COLORS, SEED_MARKER, caption, Scatter, params, profile, evaluate, evaluate_iv, band, num, current_trace,
     Fig, finish, add_seed_points, delta_note, cycle_curves,
@@ -92,3 +93,26 @@ def zeroing_delta(state: Mapping) -> go.Figure:
     return finish(fig, f"memset vs __GFP_ZERO: difference per skb vs the {nf:g} ns noise floor",
                    "bytes zeroed by memset (bytes)", "memset − __GFP_ZERO (ns per skb)",
                    caption(state, ("zero_bytes", "noise_ns")))
+
+
+# ---------------------------------------------------------------- live (skbview.charts.live)
+def zeroing_cost_live(sweep: Sweep) -> dict:
+    """What of :func:`zeroing_cost` moves with the bytes zeroed: marker, delta note, caption."""
+    memset, gfp = sweep.row("zero.memset_cycles"), sweep.row("zero.gfp_zero_cycles")
+    name = "current size = {} B".format
+    return {"traces": [live_marker(sweep, (memset, sweep.row("zero.erms_cycles")), name)],
+            "annotations": [*live_delta(sweep, sweep.values, gfp, memset, "memset − __GFP_ZERO", "cycles", digits=1,
+                                        where=lambda zb: f"{zb} B"),
+                            live_caption(sweep, ("zero", "zero_bytes"))]}
+
+
+zeroing_cost_live.outputs = ("zero.memset_cycles", "zero.erms_cycles", "zero.gfp_zero_cycles")
+
+
+def zeroing_delta_live(sweep: Sweep) -> dict:
+    """What of :func:`zeroing_delta` moves with the bytes zeroed: marker and caption."""
+    return {"traces": [live_marker(sweep, (sweep.row("zero.delta_ns"),), lambda zb: f"current size = {zb} B")],
+            "annotations": [live_caption(sweep, ("zero_bytes", "noise_ns"))]}
+
+
+zeroing_delta_live.outputs = ("zero.delta_ns",)

@@ -1,0 +1,276 @@
+"""The page's live control: the chart, its marker and notes and the metric row follow the thumb in the browser.
+
+``st.slider`` sends its value when the thumb is released, and a rerun of the page takes a few hundred ms,
+so the chart jumps once after a drag.  The live control (a ``components.v1`` component, ``live_control/``)
+is an ``<input type=range>`` whose ``input`` events apply a precomputed per-value patch to the charts and
+metrics the page drew (``Plotly.update`` on the page's own chart with the page's own plotly.js, the one
+Streamlit drew it with; should the page expose none, the copy inside the installed ``plotly`` package,
+served from its folder with no network) and whose ``change`` event, at release, sends the value to
+Python once.  From there the value is the parameter's, exactly as if the
+sidebar slider had moved: :func:`appstate.set_value` and a full rerun, so the sidebar shows it and the
+session state, URL, share link, text block and exports follow as always.
+
+The payload (:func:`payload`) comes from one vectorised evaluation of the control's whole range
+(:func:`evaluate_sweep`): the metric row of every value (the page's own ``headline``) and the patches of
+the page's live charts (``skbview.charts.LIVE_CONTROLS``), compactly encoded (:class:`Columns`).
+It goes to the browser once per scenario: with the first render of a scenario, and again when a freshly
+mounted control (another page and back) asks for it.  It is never cached or hashed by Streamlit.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.util
+import json
+import os
+import re
+from collections.abc import Callable, Mapping
+
+import numpy as np
+import streamlit as st
+import streamlit.components.v1 as components
+
+from skbmodel import state as sk_state
+from skbmodel import uncertainty
+from skbview import charts
+from skbview.app import appstate
+from skbview.charts.live import Sweep
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_CONTROL = components.declare_component("live_control", path=os.path.join(_HERE, "live_control"))
+# The folder of the installed plotly.js (plotly/package_data/plotly.min.js), served as a second component:
+# the control loads it from there only when the page has no window.Plotly of its own.
+# (found, not imported: the figures stay in skbview.charts)
+_PLOTLY_JS = components.declare_component(
+    "plotly_js", path=os.path.join(importlib.util.find_spec("plotly").submodule_search_locations[0], "package_data"))
+SENT = "_skb_live_sent"  # {slug: {"sid": scenario id last sent, "ask": the last request answered}}
+METRICS_KEY = "headline"  # container of the metric row (ui.metrics): the control rewrites its texts
+
+
+def control_key(slug: str) -> str:
+    return f"live_{slug}"
+
+
+def evaluate_sweep(params: Mapping, profile, outputs) -> tuple[dict, dict]:
+    """The one vectorised evaluation the payload is built from: ``(values, intervals)`` of ``outputs``
+    over the parameter arrays in ``params`` (:func:`skbmodel.uncertainty.evaluate_with_intervals`)."""
+    return uncertainty.evaluate_with_intervals(params, profile, outputs)
+
+
+def values_of(key: str) -> np.ndarray:
+    """Every value the parameter's slider can take, in order."""
+    p = sk_state.PARAMS[key]
+    step = p.step or 1
+    n = int(round((p.hi - p.lo) / step)) + 1
+    if p.kind == "int":
+        return int(p.lo) + int(step) * np.arange(n)
+    return np.round(float(p.lo) + float(step) * np.arange(n), 10)
+
+
+class _At(Mapping):
+    """One value's slice of a sweep's outputs (or intervals): what ``headline`` reads for that value."""
+
+    def __init__(self, data: Mapping, row, i: int):
+        self._data, self._row, self._i = data, row, i
+
+    def _pick(self, a):
+        a = np.asarray(a)
+        if a.ndim == 0:
+            return a
+        if self._row is not None and a.ndim == 2:
+            a = a[self._row]
+        return a[self._i]
+
+    def __getitem__(self, k):
+        v = self._data[k]
+        return tuple(self._pick(x) for x in v) if isinstance(v, tuple) else self._pick(v)
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __len__(self):
+        return len(self._data)
+
+
+class _Reads(Mapping):
+    """A mapping that records the keys read from it (which outputs the headline needs)."""
+
+    def __init__(self, data: Mapping):
+        self._data, self.read = data, set()
+
+    def __getitem__(self, k):
+        self.read.add(k)
+        return self._data[k]
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __len__(self):
+        return len(self._data)
+
+
+def _read_by(headline: Callable, params: Mapping, out: Mapping, iv: Mapping) -> set:
+    o, i = _Reads(out), _Reads(iv)
+    headline(params, o, i)
+    return o.read | i.read
+
+
+def _rounded(a, digits: int = 5) -> list:
+    """Numbers to ``digits`` significant digits (a chart position: far finer than a pixel), as short JSON."""
+    return [float(f"{x:.{digits}g}") for x in np.asarray(a, dtype=float).tolist()]
+
+
+#: a number in a text: what varies from one value of the control to the next ("−" is the charts' minus)
+_NUMBER = re.compile(r"[-+\u2212]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
+_SEP = "|"
+
+
+class Columns:
+    """The payload's table of columns (one entry per value of the control), each stored once.
+
+    :meth:`add` returns the index of a column in :attr:`table`: ``{"c": x}`` when every entry is equal;
+    numbers as ``{"f": [...]}`` (or ``{"v": 1}`` / ``{"v": "log10"}`` when they are the control's value or its
+    log10); texts as a template ``{"t": [piece, piece, ...], "s": [slot, ...]}``: the pieces that are the
+    same for every value, with the numbers between them per value (a ``|``-joined string, or ``1`` when
+    the number is the value as the slider shows it).  A row of numbers per value (a marker on two curves)
+    is a list of column indices.
+    """
+
+    def __init__(self, values: np.ndarray):
+        self.values = np.asarray(values, dtype=float)
+        self.shown = [sk_state.fmt_value(v) for v in np.asarray(values).tolist()]
+        self.table: list = []
+        self._index: dict[str, int] = {}
+
+    def _store(self, enc: dict) -> int:
+        k = json.dumps(enc, sort_keys=True, ensure_ascii=False)
+        if k not in self._index:
+            self._index[k] = len(self.table)
+            self.table.append(enc)
+        return self._index[k]
+
+    def add(self, col):
+        if isinstance(col, np.ndarray) and col.dtype.kind in "fiu":
+            if col.ndim > 1:
+                return [self.add(np.ascontiguousarray(col[:, j])) for j in range(col.shape[1])]
+            return self._store(self._numbers(col))
+        return self._store(self._texts(["" if t is None else str(t) for t in col]))
+
+    def _numbers(self, col: np.ndarray) -> dict:
+        flat = _rounded(col)
+        if len(set(flat)) == 1:
+            return {"c": flat[0]}
+        for name, ref in ((1, self.values), ("log10", np.log10(np.maximum(self.values, 1e-300)))):
+            if np.allclose(col, ref, rtol=1e-12, atol=0):
+                return {"v": name}
+        return {"f": flat}
+
+    def _texts(self, texts: list[str]) -> dict:
+        if len(set(texts)) == 1:
+            return {"c": texts[0]}
+        # one regex pass over all the texts; each then has n_num numbers between the same pieces, or not
+        joined = "\n".join(texts)
+        numbers, pieces = _NUMBER.findall(joined), _NUMBER.split(joined)
+        n_num = len(_NUMBER.findall(texts[0]))
+        first = _NUMBER.split(texts[0])
+        same = (n_num and len(numbers) == n_num * len(texts) and "\n" not in joined.replace("\n", "", len(texts) - 1)
+                and _SEP not in joined and pieces[1:n_num] == first[1:n_num])
+        if same:
+            inner = [pieces[i * n_num + 1:(i + 1) * n_num] for i in range(len(texts))]
+            bounds = pieces[n_num:-1:n_num]
+            same = (all(x == first[1:n_num] for x in inner) and pieces[0] == first[0] and pieces[-1] == first[-1]
+                    and all(b == first[-1] + "\n" + first[0] for b in bounds))
+        if not same:
+            pre = os.path.commonprefix(texts)
+            suf = os.path.commonprefix([t[len(pre):][::-1] for t in texts])[::-1]
+            return {"t": [pre, suf], "s": [self._slot([t[len(pre):len(t) - len(suf)] for t in texts])]}
+        out, slots = [first[0]], []
+        for j in range(n_num):
+            column = numbers[j::n_num]
+            if len(set(column)) == 1:  # the same in every text: part of the piece
+                out[-1] += column[0] + first[j + 1]
+            else:
+                slots.append(self._slot(column))
+                out.append(first[j + 1])
+        return {"t": out, "s": slots}
+
+    def _slot(self, parts: list[str]):
+        return 1 if parts == self.shown else _SEP.join(parts)
+
+
+def payload(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Mapping) -> str:
+    """The page's live payload (JSON): metric texts and chart patches for every value of its control.
+
+    ``headline(params, out, iv)`` is the page's metric row (:func:`skbview.app.ui.model_view`) and
+    ``out``/``iv`` the current scenario's outputs, from which the outputs it reads are learnt.
+    """
+    key, across, patches = charts.LIVE_CONTROLS[slug]
+    params = sk_state.scenario(state)
+    values = values_of(key)
+    grid = {**params, key: values}
+    across_values = ()
+    if across:
+        across_values = tuple(sk_state.PARAMS[across].choices)
+        grid = {**grid, key: values[None, :], across: np.array(across_values)[:, None]}
+    wanted = _read_by(headline, params, out, iv)
+    for fn in patches.values():
+        wanted |= set(fn.outputs)
+    vout, viv = evaluate_sweep(grid, sk_state.profile_for(state), sorted(wanted))
+    sweep = Sweep(key, values, vout, viv, state, across, across_values)
+    row = across_values.index(params[across]) if across else None
+    cols = Columns(values)
+    rows = [headline({**params, key: v}, _At(vout, row, i), _At(viv, row, i)) for i, v in enumerate(values.tolist())]
+    metrics = [{"label": cols.add([r[j][0] for r in rows]), "value": cols.add([r[j][1] for r in rows]),
+                "delta": cols.add([r[j][3] if len(r[j]) > 3 else None for r in rows])} for j in range(len(rows[0]))]
+    chart_patches = {}
+    for name, fn in patches.items():
+        patch = fn(sweep)
+        chart_patches[f"chart_{slug}_{name}"] = {
+            "traces": [{"i": t["i"], **{a: cols.add(c) for a, c in t.items() if a != "i"}}
+                       for t in patch.get("traces", ())],
+            "annotations": [{"name": a["name"], **{k: cols.add(c) for k, c in a.items() if k != "name"}}
+                            for a in patch.get("annotations", ())]}
+    body = {"n": len(values), "metrics_key": METRICS_KEY, "metrics": metrics, "charts": chart_patches,
+            "columns": cols.table}
+    return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+
+
+def scenario_id(slug: str, state: Mapping, key: str) -> str:
+    """Names what the payload is built from apart from the control's own value (the page, scenario A's
+    parameters and profile version): a new id means a new payload; the open tab or a link's headline do not."""
+    rest = {k: v for k, v in sk_state.scenario(state).items() if k != key}
+    what = [slug, rest, state.get("pv")]
+    return hashlib.blake2b(json.dumps(what, sort_keys=True, default=str).encode(), digest_size=8).hexdigest()
+
+
+def _released(key: str, ckey: str) -> None:
+    """``on_change`` of the control: a value at release becomes the parameter's (a request for the payload
+    needs nothing here: the control's fragment reruns and answers it)."""
+    msg = st.session_state.get(ckey) or {}
+    if "value" not in msg:
+        return
+    p = sk_state.PARAMS[key]
+    value = int(msg["value"]) if p.kind == "int" else float(msg["value"])
+    appstate.set_value(key, min(max(value, p.lo), p.hi))
+    st.rerun()  # the whole app: the sidebar's slider of the same parameter shows the value too
+
+
+def control(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Mapping) -> None:
+    """Draw the live control of ``slug`` (nothing on a page without one, see ``charts.LIVE_CONTROLS``)."""
+    if slug not in charts.LIVE_CONTROLS:
+        return
+    key = charts.LIVE_CONTROLS[slug][0]
+    p = sk_state.PARAMS[key]
+    ckey = control_key(slug)
+    sid = scenario_id(slug, state, key)
+    ss = st.session_state
+    sent = ss.setdefault(SENT, {}).get(slug) or {}
+    msg = ss.get(ckey) or {}
+    asked = msg.get("want") == sid and msg.get("n") != sent.get("ask")
+    body = payload(slug, state, headline, out, iv) if asked or sent.get("sid") != sid else None
+    if body is not None:
+        ss[SENT][slug] = {"sid": sid, "ask": msg.get("n")}
+    step = p.step or 1
+    _CONTROL(label=p.label, min=p.lo, max=p.hi, step=step, value=state[key], sid=sid, payload=body,
+             unit=p.unit, plotly=f"../{_PLOTLY_JS.name}/plotly.min.js", key=ckey, default=None,
+             on_change=functools.partial(_released, key, ckey))  # a v1 component's on_change takes no args=

@@ -1,0 +1,181 @@
+"""The pages' live controls in a real browser (headless system Chromium + the real dashboard).
+
+* A drag moves the chart's marker and the metric row at every step, with nothing sent to the server;
+  at release the parameter takes the value: the sidebar slider, the address bar, the share link (opened
+  in a fresh browser context) and the text block carry it.
+* Keys (arrows, Page Up/Down, Home/End) move the chart at once and reach the server once they pause.
+* The sidebar slider moves the live control; a control mounted again (another page and back) gets its
+  payload and follows a drag.
+"""
+from __future__ import annotations
+
+import contextlib
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from skbmodel import state as S
+from skbview import charts
+from tests.browser_util import (app_and_browser, eventually, focus_slider, live_frame, live_thumb_x, live_value,
+                                plotly_trace_in, slider_value, wait_for_app, wait_for_plotly)
+
+pytestmark = pytest.mark.browser
+
+LIVE = sorted(charts.LIVE_CONTROLS)
+
+
+@pytest.fixture(scope="module")
+def app():
+    with app_and_browser("dashboard.py") as url_and_browser:
+        yield url_and_browser
+
+
+def _first_chart(slug: str) -> str:
+    """The element key of the page's first chart tab (open by default), which must be live."""
+    name = next(iter(charts.chart_labels(slug)))
+    assert name in charts.LIVE_CONTROLS[slug][2], f"{slug}: its first chart {name} has no live patch"
+    return f"chart_{slug}_{name}"
+
+
+def _open(browser, url: str, path: str, width: int = 1280, height: int = 800):
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    page = ctx.new_page()
+    page._skb_errors = []  # noqa: SLF001 - test bookkeeping
+    page._skb_sent = []  # noqa: SLF001 - frames sent to the server over the WebSocket
+    page.on("pageerror", lambda e: page._skb_errors.append(str(e)))
+    page.on("websocket", lambda ws: ws.on("framesent", lambda payload: page._skb_sent.append(len(payload))))
+    page.goto(url + path)
+    wait_for_app(page, timeout=120)
+    wait_for_plotly(page, 0, timeout=120)  # a loaded machine (2 cores, several sessions) is slow to a first chart
+    return ctx, page
+
+
+def _marker_x(page, chart: str) -> float:
+    return round(float(plotly_trace_in(page, chart, 0)["x"][0]), 9)
+
+
+def _wait_marker(page, chart: str, value: float, timeout: float = 30_000) -> None:
+    page.wait_for_function(
+        """([key, v]) => { const gd = document.querySelector('.st-key-' + key + ' .js-plotly-plot');
+             return !!(gd && gd._fullData && gd._fullData[0]
+                       && Math.abs(Number(gd._fullData[0].x[0]) - v) < 1e-9); }""",
+        arg=[chart, value], timeout=timeout)
+
+
+def _metric_texts(page) -> list[str]:
+    return page.evaluate("() => Array.from(document.querySelectorAll('.st-key-headline [data-testid=\"stMetric\"]'))"
+                         ".map(e => e.innerText)")
+
+
+def _query_value(url: str, key: str):
+    return parse_qs(urlsplit(url).query).get(key, [None])[0]
+
+
+@contextlib.contextmanager
+def _live_page(app, slug: str):
+    """``(parameter, its Param, the first chart's key, page, the control's frame)`` of ``slug`` opened anew."""
+    url, browser = app
+    key = charts.LIVE_CONTROLS[slug][0]
+    ctx, page = _open(browser, url, f"/{slug}")
+    try:
+        yield key, S.PARAMS[key], _first_chart(slug), page, live_frame(page, slug)
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("slug", LIVE)
+def test_drag_moves_chart_at_every_step_and_release_sets_the_parameter(app, slug):
+    url, browser = app
+    with _live_page(app, slug) as (key, p, chart, page, frame):
+        assert frame.evaluate("document.getElementById('range').getAttribute('aria-label')") == p.label
+        start = live_value(frame)
+        assert start == S.defaults()[key] == _marker_x(page, chart)
+        up = p.hi - start >= start - p.lo  # towards the farther end
+        span = (p.hi - start) if up else (p.lo - start)
+        targets = [start + span * f for f in (0.1, 0.25, 0.4, 0.55, 0.7)]
+        page.mouse.move(*live_thumb_x(frame, start))
+        page.mouse.down()
+        sent_before = len(page._skb_sent)
+        seen, metrics = [start], [_metric_texts(page)]
+        for t in targets:
+            page.mouse.move(*live_thumb_x(frame, t), steps=2)
+            v = live_value(frame)
+            _wait_marker(page, chart, v)  # the chart's marker is at the thumb's value
+            seen.append(v)
+            metrics.append(_metric_texts(page))
+        assert all((b > a) if up else (b < a) for a, b in zip(seen, seen[1:])), seen
+        assert all(b != a for a, b in zip(metrics, metrics[1:])), "the metric row did not follow every step"
+        assert len(page._skb_sent) == sent_before, "the drag sent messages to the server"
+        page.mouse.up()
+        final = seen[-1]
+        shown = S.fmt_value(int(final) if p.kind == "int" else final)
+        page.wait_for_function("([k, v]) => new URL(location.href).searchParams.get(k) === v", arg=[key, shown],
+                               timeout=30_000)
+        wait_for_app(page)
+        assert len(page._skb_sent) >= sent_before + 1
+        assert slider_value(page, key) == final  # the sidebar's slider is the same parameter
+        assert _marker_x(page, chart) == final  # the chart Python drew at release
+        link = page.locator(".st-key-share_link code").first.inner_text().strip()
+        assert _query_value(link, key) == shown, link
+        page.locator(".st-key-copy_as_text").get_by_text("Copy as text").click()
+        page.locator(".st-key-copy_text code").first.wait_for(timeout=30_000)
+        assert f"{p.label} = {shown}" in page.locator(".st-key-copy_text code").first.inner_text()
+        ctx2, fresh = _open(browser, url, "/" + link.split("/", 3)[3])
+        try:
+            assert slider_value(fresh, key) == final
+            assert live_value(live_frame(fresh, slug)) == final
+            assert _marker_x(fresh, chart) == final
+        finally:
+            ctx2.close()
+        assert not page._skb_errors, page._skb_errors
+        assert frame.evaluate("window.__liveError || null") is None
+
+
+@pytest.mark.parametrize("slug", LIVE)
+def test_keys_move_the_chart_and_reach_the_server_when_they_pause(app, slug):
+    with _live_page(app, slug) as (key, p, chart, page, frame):
+        frame.locator("#range").focus()
+        step = p.step or 1
+        big = max(step, round((p.hi - p.lo) / 10 / step) * step)
+        for press, want in (("Home", p.lo), ("ArrowRight", p.lo + step), ("ArrowUp", p.lo + 2 * step),
+                            ("End", p.hi), ("PageDown", p.hi - big), ("ArrowLeft", p.hi - big - step),
+                            ("PageUp", p.hi - step), ("ArrowDown", p.hi - 2 * step)):
+            want = round(want, 9)
+            frame.locator("#range").press(press)
+            _wait_marker(page, chart, want)
+            assert live_value(frame) == want, press
+        shown = S.fmt_value(int(want) if p.kind == "int" else want)
+        page.wait_for_function("([k, v]) => new URL(location.href).searchParams.get(k) === v", arg=[key, shown],
+                               timeout=30_000)
+        wait_for_app(page)
+        assert slider_value(page, key) == want
+        assert frame.evaluate("document.activeElement.id") == "range"
+
+
+def test_sidebar_slider_moves_the_live_control_and_a_remounted_control_asks_again(app):
+    url, browser = app
+    ctx, page = _open(browser, url, "/slub")
+    try:
+        frame = live_frame(page, "slub")
+        focus_slider(page, "bulk")
+        page.keyboard.press("ArrowRight")
+        eventually(lambda: _assert_equal(live_value(live_frame(page, "slub")), 17.0))
+        page.locator('[data-testid="stSidebarNav"] a[href$="/veth"]').click()
+        live_frame(page, "veth")
+        page.locator('[data-testid="stSidebarNav"] a[href$="/slub"]').click()
+        wait_for_app(page)
+        frame = live_frame(page, "slub")  # ready: it holds the payload it asked for
+        assert live_value(frame) == 17
+        chart = _first_chart("slub")
+        page.mouse.move(*live_thumb_x(frame, 17))
+        page.mouse.down()
+        page.mouse.move(*live_thumb_x(frame, 60), steps=2)
+        _wait_marker(page, chart, live_value(frame))
+        page.mouse.up()
+        eventually(lambda: _assert_equal(_query_value(page.url, "bulk"), S.fmt_value(int(live_value(frame)))))
+    finally:
+        ctx.close()
+
+
+def _assert_equal(a, b):
+    assert a == b, (a, b)
