@@ -100,7 +100,7 @@ def answer_metrics(res: answers.Answers) -> list:
     measured per packet is followed by its verdict against the noise floor."""
     items = []
     for a in res.values:
-        unit = answers.unit_text(a.output)
+        unit = "" if a.kind in ("count", "exact") else answers.unit_text(a.output)  # a count names its unit
         items.append((f"{a.label} ({unit})" if unit else a.label, a.value_text(), schema.BY_NAME[a.output].label,
                       a.interval_text()))
         if a.verdict:
