@@ -14,8 +14,9 @@ import math
 from pathlib import Path
 
 import pandas as pd
+from . import paths
 
-CORPUS_CSV = Path(__file__).with_name("data") / "public-measurements.csv"
+CORPUS_CSV = paths.DATA_DIR / "public-measurements.csv"
 
 COLUMNS = (
     "id", "series", "subsystem", "output", "x_name", "x_value", "value", "unit",

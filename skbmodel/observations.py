@@ -4,12 +4,14 @@ Numbers are read from the CSV, never retyped into code.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import csv
 import dataclasses
 from functools import lru_cache
-from pathlib import Path
+from . import paths
 
-SEED_CSV = Path(__file__).with_name("data") / "seed-measurements.csv"
+SEED_CSV = paths.DATA_DIR / "seed-measurements.csv"
 COLUMNS = ("id", "system", "quantity", "value", "unit", "condition", "cpu", "seed")
 
 

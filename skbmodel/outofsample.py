@@ -25,6 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import paths
 from . import (calibration, era_validation, kconfig, model, parsers, schema, uarch, uncertainty, units, userfit,
                validation)
 from . import state as st
@@ -746,7 +747,7 @@ def load_report(path: Path | str | None = None) -> dict:
 # ---- recorded figures: no reported figure may get worse unnoticed ---------------------------
 
 #: every out-of-sample figure, as last recorded on purpose (``scripts/validation_report.py --record``)
-RECORDED_JSON = Path(__file__).with_name("data") / "outofsample-recorded.json"
+RECORDED_JSON = paths.DATA_DIR / "outofsample-recorded.json"
 #: relative slack of a recorded figure: the report's rounding to 3 significant figures (at most half a
 #: unit of the third digit, 0.5 %) and another machine's last digits; counts have none
 _SLACK = 5e-3

@@ -35,14 +35,14 @@ import hashlib
 import math
 import re
 import tomllib
-from pathlib import Path
 
 import numpy as np
 
+from . import paths
 from . import kconfig
 
 FORMAT_VERSION = 1
-PROFILE_DIR = Path(__file__).with_name("profiles")
+PROFILE_DIR = paths.PROFILE_DIR
 KINDS = ("fitted", "published", "kernel", "assumed")
 
 

@@ -64,20 +64,22 @@ CPUs alone; the figures, before and after the translation, are in docs/validatio
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import dataclasses
 import functools
 import math
 import re
 import tomllib
-from pathlib import Path
 
 import numpy as np
 
+from . import paths
 from . import era, model, uncertainty
 from .custom import GHZ_RANGE
 from .profile import PROFILE_DIR, Constant, Profile, available_profiles, load_profile
 
-UARCH_DIR = Path(__file__).with_name("data") / "uarch"
+UARCH_DIR = paths.DATA_DIR / "uarch"
 #: figures the derivation reads (a description without one cannot be derived)
 NEEDED = ("tsc_ghz", "turbo_ghz", "l1d_bytes", "l2_bytes", "issue_width", "lock_add_cycles")
 #: the page_pool constants the derivation gives, and the model output of each (TSC cycles)

@@ -51,14 +51,16 @@ exactly ``[0, 0]``.
 """
 from __future__ import annotations
 
+from pathlib import Path
+
 import json
 import zlib
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from statistics import NormalDist
 
 import numpy as np
 
+from . import paths
 from . import model, noise, schema
 from .custom import CUSTOM_PREFIX
 from .params import MODEL_PARAMS
@@ -74,7 +76,7 @@ SEED = 20261130
 _STATES_PER_CALL = 65_536
 
 #: The out-of-sample report (``scripts/validation_report.py``; a test keeps it current).
-REPORT_JSON = Path(__file__).with_name("data") / "outofsample.json"
+REPORT_JSON = paths.DATA_DIR / "outofsample.json"
 
 
 def _structural_from_report(path: Path = REPORT_JSON) -> dict[str, float]:

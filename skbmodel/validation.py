@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from pathlib import Path
 
 import numpy as np
 
+from . import paths
 from . import model, units
 from . import state as st
 from .observations import seed_observations
@@ -185,7 +185,7 @@ EVIDENCE_KINDS = ("predicted", "reproduced by construction", "restates an input"
 
 #: the out-of-sample report, whose ``in_sample`` degrees of freedom say which rows are reproduced by
 #: construction (``scripts/validation_report.py`` writes it; a test keeps it current)
-REPORT_JSON = Path(__file__).with_name("data") / "outofsample.json"
+REPORT_JSON = paths.DATA_DIR / "outofsample.json"
 
 
 def evidence_of_rows(in_sample: list[dict] | None = None) -> dict[str, str]:
