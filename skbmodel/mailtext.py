@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl
 import numpy as np
 
 from . import __version__ as MODEL_VERSION
-from . import design, model, noise, shortlink, uncertainty, validation, versions
+from . import cpumap, design, model, noise, shortlink, uncertainty, validation, versions
 from . import profile as _profile
 from . import state as S
 from .pages import BY_SLUG
@@ -146,6 +146,9 @@ def summary_text(state: Mapping, link: str) -> str:
             lines.append("Numbers (90 % prediction interval):")
             for out, label in spec.summary:
                 lines += _wrap(f"{label}: {_with_interval(val[out], *iv[out], _unit(out))}")
+            if page == "cpumap":
+                lines += _wrap(cpumap.bottleneck_text(model.evaluate(
+                    pa, prof_a, outputs=["cpumap.bottleneck", "cpumap.sleep_fraction"])))
             if shows_b and (b_keys or page == "design"):
                 lines += _b_minus_a(state, page, pa, pb, prof_a, prof_b, b_keys, pairs)
     lines += _wrap(_versions_text(state, shows_b), indent="", more="  ")

@@ -27,7 +27,7 @@ OUTPUT_UNITS: dict[str, str] = {
     "kfree_skb_list.free_cycles_per_drop": "cycles", "kfree_skb_list.saving_ns": "ns",
     "veth.mpps": "Mpps", "veth.ns_per_packet": "ns", "veth.zero_delta_ns": "ns", "veth.zero_delta_runs": "runs",
     "cpumap.src_mpps": "Mpps", "cpumap.dst_mpps": "Mpps", "cpumap.drop_mpps": "Mpps",
-    "cpumap.src_ns": "ns", "cpumap.dst_ns": "ns",
+    "cpumap.src_ns": "ns", "cpumap.dst_ns": "ns", "cpumap.sleep_fraction": "1", "cpumap.bottleneck": "code",
     "xdp_pass.mpps": "Mpps", "xdp_pass.ns_per_packet": "ns",
     "napi_defer.krps": "Krps",
     "budget.line_rate_mpps": "Mpps", "budget.ns_per_packet": "ns",

@@ -51,12 +51,13 @@ def live(draw) -> None:
     _live()
 
 
-def model_view(slug: str, headline, note=None) -> None:
+def model_view(slug: str, headline, note=None, refuse=None) -> None:
     """The live area of a model page: headline metrics, then every chart of the page.
 
     ``headline(params, out, iv)`` turns the scenario's parameters, its ``model.evaluate`` outputs and
     their 90 % intervals (:func:`skbmodel.uncertainty.evaluate_with_intervals`) into the metric row
-    (see :func:`metrics`, :func:`pm`); ``note(state)``, a line above it or None.  Records the page
+    (see :func:`metrics`, :func:`pm`); ``note(state)``, a line above it or None; ``refuse(state)``, why
+    the scenario has no numbers (shown instead of the metrics and charts) or None.  Records the page
     (:func:`appstate.page_state`) first.
     """
     appstate.page_state(slug)
@@ -66,6 +67,11 @@ def model_view(slug: str, headline, note=None) -> None:
         if text:
             with st.container(key="view_note"):
                 st.caption(text)
+        refused = refuse(state) if refuse else None
+        if refused:
+            with st.container(key="view_refused"):
+                st.error(refused)
+            return
         params = sk_state.scenario(state)
         out, iv = uncertainty.evaluate_with_intervals(params, sk_state.profile_for(state))
         metrics(headline(params, out, iv))
