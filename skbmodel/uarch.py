@@ -956,7 +956,10 @@ def boot_setup(texts) -> dict[str, str]:
 def same_machine_profiles(profile_id: str) -> list[str]:
     """The shipped profiles of the machine ``profile_id`` was measured on (itself first): one per kernel
     configuration (the EPYC 9684X's IBPB and safe-RET boots)."""
-    d = measured_on(profile_id)[0] if profile_id in available_profiles() else None
+    try:
+        d = measured_on(profile_id)[0] if profile_id in available_profiles() else None
+    except UarchError:  # a derived profile: one configuration
+        d = None
     if d is None:
         return [profile_id]
     names = [profile_id] + [p for p, (n, _w) in ASSUMED_MEASURED_ON.items() if n == d.name and p != profile_id]
@@ -1461,14 +1464,21 @@ def counting_clock(d: Description) -> str:
 CARRIED_AS_NS = ("xcpu_line_cycles",)
 #: the CPU a profile measured on that no description lists in ``profiles``, and why it is taken to be
 #: that one: seed 003's lab names only "Xeon Platinum" (its profile's clock is assumed the same way)
-ASSUMED_MEASURED_ON = {"xeon-platinum-iavf": ("ice-lake-sp", "seed 003 names a Xeon Platinum with iavf, "
-                                              "not the model; its profile assumes an Ice Lake-SP at 2.3 GHz"),
-                       # not in zen4-genoa's ``profiles``: a boot option the derivation does not count
-                       "epyc-9684x-srso": ("zen4-genoa", "the EPYC 9684X of epyc-9684x under SRSO safe-RET")}
+ASSUMED_MEASURED_ON = {  # not in zen4-genoa's ``profiles``: a boot option the derivation does not count
+    "epyc-9684x-srso": ("zen4-genoa", "the EPYC 9684X of epyc-9684x under SRSO safe-RET")}
+#: profiles measured on a CPU no source names, and why: their cycles are carried unchanged (the clocks that
+#: would convert them are not known), with a move's uncertainty.  Seed 003 names "a Xeon Platinum" with
+#: iavf, not its model or clocks (its profile's 2.3 GHz is assumed); taking it to be an Ice Lake-SP at its
+#: 3.4 GHz turbo made the E5-1650 v4's out-of-sample cpumap rates (Jesper Brouer's 2019 runs) 36 % off
+#: instead of 14 %, evidence against that guess, not for another one
+UNKNOWN_CPU = {"xeon-platinum-iavf": "seed 003 names a Xeon Platinum with iavf, not its model or clocks"}
 
 
-def measured_on(profile_id: str) -> tuple[Description, str]:
-    """The description of the CPU profile ``profile_id`` measured on, and how that is known."""
+def measured_on(profile_id: str) -> tuple[Description | None, str]:
+    """The description of the CPU profile ``profile_id`` measured on, and how that is known (None and why
+    for a CPU no source names, :data:`UNKNOWN_CPU`)."""
+    if profile_id in UNKNOWN_CPU:
+        return None, UNKNOWN_CPU[profile_id]
     for d in descriptions().values():
         if profile_id in d.profiles:
             return d, f"description {d.name} lists profile {profile_id}"
@@ -1499,7 +1509,7 @@ def carried_constants(d: Description, ghz: float, base: Profile, names,
     CPU to another, :func:`transfer_spread` (the rms error of carrying the constants two CPUs measure),
     in quadrature with its own."""
     src, how = measured_on(base.id)
-    same = src.name == d.name
+    same = src is not None and src.name == d.name
     s_move, n_move, who = _move_spread(exclude)
     s_move = 0.0 if same or s_move is None else s_move
     clock = counting_clock(d)
@@ -1507,10 +1517,13 @@ def carried_constants(d: Description, ghz: float, base: Profile, names,
     for k in names:
         c = base.constants[k]
         as_ns = k in CARRIED_AS_NS
-        f = carry_factor(src, base.ghz, d, ghz, as_ns)
+        f = 1.0 if src is None else carry_factor(src, base.ghz, d, ghz, as_ns)
         value = c.value * f
         rel = math.hypot(c.stderr / c.value if c.value else 0.0, s_move)
-        if as_ns:
+        if src is None:
+            conv = (f"{c.value:g} cycles taken unchanged: the clocks that would convert them (the measured CPU's "
+                    "TSC and turbo) are not known")
+        elif as_ns:
             conv = (f"{c.value:g} cycles / {base.ghz:g} GHz = {c.value / base.ghz:.1f} ns x {ghz:g} GHz (carried as "
                     "ns: a line's move between cores waits on the interconnect, not on the core clock)")
         else:
