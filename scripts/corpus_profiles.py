@@ -255,6 +255,21 @@ GEN12_TOPOLOGY = dict(sockets=1, topology_source=(
 EPYC_RUN = "pp-epyc9684x-2025-02-v613-ibpb"
 
 
+def _epyc_rows(run: str) -> dict[str, str]:
+    """The constants one EPYC 9684X boot of page_pool08_bench_AMD gives and its corpus rows."""
+    return {"pp_fast_cycles": f"{run}-tasklet-fast", "pp_ring_cycles": f"{run}-tasklet-ring",
+            "page_slow_cycles": f"{run}-tasklet-slow", "page_single_cycles": f"{run}-sample-page-alloc-put"}
+
+
+def _epyc_boot(df, pid: str, run: str, mode: str, thunk: str, note: str) -> Profile:
+    """One boot of the EPYC 9684X of page_pool08_bench_AMD on v6.13: its rows, its return thunk, the rest derived."""
+    prof = page_pool_profile(
+        df, pid, f"AMD EPYC 9684X 96-Core Processor (Genoa-X, Zen 4; 2025-02 page_pool bench, v6.13, {mode})",
+        f"{run}-tasklet-fast", _epyc_rows(run), {}, note, ("6.13", "6.13"),
+        config={"return_thunk": thunk, "machine": "bare metal"}, topology=GEN12_TOPOLOGY)
+    return with_derived(prof, "zen4-genoa", "6.13", cpu="EPYC 9684X")
+
+
 def epyc_9684x(df) -> Profile:
     """The AMD EPYC 9684X (Genoa-X, Zen 4) of xdp-project's page_pool08_bench_AMD (2025-02).
 
@@ -266,23 +281,14 @@ def epyc_9684x(df) -> Profile:
     loop, the single-page loop of page_bench04_bulk.  The DMA-fix kernel (an unmerged series) and the
     safe-RET boots are other configurations: predicted or listed by the validation, not used here.
     """
-    prof = page_pool_profile(
-        df, "epyc-9684x", "AMD EPYC 9684X 96-Core Processor (Genoa-X, Zen 4; 2025-02 page_pool bench, v6.13, "
-        "spec_rstack_overflow=ibpb)", f"{EPYC_RUN}-tasklet-fast",
-        {"pp_fast_cycles": f"{EPYC_RUN}-tasklet-fast",
-         "pp_ring_cycles": f"{EPYC_RUN}-tasklet-ring",
-         "page_slow_cycles": f"{EPYC_RUN}-tasklet-slow",
-         "page_single_cycles": f"{EPYC_RUN}-sample-page-alloc-put"},
-        {},
+    return _epyc_boot(df, "epyc-9684x", EPYC_RUN, "spec_rstack_overflow=ibpb", "srso-ibpb",
         "page_pool costs (tasklet tests), the single-page allocator cost (time_bench_sample alloc_page + "
         "put_page, page_bench04's single-page loop) and the clock measured on this CPU: v6.13 booted with "
         "spec_rstack_overflow=ibpb (no per-return thunk); its no-softirq tests, the DMA-fix kernel's runs and "
         "the safe-RET boots are not its data (python -m skbmodel validate --out-of-sample predicts or lists "
         "them); machine bare metal: the source names the server, a Cloudflare Gen 12 (CF Gen 12), a hardware "
         "generation, and boots its kernels with kexec, not stated in so many words; the rest inherited from "
-        "e5-1650v4 unmeasured", ("6.13", "6.13"),
-        config={"return_thunk": "srso-ibpb", "machine": "bare metal"}, topology=GEN12_TOPOLOGY)
-    return with_derived(prof, "zen4-genoa", "6.13", cpu="EPYC 9684X")
+        "e5-1650v4 unmeasured")
 
 
 #: the same machine and kernel booted with the default SRSO mitigation (safe-RET return thunk)
@@ -294,22 +300,13 @@ def epyc_9684x_srso(df) -> Profile:
     (safe-RET: every kernel return jumps through the return thunk): the page_pool costs and the single-page
     loop of that run, the rest as :func:`epyc_9684x` (its derived SLUB, zeroing and page-allocator constants
     count plain returns, as the derivation's training CPUs: under safe-RET they are low)."""
-    prof = page_pool_profile(
-        df, "epyc-9684x-srso", "AMD EPYC 9684X 96-Core Processor (Genoa-X, Zen 4; 2025-02 page_pool bench, v6.13, "
-        "SRSO safe-RET, the stock mitigation)", f"{EPYC_SRSO_RUN}-tasklet-fast",
-        {"pp_fast_cycles": f"{EPYC_SRSO_RUN}-tasklet-fast",
-         "pp_ring_cycles": f"{EPYC_SRSO_RUN}-tasklet-ring",
-         "page_slow_cycles": f"{EPYC_SRSO_RUN}-tasklet-slow",
-         "page_single_cycles": f"{EPYC_SRSO_RUN}-sample-page-alloc-put"},
-        {},
+    return _epyc_boot(df, "epyc-9684x-srso", EPYC_SRSO_RUN, "SRSO safe-RET, the stock mitigation", "srso-safe-ret",
         "page_pool costs (tasklet tests), the single-page allocator cost (time_bench_sample alloc_page + "
         "put_page) and the clock measured on this CPU: v6.13 booted with the default SRSO mitigation, safe-RET "
         "(every kernel function return jumps through the return thunk), the stock configuration of a Zen 4 "
         "kernel; the same machine as epyc-9684x (spec_rstack_overflow=ibpb); its no-softirq tests are "
         "not its data; SLUB, zeroing and the page allocator's other constants count no return thunk (derived "
-        "as for epyc-9684x): low under safe-RET; the rest inherited from e5-1650v4 unmeasured", ("6.13", "6.13"),
-        config={"return_thunk": "srso-safe-ret", "machine": "bare metal"}, topology=GEN12_TOPOLOGY)
-    return with_derived(prof, "zen4-genoa", "6.13", cpu="EPYC 9684X")
+        "as for epyc-9684x): low under safe-RET; the rest inherited from e5-1650v4 unmeasured")
 
 
 #: the EPYC 7351's rows (time_bench_memset, 256 B), each with the start-up it gives and the per-line cost
