@@ -21,6 +21,8 @@ measured on its CPU, each constant with the rows it comes from:
   the clock and the bench_page_pool_simple costs of the v6.13 run booted with
   spec_rstack_overflow=ibpb (tasklet tests, as the other profiles), and its time_bench_sample
   alloc_page + put_page loop as ``page_single_cycles``; the DMA-fix and safe-RET runs are not its data.
+* ``epyc-9684x-srso``: the same machine and kernel booted with the stock SRSO mitigation (safe-RET):
+  the page_pool costs and single-page loop of that run.
 * ``epyc-7351``: the EPYC 7351 (Naples, Zen 1) of prototype-kernel pull request #39 (2020-06): the
   clock and the start-ups of its two 256 B memsets (time_bench_memset), each the row less four lines at
   the derived per-line cost (two rows at one size do not split a start-up from a per-line cost).
@@ -50,6 +52,8 @@ from skbmodel import corpus, era, outofsample, uarch, userfit, zeroing  # noqa: 
 from skbmodel.profile import PROFILE_DIR, Constant, Profile, load_profile  # noqa: E402
 
 BASE = "e5-1650v4"
+#: how a profile's notes say where its path bases come from
+CARRIED = "carried from {b}'s CPU as core cycles, unmeasured here (skbmodel.uarch.carried_constants)"
 TB = "time_bench precision: whole-cycle rounding sd 0.29 cycles and 1 % run-to-run"
 
 
@@ -64,9 +68,9 @@ def _tb_sd(v: float) -> float:
     return float(np.hypot(0.29, 0.01 * v))
 
 
-def _published(name, value, unit, source, sd, sd_text) -> Constant:
+def _published(name, value, unit, source, sd, sd_text, clock: str = "") -> Constant:
     return Constant(name=name, value=float(value), unit=unit, kind="published",
-                    source=f"{source}; uncertainty: {sd_text}", stderr=float(sd))
+                    source=f"{source}; uncertainty: {sd_text}", stderr=float(sd), clock=clock)
 
 
 def i7_4790k(df) -> Profile:
@@ -99,11 +103,12 @@ def i7_4790k(df) -> Profile:
     # the series' conditions: "no PREEMPT, CONFIG_MEMCG_KMEM=y (not active)"
     prof = Profile(id="i7-4790k", name="Intel Core i7-4790K @ 4.00GHz (2015-2016 SLUB bulk API threads)",
                    constants=consts, inherits=BASE, kernels=("4.2", "4.5"),
-                   config={"memcg_kmem": "compiled", "preempt": "none"},
+                   config={"memcg_kmem": "compiled", "preempt": "none"}, sockets=1, numa_nodes=1,
+                   topology_source="Intel ARK, Core i7-4790K: a desktop part (one socket, one memory controller)",
                    notes=("SLUB constants fitted to the published detached-freelist curves of this CPU; the page_pool "
                           "costs, the zeroing costs and cache sizes derived from its description (haswell, kernel 4.5; "
                           "skbmodel.uarch); the page allocator from the 2017 bulk RFC thread (4.10-rc2, the CPU "
-                          "inferred from its 4.00 GHz TSC); the path bases inherited from e5-1650v4 unmeasured: a "
+                          "inferred from its 4.00 GHz TSC); the path bases " + CARRIED.format(b="e5-1650v4") + ": a "
                           "Haswell desktop part, not the Broadwell-EP server part"))
     return prof.with_correlation(free, np.asarray(res.corr, dtype=float))
 
@@ -173,19 +178,20 @@ def kunpeng_920(df) -> Profile:
                                f"({', '.join(f'{v:g}' for v in ns)} ns, tasklet test, mainline net-next 2024-10 and "
                                f"2025-01) x the core clock {ghz:g} GHz; {r0['source'][:120]}",
                                round(float(ns.std(ddof=1)) * ghz, 3),
-                               "the sd between the two runs (the same machine, two kernels of one era)")
+                               "the sd between the two runs (the same machine, two kernels of one era)",
+                               clock=uarch.counting_clock(desc))
     consts.update(derived_where_unmeasured("kunpeng-920", ghz, "6.13", consts))
     return Profile(id="kunpeng-920", name="arm64 server, Huawei (taken to be a HiSilicon Kunpeng 920; page_pool "
                    "threads 2024-2025)", constants=consts, inherits="e5-1650v4-2025", kernels=("6.12", "6.13"),
                    notes=("page_pool costs measured on this CPU (ns, converted at the assumed 2.6 GHz core clock: "
                           "the corpus names neither the model nor the clock); the cache sizes from its description "
                           "(kunpeng-920); SLUB, zeroing and the page allocator derived from it (skbmodel.uarch: the "
-                          "x86 counts and residuals, no arm64 CPU measures them); the path bases inherited from "
-                          "e5-1650v4-2025 (an x86 CPU) unmeasured"))
+                          "x86 counts and residuals, no arm64 CPU measures them); the path bases "
+                          + CARRIED.format(b="e5-1650v4-2025") + " (an x86 CPU: another instruction set too)"))
 
 
 def page_pool_profile(df, pid: str, name: str, ghz_row: str, rows: dict, caches: dict, note: str,
-                      kernels: tuple[str, str], config: dict | None = None) -> Profile:
+                      kernels: tuple[str, str], config: dict | None = None, topology: dict | None = None) -> Profile:
     consts = {}
     r0 = _row(df, ghz_row)
     consts["ghz"] = _published("ghz", r0["ghz"], "GHz", f"{r0['cpu']} (corpus row {ghz_row})", 0.0, "0: the TSC clock")
@@ -197,7 +203,7 @@ def page_pool_profile(df, pid: str, name: str, ghz_row: str, rows: dict, caches:
     for n, (v, src) in caches.items():
         consts[n] = _published(n, v, "bytes", src, 0.0, "0: a documented cache size")
     return Profile(id=pid, name=name, constants=consts, inherits=BASE, notes=note, kernels=kernels,
-                   config=config or {})
+                   config=config or {}, **(topology or {}))
 
 
 def build(df) -> list[Profile]:
@@ -232,14 +238,36 @@ def build(df) -> list[Profile]:
         "measure the fast path, the ptr_ring and the slow path); everything else is inherited from e5-1650v4 "
         "(2021-2023 kernels), unmeasured on these kernels. Fitted to that one run only: the upstream "
         "selftest run (2025-06) and the tasklet run of 2025-01 on this CPU are predicted, not used "
-        "(python -m skbmodel validate --out-of-sample)", ("6.13", "6.16"))
+        "(python -m skbmodel validate --out-of-sample)", ("6.13", "6.16"),
+        topology=dict(sockets=1, numa_nodes=1, topology_source="the machine of e5-1650v4: Intel ARK, Xeon "
+                      "E5-1650 v4: a single-socket part (max CPU configuration 1), one node"))
     gold = with_derived(gold, "skylake-sp", "5.17")
     spr = with_derived(spr, "sapphire-rapids", "6.16")
-    return [i7_4790k(df), gold, spr, e5_2025, kunpeng_920(df), epyc_9684x(df), epyc_7351(df)]
+    return [i7_4790k(df), gold, spr, e5_2025, kunpeng_920(df), epyc_9684x(df), epyc_9684x_srso(df), epyc_7351(df)]
 
 
+#: the Cloudflare Gen 12 server of page_pool08_bench_AMD: one socket; its nodes per socket (NPS1, 2 or 4, a
+#: BIOS setting) are not stated, so a cross-node placement is offered (another NPS node of the socket)
+GEN12_TOPOLOGY = dict(sockets=1, topology_source=(
+    "Cloudflare blog, 'Cloudflare's 12th Generation servers' (2024-09-25): Gen 12 is a 2U1N single-socket "
+    "EPYC 9684X server; the NUMA nodes per socket (NPS1, 2 or 4, a BIOS setting) are not stated"))
 #: the EPYC 9684X run that is the profile's data: v6.13 booted with spec_rstack_overflow=ibpb
 EPYC_RUN = "pp-epyc9684x-2025-02-v613-ibpb"
+
+
+def _epyc_rows(run: str) -> dict[str, str]:
+    """The constants one EPYC 9684X boot of page_pool08_bench_AMD gives and its corpus rows."""
+    return {"pp_fast_cycles": f"{run}-tasklet-fast", "pp_ring_cycles": f"{run}-tasklet-ring",
+            "page_slow_cycles": f"{run}-tasklet-slow", "page_single_cycles": f"{run}-sample-page-alloc-put"}
+
+
+def _epyc_boot(df, pid: str, run: str, mode: str, thunk: str, note: str) -> Profile:
+    """One boot of the EPYC 9684X of page_pool08_bench_AMD on v6.13: its rows, its return thunk, the rest derived."""
+    prof = page_pool_profile(
+        df, pid, f"AMD EPYC 9684X 96-Core Processor (Genoa-X, Zen 4; 2025-02 page_pool bench, v6.13, {mode})",
+        f"{run}-tasklet-fast", _epyc_rows(run), {}, note, ("6.13", "6.13"),
+        config={"return_thunk": thunk, "machine": "bare metal"}, topology=GEN12_TOPOLOGY)
+    return with_derived(prof, "zen4-genoa", "6.13", cpu="EPYC 9684X")
 
 
 def epyc_9684x(df) -> Profile:
@@ -253,23 +281,32 @@ def epyc_9684x(df) -> Profile:
     loop, the single-page loop of page_bench04_bulk.  The DMA-fix kernel (an unmerged series) and the
     safe-RET boots are other configurations: predicted or listed by the validation, not used here.
     """
-    prof = page_pool_profile(
-        df, "epyc-9684x", "AMD EPYC 9684X 96-Core Processor (Genoa-X, Zen 4; 2025-02 page_pool bench, v6.13, "
-        "spec_rstack_overflow=ibpb)", f"{EPYC_RUN}-tasklet-fast",
-        {"pp_fast_cycles": f"{EPYC_RUN}-tasklet-fast",
-         "pp_ring_cycles": f"{EPYC_RUN}-tasklet-ring",
-         "page_slow_cycles": f"{EPYC_RUN}-tasklet-slow",
-         "page_single_cycles": f"{EPYC_RUN}-sample-page-alloc-put"},
-        {},
+    return _epyc_boot(df, "epyc-9684x", EPYC_RUN, "spec_rstack_overflow=ibpb", "srso-ibpb",
         "page_pool costs (tasklet tests), the single-page allocator cost (time_bench_sample alloc_page + "
         "put_page, page_bench04's single-page loop) and the clock measured on this CPU: v6.13 booted with "
         "spec_rstack_overflow=ibpb (no per-return thunk); its no-softirq tests, the DMA-fix kernel's runs and "
         "the safe-RET boots are not its data (python -m skbmodel validate --out-of-sample predicts or lists "
         "them); machine bare metal: the source names the server, a Cloudflare Gen 12 (CF Gen 12), a hardware "
         "generation, and boots its kernels with kexec, not stated in so many words; the rest inherited from "
-        "e5-1650v4 unmeasured", ("6.13", "6.13"),
-        config={"return_thunk": "srso-ibpb", "machine": "bare metal"})
-    return with_derived(prof, "zen4-genoa", "6.13", cpu="EPYC 9684X")
+        "e5-1650v4 unmeasured")
+
+
+#: the same machine and kernel booted with the default SRSO mitigation (safe-RET return thunk)
+EPYC_SRSO_RUN = "pp-epyc9684x-2025-02-v613-srso"
+
+
+def epyc_9684x_srso(df) -> Profile:
+    """The EPYC 9684X of :func:`epyc_9684x` on the same v6.13 kernel booted with the stock SRSO mitigation
+    (safe-RET: every kernel return jumps through the return thunk): the page_pool costs and the single-page
+    loop of that run, the rest as :func:`epyc_9684x` (its derived SLUB, zeroing and page-allocator constants
+    count plain returns, as the derivation's training CPUs: under safe-RET they are low)."""
+    return _epyc_boot(df, "epyc-9684x-srso", EPYC_SRSO_RUN, "SRSO safe-RET, the stock mitigation", "srso-safe-ret",
+        "page_pool costs (tasklet tests), the single-page allocator cost (time_bench_sample alloc_page + "
+        "put_page) and the clock measured on this CPU: v6.13 booted with the default SRSO mitigation, safe-RET "
+        "(every kernel function return jumps through the return thunk), the stock configuration of a Zen 4 "
+        "kernel; the same machine as epyc-9684x (spec_rstack_overflow=ibpb); its no-softirq tests are "
+        "not its data; SLUB, zeroing and the page allocator's other constants count no return thunk (derived "
+        "as for epyc-9684x): low under safe-RET; the rest inherited from e5-1650v4 unmeasured")
 
 
 #: the EPYC 7351's rows (time_bench_memset, 256 B), each with the start-up it gives and the per-line cost
@@ -333,7 +370,7 @@ def epyc_7351(df) -> Profile:
                           "SLUB, zeroing (the rest of it) and the page allocator derived from its description "
                           f"(zen1-naples with the EPYC 7351's clocks, {desc.value('tsc_ghz'):g} GHz base, "
                           f"{desc.value('turbo_ghz'):g} GHz boost; kernel {kernel}; skbmodel.uarch); the rest (the "
-                          "path bases) inherited from e5-1650v4 unmeasured"))
+                          "path bases) " + CARRIED.format(b="e5-1650v4")))
     # setup = row - L * line: cov(setup, line) = -L var(line); the two start-ups share the line (the
     # variable-size memset is priced as the stos constants on this core), so they covary by L^2 var(line)
     names = ["stos_setup_cycles", "stos_line_cycles", "erms_setup_cycles", "erms_line_cycles"]
@@ -358,7 +395,7 @@ def with_derived(prof: Profile, uarch_name: str, kernel: str, cpu: str | None = 
     notes = prof.notes.replace("; the rest inherited from e5-1650v4 unmeasured",
                                f"; SLUB, zeroing and the page allocator{own} derived from its description "
                                f"({uarch_name}, kernel {kernel}; skbmodel.uarch); the rest (the path bases) "
-                               "inherited from e5-1650v4 unmeasured")
+                               + CARRIED.format(b="e5-1650v4"))
     return dataclasses.replace(prof, constants=consts, notes=notes)
 
 

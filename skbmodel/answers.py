@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from . import design, drivers as _drivers, noise, schema, state as S
+from . import cpumap, design, drivers as _drivers, noise, schema, state as S
 from .custom import CUSTOM_PREFIX
 from .pages import BY_SLUG, DEFAULT_PAGE
 from .profile import Profile, load_profile, profile_version
@@ -47,8 +47,10 @@ _PER = {"zero.memset_ns": "ns", "zero.gfp_zero_ns": "ns", "zero.delta_ns": "ns/s
 
 def unit_text(output: str) -> str:
     """The unit as it reads after a number of ``output`` (``ns/packet``, ``cycles/object``; '' for a fraction)."""
-    unit = schema.OUTPUT_UNITS[output]
-    return _PER.get(output) or _UNIT_TEXT.get(unit, unit)
+    spec = schema.BY_NAME[output]
+    if spec.kind == "category":  # its text says what it is
+        return ""
+    return _PER.get(output) or _UNIT_TEXT.get(spec.unit, spec.unit)
 
 
 def decimals(x: float, digits: int = DIGITS) -> int:
@@ -72,6 +74,8 @@ class ProfileIdentity:
     fitted_from: str
     kernels: tuple[str, ...]
     ghz: float
+    #: the kernel and its mitigation mode (:attr:`skbmodel.profile.Profile.configuration_label`)
+    configuration: str = ""
 
     @classmethod
     def of(cls, profile: Profile, ghz: float) -> ProfileIdentity:
@@ -88,7 +92,7 @@ class ProfileIdentity:
             fitted = "; ".join(sources)
         return cls(id=profile.id.split("@", 1)[0], name=profile.name or profile.id, version=profile_version(profile),
                    custom=custom, base=base, base_version=base_version, fitted_from=fitted,
-                   kernels=tuple(profile.kernels), ghz=float(ghz))
+                   kernels=tuple(profile.kernels), ghz=float(ghz), configuration=profile.configuration_label)
 
     def text(self) -> str:
         """``epyc-9684x version c35ab35a`` or ``custom profile NAME (custom-... version ..., on BASE version ...)``."""
@@ -96,6 +100,10 @@ class ProfileIdentity:
             return (f"custom profile {self.name} ({self.id} version {self.version}, on {self.base} version "
                     f"{self.base_version})")
         return f"{self.id} version {self.version}"
+
+    def full_text(self) -> str:
+        """:meth:`text` with the kernel and its mitigation mode: what a footer, a text block and a report say."""
+        return f"{self.text()} ({self.configuration})" if self.configuration else self.text()
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -121,9 +129,11 @@ class Answer:
 
     @property
     def exact(self) -> bool:
-        return self.kind == "exact" or (self.lo == self.value == self.hi and self.kind == "count")
+        return self.kind in ("exact", "category") or (self.lo == self.value == self.hi and self.kind == "count")
 
     def _fmt(self, x: float, d: int) -> str:
+        if self.kind == "category":
+            return schema.BY_NAME[self.output].codes[int(round(float(x)))]
         if self.kind in ("count", "exact"):
             return f"{float(x):.0f}"
         return f"{float(x):{'+' if self.signed else ''}.{d}f}"
@@ -190,7 +200,8 @@ class Answers:
     differences: tuple[Difference, ...] = ()
     #: what A's headline rests on (pages without B); B's differences carry their own
     drivers: dict | None = None
-    #: why there are no numbers (a composition that makes no sense), else None
+    #: why there are no numbers (a composition that makes no sense, a placement the machine does not have), else
+    #: None
     problem: str | None = None
     problem_b: str | None = None
     #: whether the question has a scenario B at all
@@ -322,6 +333,7 @@ def _of_state(state: Mapping, drivers: bool) -> Answers:
         pa, pb = design.compare_params(a.params, S.b_overrides(state))
         sa, sb = Scenario.from_params(pa, a.profile), Scenario.from_params(pb, a.profile)
         bad_a = design.problem_text(pa)
+        bad_a = bad_a and f"the composition makes no sense ({bad_a})"
         bad_b = design.problem_text(pb) if pb.get("path") == "design" else None
         if bad_a:
             return Answers(page=page, profile_a=ProfileIdentity.of(a.profile, float(pa["ghz"])), problem=bad_a,
@@ -333,11 +345,15 @@ def _of_state(state: Mapping, drivers: bool) -> Answers:
         return res
     if page == "validation":
         return Answers(page=page, profile_a=ProfileIdentity.of(a.profile, float(a.params["ghz"])))
+    bad = None
     if a.params.get("path") == "design":
         bad = design.problem_text(a.params)
-        if bad:
-            return Answers(page=page, profile_a=ProfileIdentity.of(a.profile, float(a.params["ghz"])), problem=bad,
-                           has_b=spec.has_b)
+        bad = bad and f"the composition makes no sense ({bad})"
+    if page == "cpumap" or a.params.get("path") == "cpumap":
+        bad = bad or cpumap.placement_problem(a.profile, a.params.get("numa"))
+    if bad:
+        return Answers(page=page, profile_a=ProfileIdentity.of(a.profile, float(a.params["ghz"])), problem=bad,
+                       has_b=spec.has_b)
     if spec.has_b:
         return answer(a, Scenario.of(state, "b"), outs, labels=labels, page=page)
     return answer(a, None, outs, labels=labels, page=page, with_drivers=drivers)

@@ -8,7 +8,8 @@ solution towards the minimax (Chebyshev) fit, since every tolerance is a band on
 The model is evaluated for all rows of a profile in one vectorised call per Jacobian column.
 Order: ``e5-1650v4`` first (SLUB, zeroing, veth, kfree_skb_list, NAPI rows), then
 ``xeon-platinum-iavf`` (cpumap rows) on top of the refitted parent; the parent's cpumap
-constants, which have no measurement of their own, take the child's fitted cycles.
+constants, which have no measurement of their own, take the child's fitted cycles carried to the
+parent's CPU (:func:`skbmodel.uarch.carried_constants`: core cycles, the cross-CPU line as ns).
 """
 from __future__ import annotations
 
@@ -121,8 +122,6 @@ TIME_BENCH_REL_SD = 0.01
 VETH_NOISE_NS = 2.0
 #: other system throughputs (pktgen, xdp-bench, netbench): relative sd of one run
 SYSTEM_REL_SD = 0.03
-#: the E5 profile's cpumap constants come from another CPU's fit: relative sd added for the move
-COPIED_REL_SD = 0.25
 _UNCERTAINTY_MARK = "; uncertainty: "
 
 
@@ -329,29 +328,17 @@ def calibrate(out_dir: Path | str = PROFILE_DIR) -> tuple[dict[str, Profile], li
     own_fitted = [n for n in own_names if child.constants[n].kind == "fitted"]
     child, rep2 = fit_profile(child, rows_pl, free=own_fitted)
     child = with_fit_uncertainty(child, rows_pl, free=own_fitted)
-    # the parent's cpumap constants follow the child's fit (no cpumap measurement on the parent CPU)
-    parent = parent.with_values({n: child.value(n) for n in CHILD_COPIED})
-    parent = _copied_uncertainty(parent, child)
+    # the parent's cpumap constants follow the child's fit (no cpumap measurement on the parent CPU),
+    # carried from the child's CPU as core cycles (the cross-CPU line as ns), with a move's uncertainty
+    from . import uarch  # here: a derivation reads the shipped profiles, which import this module's users
+    carried = uarch.carried_constants(uarch.measured_on(parent.id)[0], parent.ghz, child, CHILD_COPIED)
+    parent = dataclasses.replace(parent, constants={**parent.constants, **carried})
     # the child's file keeps only the constants it lists itself; the rest it inherits
     child_out = dataclasses.replace(child, constants={n: child.constants[n] for n in own_names})
     out_dir.mkdir(parents=True, exist_ok=True)
     (out_dir / f"{parent.id}.toml").write_text(parent.to_toml())
     (out_dir / f"{child.id}.toml").write_text(child_out.to_toml())
     return {parent.id: parent, child.id: child}, rep1 + rep2
-
-
-def _copied_uncertainty(parent: Profile, child: Profile) -> Profile:
-    """The copied cpumap constants: the child's fit sd and :data:`COPIED_REL_SD` for the other CPU,
-    in quadrature."""
-    consts = dict(parent.constants)
-    for n in CHILD_COPIED:
-        c, cc = consts[n], child.constants[n]
-        se = float(np.hypot(cc.stderr, COPIED_REL_SD * c.value))
-        consts[n] = dataclasses.replace(
-            c, stderr=round(se, 6),
-            source=_strip_uncertainty(c.source) + f"{_UNCERTAINTY_MARK}stderr {se:.3g}: the fit's {cc.stderr:.3g} on "
-                   f"{child.id} and {COPIED_REL_SD:.0%} for another CPU and memory system, in quadrature")
-    return dataclasses.replace(parent, constants=consts)
 
 
 def _own_names(toml_text: str) -> list[str]:

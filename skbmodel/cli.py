@@ -18,8 +18,9 @@ from pathlib import Path
 
 import numpy as np
 
-from . import (__version__, answers, calibration, corpus, custom, design, drivers, kconfig, mailtext, model,
-               outofsample, parsers, shortlink, state, uarch, uncertainty, userfit, userinput, validation, versions)
+from . import (__version__, answers, calibration, corpus, cpumap, custom, design, drivers, kconfig, mailtext,
+               model, outofsample, parsers, shortlink, state, uarch, uncertainty, userfit, userinput, validation,
+               versions)
 from .bench import run_bench
 from .profile import (DEFAULT_PROFILE, PROFILE_DIR, ProfileError, archive_current, available_profiles, clear_cache,
                       load_profile, parse_profile, profile_version)
@@ -63,6 +64,9 @@ def cmd_eval(args) -> int:
             raise UsageError(f"design: {bad}")
     params = state.scenario(st, "a")
     prof = _profile_file(args.profile) if args.profile else state.profile_for(st, "a")
+    refused = cpumap.placement_problem(prof, st.get("numa"))
+    if refused:  # a placement the machine does not have: no numbers
+        raise UsageError(refused)
     out, iv = uncertainty.evaluate_with_intervals(params, prof, level=uncertainty.LEVEL)  # one pass for both
     outputs = {k: _scalar(v) for k, v in out.items()}
     bounds = {k: [_scalar(iv[k][0]), _scalar(iv[k][1])] for k in outputs}

@@ -68,6 +68,11 @@ FIELDS: dict[str, tuple[tuple[str, ...], str]] = {
                      "it does not apply to), srso-safe-ret (AMD Zen 1-4 default: every ret jumps to the SRSO "
                      "return thunk) or srso-ibpb (spec_rstack_overflow=ibpb: IBPB on kernel entry, plain ret)"),
 }
+#: the return thunk in words, as the profile picker and the report say it
+RETURN_THUNK_LABELS = {"none": "no return thunk (plain ret)",
+                       "srso-safe-ret": "SRSO safe-RET (the Zen 1-4 default)",
+                       "srso-ibpb": "spec_rstack_overflow=ibpb (IBPB, plain ret)",
+                       NOT_STATED: "mitigations not stated"}
 #: memcg kmem active / not active, SLUB per-call fast pair (71 / 46 TSC cycles, see the module text)
 MEMCG_ACTIVE_FAST_PAIR = 71.0 / 46.0
 MEMCG_SOURCE = ("memcg kmem active x 71/46 = 1.54 on the per-call fast pair: corpus rows "

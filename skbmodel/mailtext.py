@@ -85,9 +85,9 @@ def _profile_text(ident: answers.ProfileIdentity, who: str = "") -> str:
 
 
 def _versions_text(state: Mapping, res: answers.Answers) -> str:
-    out = f"Model {state.get('mv') or MODEL_VERSION}, profile {res.profile_a.text()}"
+    out = f"Model {state.get('mv') or MODEL_VERSION}, profile {res.profile_a.full_text()}"
     if res.profile_b is not None and res.profile_b.text() != res.profile_a.text():
-        out += f", B: {res.profile_b.text()}"
+        out += f", B: {res.profile_b.full_text()}"
     return out
 
 
@@ -117,7 +117,7 @@ def summary_text(state: Mapping, link: str) -> str:
     if page == "validation":
         lines += _wrap("Seed rows: " + validation.evidence_summary(validation.validate()), indent="", more="  ")
     elif res.problem:
-        lines += _wrap(f"No numbers: the composition makes no sense ({res.problem})", indent="")
+        lines += _wrap(f"No numbers: {res.problem}", indent="")
     else:
         lines.append("Numbers (90 % prediction interval):")
         for v in res.values:

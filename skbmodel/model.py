@@ -71,6 +71,7 @@ def inputs(params: Mapping, prof: Profile | None = None):
     x = {k: np.asarray(raw[k], dtype=float) for k in _FLOAT_KEYS}  # no copy when already float
     x["is_gfp"] = PARAMS["zero"].codes(raw["zero"]) == 1
     x["is_cross"] = PARAMS["numa"].codes(raw["numa"]) == 1
+    x["is_drop_dst"] = PARAMS["cpumap_prog"].codes(raw["cpumap_prog"]) == 1
     for k in _SWITCH_KEYS:
         v = raw[k]
         x[k] = v if v.dtype == bool else np.asarray(v, dtype=float) > 0.5
@@ -268,12 +269,19 @@ def _evaluate_inputs(x, c, outputs=None) -> dict:
         out["veth.zero_delta_ns"] = units.cycles_to_ns(memset_c - gfp_c, ghz)
         out["veth.zero_delta_runs"] = noise.runs_needed(out["veth.zero_delta_ns"], x["noise_ns"])
 
-    if need("cpumap"):  # cpumap redirect
-        src_ns = units.cycles_to_ns(_total(cpumap.src_cycles(r, c, x["page_bulk"])), ghz)
-        dst_ns = sc["cpumap"].ns
+    if need("cpumap"):  # cpumap redirect: both CPUs respond to the placement and the destination's program
+        src0_ns = units.cycles_to_ns(_total(cpumap.src_cycles(r, c, x["page_bulk"])), ghz)
+        drop_dst = x["is_drop_dst"]
+        dst0_ns = sc["cpumap"].ns
+        if np.any(drop_dst):
+            numa = np.where(x["is_cross"], c["numa_remote_factor"], 1.0)
+            dst0_ns = np.where(drop_dst, units.cycles_to_ns(cpumap.drop_dst_cycles(r, numa, c), ghz), dst0_ns)
+        src_ns, dst_ns, p_sleep = cpumap.placed_ns(src0_ns, dst0_ns, x["is_cross"], r, c, ghz)
         s_mpps, d_mpps, drop = cpumap.rates_mpps(src_ns, dst_ns, c["offered_mpps"])
         out["cpumap.src_mpps"], out["cpumap.dst_mpps"], out["cpumap.drop_mpps"] = s_mpps, d_mpps, drop
         out["cpumap.src_ns"], out["cpumap.dst_ns"] = src_ns, dst_ns
+        out["cpumap.sleep_fraction"] = p_sleep
+        out["cpumap.bottleneck"] = cpumap.bottleneck(src_ns, dst_ns, c["offered_mpps"])
     if need("xdp_pass"):  # plain XDP_PASS
         xp_ns = sc["xdp_pass"].ns
         out["xdp_pass.mpps"] = np.minimum(c["offered_mpps"], units.ns_to_mpps(xp_ns))

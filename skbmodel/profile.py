@@ -11,6 +11,14 @@ and source: ``kind`` is one of
 
 A profile may ``inherit`` another one: constants it does not list come from the parent.
 
+Clocks: a constant in ``cycles`` says which clock counts them (``clock``): ``tsc``, the time-stamp
+counter at the profile's ``ghz`` (what ``time_bench`` reports on x86, ``cycles(tsc)``), or ``core``, the
+core's own clock (an arm64 profile, whose ``ghz`` is then that core clock: there is no TSC).  All the
+cycles of one profile count one clock, the one ``ghz`` gives, so every conversion to ns is
+``cycles / ghz``; a cost measured in another clock (a core under load at its turbo clock, a constant
+carried from another CPU) is converted before it enters a profile, and its source says how
+(:func:`skbmodel.uarch.carried_constants`).  A file that does not state ``clock`` counts the TSC.
+
 Uncertainty (optional; files without it load unchanged, missing ``stderr`` = 0): each constant may
 carry ``stderr``, one standard deviation in the constant's own unit, and the profile may carry a
 ``[fit]`` table, ``names = [...]`` and ``correlation = [[...]]``, the correlation matrix of those
@@ -22,6 +30,11 @@ Kernel era (optional): ``kernels = ["6.13", "6.16"]``, the first and last mainli
 profile's constants describe (an inheriting profile keeps its parent's range unless it states its
 own).  Costs move between kernels as much as between CPUs, so a CPU may have one profile per era
 (:mod:`skbmodel.era`); the range is metadata, not a constant, so it does not enter the version.
+
+Machine topology (optional): ``sockets`` and ``numa_nodes``, whole numbers, 0 or missing = not stated.
+Metadata of the machine the constants were measured on, not of the CPU: an inheriting profile (another
+machine) does not take its parent's.  A profile with one node refuses a cross-node placement
+(:func:`skbmodel.cpumap.placement_problem`).
 
 Kernel configuration (optional): ``[config]`` with the fields of :data:`skbmodel.kconfig.FIELDS`
 (:mod:`skbmodel.kconfig`), each ``not stated`` unless the profile says; an inheriting profile keeps its
@@ -44,6 +57,8 @@ from . import kconfig
 FORMAT_VERSION = 1
 PROFILE_DIR = paths.PROFILE_DIR
 KINDS = ("fitted", "published", "kernel", "assumed")
+#: the clocks a constant in cycles may count (see the module text)
+CLOCKS = ("tsc", "core")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -57,8 +72,14 @@ class Constant:
     bounds: tuple[float, float] | None = None
     #: one standard deviation of ``value`` [unit]; 0 = exact (kernel constants) or not stated
     stderr: float = 0.0
+    #: the clock its cycles count (:data:`CLOCKS`); "" for a constant in another unit
+    clock: str = ""
 
     def __post_init__(self):
+        if self.unit == "cycles" and not self.clock:
+            object.__setattr__(self, "clock", "tsc")
+        if self.clock and (self.unit != "cycles" or self.clock not in CLOCKS):
+            raise ValueError(f"constant {self.name}: clock {self.clock!r} needs unit cycles and one of {CLOCKS}")
         if self.kind not in KINDS:
             raise ValueError(f"constant {self.name}: kind {self.kind!r} not in {KINDS}")
         if not self.source.strip():
@@ -84,10 +105,39 @@ class Profile:
     kernels: tuple[str, ...] = ()
     #: kernel configuration the constants were measured under (:mod:`skbmodel.kconfig`); {} = not stated
     config: dict = dataclasses.field(default_factory=dict)
+    #: the machine's CPU sockets and NUMA nodes; 0 = not stated
+    sockets: int = 0
+    numa_nodes: int = 0
+    #: where the topology is stated
+    topology_source: str = ""
 
     @property
     def ghz(self) -> float:
         return self.constants["ghz"].value
+
+    @property
+    def kernel_label(self) -> str:
+        """``kernel 6.13`` / ``kernels 5.11-6.7`` / ``kernel not stated``: the kernels the constants describe."""
+        if not self.kernels:
+            return "kernel not stated"
+        lo, hi = self.kernels
+        return f"kernel {lo}" if lo == hi else f"kernels {lo}-{hi}"
+
+    @property
+    def mitigation_label(self) -> str:
+        """What a kernel function return executes on the measured machine, in words (:data:`kconfig.FIELDS`
+        ``return_thunk``): ``SRSO safe-RET (the Zen 1-4 default)``, ``spec_rstack_overflow=ibpb``, ..."""
+        return kconfig.RETURN_THUNK_LABELS[kconfig.resolved(self.config)["return_thunk"]]
+
+    @property
+    def configuration_label(self) -> str:
+        """The kernel and its mitigation mode, one phrase: what the picker, footer and report show."""
+        return f"{self.kernel_label}, {self.mitigation_label}"
+
+    @property
+    def clock(self) -> str:
+        """The clock every constant in cycles of this profile counts, at :attr:`ghz` (:data:`CLOCKS`)."""
+        return next((c.clock for c in self.constants.values() if c.clock), "tsc")
 
     def value(self, name: str) -> float:
         return self.constants[name].value
@@ -143,10 +193,12 @@ class Profile:
             lines.append(f"notes = {_q(self.notes)}")
         if self.kernels:
             lines.append("kernels = [" + ", ".join(_q(k) for k in self.kernels) + "]")
-        lines += _config_lines(self.config)
+        lines += _config_lines(self.config) + _topology_lines(self)
         for c in self.constants.values():
             lines += ["", f"[constants.{c.name}]", f"value = {_num(c.value)}", f"unit = {_q(c.unit)}",
                       f"kind = {_q(c.kind)}", f"source = {_q(c.source)}"]
+            if c.clock:
+                lines.append(f"clock = {_q(c.clock)}")
             if c.bounds is not None:
                 lines.append(f"bounds = [{_num(c.bounds[0])}, {_num(c.bounds[1])}]")
             if c.stderr:
@@ -191,6 +243,32 @@ def _config_lines(config: dict) -> list[str]:
     return ["config = {" + ", ".join(f"{k} = {_q(v)}" for k, v in config.items()) + "}"]
 
 
+def _topology_lines(profile: "Profile") -> list[str]:
+    out = [f"{k} = {getattr(profile, k)}" for k in TOPOLOGY if getattr(profile, k)]
+    return out + ([f"topology_source = {_q(profile.topology_source)}"] if out and profile.topology_source else [])
+
+
+#: the machine topology fields of a profile (whole numbers, 0 = not stated)
+TOPOLOGY = ("sockets", "numa_nodes")
+
+
+def _parse_topology(doc: dict, origin: str) -> dict:
+    out = {}
+    for k in TOPOLOGY:
+        v = doc.get(k, 0)
+        if isinstance(v, bool) or not isinstance(v, int) or not 0 <= v <= 64:
+            raise ProfileError(f"{origin}: {k} must be a whole number from 1 to 64 (or left out: not stated); "
+                               f"got {v!r}")
+        out[k] = v
+    if (out["sockets"] or out["numa_nodes"]) and not str(doc.get("topology_source", "")).strip():
+        raise ProfileError(f"{origin}: sockets / numa_nodes need a topology_source (where they are stated)")
+    out["topology_source"] = str(doc.get("topology_source", ""))
+    if out["sockets"] and out["numa_nodes"] and out["numa_nodes"] < out["sockets"]:
+        raise ProfileError(f"{origin}: numa_nodes {out['numa_nodes']} < sockets {out['sockets']}: each socket "
+                           "is at least one node")
+    return out
+
+
 def _q(s: str) -> str:
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
 
@@ -203,8 +281,9 @@ class ProfileError(ValueError):
     """A profile file that cannot be used (names the file and the field)."""
 
 
-def parse_profile(text: str, origin: str = "<profile>", resolve_parent=None) -> Profile:
-    """Parse TOML text into a :class:`Profile`, resolving ``inherits`` through ``resolve_parent``."""
+def parse_profile(text: str, origin: str = "<profile>", resolve_parent=None, default_clock: str = "") -> Profile:
+    """Parse TOML text into a :class:`Profile`, resolving ``inherits`` through ``resolve_parent``
+    (``default_clock``: the clock of a cycles constant that does not state one; "" = the TSC)."""
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
@@ -246,7 +325,8 @@ def parse_profile(text: str, origin: str = "<profile>", resolve_parent=None) -> 
             constants[name] = Constant(
                 name=name, value=float(rec["value"]), unit=str(rec["unit"]), kind=str(rec["kind"]),
                 source=str(rec["source"]), bounds=tuple(float(b) for b in bounds) if bounds else None,
-                stderr=float(rec.get("stderr", 0.0)))
+                stderr=float(rec.get("stderr", 0.0)), clock=str(rec.get("clock", default_clock if
+                                                                     rec.get("unit") == "cycles" else "")))
         except KeyError as e:
             raise ProfileError(f"{origin}: constants.{name} lacks field {e.args[0]!r}") from None
         except (TypeError, ValueError) as e:
@@ -254,10 +334,17 @@ def parse_profile(text: str, origin: str = "<profile>", resolve_parent=None) -> 
     missing = sorted(set(REQUIRED_CONSTANTS) - set(constants))
     if missing:
         raise ProfileError(f"{origin}: missing constants {', '.join(missing)}")
+    clocks = {c.clock for c in constants.values() if c.clock}
+    if len(clocks) > 1:
+        by = {k: sorted(n for n, c in constants.items() if c.clock == k)[0] for k in clocks}
+        which = ", ".join(f"{n}: {k}" for k, n in sorted(by.items()))
+        raise ProfileError(f"{origin}: its cycles count two clocks ({which}); "
+                           "convert them to the one ghz gives (a cost in core cycles x ghz / core clock)")
     if "fit" in doc:
         fit = _parse_fit(doc["fit"], constants, fit, origin)
     return Profile(id=doc["id"], name=doc["name"], constants=constants, inherits=parent_id,
-                   notes=doc.get("notes", ""), kernels=kernels, config=config, **fit)
+                   notes=doc.get("notes", ""), kernels=kernels, config=config, **fit,
+                   **_parse_topology(doc, origin))
 
 
 _KERNEL_RE = re.compile(r"^[2-9]\.[0-9]{1,2}$")
@@ -350,6 +437,8 @@ REQUIRED_CONSTANTS = (
     "veth_base_cycles",
     "cpumap_src_base_cycles", "cpumap_dst_stack_cycles", "cpumap_redirect_cycles",
     "cpumap_batch", "cpumap_xfer_lines", "offered_mpps",
+    "cpumap_flush_packets", "cpumap_wake_cycles", "cpumap_wake_lines", "cpumap_sleep_cycles",
+    "cpumap_drop_dst_cycles", "cpumap_return_lines",
     "napi_base_cycles", "napi_cache_pair_cycles",
     "noise_floor_ns",
 )
@@ -446,11 +535,18 @@ def load_archived(archived_id: str) -> Profile:
         except ProfileError:
             return _Current
     # parse as if it inherited the current profile: every constant it lists wins; only missing ones are filled
-    prof = parse_profile(f"inherits = {_q(base_id)}\n" + text, origin=str(path), resolve_parent=fill)
+    # a file archived before constants stated their clock counts the clock its machine's profile counts
+    clock = getattr(fill(base_id), "clock", "") if "\nclock = " not in text else ""
+    prof = parse_profile(f"inherits = {_q(base_id)}\n" + text, origin=str(path), resolve_parent=fill,
+                         default_clock=clock)
     got = values_version({k: prof.constants[k].value for k in own})
     if got != version or prof.id != archived_id:
         raise ProfileError(f"{path}: its values have version {got} and id {prof.id!r}; expected {archived_id}")
     prof = dataclasses.replace(prof, inherits=None)
+    if not (prof.sockets or prof.numa_nodes):  # archived before profiles stated their machine: the same machine
+        cur = fill(base_id)
+        prof = dataclasses.replace(prof, **{k: getattr(cur, k, 0) for k in TOPOLOGY},
+                                   topology_source=getattr(cur, "topology_source", ""))
     _CACHE[archived_id] = prof
     return prof
 
@@ -475,7 +571,7 @@ def archive_toml(profile: Profile) -> str:
     ]
     if profile.kernels:
         lines.append("kernels = [" + ", ".join(_q(k) for k in profile.kernels) + "]")
-    lines += _config_lines(profile.config)
+    lines += _config_lines(profile.config) + _topology_lines(profile)
     for c in profile.constants.values():
         lines += ["", f"[constants.{c.name}]", f"value = {float(c.value)!r}"]
         for f in dataclasses.fields(c):

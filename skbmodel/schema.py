@@ -16,8 +16,9 @@ import dataclasses
 #: What an output is, and so which physical limits its interval obeys (:mod:`skbmodel.uncertainty`):
 #: a cost, rate or share is never below 0; a signed difference (a saving, memset minus
 #: ``__GFP_ZERO``) takes either sign and is never clipped; a count of runs follows the difference it
-#: counts; an exact value is fixed by the kernel (integers of the slab geometry: no uncertainty).
-KINDS = ("cost", "rate", "share", "difference", "count", "exact")
+#: counts; an exact value is fixed by the kernel (integers of the slab geometry: no uncertainty); a
+#: category names one of its ``codes`` (which CPU limits a rate): no interval, never averaged.
+KINDS = ("cost", "rate", "share", "difference", "count", "exact", "category")
 NONNEGATIVE_KINDS = frozenset({"cost", "rate", "share", "count", "exact"})
 
 
@@ -45,6 +46,8 @@ class Output:
     path: str | None = None
     #: for a count: ``(the difference it counts, the noise key)``
     counts: tuple[str, str] | None = None
+    #: for a category: the text of each code (code ``i`` is ``codes[i]``)
+    codes: tuple[str, ...] = ()
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -111,6 +114,10 @@ OUTPUTS: tuple[Output, ...] = (
        grid=4, mappable=True),
     _O("cpumap.dst_ns", "ns", "cpumap destination CPU (ns/packet)", "cost", "cpumap", verdict=2, per_packet=True,
        grid=3, mappable=True, path="cpumap"),
+    _O("cpumap.sleep_fraction", "1", "cpumap flushes that find the kthread asleep", "share", "cpumap"),
+    _O("cpumap.bottleneck", "code", "cpumap bottleneck", "category", "cpumap",
+       codes=("the source CPU (RX, XDP, the redirect)", "the destination CPU (the cpumap kthread)",
+              "neither: the offered load")),
     _O("xdp_pass.mpps", "Mpps", "XDP_PASS one CPU rate (Mpps)", "rate", "cpumap", per_packet=True, mappable=True),
     _O("xdp_pass.ns_per_packet", "ns", "XDP_PASS one CPU (ns/packet)", "cost", "cpumap", verdict=4,
        per_packet=True, grid=5, mappable=True, path="xdp_pass"),
@@ -148,7 +155,7 @@ MAPPABLE_OUTPUTS: tuple[str, ...] = tuple(o.name for o in OUTPUTS if o.mappable)
 #: ``{path: its own per-packet cost}``; ``path.ns_per_packet`` picks among them.
 PATH_OUTPUTS: dict[str, str] = {o.path: o.name for o in OUTPUTS if o.path}
 #: Kernel-fixed outputs (no uncertainty) and ``{count: (difference, noise key)}``.
-EXACT_OUTPUTS = frozenset(of_kind("exact"))
+EXACT_OUTPUTS = frozenset(of_kind("exact", "category"))
 RUNS_OUTPUTS: dict[str, tuple[str, str]] = {o.name: o.counts for o in OUTPUTS if o.counts}
 
 

@@ -562,13 +562,21 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
     who = "; ".join(dict.fromkeys(whos))
     costs = derive_costs(d, float(ghz), kernel, exclude)
     consts.update(costs)
+    clock_name = counting_clock(d)
+    for k, c in consts.items():
+        if c.unit == "cycles" and k in costs or k in DERIVED_PP:
+            consts[k] = dataclasses.replace(c, clock=clock_name)
+    # what the derivation does not give (the path bases, ...): the base CPU's cycles carried to this one
+    consts.update(carried_constants(d, float(ghz), base, [k for k, c in base.constants.items()
+                                                          if c.unit == "cycles" and consts[k] is c], exclude))
     lo, hi = kernel, kernel
     priced = ("priced at this core's rename width, locked-op latency and per-CPU atomic (skbmodel.uarch."
               "isa_cost_cycles)" if translate else "priced at this core's rename width and locked-op latency")
     notes = (f"derived from the {d.uarch} description ({d.name}) for kernel {kernel}: the clock and the cache "
              f"sizes from the description, the page_pool costs from the instruction counts measured on {who} "
              f"{priced}; "
-             f"{costs_note(costs)}; every other constant inherited from {base.id}, not derived")
+             f"{costs_note(costs)}; the path bases and the other cycles of {base.id} carried as core cycles "
+             f"(skbmodel.uarch.carried_constants); every other constant inherited from {base.id}, not derived")
     return Profile(id=f"derived-{d.name}", name=f"{d.cpu} (derived: {d.uarch}, kernel {kernel})",
                    constants=consts, inherits=base.id, notes=notes, kernels=(lo, hi),
                    fit_names=base.fit_names, fit_correlation=base.fit_correlation)
@@ -849,6 +857,16 @@ def format_isa_points(points: list[dict]) -> list[str]:
 # ---- the user's own CPU ----------------------------------------------------------------------
 
 _MODEL_NAME = re.compile(r"^\s*model name\s*:\s*(\S.*?)\s*$", re.I | re.M)
+#: a notebook's or a mail's own line naming the machine: ``CPU: AMD EPYC 9684X 96-Core Processor (CF Gen 12)``
+_CPU_LINE = re.compile(r"^\s*CPU\s*:\s*(\S.*?)\s*$", re.M)
+#: ``Kernel: 6.13.0-rc6+``, ``Same kernel: ...``, ``Linux version 6.13.7 (...)``, ``uname -r``-style ``6.13.0-...``
+_KERNEL_LINE = re.compile(r"^\s*(?:[A-Za-z ]*kernel\s*:|Linux version)\s*v?(\d+\.\d+)", re.I | re.M)
+#: what a text says of the SRSO mitigation: the boot option, or the vulnerabilities file's line
+_SRSO_TEXT = (("srso-ibpb", re.compile(r"spec_rstack_overflow=ibpb|Mitigation:\s*IBPB", re.I)),
+              ("none", re.compile(r"spec_rstack_overflow=off|\bmitigations=off", re.I)),
+              ("srso-safe-ret", re.compile(r"spec_rstack_overflow=safe-ret|Mitigation:\s*Safe RET", re.I)))
+#: the first kernel with the SRSO mitigation (v6.5, 2023-08; its default on Zen 1-4 is safe-RET)
+SRSO_SINCE = "6.5"
 _LSCPU_NAME = re.compile(r"^\s*Model name:\s*(\S.*?)\s*$", re.I | re.M)
 _IMPLEMENTER = re.compile(r"^\s*CPU implementer\s*:\s*(0x[0-9a-f]+)\s*$", re.I | re.M)
 _PART = re.compile(r"^\s*CPU part\s*:\s*(0x[0-9a-f]+)\s*$", re.I | re.M)
@@ -860,6 +878,9 @@ class CpuMatch:
     description it matches (None: unknown)."""
     text: str
     description: Description | None
+    #: the profile chosen for the run's kernel configuration, and why (:func:`start_profile`)
+    start: str | None = None
+    start_why: str = ""
 
     @property
     def profile(self) -> str | None:
@@ -876,14 +897,16 @@ class CpuMatch:
             return (f"unknown CPU {self.text[:80]!r}: no machine description matches it, so the fit starts from "
                     f"the default {default} (python -m skbmodel profile list-uarch lists the described CPUs)")
         d = self.description
-        return f"CPU {self.text[:80]!r} is {d.uarch} (description {d.name}): the fit starts from {self.profile}"
+        why = f" ({self.start_why})" if self.start_why else ""
+        return (f"CPU {self.text[:80]!r} is {d.uarch} (description {d.name}): the fit starts from "
+                f"{self.start or self.profile}{why}")
 
 
 def cpuinfo_text(text: str) -> str | None:
     """What identifies the CPU in pasted /proc/cpuinfo or lscpu output: the first ``model name``, or
     on arm64 (no model name) ``CPU implementer:CPU part`` (``"0x41:0xd0c"``); None when neither is there."""
     s = str(text or "")
-    m = _MODEL_NAME.search(s) or _LSCPU_NAME.search(s)
+    m = _MODEL_NAME.search(s) or _LSCPU_NAME.search(s) or _CPU_LINE.search(s)
     if m:
         return m.group(1)
     imp, part = _IMPLEMENTER.search(s), _PART.search(s)
@@ -915,12 +938,59 @@ def user_cpu(text: str) -> CpuMatch | None:
     return match_cpu(found) if found else None
 
 
-def start_profile(cpu: str | None, texts=(), default: str = "e5-1650v4") -> tuple[str, CpuMatch | None]:
+def boot_setup(texts) -> dict[str, str]:
+    """What pasted text says of the kernel it ran: ``{"kernel": "6.13", "return_thunk": ...}``, each key only
+    when read.  The SRSO mode comes from a boot option or the vulnerabilities file's line; a text that names
+    a kernel since :data:`SRSO_SINCE` and no mode ran the default, ``default-srso`` (safe-RET on Zen 1-4)."""
+    text = "\n".join(str(t or "") for t in texts)
+    out = {}
+    k = _KERNEL_LINE.search(text)
+    if k:
+        out["kernel"] = k.group(1)
+    mode = next((m for m, rx in _SRSO_TEXT if rx.search(text)), None)
+    if mode is None and "kernel" in out and era.version_key(out["kernel"]) >= era.version_key(SRSO_SINCE):
+        mode = "default-srso"
+    if mode:
+        out["return_thunk"] = mode
+    return out
+
+
+def same_machine_profiles(profile_id: str) -> list[str]:
+    """The shipped profiles of the machine ``profile_id`` was measured on (itself first): one per kernel
+    configuration (the EPYC 9684X's IBPB and safe-RET boots)."""
+    try:
+        d = measured_on(profile_id)[0] if profile_id in available_profiles() else None
+    except UarchError:  # a derived profile: one configuration
+        d = None
+    if d is None:
+        return [profile_id]
+    names = [profile_id] + [p for p, (n, _w) in ASSUMED_MEASURED_ON.items() if n == d.name and p != profile_id]
+    return [p for p in names if p in available_profiles() and load_profile(p).name.split(" (")[0]
+            == load_profile(profile_id).name.split(" (")[0]]
+
+
+def _by_setup(profile_id: str, setup: dict) -> str:
+    """Of the same machine's profiles, the one whose return thunk the run's text names (the stock default on
+    an AMD core: safe-RET where a profile has it)."""
+    want = setup.get("return_thunk")
+    if not want:
+        return profile_id
+    cands = same_machine_profiles(profile_id)
+    thunk = {p: load_profile(p).config.get("return_thunk") for p in cands}
+    if want == "default-srso":
+        want = "srso-safe-ret" if "srso-safe-ret" in thunk.values() else None
+    return next((p for p in cands if want and thunk[p] == want), profile_id)
+
+
+def start_profile(cpu: str | None, texts=(), default: str = "e5-1650v4",
+                  setup: dict | None = None) -> tuple[str, CpuMatch | None]:
     """The shipped profile a fit of the user's measurements starts from, and the CPU match behind it.
 
-    ``cpu``: the CPU as the user names it (wins); otherwise the first cpuinfo/lscpu lines in ``texts``
-    (the pasted or uploaded measurements).  No CPU named: ``default`` and None; an unknown CPU:
-    ``default`` and its match (whose :meth:`CpuMatch.line` says so).
+    ``cpu``: the CPU as the user names it (wins); otherwise the first cpuinfo/lscpu/``CPU:`` lines in
+    ``texts`` (the pasted or uploaded measurements).  Of that CPU's profiles the one of the kernel
+    configuration the texts name (:func:`boot_setup`: a stock Zen 4 kernel runs SRSO safe-RET).  No CPU
+    named: ``default`` and None; an unknown CPU: ``default`` and its match (:meth:`CpuMatch.line` says so).
+    ``setup``: :func:`boot_setup` of the texts, when the caller has it already.
     """
     if cpu is not None and str(cpu).strip():
         m = match_cpu(cpu)
@@ -928,7 +998,16 @@ def start_profile(cpu: str | None, texts=(), default: str = "e5-1650v4") -> tupl
         m = next((found for found in map(user_cpu, texts) if found is not None), None)
     if m is None:
         return default, None
-    return (m.profile if m.profile in available_profiles() else default), m
+    if m.profile not in available_profiles():
+        return default, m
+    setup = boot_setup(texts) if setup is None else setup
+    pid = _by_setup(m.profile, setup)
+    if pid != m.profile or setup.get("return_thunk"):
+        mode = setup.get("return_thunk", "")
+        said = ("no SRSO mode named on a kernel since " + SRSO_SINCE + ": the default, safe-RET"
+                if mode == "default-srso" else f"the text names {mode}")
+        m = dataclasses.replace(m, start=pid, start_why=f"{load_profile(pid).configuration_label}: {said}")
+    return pid, m
 
 
 # ---- SLUB, zeroing and the page allocator: operation counts x per-operation cost ----------
@@ -1312,12 +1391,8 @@ def derive_costs(d: Description, ghz: float, kernel: str, exclude: tuple[str, ..
     train_all = cost_training(exclude)
     s_cpu = spread(training(exclude=exclude))[0]
     drifts = {sub: kernel_drift(exclude, sub, train_all) for sub in {v[0] for v in COST_MODEL.values()}}
-    s_move, n_move = transfer_spread(train_all, exclude, s_cpu, drifts)
-    # the vendors of the CPUs behind s_move (the constants two or more CPUs measure)
-    movers = sorted({load(t["uarch"]).vendor for k, recs in train_all.items()
-                     if COST_MODEL[k][2] and len({t["uarch"] for t in recs}) >= 2 for t in recs})
-    move_who = ("Intel cores only: another vendor's core is not in it" if movers == ["Intel"] else
-                f"{' and '.join(movers)} cores")
+    s_move, n_move, move_who = _move_spread(exclude)
+    clock = counting_clock(d)
     turbo = d.value("turbo_ghz")
     isa_note = "" if d.isa == "x86" else (f" ({d.isa}: the x86 code paths' counts and the x86 CPUs' residuals, "
                                           "a different instruction sequence)")
@@ -1353,7 +1428,7 @@ def derive_costs(d: Description, ghz: float, kernel: str, exclude: tuple[str, ..
                           f"{lacks}; {data}{isa_note}; {r['core']:.1f} core cycles x TSC {ghz:g} / turbo {turbo:g} "
                           f"GHz; uncertainty: relative sd {rel_sd:.2f}, the spread between CPUs "
                           f"({s_cpu:.2f}) and a kernel drift of {drift_note}{move_note}",
-                          stderr=round(rel_sd * value, 3))
+                          stderr=round(rel_sd * value, 3), clock=clock)
     if "store_buffer_entries" in d.figures:
         f = d.figures["store_buffer_entries"]
         out["store_buffer_bytes"] = Constant(
@@ -1361,6 +1436,110 @@ def derive_costs(d: Description, ghz: float, kernel: str, exclude: tuple[str, ..
             f"store_buffer_entries x 8 B = {f.value:g} x 8 B (one rep stosq store each): {f.source} "
             f"(description {d.name}); "
             "uncertainty: 0: a documented buffer size")
+    return out
+
+
+@functools.lru_cache(maxsize=8)
+def _move_spread(exclude: tuple[str, ...] = ()) -> tuple[float | None, int, str]:
+    """:func:`transfer_spread` over the training CPUs (less ``exclude``) and the vendors behind it:
+    ``(relative sd, residuals, "Intel and AMD cores")``."""
+    train_all = cost_training(exclude)
+    s_cpu = spread(training(exclude=exclude))[0]
+    drifts = {sub: kernel_drift(exclude, sub, train_all) for sub in {v[0] for v in COST_MODEL.values()}}
+    s_move, n_move = transfer_spread(train_all, exclude, s_cpu, drifts)
+    # the vendors of the CPUs behind s_move (the constants two or more CPUs measure)
+    movers = sorted({load(t["uarch"]).vendor for k, recs in train_all.items()
+                     if COST_MODEL[k][2] and len({t["uarch"] for t in recs}) >= 2 for t in recs})
+    who = ("Intel cores only: another vendor's core is not in it" if movers == ["Intel"] else
+           f"{' and '.join(movers)} cores")
+    return s_move, n_move, who
+
+
+def counting_clock(d: Description) -> str:
+    """The clock a profile of CPU ``d`` counts its cycles in (:data:`skbmodel.profile.CLOCKS`): the TSC
+    on x86, the core clock on a core without one (arm64: ``ghz`` is then the description's base clock)."""
+    return "tsc" if "tsc_ghz" in d.figures else "core"
+
+
+#: constants carried between CPUs as ns, not as core cycles: a cacheline moving between two cores'
+#: caches waits on the interconnect (mesh, Infinity Fabric), whose clock is not the core's
+CARRIED_AS_NS = ("xcpu_line_cycles",)
+#: the CPU a profile measured on that no description lists in ``profiles``, and why it is taken to be
+#: that one: seed 003's lab names only "Xeon Platinum" (its profile's clock is assumed the same way)
+ASSUMED_MEASURED_ON = {  # not in zen4-genoa's ``profiles``: a boot option the derivation does not count
+    "epyc-9684x-srso": ("zen4-genoa", "the EPYC 9684X of epyc-9684x under SRSO safe-RET")}
+#: profiles measured on a CPU no source names, and why: their cycles are carried unchanged (the clocks that
+#: would convert them are not known), with a move's uncertainty.  Seed 003 names "a Xeon Platinum" with
+#: iavf, not its model or clocks (its profile's 2.3 GHz is assumed); taking it to be an Ice Lake-SP at its
+#: 3.4 GHz turbo made the E5-1650 v4's out-of-sample cpumap rates (Jesper Brouer's 2019 runs) 36 % off
+#: instead of 14 %, evidence against that guess, not for another one
+UNKNOWN_CPU = {"xeon-platinum-iavf": "seed 003 names a Xeon Platinum with iavf, not its model or clocks"}
+
+
+def measured_on(profile_id: str) -> tuple[Description | None, str]:
+    """The description of the CPU profile ``profile_id`` measured on, and how that is known (None and why
+    for a CPU no source names, :data:`UNKNOWN_CPU`)."""
+    if profile_id in UNKNOWN_CPU:
+        return None, UNKNOWN_CPU[profile_id]
+    for d in descriptions().values():
+        if profile_id in d.profiles:
+            return d, f"description {d.name} lists profile {profile_id}"
+    if profile_id in ASSUMED_MEASURED_ON:
+        name, why = ASSUMED_MEASURED_ON[profile_id]
+        return load(name), why
+    raise UarchError(f"no description says which CPU profile {profile_id} measured on")
+
+
+def carry_factor(src: Description, src_ghz: float, dst: Description, dst_ghz: float, as_ns: bool = False) -> float:
+    """Cycles counted on CPU ``src`` at ``src_ghz`` -> cycles counted on ``dst`` at ``dst_ghz`` [ratio].
+
+    ``src_turbo / src_ghz * dst_ghz / dst_turbo``: the cost's core cycles on the source core, which runs
+    a busy loop at its turbo clock (:func:`cost_cycles`), carried unchanged as core cycles (as the
+    derivation carries a residual, :func:`derive_cost`) and counted by the target's clock.  ``as_ns``:
+    the cost is carried as time, ``dst_ghz / src_ghz`` (:data:`CARRIED_AS_NS`)."""
+    if as_ns:
+        return dst_ghz / src_ghz
+    return src.value("turbo_ghz") / src_ghz * dst_ghz / dst.value("turbo_ghz")
+
+
+def carried_constants(d: Description, ghz: float, base: Profile, names,
+                      exclude: tuple[str, ...] = ()) -> dict[str, Constant]:
+    """The cycles constants ``names`` of ``base`` carried to CPU ``d`` counted at ``ghz`` [cycles].
+
+    Each is a cost ``base``'s CPU measured (or inherited, then carried to it already): converted with
+    :func:`carry_factor` and, between two different CPUs, given the extra relative sd of a move from one
+    CPU to another, :func:`transfer_spread` (the rms error of carrying the constants two CPUs measure),
+    in quadrature with its own."""
+    src, how = measured_on(base.id)
+    same = src is not None and src.name == d.name
+    s_move, n_move, who = _move_spread(exclude)
+    s_move = 0.0 if same or s_move is None else s_move
+    clock = counting_clock(d)
+    out = {}
+    for k in names:
+        c = base.constants[k]
+        as_ns = k in CARRIED_AS_NS
+        f = 1.0 if src is None else carry_factor(src, base.ghz, d, ghz, as_ns)
+        value = c.value * f
+        rel = math.hypot(c.stderr / c.value if c.value else 0.0, s_move)
+        if src is None:
+            conv = (f"{c.value:g} cycles taken unchanged: the clocks that would convert them (the measured CPU's "
+                    "TSC and turbo) are not known")
+        elif as_ns:
+            conv = (f"{c.value:g} cycles / {base.ghz:g} GHz = {c.value / base.ghz:.1f} ns x {ghz:g} GHz (carried as "
+                    "ns: a line's move between cores waits on the interconnect, not on the core clock)")
+        else:
+            conv = (f"{c.value:g} cycles of {base.ghz:g} GHz x turbo {src.value('turbo_ghz'):g} / {base.ghz:g} = "
+                    f"{c.value * src.value('turbo_ghz') / base.ghz:.1f} core cycles of {src.name} under load, carried "
+                    f"as core cycles, x {ghz:g} / turbo {d.value('turbo_ghz'):g} GHz ({clock} cycles of {d.name})")
+        unc = (f"relative sd {rel:.2f}: its own {c.stderr / c.value if c.value else 0.0:.2f} and {s_move:.2f} "
+               f"for another CPU (skbmodel.uarch.transfer_spread, {n_move} residuals, {who}), in quadrature"
+               if not same else f"relative sd {rel:.2f}: its own (the same CPU)")
+        out[k] = dataclasses.replace(  # not fitted here: an assumption that the other CPU's cost carries
+            c, value=round(value, 3), stderr=round(rel * value, 3), clock=clock, bounds=None,
+            kind="assumed" if c.kind == "fitted" else c.kind,
+            source=f"carried from {base.id} ({how}): {conv}; there: {c.source.split('; uncertainty: ')[0]}; "
+                   f"uncertainty: {unc}")
     return out
 
 

@@ -343,6 +343,49 @@ def bound_warnings(prof: Profile, names) -> list[str]:
     return out
 
 
+#: a fitted constant this far from its base is another configuration, not a refinement: more than this many
+#: of the base's sd, or more than this factor either way
+FAR_SD, FAR_FACTOR = 3.0, 2.0
+
+
+def far_from_base(fitted: Profile, base: Profile, names, candidates=None) -> list[str]:
+    """One line when the fit moved a constant of ``names`` more than :data:`FAR_SD` sd or :data:`FAR_FACTOR`
+    x from ``base`` (compared in ns, each profile at its own clock): which, the likely causes (another
+    kernel, another mitigation, another CPU) and the shipped profiles (``candidates``, default all) whose
+    values fit better (each moved constant within the factor), best first; empty when none moved so."""
+    def ns(p, n):
+        return p.value(n) / p.ghz
+    moved = []
+    for n in names:
+        if n not in base.constants or base.value(n) <= 0 or fitted.value(n) <= 0:
+            continue
+        ratio = ns(fitted, n) / ns(base, n)
+        sd = base.stderr(n) / base.ghz
+        n_sd = abs(ns(fitted, n) - ns(base, n)) / sd if sd > 0 else math.inf
+        if n_sd > FAR_SD or not 1 / FAR_FACTOR <= ratio <= FAR_FACTOR:
+            moved.append((n, ratio, n_sd))
+    if not moved:
+        return []
+
+    def score(p):
+        return max(abs(math.log(ns(fitted, n) / ns(p, n))) for n, _r, _s in moved if p.value(n) > 0)
+    better = []
+    for pid in candidates if candidates is not None else available_profiles():
+        p = load_profile(pid)
+        if pid != base.id and all(n in p.constants and p.value(n) > 0 for n, _r, _s in moved):
+            sc = score(p)
+            if sc < math.log(FAR_FACTOR) and sc < score(base):
+                better.append((sc, pid, p))
+    machine = base.name.split(" (")[0]  # the base's own machine under another configuration first
+    better.sort(key=lambda t: (t[2].name.split(" (")[0] != machine, t[0]))
+    what = "; ".join(f"{n} {base.value(n):g} -> {fitted.value(n):g} {base.constants[n].unit} ({(r - 1) * 100:+.0f} %"
+                     + (f", {s:.0f} sd" if math.isfinite(s) else "") + ")" for n, r, s in moved)
+    offer = (", ".join(f"{pid} ({p.configuration_label})" for _sc, pid, p in better[:3])
+             if better else "none of the shipped profiles")
+    return [f"far from the base {base.id} ({base.configuration_label}): {what}; likely another kernel, another "
+            f"mitigation mode or another CPU than the base's, not a refinement of it; bases that fit better: {offer}"]
+
+
 def without_ns_twins(ms) -> list:
     """The measurements less each ns value whose cycles twin (same line and test) is there too."""
     cyc = {(m.origin, m.run, m.line, m.test, m.output, tuple(sorted(m.conditions.items())))
@@ -444,6 +487,7 @@ def _fit(measurements, base: Profile, free, label: str, res: FitResult, ghz=None
     res.stderr = {n: float(e) for n, e in zip(free, stderr)}
     res.corr = [[float(x) for x in row] for row in corr]
     res.warnings += bound_warnings(fitted, free)
+    res.warnings += far_from_base(fitted, base, free)
     sens1 = calibration.row_sensitivity(fitted, specs, free)
     sources = {n: _lines([m for m, s in zip(ms, sens1[:, j]) if s]) or _lines(ms) for j, n in enumerate(free)}
     label = custom.sanitize_label(label)

@@ -26,6 +26,7 @@ class Parsed:
     runs: list
     repairs: list[str] = dataclasses.field(default_factory=list)   # one line per source: mail damage undone
     cpu: str | None = None    # the CPU the input names (cpuinfo "model name", lscpu, arm64 "CPU part")
+    setup: dict = dataclasses.field(default_factory=dict)  # its kernel and SRSO mode (uarch.boot_setup)
 
 
 def signature(sources) -> str:
@@ -45,7 +46,8 @@ def parse_sources(sources) -> Parsed:
         runs += res.runs
         repairs += res.repairs
     cpu = next((found for found in (uarch.cpuinfo_text(_text_of(d)) for _, d in sources) if found), None)
-    return Parsed(signature(sources), ms, errs, notes, runs, repairs, cpu)
+    setup = uarch.boot_setup([_text_of(d) for _, d in sources])
+    return Parsed(signature(sources), ms, errs, notes, runs, repairs, cpu, setup)
 
 
 def _text_of(data) -> str:

@@ -278,7 +278,7 @@ def _static_chart(fig, page: str, name: str) -> str:
 def _numbers_html(res: answers.Answers) -> str:
     """The page's numbers as text (:func:`skbmodel.answers.of_state`: the ones its metrics and text block give)."""
     if res.problem:
-        return f"<p>No numbers: the composition makes no sense ({_e(res.problem)}).</p>"
+        return f"<p>No numbers: {_e(res.problem)}.</p>"
     rows = [f"<tr><td>{_e(v.label)}</td><td class=num>{_e(v.text(answers.unit_text(v.output)))}</td>"
             f"<td>{_e(v.verdict or '')}</td></tr>" for v in res.values]
     for d, vb in zip(res.differences, res.b_values):
@@ -333,8 +333,8 @@ def build_html_report(state: Mapping, base_url: str | None = None, pages_=None, 
         "</head><body>",
         "<h1>skbmodel report</h1>",
         f"<p class=meta>skbmodel {_e(skbmodel.__version__)} · share-link format v{shortlink.FORMAT_VERSION} · "
-        f"profile {_e(res.profile_a.text())}"
-        + (f" · profile B {_e(res.profile_b.text())}" if res.profile_b is not None else "")
+        f"profile {_e(res.profile_a.full_text())}"
+        + (f" · profile B {_e(res.profile_b.full_text())}" if res.profile_b is not None else "")
         + f" · generated {now}</p>",
         "<h2>Share link</h2>",
         f"<p>Opens the dashboard with exactly this scenario:</p><a class=link id=share-link href=\"{_e(link)}\">"

@@ -307,7 +307,8 @@ def test_default_free_for_one_slub_curve_is_what_three_points_determine():
     three = [m for m in ms if m.conditions.get("bulk") in (1, 16, 250) and m.test != "kmem fastpath reuse"]
     assert userfit.distinct_points(three) == 6 and userfit.suggest_free(three, E5) == list(SLUB3)
     res = userfit.fit(three, E5, userfit.suggest_free(three, E5), ghz=3.9978)
-    assert res.ok and not res.warnings
+    # the synthetic curve is a 4 GHz CPU, not the base E5: only the far-from-base line may be said
+    assert res.ok and not [w for w in res.warnings if not w.startswith("far from the base e5-1650v4")]
     # the three-point fit recovers the other eleven bulk sizes of the synthetic curves it was made from
     # within 3 % (a self-consistency check, not a prediction; the published curve: test_outofsample.py)
     rest = [m for m in ms if m.unit == "cycles" and m not in three]

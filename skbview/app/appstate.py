@@ -437,8 +437,8 @@ def _b_changed(key: str) -> None:
 def _profile_label(pid: str) -> str:
     try:
         prof = sk_profile.load_profile(pid)
-        kernels = f" [kernels {prof.kernels[0]}–{prof.kernels[1]}]" if prof.kernels else ""
-        return f"{pid} — {prof.name}{kernels}"
+        # the kernel and its mitigation first: a narrow box cuts the end of the label, not them
+        return f"{pid} — {prof.configuration_label} — {prof.name}"
     except Exception:  # noqa: BLE001 - a profile that does not load is still listed, by its id
         return pid
 

@@ -167,7 +167,7 @@ def ab_fits() -> tuple | None:
     return fits["a"], fits["b"]
 
 
-def _your_cpu(cpu: str | None) -> str | None:
+def _your_cpu(cpu: str | None, setup: dict | None = None) -> str | None:
     """The "Your CPU" field and the profile of the CPU it or the input names (None: no CPU named).
 
     A named CPU moves "Start from" to its profile once (the user may then pick another); the line under
@@ -179,7 +179,7 @@ def _your_cpu(cpu: str | None) -> str | None:
                           help="The fit starts from this CPU's profile (its own data where the public corpus has "
                                "some, else derived from its machine description). Empty: the 'model name' line of "
                                "/proc/cpuinfo (arm64: 'CPU part') pasted with the measurements, if any.")
-    start_id, match = uarch.start_profile(typed or cpu, default=default)
+    start_id, match = uarch.start_profile(typed or cpu, default=default, setup=setup or {})
     if match is None:
         return None
     with st.container(key="cal_cpu_line"):
@@ -190,11 +190,12 @@ def _your_cpu(cpu: str | None) -> str | None:
     return start_id
 
 
-def fit_controls(measurements, edited_ms, row_errors, sig: str, run_pick, cpu: str | None = None) -> None:
+def fit_controls(measurements, edited_ms, row_errors, sig: str, run_pick, cpu: str | None = None,
+                 setup: dict | None = None) -> None:
     """The user's CPU, base profile, clock, constants to fit, profile name and the Fit button."""
     st.subheader("3. Fit")
     current = custom_profile.active()
-    start_id = _your_cpu(cpu)
+    start_id = _your_cpu(cpu, setup)
     base_default = start_id or (current.inherits if current else None) or st.session_state.get("cpu") \
         or sk_state.defaults()["cpu"]
     c1, c2, c3, c4 = st.columns([2, 4, 2, 2])

@@ -68,7 +68,9 @@ def model_view(slug: str, note=None) -> None:
                 st.caption(text)
         res = answers.of_state(state)
         if res.problem:
-            st.error(f"No numbers: the composition makes no sense ({res.problem})")
+            with st.container(key="view_refused"):
+                st.error(f"No numbers: {res.problem}.")
+            return
         else:
             with st.container(key=live_control.METRICS_KEY):  # the live control rewrites its texts while dragged
                 metrics(answer_metrics(res))

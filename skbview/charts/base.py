@@ -199,7 +199,7 @@ def caption(state: Mapping, keys=(), which: str = "a") -> str:
     parts += [f"{k}={st_mod.fmt_value(p[k])}" for k in keys if k not in ("cpu", "ghz")]
     parts += [f"{q.key}={st_mod.fmt_value(p[q.key])}" for q in st_mod.MODEL_PARAMS
               if q.key not in ("cpu", "ghz", *keys) and p[q.key] != q.default]
-    parts.append(f"skbmodel {skbmodel.__version__}, profile {answers.identity(state, which).text()}")
+    parts.append(f"skbmodel {skbmodel.__version__}, profile {answers.identity(state, which).full_text()}")
     return " · ".join(parts)
 
 
