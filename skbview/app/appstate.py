@@ -440,7 +440,8 @@ SIDEBAR_GROUPS = _sidebar_groups()
 
 
 def render_sidebar() -> None:
-    """Presets, every shared control and the link box (share link, report buttons, URL), in the sidebar."""
+    """Presets and every shared control, in the sidebar: drawn before the page, so that the browser has
+    loaded the controls' code by the time the page's first chart arrives (no grey placeholders beside it)."""
     with st.sidebar:
         with st.expander("Presets (one per seed thread)", expanded=False):
             for pid, pr in PRESETS.items():
@@ -452,6 +453,12 @@ def render_sidebar() -> None:
                 param_widget(k)
             if title == "CPU":  # custom profiles fitted/uploaded on the Calibrate page or from a link
                 custom_profile.sidebar_selector()
+
+
+def render_link_box() -> None:
+    """The sidebar's link box (share link, report buttons, URL write-back), after the page: it carries the
+    page's state."""
+    with st.sidebar:
         _link_box()
 
 
