@@ -63,7 +63,8 @@ def switches(browser, base: str, slugs, n: int) -> list[float]:
     out = []
     for i in range(n):
         target = slugs[(i + 1) % len(slugs)]
-        link = page.locator(f'a[href$="/{target}"]').first
+        # Streamlit's own navigation links carry an absolute href, st.page_link's (the dashboard's) a relative one
+        link = page.locator(f'a[href$="/{target}"], a[href="{target}"]').first
         t0 = float(page.evaluate(_MARK_OLD))
         link.click()
         t1 = float(page.wait_for_function(_NEW_CHART_MS, arg=target, timeout=180_000).json_value())

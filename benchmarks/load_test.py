@@ -249,7 +249,7 @@ async def _wait(page, what: str, coro) -> None:
 async def switch_page(page, s: Session, bulk: int) -> None:
     """To veth through the sidebar navigation (same session), check, and back to slub."""
     for slug in ("veth", "slub"):
-        await page.locator(f'{NAV_LINK}[href$="/{slug}"]').first.click()
+        await page.locator(f'{NAV_LINK}[href="{slug}"]').first.click()
         await _wait(page, f"path /{slug}", page.wait_for_function(
             f"() => location.pathname.endsWith('/{slug}')", timeout=60_000))
         await _wait(page, f"idle on /{slug}", wait_idle(page))
