@@ -83,7 +83,10 @@ def main() -> int:
     res = {name: {"switch": [], "load": []} for name in APPS}
     with sync_playwright() as pw:
         browser = launch_chromium(pw)
-        with streamlit_server(APPS["dashboard"][0]) as dash, streamlit_server(APPS["bare"][0]) as bare:
+        # the repository's .streamlit/config.toml hides Streamlit's own navigation (the dashboard draws its
+        # links); the bare app keeps it, as a bare st.navigation app has it
+        with streamlit_server(APPS["dashboard"][0]) as dash, \
+                streamlit_server(APPS["bare"][0], env={"STREAMLIT_CLIENT_SHOW_SIDEBAR_NAVIGATION": "true"}) as bare:
             bases = {"dashboard": dash, "bare": bare}
             for name, (_, slugs) in APPS.items():  # warm-up: the first run of each page script
                 switches(browser, bases[name], slugs, len(slugs))

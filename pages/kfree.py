@@ -10,8 +10,7 @@ st.title(PAGE_BY_SLUG["kfree"].heading)
 def _headline(params: dict, out: dict, iv: dict) -> list:
     """The metric row above the charts (parameters and model outputs of the scenario)."""
     return [
-        ("Injection rate (pps)", f"{float(out['kfree_skb_list.mpps']) * 1e6:,.0f}", None,
-         ui.pm(iv, "kfree_skb_list.mpps", scale=1e6)),
+        ("Injection rate (Mpps)", ui.fmt(out["kfree_skb_list.mpps"], 4), None, ui.pm(iv, "kfree_skb_list.mpps")),
         ("Cost (ns/packet)", ui.fmt(out["kfree_skb_list.ns_per_packet"], 4), None,
          ui.pm(iv, "kfree_skb_list.ns_per_packet")),
         ("Dropped (fraction)", f"{float(out['kfree_skb_list.drop_fraction']):.3f}", None,

@@ -468,8 +468,8 @@ def _link_box() -> None:
     state = url_state(drop_stale_provenance(get_state()))
     st.markdown("**Share link** (what differs from the defaults, model and profile versions)")
     link = share_link(state)
-    with st.container(key="share_link"):
-        st.code(link, language=None, wrap_lines=True)
+    with st.container(key="share_link"):  # one line, scrolled sideways; st.code's button copies it whole
+        st.code(link, language=None, wrap_lines=False)
     # the block `python -m skbmodel eval QUERY --text` prints, to paste into a mail (st.code has a copy button)
     if st.toggle("Copy as text", key="copy_as_text",
                  help="A plain-text summary for a mailing list: what differs from the defaults, this page's "
