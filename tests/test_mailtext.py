@@ -13,7 +13,7 @@ import pytest
 from skbmodel import cli, noise, shortlink, state as S, uncertainty, versions as V
 
 ROOT = Path(__file__).resolve().parents[1]
-README_QUERY = "page=compare&zero=memset&b_zero=gfp_zero"
+README_QUERY = "page=compare&b_xdp_batch=4"
 QUERIES = ["", "page=veth&xdp_batch=8&zero=memset&b_zero=gfp_zero", README_QUERY, "page=slub&bulk=32&ghz=3",
            "page=design&path=design&d_from=cpumap&d_skb=napi_cache&d_free=napi_cache&b_path=cpumap",
            "page=kfree&kfl_bulk=1&cpu=i7-4790k", "page=validation"]
@@ -83,6 +83,23 @@ def test_the_readme_example_is_what_eval_text_prints(capsys):
         f"the README's example is stale: replace it with the output of "
         f"python -m skbmodel eval '{README_QUERY}' --text\n{want}")
     assert f'eval "{README_QUERY}" --text' in readme
+
+
+def test_the_readme_walk_through_states_the_model_s_verdict():
+    """The five steps' third (reading the verdict) quotes the Compare page's numbers for the same query."""
+    from skbmodel import uncertainty as U
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    st, _ = S.decode(README_QUERY)
+    d, div = U.delta_intervals(S.scenario(st), S.scenario(st, "b"), S.profile_for(st), S.profile_for(st, "b"),
+                               ["path.ns_per_packet"])
+    d = float(np.asarray(d["path.ns_per_packet"]))
+    lo, hi = (float(x) for x in div["path.ns_per_packet"])
+    short = noise.VERDICT_SHORT[noise.verdict(d, float(st["noise_ns"]), lo, hi)]
+    flat = " ".join(readme.split())
+    assert f"**Δ B − A** {d:+.2f} ns/packet (90 %: {lo:+.2f} to {hi:+.2f}), **Verdict** *{short}*" in flat
+    assert f"the noise floor is {st['noise_ns']:g} ns per run" in flat
+    assert f"from {S.defaults()['xdp_batch']} to {st['b_xdp_batch']}" in flat
 
 
 def test_cli_text_prints_what_the_module_builds():
