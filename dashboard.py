@@ -29,10 +29,9 @@ if wanted in PAGES:
 appstate.set_page(slug)
 appstate.show_link_warnings()
 appstate.show_version_notice()  # a link made with an archived profile version or another model version
-# The sidebar's links and controls before the page, so that its first chart comes with them
-nav.sidebar_links([*PAGES.values(), CALIBRATE])
-appstate.render_sidebar()
+nav.sidebar_links([*PAGES.values(), CALIBRATE])  # before the page: its first chart comes with the navigation
 pg.run()  # the page records its own slug (appstate.page_state) and draws
 # After the page: the share link carries the page's state; sidebar placement is unaffected.  The sidebar's
 # link box (share link, report downloads, URL write-back) is a view fragment like the page's live area.
+appstate.render_sidebar()
 appstate.render_link_box()

@@ -440,8 +440,8 @@ SIDEBAR_GROUPS = _sidebar_groups()
 
 
 def render_sidebar() -> None:
-    """Presets and every shared control, in the sidebar: drawn before the page, so that the browser has
-    loaded the controls' code by the time the page's first chart arrives (no grey placeholders beside it)."""
+    """Presets and every shared control, in the sidebar (after the page: a new visitor's browser then
+    fetches the chart's code first, and the controls' dozens of small modules after it)."""
     with st.sidebar:
         with st.expander("Presets (one per seed thread)", expanded=False):
             for pid, pr in PRESETS.items():
