@@ -1,12 +1,13 @@
 """skbmodel dashboard: ``streamlit run dashboard.py``.
 
 Entry point only: page config, the once-per-process GC freeze, navigation (one thin page per page of
-``skbmodel.pages``) and the shared sidebar (skbview.app.appstate), whose link box writes the URL back.
+``skbmodel.pages``; skbview.app.nav draws its sidebar links) and the shared sidebar
+(skbview.app.appstate), whose link box writes the URL back.
 """
 import streamlit as st
 
 from skbmodel import pages
-from skbview.app import appstate, ui
+from skbview.app import appstate, nav, ui
 
 st.set_page_config(page_title="skbmodel — SKB memory lifecycle", page_icon=":material/memory:", layout="wide")
 
@@ -14,17 +15,12 @@ st.set_page_config(page_title="skbmodel — SKB memory lifecycle", page_icon=":m
 ui.freeze_gc_once()
 
 
-def _nav_page(page: pages.Page) -> st.Page:
-    return st.Page(f"pages/{page.slug}.py", title=page.title, icon=page.icon, url_path=page.slug,
-                   default=page.slug == pages.DEFAULT_PAGE)
-
-
-PAGES = {p.slug: _nav_page(p) for p in pages.PAGES}
-CALIBRATE = _nav_page(pages.CALIBRATE)  # not a scenario page: no charts to export, no page= in its links
+PAGES = {p.slug: nav.nav_page(p) for p in pages.PAGES}
+CALIBRATE = nav.nav_page(pages.CALIBRATE)  # not a scenario page: no charts to export, no page= in its links
 
 appstate.init()
 appstate.begin_full_run()
-pg = st.navigation([*PAGES.values(), CALIBRATE])
+pg = nav.navigation([*PAGES.values(), CALIBRATE])
 slug = next((s for s, p in PAGES.items() if p.url_path == pg.url_path), pages.DEFAULT_PAGE)
 wanted = appstate.link_page_to_open(slug)
 if wanted in PAGES:
@@ -33,7 +29,9 @@ if wanted in PAGES:
 appstate.set_page(slug)
 appstate.show_link_warnings()
 appstate.show_version_notice()  # a link made with an archived profile version or another model version
+nav.sidebar_links([*PAGES.values(), CALIBRATE])  # before the page: its first chart comes with the navigation
 pg.run()  # the page records its own slug (appstate.page_state) and draws
 # After the page: the share link carries the page's state; sidebar placement is unaffected.  The sidebar's
 # link box (share link, report downloads, URL write-back) is a view fragment like the page's live area.
 appstate.render_sidebar()
+appstate.render_link_box()

@@ -9,13 +9,15 @@ slider and two charts each), in headless Chromium and measured in the page's own
     first frame at which the new page's first chart has data (a chart element that was not on the old
     page).
 
-With --blocks N the apps take turns block by block, so that changes of the machine's load hit both.
+With --blocks N the apps take turns block by block, so that changes of the machine's load hit both; with
+--base DIR a third app, another commit's dashboard, takes its turn too.
 
-    python benchmarks/bench_pages.py --switches 30 --loads 10 --blocks 3
+    python benchmarks/bench_pages.py --switches 30 --loads 10 --blocks 3 [--base /tmp/base]
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 
@@ -63,7 +65,8 @@ def switches(browser, base: str, slugs, n: int) -> list[float]:
     out = []
     for i in range(n):
         target = slugs[(i + 1) % len(slugs)]
-        link = page.locator(f'a[href$="/{target}"]').first
+        # Streamlit's own navigation links carry an absolute href, st.page_link's (the dashboard's) a relative one
+        link = page.locator(f'a[href$="/{target}"], a[href="{target}"]').first
         t0 = float(page.evaluate(_MARK_OLD))
         link.click()
         t1 = float(page.wait_for_function(_NEW_CHART_MS, arg=target, timeout=180_000).json_value())
@@ -78,26 +81,34 @@ def main() -> int:
     ap.add_argument("--switches", type=int, default=30, help="page switches per app")
     ap.add_argument("--loads", type=int, default=10, help="first loads per app")
     ap.add_argument("--blocks", type=int, default=3)
+    ap.add_argument("--base", type=Path, help="a copy of another commit (e.g. `git archive C | tar -x -C DIR`, "
+                                              "its .venv linked): its dashboard.py is measured too, as 'base'")
     args = ap.parse_args()
-    res = {name: {"switch": [], "load": []} for name in APPS}
-    with sync_playwright() as pw:
+    apps = dict(APPS)
+    if args.base:
+        apps["base"] = (str(args.base.resolve() / "dashboard.py"), APPS["dashboard"][1])
+    res = {name: {"switch": [], "load": []} for name in apps}
+    # the repository's .streamlit/config.toml hides Streamlit's own navigation (the dashboard draws its links);
+    # the bare app keeps it, as a bare st.navigation app has it, and so does an older dashboard
+    own_nav = {"STREAMLIT_CLIENT_SHOW_SIDEBAR_NAVIGATION": "true"}
+    with sync_playwright() as pw, contextlib.ExitStack() as stack:
         browser = launch_chromium(pw)
-        with streamlit_server(APPS["dashboard"][0]) as dash, streamlit_server(APPS["bare"][0]) as bare:
-            bases = {"dashboard": dash, "bare": bare}
-            for name, (_, slugs) in APPS.items():  # warm-up: the first run of each page script
-                switches(browser, bases[name], slugs, len(slugs))
-            for _ in range(args.blocks):
-                for name, (_, slugs) in APPS.items():
-                    res[name]["load"] += first_loads(browser, bases[name], slugs[0], max(args.loads // args.blocks, 1))
-                    res[name]["switch"] += switches(browser, bases[name], slugs, max(args.switches // args.blocks, 1))
+        bases = {name: stack.enter_context(streamlit_server(script, env=None if name == "dashboard" else own_nav))
+                 for name, (script, _) in apps.items()}
+        for name, (_, slugs) in apps.items():  # warm-up: the first run of each page script
+            switches(browser, bases[name], slugs, len(slugs))
+        for _ in range(args.blocks):
+            for name, (_, slugs) in apps.items():
+                res[name]["load"] += first_loads(browser, bases[name], slugs[0], max(args.loads // args.blocks, 1))
+                res[name]["switch"] += switches(browser, bases[name], slugs, max(args.switches // args.blocks, 1))
         browser.close()
     print(f"# page switch and first chart, headless Chromium, {args.blocks} interleaved blocks")
     for what in ("switch", "load"):
-        p50 = {n: float(np.percentile(res[n][what], 50)) for n in APPS}
-        p95 = {n: float(np.percentile(res[n][what], 95)) for n in APPS}
-        print(f"{what:>6}: dashboard p50/p95 {p50['dashboard']:.0f}/{p95['dashboard']:.0f} ms "
-              f"(n={len(res['dashboard'][what])}), bare {p50['bare']:.0f}/{p95['bare']:.0f} ms; "
-              f"ratio p50 {p50['dashboard'] / p50['bare']:.2f}x")
+        p50 = {n: float(np.percentile(res[n][what], 50)) for n in apps}
+        p95 = {n: float(np.percentile(res[n][what], 95)) for n in apps}
+        print(f"{what:>6}: " + ", ".join(f"{n} p50/p95 {p50[n]:.0f}/{p95[n]:.0f} ms (n={len(res[n][what])})"
+                                         for n in apps)
+              + "; ratio p50 to bare: " + ", ".join(f"{n} {p50[n] / p50['bare']:.2f}x" for n in apps if n != "bare"))
     return 0
 
 

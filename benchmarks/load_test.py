@@ -59,7 +59,7 @@ from skbmodel import model  # noqa: E402 - after the sys.path set-up above
 from skbmodel import state as S  # noqa: E402 - after the sys.path set-up above
 from skbmodel.profile import load_profile  # noqa: E402 - after the sys.path set-up above
 from skbview import report  # noqa: E402 - after the sys.path set-up above
-from tests.browser_util import _APP_IDLE_JS, CHROMIUM, CHROMIUM_ARGS, slider_selector, streamlit_server  # noqa: E402 - after the sys.path set-up above
+from tests.browser_util import _APP_IDLE_JS, CHROMIUM, CHROMIUM_ARGS, NAV_LINK, slider_selector, streamlit_server  # noqa: E402 - after the sys.path set-up above
 
 ERROR_SELECTOR = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 CHART = "per_object"  # slub page, chart 0; trace 0 = the "current bulk = N" marker [loop, bulk] cycles
@@ -279,7 +279,7 @@ async def _wait(page, what: str, coro) -> None:
 async def switch_page(page, s: Session, bulk: int) -> None:
     """To veth through the sidebar navigation (same session), check, and back to slub."""
     for slug in ("veth", "slub"):
-        await page.locator(f'[data-testid="stSidebarNav"] a[href$="/{slug}"]').first.click()
+        await page.locator(f'{NAV_LINK}[href="{slug}"]').first.click()
         await _wait(page, f"path /{slug}", page.wait_for_function(
             f"() => location.pathname.endsWith('/{slug}')", timeout=60_000))
         await _wait(page, f"idle on /{slug}", wait_idle(page))

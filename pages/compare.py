@@ -70,7 +70,8 @@ def _table(df: pd.DataFrame) -> None:
     view = df[df["moves"]] if only else df
     if only and folded:
         st.caption(f"{folded} outputs the change cannot move are folded away.")
-    st.dataframe(view.drop(columns=["moves"]), hide_index=True, width="stretch", key="ab_table",
+    # at full height: a table that scrolls itself takes the page's mouse wheel
+    st.dataframe(view.drop(columns=["moves"]), hide_index=True, width="stretch", height="content", key="ab_table",
                  column_config={"delta_ns": st.column_config.NumberColumn("Δ ns/packet", format="%+.3f"),
                                 "delta_mpps": st.column_config.NumberColumn("Δ Mpps", format="%+.4f"),
                                 "delta": st.column_config.NumberColumn("Δ (unit)", format="%+.4g"),

@@ -74,7 +74,8 @@ def _table(rows: list[dict]) -> None:
                       columns=["id", "system", "quantity", "profile", "measured", "predicted", "unit", "rel_error",
                                "tolerance", "ok", "evidence", "note"])
     df["rel_error"] = df["rel_error"] * 100
-    st.dataframe(df, hide_index=True, width="stretch", key="val_table",
+    # every row at full height: a table shorter than its rows scrolls itself and takes the page's mouse wheel
+    st.dataframe(df, hide_index=True, width="stretch", height="content", key="val_table",
                  column_config={"rel_error": st.column_config.NumberColumn("error (%)", format="%+.2f"),
                                 "measured": st.column_config.NumberColumn(format="%.6g"),
                                 "predicted": st.column_config.NumberColumn(format="%.6g")})

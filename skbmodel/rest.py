@@ -29,6 +29,9 @@ class Rest:
     constant: str          # the fitted constant (or the expression) the rest is
     contains: str          # kernel functions and costs inside it
     source: str            # where it was fitted / where the split is stated
+    #: the breakdown's components (skbmodel.schema.COMPONENTS) whose cost this path's rest holds, so that
+    #: the path shows them as 0: what ``contains`` says is inside
+    holds: tuple[str, ...] = ()
 
 
 CONTENTS: dict[str, Rest] = {
@@ -39,7 +42,8 @@ CONTENTS: dict[str, Rest] = {
         "the packet is dropped, the skb's free (kfree_skb -> kfree_skbmem -> kmem_cache_free, one at a time) and "
         "the RX page's refcount and return; not inside: the skb head's kmem_cache_alloc_bulk share and its zeroing",
         "fitted to seed 002 rows veth-01..veth-06 (veth XDP_PASS with VETH_XDP_BATCH 1-16, memset vs "
-        "__GFP_ZERO); the split is skbmodel/veth.py's"),
+        "__GFP_ZERO); the split is skbmodel/veth.py's",
+        ("page alloc/recycle", "skb free")),
     "cpumap": Rest(
         "cpumap_dst_stack_cycles",
         "on the destination CPU: cpu_map_kthread_run's loop, __xdp_build_skb_from_frame without the skb head "
@@ -58,7 +62,8 @@ CONTENTS: dict[str, Rest] = {
         "pktgen's skb alloc and xmit (pktgen_bench_xmit_mode_queue_xmit), the qdisc enqueue into fq_codel and "
         "the free of the packet data; not inside: the skb heads' free on the drop list (kfree_skb_list, "
         "costed by the free stage)",
-        "fitted to seed 000 row kfl-06 (unpatched); skbmodel/kfree_skb_list.py"),
+        "fitted to seed 000 row kfl-06 (unpatched); skbmodel/kfree_skb_list.py",
+        ("skb alloc", "zeroing")),  # __alloc_skb clears the new skb: pktgen's alloc holds its zeroing
 }
 
 

@@ -40,6 +40,8 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 HEALTH_TIMEOUT_S = 60.0
+#: A link of the dashboard's sidebar navigation (skbview/app/nav.py draws them with st.page_link)
+NAV_LINK = '.st-key-page_nav [data-testid="stPageLink-NavLink"]'
 
 
 def free_port() -> int:

@@ -233,11 +233,20 @@ def test_overview_breakdown_and_headline():
     assert _metric(at, "Budget used") == f"{float(out['path.budget_pct']):.0f}"
     spec = _spec(at, 0)
     _check_chart_basics(spec)
-    y = _arr(spec["data"][0]["y"])
-    np.testing.assert_allclose(y[:-1], [float(parts[k]) for k in model.COMPONENTS])
-    assert y[-1] == pytest.approx(float(out["path.ns_per_packet"]))
-    assert y[:-1].sum() == pytest.approx(y[-1])
-    budget = [s for s in spec["layout"]["shapes"] if s["y0"] == s["y1"]]
+    # left, zoomed: the steps the model costs one by one; a 0 says whether the fitted rest holds it
+    steps = [k for k in model.COMPONENTS if k != "rest of path"]
+    np.testing.assert_allclose(_arr(spec["data"][0]["y"]), [float(parts[k]) for k in steps])
+    text = dict(zip(steps, spec["data"][0]["text"]))
+    assert text["skb free"] == text["page alloc/recycle"] == "0<br>(in the rest)"  # the veth rest holds them
+    assert text["cross-CPU transfer"] == "0<br>(not on<br>this path)"
+    # right: the same steps stacked, the fitted rest on top of them, and the total, on an axis of its own
+    by_name = {t["name"]: t for t in spec["data"] if t.get("yaxis") == "y2" and t["type"] == "bar"}
+    rest_bar = by_name["rest of path"]
+    assert float(_arr(rest_bar["y"])[0]) == pytest.approx(float(parts["rest of path"]))
+    assert float(_arr(rest_bar["base"])[0]) == pytest.approx(sum(float(parts[k]) for k in steps))
+    assert "veth_base_cycles" in rest_bar["hovertemplate"] and "veth_base_cycles" in spec["layout"]["meta"]["caption"]
+    assert float(_arr(by_name["total"]["y"])[0]) == pytest.approx(float(out["path.ns_per_packet"]))
+    budget = [s for s in spec["layout"]["shapes"] if s["y0"] == s["y1"] and s["yref"] == "y2"]
     assert budget[0]["y0"] == pytest.approx(float(out["budget.ns_per_packet"]))
     # paths chart: one stacked bar per path, components sum to each path's total
     paths = _chart(at, "paths")
@@ -374,7 +383,7 @@ def test_kfree_page():
     at = _open(_app(), "kfree")
     at.slider(key="kfl_bulk").set_value(1).run()
     out = _eval(at)
-    assert _metric(at, "Injection rate") == f"{float(out['kfree_skb_list.mpps']) * 1e6:,.0f}"
+    assert _metric(at, "Injection rate (Mpps)") == f"{float(out['kfree_skb_list.mpps']):.4g}"  # the chart's unit
     spec = _spec(at, 0)
     _check_chart_basics(spec)
     seeds = _trace(spec, "seed 000")
@@ -655,8 +664,7 @@ def test_the_headline_a_link_records_is_the_page_s_first_metric(slug):
     out, _label = V.HEADLINES[slug]
     v = float(_eval(at)[out])
     first = at.metric[0].value
-    shown = f"{v * 1e6:,.0f}" if out == "kfree_skb_list.mpps" else f"{v:.4g}"
-    assert first == shown, (slug, out, first, shown)
+    assert first == f"{v:.4g}", (slug, out, first)
     assert float(at.query_params["h"]) == float(format(v, ".6g"))
 
 

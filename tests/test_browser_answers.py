@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from skbmodel import noise
-from tests.browser_util import app_and_browser, eventually, focus_slider, page_with_errors, wait_for_app
+from tests.browser_util import (NAV_LINK, app_and_browser, eventually, focus_slider, page_with_errors,
+                                wait_for_app)
 
 pytestmark = pytest.mark.browser
 
@@ -17,8 +18,8 @@ def app():
 
 
 def _nav(page, title: str) -> None:
-    page.locator('[data-testid="stSidebarNavLink"]').first.wait_for(timeout=60000)
-    page.locator('[data-testid="stSidebarNavLink"]', has_text=title).first.click()
+    page.locator(NAV_LINK).first.wait_for(timeout=60000)
+    page.locator(NAV_LINK, has_text=title).first.click()
     wait_for_app(page)
 
 

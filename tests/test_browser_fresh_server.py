@@ -1,13 +1,15 @@
-"""The first request of a fresh server opening a link at a page URL (``/compare?...``): the page script runs
-alone once before the navigation takes over; scenario B must still be the link's, not the controls' minimums."""
+"""The first request of a fresh server (Streamlit's legacy pages/ mode until st.navigation runs): a link at a
+page URL (``/compare?...``), whose page script runs alone once before the navigation takes over, keeps
+scenario B the link's, not the controls' minimums; and no visitor ever sees Streamlit's own page list."""
 from __future__ import annotations
 
+import time
 from urllib.parse import urlsplit
 
 import pytest
 
-from skbmodel import shortlink, state as S, versions as V
-from tests.browser_util import app_and_browser, wait_for_app, wait_for_plotly
+from skbmodel import pages, shortlink, state as S, versions as V
+from tests.browser_util import NAV_LINK, app_and_browser, wait_for_app, wait_for_plotly
 
 pytestmark = pytest.mark.browser
 
@@ -25,5 +27,54 @@ def test_a_compare_link_as_the_first_request_keeps_scenario_b():
             got, warnings = S.decode(urlsplit(page.url).query)
             assert warnings == [] and got == st
             assert urlsplit(page.url).query == shortlink.shorten(V.share_query(st))
+        finally:
+            page.close()
+
+
+#: Streamlit's own page lists (the legacy pages/ list, st.navigation's sidebar and top lists): none may show
+_STREAMLIT_NAV = ('[data-testid="stSidebarNav"], [data-testid="stSidebarNavLink"], '
+                  '[data-testid="stSidebarNavItems"], [data-testid="stTopNavLink"]')
+#: Installed before the first byte: records every moment one of Streamlit's own page lists is in the DOM
+_WATCH_NAV = """(() => {
+  window.__autoNav = [];
+  const look = () => {
+    const n = document.querySelectorAll(%r).length;
+    if (n) window.__autoNav.push([Math.round(performance.now()), n]);
+  };
+  new MutationObserver(look).observe(document, {childList: true, subtree: true});
+})();""" % _STREAMLIT_NAV
+
+_FIRST_CHART = """() => { const gd = document.querySelector('.js-plotly-plot');
+                          return !!(gd && gd._fullData && gd._fullData.length); }"""
+
+
+@pytest.mark.parametrize("path", ["", "veth"])
+def test_a_fresh_server_shows_only_its_own_navigation_from_the_first_byte(path):
+    """A new visitor on a fresh server (the first run is Streamlit's legacy pages/ mode): no auto-generated
+    page list in any frame at any poll from the first response, and the first chart comes with the
+    sidebar's own links, one per page, in the registry's order and titles."""
+    titles = [p.title for p in (*pages.PAGES, pages.CALIBRATE)]
+    with app_and_browser("dashboard.py") as (url, browser):
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.add_init_script(_WATCH_NAV)
+        try:
+            page.goto(f"{url}/{path}", wait_until="commit")
+            polls, deadline = 0, time.monotonic() + 180
+            while True:
+                for frame in page.frames:
+                    assert frame.locator(_STREAMLIT_NAV).count() == 0, f"poll {polls}, frame {frame.url}"
+                polls += 1
+                if page.evaluate(_FIRST_CHART):
+                    break
+                assert time.monotonic() < deadline, "no chart after 180 s"
+                time.sleep(0.05)
+            links = page.locator(NAV_LINK)
+            assert [t.strip().split("\n")[-1] for t in links.all_inner_texts()] == titles
+            wait_for_app(page, timeout=120)
+            assert page.evaluate("window.__autoNav") == []
+            assert polls > 10  # the polls saw the page being built, not only its end
+            for frame in page.frames:
+                assert frame.locator(_STREAMLIT_NAV).count() == 0
+            assert urlsplit(page.url).path.rstrip("/").endswith(path)
         finally:
             page.close()

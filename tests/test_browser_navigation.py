@@ -13,7 +13,7 @@ import pytest
 from skbmodel import design, model, pages, state as S, versions as V
 from skbview import tables
 from skbview.app import ui
-from tests.browser_util import app_and_browser, eventually, page_with_errors, wait_for_app
+from tests.browser_util import NAV_LINK, app_and_browser, eventually, page_with_errors, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -56,7 +56,7 @@ def tab():
 
 def _go(page, slug: str) -> None:
     # titles are unique and no title contains another (the link's text starts with its icon's name)
-    page.locator('[data-testid="stSidebarNavLink"]', has_text=TITLES[slug]).first.dispatch_event("click")
+    page.locator(NAV_LINK, has_text=TITLES[slug]).first.dispatch_event("click")
     wait_for_app(page)
     eventually(lambda: _on(page, slug), timeout=60)
 

@@ -238,3 +238,22 @@ def test_a_free_stage_on_the_veth_rest_replaces_its_own_free():
     for path in ("veth", "cpumap", "xdp_pass", "kfree_skb_list"):
         assert rest.CONTENTS[path].constant.split(" ")[0] in prof.constants
         assert "not inside" in rest.describe(path)
+
+
+@pytest.mark.parametrize("cpu", available_profiles())
+def test_a_step_a_paths_rest_holds_is_costed_at_zero_on_that_path(cpu):
+    """The Overview labels a step's 0 "in the rest" from ``rest.CONTENTS[path].holds``: on every profile and
+    across the controls that move the steps, each step a rest holds is 0 on its path (counted once, inside
+    the fitted constant), and the rest itself is never 0."""
+    from skbmodel import rest
+
+    prof = load_profile(cpu)
+    grid = [dict(bulk=b, zero=z, xdp_batch=x, kfl_bulk=k, pp_recycle=r)
+            for b, z, x, k, r in itertools.product((1, 64), ("memset", "gfp_zero"), (1, 16), (1, 16), (0.0, 1.0))]
+    for path, r in rest.CONTENTS.items():
+        assert set(r.holds) <= set(model.COMPONENTS) - {"rest of path"}
+        parts = model.breakdown_ns({**_on(cpu, path=path), **{k: np.array([g[k] for g in grid]) for k in grid[0]}},
+                                   prof)
+        for comp in r.holds:
+            np.testing.assert_array_equal(np.broadcast_to(parts[comp], (len(grid),)), 0.0, err_msg=f"{path} {comp}")
+        assert np.all(np.asarray(parts["rest of path"]) > 0)

@@ -14,7 +14,7 @@ from skbmodel.pages import BY_SLUG
 from skbmodel import cli, noise, shortlink, state as S, uncertainty, versions as V
 
 ROOT = Path(__file__).resolve().parents[1]
-README_QUERY = "page=compare&zero=memset&b_zero=gfp_zero"
+README_QUERY = "page=compare&b_xdp_batch=4"
 QUERIES = ["", "page=veth&xdp_batch=8&zero=memset&b_zero=gfp_zero", README_QUERY, "page=slub&bulk=32&ghz=3",
            "page=design&path=design&d_from=cpumap&d_skb=napi_cache&d_free=napi_cache&b_path=cpumap",
            "page=kfree&kfl_bulk=1&cpu=i7-4790k", "page=validation"]
@@ -86,6 +86,26 @@ def test_the_readme_example_is_what_eval_text_prints(capsys):
         f"the README's example is stale: replace it with the output of "
         f"python -m skbmodel eval '{README_QUERY}' --text\n{want}")
     assert f'eval "{README_QUERY}" --text' in readme
+
+
+def test_the_readme_walk_through_states_the_model_s_verdict():
+    """The five steps' third (reading the verdict) quotes the Compare page's answer for the same query, as the
+    page shows it (the same digits and interval), and a verdict that follows from it by the stated rule."""
+    from skbmodel import answers, uncertainty as U
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    st = V.with_link_headline(README_QUERY, S.decode_strict(README_QUERY))
+    h = answers.of_state(st).differences[0]
+    lo, hi = U.delta_interval(S.scenario(st), S.scenario(st, "b"), S.profile_for(st), S.profile_for(st, "b"))
+    assert (h.lo, h.hi) == pytest.approx((float(lo), float(hi)), rel=1e-9)  # the paired interval of B - A
+    rule = noise.VERDICT_NOISE if abs(h.value) < st["noise_ns"] else (
+        noise.VERDICT_SURE if (h.lo > 0 or h.hi < 0) else noise.VERDICT_UNSURE)
+    assert h.verdict == rule
+    flat = " ".join(readme.split())
+    assert (f"**Δ B − A** {h.value_text()} ns/packet ({h.interval_text()}), **Verdict** "
+            f"*{noise.VERDICT_SHORT[h.verdict]}*") in flat
+    assert f"the noise floor is {st['noise_ns']:g} ns per run" in flat
+    assert f"from {S.defaults()['xdp_batch']} to {st['b_xdp_batch']}" in flat
 
 
 def test_cli_text_prints_what_the_module_builds():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import re
 
+import numpy as np
 import pytest
 
 import skbmodel
@@ -106,3 +107,22 @@ def test_light_report_is_static_and_under_1_mb():
     for _, data in imgs:
         assert base64.b64decode(data).lstrip().startswith(b"<svg")
     assert shortlink.shorten(V.share_query(st)).replace("&", "&amp;") in html
+
+
+def test_kfree_bulk_lines_that_lie_together_are_said_to_and_drawn_apart():
+    """The KFREE_SKB_BULK_SIZE lines lie within a fraction of a per cent of each other (a drop list shorter
+    than the bulk fills none): each has its own dash, and the chart says they coincide, and from where."""
+    from skbview.charts.kfree import COINCIDE_REL, DROP_X, coincide_note
+
+    fig, _ = _fig("kfree", "pps_vs_drop_batch")
+    lines = [t for t in fig.data if t.mode == "lines" and not t.fill and t.name.startswith("KFREE_SKB_BULK_SIZE")]
+    assert len(lines) == 3 and len({t.line.dash for t in lines}) == 3
+    ys = np.array([t.y for t in lines])
+    spread = (ys.max(axis=0) - ys.min(axis=0)) / ys.min(axis=0)
+    assert spread.max() < COINCIDE_REL
+    notes = [a.text for a in fig.layout.annotations if (a.text or "").startswith("KFREE_SKB_BULK_SIZE")]
+    assert len(notes) == 1 and "8, 16, 64" in notes[0]
+    assert f"the same up to drop_batch {DROP_X[np.argmax(spread > 1e-12) - 1]}" in notes[0]
+    # lines that part by more than COINCIDE_REL get no note
+    far = np.vstack([ys[0], ys[0] * (1 + 2 * COINCIDE_REL)])
+    assert coincide_note(np.array([8, 16]), far) == ""

@@ -502,7 +502,8 @@ SIDEBAR_GROUPS = _sidebar_groups()
 
 
 def render_sidebar() -> None:
-    """Presets, every shared control and the link box (share link, report buttons, URL), in the sidebar."""
+    """Presets and every shared control, in the sidebar (after the page: a new visitor's browser then
+    fetches the chart's code first, and the controls' dozens of small modules after it)."""
     with st.sidebar:
         with st.expander("Presets (one per seed thread)", expanded=False):
             for pid, pr in PRESETS.items():
@@ -514,6 +515,12 @@ def render_sidebar() -> None:
                 param_widget(k)
             if title == "CPU":  # custom profiles fitted/uploaded on the Calibrate page or from a link
                 custom_profile.sidebar_selector()
+
+
+def render_link_box() -> None:
+    """The sidebar's link box (share link, report buttons, URL write-back), after the page: it carries the
+    page's state."""
+    with st.sidebar:
         _link_box()
 
 
@@ -523,8 +530,8 @@ def _link_box() -> None:
     state = url_state(drop_stale_provenance(get_state()))
     st.markdown("**Share link** (what differs from the defaults, model and profile versions)")
     link = share_link(state)
-    with st.container(key="share_link"):
-        st.code(link, language=None, wrap_lines=True)
+    with st.container(key="share_link"):  # one line, scrolled sideways; st.code's button copies it whole
+        st.code(link, language=None, wrap_lines=False)
     # the block `python -m skbmodel eval QUERY --text` prints, to paste into a mail (st.code has a copy button)
     if st.toggle("Copy as text", key="copy_as_text",
                  help="A plain-text summary for a mailing list: what differs from the defaults, this page's "

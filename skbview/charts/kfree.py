@@ -21,6 +21,29 @@ def _kfl_lines(state) -> list[int]:
     return sorted({1, 8, 16, 64, int(state["kfl_bulk"])})
 
 
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash")
+#: Lines closer than this everywhere (relative) look like one line at the chart's size: the chart says so
+COINCIDE_REL = 0.01
+
+
+def coincide_note(bulks, mpps) -> str:
+    """A note when the lines of the bulk sizes above 1 (rows of ``mpps`` [Mpps] over :data:`DROP_X`) lie
+    within :data:`COINCIDE_REL` of each other at every drop_batch: which ones, how close, and up to which
+    drop_batch they are the same (a drop list no longer than the smallest bulk fills none of them)."""
+    rows = np.asarray(bulks) > 1
+    if rows.sum() < 2:
+        return ""
+    m = mpps[rows]
+    spread = (m.max(axis=0) - m.min(axis=0)) / m.min(axis=0)
+    if spread.max() >= COINCIDE_REL:
+        return ""
+    n_same = int(np.argmax(spread > 1e-12)) if (spread > 1e-12).any() else len(DROP_X)  # the same from the start
+    upto = f";<br>the same up to drop_batch {DROP_X[n_same - 1]}" if n_same else ""
+    names = ", ".join(str(int(b)) for b in np.asarray(bulks)[rows])
+    return (f"KFREE_SKB_BULK_SIZE {names}: within {spread.max() * 100:.1g} %<br>of each other at every "
+            f"drop_batch{upto}")
+
+
 def kfree_drop_batch(state: Mapping) -> go.Figure:
     """pktgen qdisc injection rate [Mpps] vs fq_codel drop_batch, one line per KFREE_SKB_BULK_SIZE."""
     p = params(state)
@@ -39,10 +62,15 @@ def kfree_drop_batch(state: Mapping) -> go.Figure:
         color = line_color(i + 1)
         # up to five overlapping bands: the current line's stands out, the others stay faint
         band(fig, DROP_X, iv["kfree_skb_list.mpps"], color, row=i, alpha=0.15 if cur_line else 0.05, name=name)
+        # the bulk sizes' lines lie close together: each its own dash, so that each stays visible where they meet
         fig.add_trace(Scatter(x=DROP_X, y=np.asarray(out["kfree_skb_list.mpps"][i], dtype=float), mode="lines",
                                  name=name + (" (current)" if cur_line else ""), legendgroup=name,
-                                 line=dict(color=color, width=3.5 if cur_line else 1.8),
+                                 line=dict(color=color, width=3.5 if cur_line else 1.8, dash=DASHES[i % len(DASHES)]),
                                  hovertemplate="drop_batch %{x}: %{y:.4f} Mpps<extra>" + name + "</extra>"))
+    note = coincide_note(bulks, np.asarray(out["kfree_skb_list.mpps"], dtype=float))
+    if note:
+        fig.add_annotation(x=0.99, xref="paper", y=0.03, yref="paper", xanchor="right", yanchor="bottom", align="right",
+                           text=note, font=dict(size=12, color="#333"), bgcolor="rgba(255,255,255,0.85)")
     add_seed_points(fig, "kfree_skb_list.mpps", "drop_batch", "Mpps", "seed 000 pktgen queue_xmit (E5)",
                      text=lambda r, o: f"{r.id} (bulk {r.state['kfl_bulk']})", textposition="middle right",
                      hovertemplate="%{text}: %{y:.4f} Mpps<extra></extra>")

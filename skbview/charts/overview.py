@@ -9,9 +9,18 @@ import plotly.graph_objects as go
 from skbmodel import model, rest, state as st_mod, uncertainty
 
 from .base import (
-    COLORS, COMPONENT_COLORS, PATH_LABELS, caption, Bar, Waterfall, params, profile, error_bars, num, Fig,
-    finish,
+    COLORS, COMPONENT_COLORS, HEIGHT, PATH_LABELS, caption, Bar, params, profile, error_bars, num, Fig, finish,
 )
+
+
+def _lines(text: str, width: int = 70) -> list[str]:
+    words, lines, cur = text.split(), [], ""
+    for w in words:
+        if cur and len(cur) + len(w) > width:
+            lines.append(cur)
+            cur = ""
+        cur = f"{cur} {w}".strip()
+    return lines + [cur]
 
 
 def _rest_hover(path: str) -> str:
@@ -19,55 +28,101 @@ def _rest_hover(path: str) -> str:
     r = rest.CONTENTS.get(str(path))
     if r is None:
         return ""
-    words, lines, cur = r.contains.split(), [], ""
-    for w in words:
-        if len(cur) + len(w) > 70:
-            lines.append(cur)
-            cur = ""
-        cur = f"{cur} {w}".strip()
-    return "<br>" + r.constant + ":<br>" + "<br>".join(lines + [cur])
+    return "<br>" + r.constant + " (fitted), holds:<br>" + "<br>".join(_lines(r.contains))
+
+
+def _zero_label(path: str, comp: str) -> str:
+    """The label of a component the path costs at 0: inside its fitted rest, or not a step of the path."""
+    r = rest.CONTENTS.get(str(path))
+    if r is None:
+        return "0"
+    return "0<br>(in the rest)" if comp in r.holds else "0<br>(not on<br>this path)"
+
+
+#: The steps of the lifecycle the model costs one by one (the sliders move them); the rest is one fitted constant
+STEPS = tuple(c for c in model.COMPONENTS if c != "rest of path")
+_STEPS_X = dict(domain=[0.0, 0.55])
+TOTAL_COLOR = "#9c755f"  # none of the steps' colours (COMPONENT_COLORS)
+_PATH_X = dict(domain=[0.67, 1.0])
+_REST_FILL = dict(color="#d9d4d0", line=dict(color="#8c8580", width=1),
+                  pattern=dict(shape="/", fgcolor="#8c8580", size=8, solidity=0.3))
+
+
+def _budget_line(fig: Fig, axis: str, budget: float) -> None:
+    fig.shapes.append(dict(type="line", xref=f"x{axis} domain", x0=0, x1=1, yref=f"y{axis}", y0=budget, y1=budget,
+                           line=dict(color=COLORS["budget"], dash="dash", width=2), layer="above"))
 
 
 def overview_breakdown(state: Mapping) -> go.Figure:
-    """Waterfall of the chosen path's per-packet components [ns] against the line-rate budget."""
+    """The chosen path's per-packet cost [ns] in two panels.  Left, zoomed: the lifecycle steps the model
+    costs one by one (the parts the controls move), on an axis of their own, a 0 labelled with why.
+    Right: the same steps stacked, the fitted rest of the path on top (hatched: a residual, what it holds
+    in its hover and the caption), the total with its 90 % interval, and the line-rate budget."""
     p = params(state)
     prof = profile(state)
+    path = str(p["path"])
     parts = model.breakdown_ns(p, prof)
     out = model.evaluate(p, prof, outputs=("path.ns_per_packet", "path.budget_pct", "budget.ns_per_packet"))
-    keys = list(model.COMPONENTS)
-    names = [k.replace(" ", "<br>", 1) if len(k) > 10 else k for k in keys]
-    vals = np.array([num(parts[k]) for k in keys])
+    vals = np.array([num(parts[k]) for k in STEPS])
+    rest_ns = num(parts["rest of path"])
+    steps_ns = float(vals.sum())
     total = num(out["path.ns_per_packet"])
     iv = uncertainty.intervals(p, prof, ["path.ns_per_packet"])["path.ns_per_packet"]
-    hw = (num(iv[1]) - num(iv[0])) / 2
+    hi = num(iv[1])
     budget = num(out["budget.ns_per_packet"])
-    fig = Fig(Waterfall(
-        name="per-packet cost", orientation="v", measure=["relative"] * len(names) + ["total"],
-        x=names + ["total"], y=np.append(vals, total),
-        text=[f"{v:.1f}" if abs(v) >= 0.05 else "" for v in vals] + [f"{total:.1f} ± {hw:.2g} ns"],
-        textposition="outside", cliponaxis=False,
-        connector=dict(line=dict(color="#bbb", width=1)),
-        increasing=dict(marker=dict(color="#4e79a7")), decreasing=dict(marker=dict(color="#59a14f")),
-        totals=dict(marker=dict(color="#f28e2b")),
-        # each bar's own value (a waterfall's y is the running total), and what the rest of the path holds
-        customdata=np.stack([np.append(vals, total).astype(object),
-                             [_rest_hover(p["path"]) if k == "rest of path" else "" for k in keys] + [""]], axis=-1),
-        hovertemplate="%{x}: %{customdata[0]:.2f} ns/packet%{customdata[1]}<extra></extra>",
+    names = [k.replace(" ", "<br>", 1) if len(k) > 10 else k for k in STEPS]
+    zero = np.abs(vals) < 0.05
+    labels = [_zero_label(path, k) if z else f"{v:.1f}" for k, v, z in zip(STEPS, vals, zero)]
+    fig = Fig(Bar(
+        name="modelled steps", x=names, y=vals, text=labels, textposition="outside", cliponaxis=False,
+        constraintext="none", textfont=dict(size=np.where(zero, 11, 13)),
+        marker=dict(color=[COMPONENT_COLORS[k] for k in STEPS]),
+        hovertemplate="%{x}: %{y:.2f} ns/packet<extra></extra>",
     ))
-    # no legend on this chart: the total's label carries the ± and the bar its 90 % interval
-    error_bars(fig, ["total"], total, iv, showlegend=False)
-    fig.add_hline(y=budget, line=dict(color=COLORS["budget"], dash="dash", width=2))
-    fig.add_annotation(x=0, xref="paper", y=budget, xanchor="left", yanchor="bottom", font=dict(size=12, color="#444"),
-                       text=f"line-rate budget {budget:.1f} ns/packet "
-                            f"({st_mod.fmt_value(float(p['link_gbps']))} Gbit/s, {p['frame_bytes']} B frames)")
-    fig.update_yaxes(rangemode="tozero", range=[0, max(total, budget) * 1.15])
-    fig.update_xaxes(tickangle=0)
-    fig.update_layout(showlegend=False)
+    # right: the steps stacked in their colours (the left panel's bars, to scale), the rest on top, the total
+    where = ["modelled<br>steps", "rest of path<br>(fitted)", "total"]
+    for k, v, b in zip(STEPS, vals, np.cumsum(vals) - vals):
+        fig.add_trace(Bar(name=k, x=[where[0]], y=[v], base=[b], xaxis="x2", yaxis="y2",
+                          marker=dict(color=COMPONENT_COLORS[k]),
+                          hovertemplate=f"{k}: %{{y:.2f}} ns/packet<extra></extra>"))
+    fig.add_trace(Bar(name="rest of path", x=[where[1]], y=[rest_ns], base=[steps_ns], xaxis="x2", yaxis="y2",
+                      marker=_REST_FILL, hovertemplate="rest of path: %{y:.2f} ns/packet" + _rest_hover(path)
+                      + "<extra></extra>"))
+    fig.add_trace(Bar(name="total", x=[where[2]], y=[total], xaxis="x2", yaxis="y2", marker=dict(color=TOTAL_COLOR),
+                      hovertemplate="total: %{y:.2f} ns/packet<extra></extra>"))
+    error_bars(fig, [where[2]], total, iv, showlegend=False)
+    fig.traces[-1].update(xaxis="x2", yaxis="y2")
+    for x, y, text in ((where[0], steps_ns, f"{steps_ns:.1f}"), (where[1], steps_ns + rest_ns, f"{rest_ns:.1f}"),
+                       (where[2], max(hi, total), f"{total:.1f} ± {(hi - num(iv[0])) / 2:.2g} ns")):
+        fig.add_annotation(x=x, xref="x2", y=y, yref="y2", yanchor="bottom", text=text, font=dict(size=12))
+    _budget_line(fig, "2", budget)
+    top = float(vals.max()) * 1.35 or 1.0
+    if budget < top:  # the steps alone reach the budget (a fast link, small frames): the line here too
+        _budget_line(fig, "", budget)
+    link = f"{st_mod.fmt_value(float(p['link_gbps']))} Gbit/s, {p['frame_bytes']} B"
+    heads = (f"Modelled lifecycle steps (zoomed): {steps_ns:.1f} ns, {steps_ns / budget * 100:.0f} % of the budget",
+             f"The whole path: {total / budget * 100:.0f} % of the budget")
+    for head, dom in zip(heads, (_STEPS_X, _PATH_X)):
+        fig.add_annotation(x=dom["domain"][0], xref="paper", y=1.0, yref="paper", yshift=8, xanchor="left",
+                           yanchor="bottom", align="left", text=head, font=dict(size=13, color="#222"))
+    axis = dict(showline=True, linecolor="#888", ticks="outside")
+    fig.update_layout(
+        showlegend=False, barmode="overlay",
+        xaxis=dict(_STEPS_X, tickangle=0),
+        yaxis=dict(range=[0, top]),
+        xaxis2=dict(**_PATH_X, **axis, anchor="y2", tickangle=0,
+                    title=dict(text=f"- - - line-rate budget {budget:.1f} ns ({link})", font=dict(size=11))),
+        yaxis2=dict(**axis, anchor="x2", range=[0, max(hi, budget) * 1.2],
+                    title=dict(text="whole path (ns/packet)", standoff=4)),
+    )
+    cap = caption(state, ("path", "bulk", "zero", "zero_bytes", "xdp_batch", "kfl_bulk", "drop_batch", "pp_recycle",
+                          "numa", "link_gbps", "frame_bytes"))
+    rest_r = rest.CONTENTS.get(path)
+    if rest_r is not None:
+        cap += f" · rest of path = {rest_r.constant}, one constant fitted to the whole path: {rest_r.contains}"
     pct = num(out["path.budget_pct"])
     return finish(fig, f"Per-packet cost: {PATH_LABELS[p['path']]} — {total:.1f} ns = {pct:.0f} % of budget",
-                   "cost component", "time per packet (ns)",
-                   caption(state, ("path", "bulk", "zero", "zero_bytes", "xdp_batch", "kfl_bulk", "drop_batch",
-                                   "pp_recycle", "numa", "link_gbps", "frame_bytes")))
+                  "modelled step", "modelled steps (ns/packet)", cap, height=HEIGHT + 90)
 
 
 def overview_paths(state: Mapping) -> go.Figure:
@@ -79,10 +134,11 @@ def overview_paths(state: Mapping) -> go.Figure:
     budget = num(model.evaluate(p, prof, outputs=("budget.ns_per_packet",))["budget.ns_per_packet"])
     labels = [PATH_LABELS[x].replace(" (", "<br>(") for x in paths]
     fig = Fig()
-    for comp in model.COMPONENTS:
+    for comp in (*STEPS, "rest of path"):  # the modelled steps at the bottom, the fitted rest (hatched) on top
         y = np.broadcast_to(np.asarray(parts[comp], dtype=float), paths.shape)
-        fig.add_trace(Bar(x=labels, y=np.array(y), name=comp, marker_color=COMPONENT_COLORS[comp],
-                             hovertemplate=comp + ": %{y:.1f} ns/packet<extra></extra>"))
+        marker = _REST_FILL if comp == "rest of path" else dict(color=COMPONENT_COLORS[comp])
+        fig.add_trace(Bar(x=labels, y=np.array(y), name=comp + " (fitted)" * (comp == "rest of path"),
+                          marker=marker, hovertemplate=comp + ": %{y:.1f} ns/packet<extra></extra>"))
     tot, iv = uncertainty.evaluate_with_intervals({**p, "path": paths}, prof, ["path.ns_per_packet"])
     error_bars(fig, labels, tot["path.ns_per_packet"], iv["path.ns_per_packet"])
     fig.add_hline(y=budget, line=dict(color=COLORS["budget"], dash="dash", width=2))
