@@ -13,6 +13,7 @@ from skbmodel import custom, model, shortlink, uarch
 from skbmodel import profile as P
 from skbmodel import state as S
 from skbmodel import versions as V
+from tests.limits import SUBPROCESS_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,7 +35,7 @@ def _clear():
 
 def test_derived_profiles_are_what_the_script_writes():
     r = subprocess.run([sys.executable, str(ROOT / "scripts" / "derived_profiles.py"), "--check"],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     assert r.returncode == 0, r.stderr
 
 

@@ -13,13 +13,14 @@ import pytest
 
 from skbmodel import corpus, era, model, uarch
 from skbmodel import profile as P
+from tests.limits import SUBPROCESS_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def cli(*args, cwd=ROOT):
     return subprocess.run([sys.executable, "-m", "skbmodel", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300)
+                          timeout=SUBPROCESS_TIMEOUT_S)
 
 
 def test_every_figure_names_a_source_and_the_measured_cpus_have_descriptions():
