@@ -231,3 +231,23 @@ def test_a_fitted_constant_moves_by_its_counted_operations_on_one_training_cpu()
     two = uarch.derive_cost("slub_fast_pair_cycles", _priced(d, "cmpxchg16b_cycles", 1.0), "6.16", train, 0.1, 0.0)
     assert two["core"] - one["core"] == pytest.approx(2.0, rel=1e-9)
     assert one["counted"] == pytest.approx(2 * d.value("cmpxchg16b_cycles"), rel=1e-12)
+
+
+# ---------------------------------------------------------------- the validation protocol
+@pytest.mark.parametrize("scale", [1.0, 1.06, 1.12, 0.9])
+def test_a_seed_row_is_within_tolerance_exactly_when_its_relative_error_is(scale):
+    """validation.validate: a row with a relative tolerance is ok iff |predicted - measured| <= tol |measured|,
+    whatever the profile; with the SLUB and veth constants scaled, some rows fall outside and say so."""
+    from skbmodel import validation
+    e5 = cases.load("e5-1650v4")
+    names = ("slub_fast_pair_cycles", "slub_bulk_obj_pair_cycles", "veth_base_cycles")
+    prof = e5.with_values({n: e5.value(n) * scale for n in names})
+    rows = validation.validate({"e5-1650v4": prof})
+    rel = [r for r in rows if r["tolerance"].endswith(" %") and r["profile"] == "e5-1650v4"]
+    assert len(rel) >= 10
+    for r in rel:
+        tol = float(r["tolerance"].strip("±% ")) / 100
+        assert r["rel_error"] == pytest.approx((r["predicted"] - r["measured"]) / r["measured"], rel=1e-12)
+        if r["id"] not in ("cpm-04", "cpm-07"):  # drops: also src - dst exactly
+            assert r["ok"] == (abs(r["predicted"] - r["measured"]) <= tol * abs(r["measured"]) * (1 + 1e-12)), r["id"]
+    assert any(not r["ok"] for r in rel) == (scale != 1.0)
