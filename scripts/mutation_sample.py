@@ -77,7 +77,7 @@ class Mutation:
 R = "tests/test_rules.py::"
 MP = "tests/test_model_properties.py::"
 PR = "tests/test_properties.py::"
-SEEDS = "tests/test_model_seeds.py"
+MS = "tests/test_model_seeds.py::"
 
 MUTATIONS = [
     # ---- SLUB
@@ -104,17 +104,18 @@ MUTATIONS = [
     # ---- zeroing
     Mutation("zeroing", "return np.ceil(np.maximum(np.asarray(nbytes", "return np.floor(np.maximum(np.asarray(nbytes",
              ("tests/test_intervals.py::test_the_half_width_of_a_two_constant_output_is_z_times_its_propagated_sd",
-              SEEDS),
+              MS + "test_time_bench_memset_within_5pct"),
              "a partial cacheline is still a line stored: 184 B is 3 lines"),
     Mutation("zeroing", "return erms_setup_cycles + erms_line_cycles * cachelines(nbytes, cacheline_bytes)",
              "return erms_setup_cycles + erms_line_cycles * cachelines(nbytes, 2 * cacheline_bytes)",
              (R + "test_the_cpumap_destination_is_its_docstring_s_stages",),
              "memset_erms costs one line store per 64-byte line"),
     Mutation("zeroing", "return np.where(method_is_gfp_zero, erms, stos)", "return np.where(method_is_gfp_zero, stos, erms)",
-             (SEEDS,), "__GFP_ZERO is memset_erms of the object, memset is rep stos of zero_bytes (seed 002)"),
+             (MS + "test_veth_rows_within_2ns_per_packet", MS + "test_memset_vs_gfp_zero_delta_is_the_seed_1_66_ns_and_below_noise"),
+             "__GFP_ZERO is memset_erms of the object, memset is rep stos of zero_bytes (seed 002)"),
     Mutation("zeroing", "+ stos_drain_line_cycles * np.maximum(lines - sb_lines, 0.0))",
              "+ stos_drain_line_cycles * np.maximum(lines, 0.0))",
-             (SEEDS,), "only the lines past the store buffer drain at the L1 rate (seed 002 mem rows)"),
+             (MS + "test_time_bench_memset_within_5pct",), "only the lines past the store buffer drain at the L1 rate (seed 002 mem rows)"),
     # ---- page allocator and page_pool
     Mutation("page_alloc", "* np.maximum(n - pcp_high_pages, 0.0) / n)", "* np.maximum(n - 2 * pcp_high_pages, 0.0) / n)",
              (PR + "test_page_allocator_spills_past_the_pcp_list",),
@@ -127,10 +128,10 @@ MUTATIONS = [
              "a remote free pulls struct page's line across the interconnect"),
     Mutation("page_pool", "return page_alloc_share * recycle_mix_cycles(",
              "return (1.0 - page_alloc_share) * recycle_mix_cycles(",
-             (SEEDS,), "the allocating CPU pays its share of the page's cost (seed 003's source CPU)"),
+             (MS + "test_cpumap_rows",), "the allocating CPU pays its share of the page's cost (seed 003's source CPU)"),
     Mutation("page_pool", "return np.where(t == 1, fast, np.where(t == 2, pp_ring_cycles, page_slow_cycles))",
              "return np.where(t == 1, fast, np.where(t == 2, page_slow_cycles, pp_ring_cycles))",
-             ("tests/test_era.py",), "no-softirq test 2 returns into the ptr_ring, test 3 to the page allocator"),
+             ("tests/test_era.py::test_process_context_page_pool01_follows_the_kernel",), "no-softirq test 2 returns into the ptr_ring, test 3 to the page allocator"),
     # ---- cpumap, XDP_PASS, kfree_skb_list, NAPI cache, budget
     Mutation("cpumap", "dst = np.minimum(src, 1e3 / dst_ns)", "dst = np.minimum(offered_mpps, 1e3 / dst_ns)",
              (PR + "test_cpumap_source_never_exceeds_what_is_offered",),
@@ -140,12 +141,13 @@ MUTATIONS = [
              (R + "test_xdp_pass_is_its_docstring_s_stages",), "XDP_PASS on one CPU has no redirect"),
     Mutation("kfree_skb_list", "t_ns = (base_ns + free_ns) / (1.0 + w_per_ns * free_ns)",
              "t_ns = (base_ns + free_ns) / (1.0 + w_per_ns * base_ns)",
-             (SEEDS,), "T = (base + F) / (1 + W F): only the dropped share is freed (seed 000)"),
+             (MS + "test_pktgen_qdisc_drop_rate_within_3pct", R + "test_kfree_skb_list_is_base_plus_the_dropped_share_of_the_free"),
+             "T = (base + F) / (1 + W F): only the dropped share is freed (seed 000)"),
     Mutation("napi_cache", 'skb = np.where(defer_cache, c["napi_cache_pair_cycles"], c["slub_fast_pair_cycles"])',
              'skb = np.where(defer_cache, c["slub_fast_pair_cycles"], c["napi_cache_pair_cycles"])',
-             (SEEDS,), "with the defer cache the skb comes from the NAPI cache (seed 001)"),
+             (MS + "test_napi_defer_cache_effect_sign_and_size",), "with the defer cache the skb comes from the NAPI cache (seed 001)"),
     Mutation("budget", "WIRE_OVERHEAD_BYTES = 20", "WIRE_OVERHEAD_BYTES = 24",
-             (SEEDS,), "preamble + SFD (8 B) + inter-frame gap (12 B) per frame"),
+             (MS + "test_line_rate_kfl11",), "preamble + SFD (8 B) + inter-frame gap (12 B) per frame"),
     # ---- the composer
     Mutation("design", 'd_rx="pp_mix", d_skb="slab_bulk", d_zero="gfp_zero", d_hand="path", d_free="slab_one",',
              'd_rx="pp_mix", d_skb="slab_bulk", d_zero="gfp_zero", d_hand="path", d_free="napi_cache",',
@@ -215,15 +217,16 @@ MUTATIONS = [
              ("tests/test_custom_profile_link.py::test_link_text_is_compact_and_round_trips",),
              "the link carries every constant that differs from the base"),
     Mutation("params", "y = min(max(x, lo), hi)", "y = min(max(x, lo), hi - 1)",
-             ("tests/test_state_codec.py", MP + "test_a_link_with_a_value_out_of_range_is_clamped_with_a_warning"),
+             (MP + "test_a_link_with_a_value_out_of_range_is_clamped_with_a_warning",),
              "a value out of range is clamped to the nearest end of the range"),
     Mutation("params", 'return repr(float(x)) if isinstance(x, float) else str(x)',
              'return f"{float(x):g}" if isinstance(x, float) else str(x)',
-             ("tests/test_state_codec.py",), "a link's number parses back to exactly the value"),
+             ("tests/test_state_codec.py::test_round_trip_any_valid_state",), "a link's number parses back to exactly the value"),
     # ---- mail text
     Mutation("mailtext", "return max(0, digits - 1 - int(np.floor(np.log10(x)))) if x > 0 and np.isfinite(x) else 0",
              "return max(0, digits - int(np.floor(np.log10(x)))) if x > 0 and np.isfinite(x) else 0",
-             ("tests/test_mailtext.py",), "four significant digits in the mail text"),
+             ("tests/test_mailtext.py::test_default_view_says_defaults_and_quotes_the_headline_with_its_interval",),
+             "four significant digits in the mail text"),
     # ---- parsers
     Mutation("parsers.mail", '_SOFT = re.compile(r"(?<!=)=$")', '_SOFT = re.compile(r"=$")',
              (R + "test_one_soft_break_with_one_code_and_no_header_is_quoted_printable",),
@@ -235,7 +238,7 @@ MUTATIONS = [
     # ---- fit
     Mutation("userfit", "return (a - b) / ((a + b) / 2), m.repeat_lines[hi], m.repeat_lines[lo]",
              "return (a - b) / a, m.repeat_lines[hi], m.repeat_lines[lo]",
-             ("tests/test_fit.py",), "the repeats' spread is relative to their mean"),
+             ("tests/test_fit.py::test_repeats_far_apart_are_named_time_bench_uses_the_minimum_others_are_refused",), "the repeats' spread is relative to their mean"),
     # ---- validation protocols
     Mutation("validation", "ok = bool(abs(z) <= 1.0)", "ok = bool(abs(z) <= 2.0)",
              (R + "test_a_seed_row_is_within_tolerance_exactly_when_its_relative_error_is",),
@@ -244,7 +247,7 @@ MUTATIONS = [
              (R + "test_a_seed_row_is_within_tolerance_exactly_when_its_relative_error_is",),
              "a relative tolerance is of the measured value"),
     Mutation("outofsample", 'return [p for p in self.points if not p["fit"]]', 'return [p for p in self.points]',
-             ("tests/test_outofsample.py",), "a fit is not a validation: the fitted points are not predictions"),
+             ("tests/test_outofsample.py::test_fit_on_three_recovers_a_known_curve",), "a fit is not a validation: the fitted points are not predictions"),
     Mutation("era_validation", "profile=pid, points=len(ps), mape=float(np.mean(e)),",
              "profile=pid, points=len(ps), mape=float(np.median(e)),",
              ("tests/test_era.py::test_era_profile_predicts_its_eras_published_points_within_ten_percent",),
