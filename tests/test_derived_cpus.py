@@ -41,7 +41,7 @@ def test_derived_profiles_are_what_the_script_writes():
 
 def test_the_sidebar_offers_every_described_cpu():
     choices = S.PARAMS["cpu"].choices
-    for name, d in uarch.descriptions().items():
+    for name, d in uarch.descriptions().items():  # each description's shipped file, as the sidebar lists it
         assert uarch.derived_id(name) in choices, name
         prof = P.load_profile(uarch.derived_id(name))
         assert prof.kernels == (uarch.LATEST_KERNEL,) * 2 and d.uarch in prof.name

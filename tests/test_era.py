@@ -35,7 +35,7 @@ def test_kernel_of_reads_the_version_or_dates_the_tree(text, version):
 
 
 def test_every_shipped_profile_states_its_kernels_and_the_era_profile_inherits_the_rest():
-    for pid in P.available_profiles():
+    for pid in P.available_profiles():  # every shipped file states its own kernels
         assert len(P.load_profile(pid).kernels) == 2, pid
     e25 = P.load_profile("e5-1650v4-2025")
     assert e25.kernels == ("6.13", "6.16") and e25.inherits == "e5-1650v4"

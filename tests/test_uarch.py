@@ -303,7 +303,7 @@ def test_a_constant_measured_on_one_cpu_carries_the_cross_cpu_transfer_error():
 def test_cost_intervals_are_finite_and_non_negative(cost_points):
     for p in cost_points:
         assert 0.0 <= p["lo"] <= p["predicted"] <= p["hi"] < float("inf"), p["id"]
-    for name in uarch.descriptions():
+    for name in uarch.descriptions():  # every shipped derived file (reading them is cheap)
         prof = P.load_profile(uarch.derived_id(name))
         for k in uarch.COST_MODEL:
             if k in prof.constants and prof.constants[k].source.startswith("derived:"):
