@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skbmodel import corpus, era, era_validation, model, parsers, userfit
+from skbmodel import era, era_validation, model, parsers, userfit
 from skbmodel import profile as P
 from skbmodel import state as S
 
@@ -66,8 +66,8 @@ def test_process_context_page_pool01_follows_the_kernel():
     assert float(new["page_pool.fast_cycles"]) == 22.0
 
 
-def test_era_profile_predicts_its_eras_published_points_within_ten_percent():
-    pts = era_validation.era_points(corpus.load_corpus())
+def test_era_profile_predicts_its_eras_published_points_within_ten_percent(oos_report):
+    pts = oos_report["eras"]  # era_validation.era_points of the corpus, once per session
     row = {s["profile"]: s for s in era_validation.summarise(pts) if s["subsystem"] == "page_pool"}["e5-1650v4-2025"]
     assert row["fitted_to"] == ["pp-e51650v4-2025-oot-nosoftirq-01", "pp-e51650v4-2025-oot-nosoftirq-02",
                                 "pp-e51650v4-2025-oot-nosoftirq-03"]
@@ -89,8 +89,8 @@ def test_era_profile_predicts_its_eras_published_points_within_ten_percent():
     assert row["default_mape"] > 2 * row["mape"]
 
 
-def test_debug_config_runs_are_left_out_with_the_reason():
-    pts = {p["id"]: p for p in era_validation.era_points(corpus.load_corpus())}
+def test_debug_config_runs_are_left_out_with_the_reason(oos_report):
+    pts = {p["id"]: p for p in oos_report["eras"]}
     assert pts["pp-spr8481c-2025-v4-debugcfg-ring"]["role"] == "left out"
     assert "debug" in pts["pp-spr8481c-2025-v4-debugcfg-ring"]["why"]
     assert pts["pp-spr8481c-2025-upstream-bench-ring"]["role"] == "fitted"
