@@ -253,3 +253,36 @@ def test_a_seed_row_is_within_tolerance_exactly_when_its_relative_error_is(scale
         if r["id"] not in ("cpm-04", "cpm-07"):  # drops: also src - dst exactly
             assert r["ok"] == (abs(r["predicted"] - r["measured"]) <= tol * abs(r["measured"]) * (1 + 1e-12)), r["id"]
     assert any(not r["ok"] for r in rel) == (scale != 1.0)
+
+
+# ---------------------------------------------------------------- cpumap's source CPU and the qdisc drop path
+@pytest.mark.parametrize("cpu", STAGE_PROFILES)
+@pytest.mark.parametrize("recycle,page_bulk", [(0.0, 64), (0.3, 16), (1.0, 64)])
+def test_the_cpumap_source_is_its_docstring_s_stages(cpu, recycle, page_bulk):
+    """skbmodel.cpumap: src = src_base + alloc_side(r), alloc_side = share * (r * ring + (1 - r) * slow), plus
+    (1 - r) times the page allocator's refill extra at page_bulk (0 at the kernel's 64)."""
+    from skbmodel import page_alloc
+    prof, c = _constants(cpu)
+    o = model.evaluate(cases.scenario(prof, path="cpumap", pp_recycle=recycle, page_bulk=page_bulk), prof,
+                       constants=SHARES)
+    refill = float(page_alloc.refill_extra_cycles(page_bulk, c))
+    assert (refill == 0.0) == (page_bulk == 64)
+    want = (c["cpumap_src_base_cycles"] + c["page_alloc_share"] * (recycle * c["pp_ring_cycles"]
+                                                                   + (1 - recycle) * c["page_slow_cycles"])
+            + (1 - recycle) * refill)
+    assert float(o["cpumap.src_ns"]) * prof.ghz == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize("base_ns,free_ns,wire_kpps", [(50.0, 20.0, 10_000.0), (300.0, 30.0, 1_488.0)])
+def test_the_qdisc_drop_path_is_in_steady_state(base_ns, free_ns, wire_kpps):
+    """pktgen injects one packet per T ns; the wire takes W per ns of them, fq_codel drops the rest:
+    d = 1 - W T, and each injected packet costs T = base + d F (only the dropped ones are freed)."""
+    from skbmodel import kfree_skb_list
+    t_ns, d = (float(v) for v in kfree_skb_list.drop_feedback_ns(base_ns, free_ns, wire_kpps))
+    w_per_ns = wire_kpps * 1e3 / 1e9
+    assert 0 < d < 1
+    assert d == pytest.approx(1 - w_per_ns * t_ns, rel=1e-12)
+    assert t_ns == pytest.approx(base_ns + d * free_ns, rel=1e-12)
+    # a wire faster than the injection drops nothing
+    t_fast, d_fast = (float(v) for v in kfree_skb_list.drop_feedback_ns(base_ns, free_ns, 2e6 / base_ns))
+    assert d_fast == 0.0 and t_fast == base_ns
