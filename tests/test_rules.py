@@ -69,7 +69,7 @@ def test_one_soft_break_with_one_code_and_no_header_is_quoted_printable():
     assert mail.is_quoted_printable(one_break + ["a second soft =", "break"])
     assert mail.is_quoted_printable(["Content-Transfer-Encoding: quoted-printable", ""] + one_break)
     assert not mail.is_quoted_printable(["Content-Transfer-Encoding: quoted-printable", "loops=600000000"])
-    assert not mail.is_quoted_printable(["a setext rule", "=="])  # '==' at the end is text
+    assert not mail.is_quoted_printable(["a setext rule", "==", "another", "=="])  # '==' at the end is text
 
 
 # ---------------------------------------------------------------- each modelled path's stages
@@ -255,6 +255,15 @@ def test_a_seed_row_is_within_tolerance_exactly_when_its_relative_error_is(scale
     assert any(not r["ok"] for r in rel) == (scale != 1.0)
 
 
+def test_a_relative_residual_is_of_the_measured_value():
+    """z = (predicted - measured) / (|measured| tol): a prediction 10 % above every measured row is 0.1 / tol."""
+    from skbmodel import validation
+    specs = [s for s in validation.ROWS if s.tol_kind == "rel"]
+    measured = np.array([validation.measured_of(s)[0] for s in specs])
+    z = validation.residuals_normalised(specs, measured * 1.1)
+    np.testing.assert_allclose(z, [0.1 / s.tol for s in specs], rtol=1e-12)
+
+
 # ---------------------------------------------------------------- cpumap's source CPU and the qdisc drop path
 @pytest.mark.parametrize("cpu", STAGE_PROFILES)
 @pytest.mark.parametrize("recycle,page_bulk", [(0.0, 64), (0.3, 16), (1.0, 64)])
@@ -286,3 +295,36 @@ def test_the_qdisc_drop_path_is_in_steady_state(base_ns, free_ns, wire_kpps):
     # a wire faster than the injection drops nothing
     t_fast, d_fast = (float(v) for v in kfree_skb_list.drop_feedback_ns(base_ns, free_ns, 2e6 / base_ns))
     assert d_fast == 0.0 and t_fast == base_ns
+
+
+# ---------------------------------------------------------------- runs needed, and the structural term alone
+@pytest.mark.parametrize("delta_ns,noise_ns", [(1.0, 2.0), (0.5, 1.0), (3.0, 0.7)])
+def test_runs_needed_is_the_two_sample_formula(delta_ns, noise_ns):
+    """Runs per variant to see delta at 5 % two-sided and 80 % power, each run's sd sigma:
+    n = ceil(2 ((1.95996 + 0.84162) sigma / delta)^2), at least 1."""
+    want = max(1, math.ceil(2 * ((1.959964 + 0.841621) * noise_ns / delta_ns) ** 2))
+    assert float(noise.runs_needed(delta_ns, noise_ns)) == want
+
+
+def _exact(prof):
+    """``prof`` with every constant's sd 0: what is left of an interval is the structural term."""
+    consts = {k: dataclasses.replace(c, stderr=0.0) for k, c in prof.constants.items()}
+    return dataclasses.replace(prof, constants=consts)
+
+
+def test_with_exact_constants_the_interval_of_a_difference_is_the_structural_term():
+    """One model form on one machine: its error moves A and B alike, sd rel |f_B - f_A|; on two machines two
+    independent errors, rel sqrt(f_A^2 + f_B^2) (the half width is 1.645 times that)."""
+    from skbmodel import uncertainty
+    out = "slub.bulk_ns"
+    rel = uncertainty.structural_rel_sd(out)
+    assert rel > 0
+    e5, plat = _exact(cases.load("e5-1650v4")), _exact(cases.load("xeon-platinum-iavf"))
+    a, b = cases.scenario(e5, bulk=8), cases.scenario(e5, bulk=64)
+    fa, fb = (float(model.evaluate(s, e5)[out]) for s in (a, b))
+    _, iv = uncertainty.delta_intervals(a, b, e5, e5, [out])
+    assert float(uncertainty.half_width(iv[out])) == pytest.approx(1.6448536 * rel * abs(fb - fa), rel=1e-6)
+    bp = cases.scenario(plat, bulk=64)
+    fp = float(model.evaluate(bp, plat)[out])
+    _, iv = uncertainty.delta_intervals(a, bp, e5, plat, [out])
+    assert float(uncertainty.half_width(iv[out])) == pytest.approx(1.6448536 * rel * math.hypot(fa, fp), rel=1e-6)
