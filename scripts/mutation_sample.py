@@ -11,6 +11,7 @@ tests run with the browser and export tests deselected.
     .venv/bin/python scripts/mutation_sample.py            # every mutation, one line each, then "killed K of N"
     .venv/bin/python scripts/mutation_sample.py --check    # each old text found exactly once; nothing run
     .venv/bin/python scripts/mutation_sample.py --only slub --jobs 2
+    .venv/bin/python scripts/mutation_sample.py --ids 2,12   # the mutations numbered so in the output
 
 Before the mutations, the named tests run once on the unmutated copy: a test that fails there would kill
 every mutation, so the run stops (exit 2).  Exit 0 when at least :data:`TARGET` of the sample is killed,
@@ -341,12 +342,14 @@ def main(argv=None) -> int:
     ap.add_argument("--check", action="store_true", help="check the list only (each old text found exactly once)")
     ap.add_argument("--only", default="", help="only the mutations whose module contains this text")
     ap.add_argument("--jobs", type=int, default=1, help="mutations run at once, each in its own copy of the tree")
+    ap.add_argument("--ids", default="", help="only these mutations, by number (as printed: 2,12,14)")
     args = ap.parse_args(argv)
     bad = check(MUTATIONS)
     if bad:
         print("\n".join(bad), file=sys.stderr)
         return 2
-    chosen = [(i, m) for i, m in enumerate(MUTATIONS) if args.only in m.module]
+    ids = {int(x) for x in args.ids.split(",") if x.strip()}
+    chosen = [(i, m) for i, m in enumerate(MUTATIONS) if args.only in m.module and (not ids or i in ids)]
     if args.check:
         print(f"{len(chosen)} mutations, each old text found exactly once")
         return 0
