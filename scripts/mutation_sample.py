@@ -33,6 +33,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 #: a test run of one mutation that takes longer than this has hung (the named tests take seconds)
 RUN_TIMEOUT_S = 900
+#: the unmutated run of every named test at once (all of them, on a loaded runner: it took over 900 s once)
+BASELINE_TIMEOUT_S = 3600
 TARGET = 0.95
 
 #: the modules the sample mutates, by a short name: the one table to edit when a module moves
@@ -291,13 +293,13 @@ def _tree(dest: Path) -> None:
         os.symlink(os.path.realpath(ROOT / ".venv"), dest / ".venv")
 
 
-def _pytest(tree: Path, tests, python: str) -> tuple[int | None, float, str]:
+def _pytest(tree: Path, tests, python: str, timeout: float = RUN_TIMEOUT_S) -> tuple[int | None, float, str]:
     cmd = [python, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-m", "not browser and not export", *tests]
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     env.pop("SKB_TEST_ORDER_SEED", None)
     t0 = time.monotonic()
     try:
-        r = subprocess.run(cmd, cwd=tree, capture_output=True, text=True, timeout=RUN_TIMEOUT_S, env=env)
+        r = subprocess.run(cmd, cwd=tree, capture_output=True, text=True, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return None, time.monotonic() - t0, ""
     tail = (r.stdout.strip().splitlines() or [""])[-1]
@@ -361,9 +363,10 @@ def main(argv=None) -> int:
             trees[-1].mkdir()
             _tree(trees[-1])
         every = sorted({t for _, m in chosen for t in m.tests})
-        rc, secs, tail = _pytest(trees[0], every, python)
+        rc, secs, tail = _pytest(trees[0], every, python, BASELINE_TIMEOUT_S)
         if rc != 0:
-            print(f"the named tests do not pass on the unmutated tree ({tail}); nothing can be judged", file=sys.stderr)
+            why = f"did not finish in {BASELINE_TIMEOUT_S} s" if rc is None else f"do not pass ({tail})"
+            print(f"the named tests {why} on the unmutated tree; nothing can be judged", file=sys.stderr)
             return 2
         print(f"unmutated: the {len(every)} named tests pass ({secs:.0f} s)", flush=True)
         killed = 0
