@@ -67,3 +67,12 @@ def old_e5_version(tmp_path, monkeypatch):
     monkeypatch.undo()
     P.clear_cache()
     V._value.cache_clear()
+
+
+@pytest.fixture(scope="session")
+def oos_report():
+    """The out-of-sample report (``skbmodel.outofsample.report`` of the corpus), computed once per session:
+    it refits every curve and derives every described CPU, the slowest computation the tests read; the
+    regenerate-and-compare check, the CLI's JSON and the protocols' own tests all read this one."""
+    from skbmodel import corpus, outofsample
+    return outofsample.report(corpus.load_corpus())

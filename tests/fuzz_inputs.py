@@ -27,6 +27,7 @@ from pathlib import Path
 from urllib.parse import urlencode
 
 from skbmodel import state as S
+from tests.limits import APPTEST_TIMEOUT_S
 
 REPO = Path(__file__).resolve().parent.parent
 MAX_VALUE_CHARS = 200  # the documented limit of a link value (skbmodel.state.MAX_VALUE_CHARS)
@@ -508,7 +509,7 @@ def _any_html(at) -> bool:
     return False
 
 
-def check_link(q: FuzzQuery, page: str, timeout: float = 60.0) -> LinkOutcome:
+def check_link(q: FuzzQuery, page: str, timeout: float = APPTEST_TIMEOUT_S) -> LinkOutcome:
     """Open ``page`` of the dashboard in AppTest with the link ``q``; report what went wrong."""
     with legacy_pages_mode_left():
         return _check_link(q, page, timeout)
@@ -573,7 +574,7 @@ def _texts(at) -> str:
     return "\n".join(str(e.value) for e in list(at.warning) + list(at.error) + list(at.info) + list(at.success))
 
 
-def check_upload(u: FuzzUpload, fit: bool = False, timeout: float = 60.0) -> UploadOutcome:
+def check_upload(u: FuzzUpload, fit: bool = False, timeout: float = APPTEST_TIMEOUT_S) -> UploadOutcome:
     """Feed ``u`` to the Calibrate page in AppTest (paste, measurement upload or profile upload)."""
     with legacy_pages_mode_left():
         return _check_upload(u, fit, timeout)

@@ -16,6 +16,7 @@ from skbmodel import versions as sk_versions
 from skbmodel.observations import seed_observations
 from skbmodel.profile import load_profile
 from skbview import charts
+from tests.limits import APPTEST_TIMEOUT_S
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
 DASHBOARD = str(Path(__file__).resolve().parent.parent / "dashboard.py")
@@ -56,7 +57,7 @@ class _App(AppTest):
 
 
 def _app(query: dict | None = None, cls=_App) -> AppTest:
-    at = cls(DASHBOARD, default_timeout=30)
+    at = cls(DASHBOARD, default_timeout=APPTEST_TIMEOUT_S)
     if query:
         at.query_params.update(query)
     at.run()
@@ -292,7 +293,7 @@ def test_open_chart_tab_is_in_the_link_and_kept_per_page():
 
 def test_a_typed_path_without_page_opens_the_links_chart_tab():
     """``/slub?chart=3`` typed by hand (no ``page=``): the chart belongs to the page of the path."""
-    at = _App(DASHBOARD, default_timeout=30)
+    at = _App(DASHBOARD, default_timeout=APPTEST_TIMEOUT_S)
     at.query_params.update({"chart": "3"})
     at.switch_page("pages/slub.py").run()
     assert not at.exception, at.exception

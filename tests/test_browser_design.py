@@ -13,6 +13,7 @@ import pytest
 from skbmodel import design, state as S
 from tests.browser_util import (REPO_ROOT, app_and_browser, eventually, page_with_errors, wait_for_app,
                                 wait_for_plotly)
+from tests.limits import SUBPROCESS_TIMEOUT_S
 
 pytestmark = pytest.mark.browser
 
@@ -90,7 +91,7 @@ def test_composition_share_link_in_a_fresh_context_shows_the_same_numbers(app):
     eventually(same)
     # the CLI gives the page's numbers for the same link
     r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", urlsplit(link).query, "--json"], cwd=REPO_ROOT,
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     assert r.returncode == 0, r.stderr
     ns = json.loads(r.stdout)["outputs"]["path.ns_per_packet"]
     assert before["Cost (ns/packet)"] == f"{ns:.4g}"

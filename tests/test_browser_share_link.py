@@ -19,6 +19,7 @@ import pytest
 from skbmodel import shortlink, state as S, versions as V
 from tests.browser_util import (app_and_browser, eventually, focus_slider, REPO_ROOT, slider_value, wait_for_app,
                                 wait_for_plotly)
+from tests.limits import SUBPROCESS_TIMEOUT_S
 
 pytestmark = pytest.mark.browser
 
@@ -54,7 +55,7 @@ def _open(app, query: str, path: str = "/"):
 
 def _eval(query: str) -> dict:
     r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", query, "--json"], cwd=REPO_ROOT,
-                       capture_output=True, text=True, timeout=60)
+                       capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 

@@ -8,6 +8,7 @@ import pytest
 
 from skbmodel import corpus, model, uarch
 from skbmodel.profile import PROFILE_DIR, load_profile
+from tests.limits import SUBPROCESS_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS_PROFILES = ("i7-4790k", "xeon-gold-6140", "xeon-platinum-8481c", "kunpeng-920", "epyc-9684x", "epyc-7351")
@@ -124,7 +125,7 @@ def test_epyc_9684x_own_constants_are_its_v613_ibpb_rows_and_the_rest_is_derived
 def test_epyc_9684x_evaluates_from_the_cli():
     import json
     r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "cpu=epyc-9684x", "--json"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+                       capture_output=True, text=True, cwd=ROOT, timeout=SUBPROCESS_TIMEOUT_S)
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert "epyc-9684x" in r.stdout and doc
@@ -168,6 +169,6 @@ def test_epyc_7351_start_ups_are_its_rows_less_four_derived_lines():
 def test_epyc_7351_evaluates_from_the_cli():
     import json
     r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "cpu=epyc-7351", "--json"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=300)
+                       capture_output=True, text=True, cwd=ROOT, timeout=SUBPROCESS_TIMEOUT_S)
     assert r.returncode == 0, r.stderr
     assert "epyc-7351" in r.stdout and json.loads(r.stdout)

@@ -109,8 +109,26 @@ def test_bad_profile_files_are_refused(data, needle):
     assert needle in str(ei.value)
 
 
+_NAMES = sorted(k for k, c in E5.constants.items() if c.bounds)
+
+
+@st.composite
+def _links(draw):
+    """Link texts of the profile grammar (``1~<base>~<name>:<value>,...~<label>``), mostly in bounds, with a
+    piece that may be wrong: random characters alone almost never make a valid profile, and both branches
+    of the fuzz test below must run."""
+    pairs = []
+    for k in draw(st.lists(st.sampled_from(_NAMES), max_size=4, unique=True)):
+        lo, hi = E5.constants[k].bounds
+        pairs.append(f"{k}:{lo + draw(st.floats(0, 1)) * (hi - lo):g}")
+    parts = ["1", "e5-1650v4", ",".join(pairs), draw(st.from_regex(r"[a-z0-9 -]{0,12}", fullmatch=True))]
+    if draw(st.booleans()):  # one piece wrong
+        parts[draw(st.integers(0, 3))] = draw(st.sampled_from(["2", "nope", "ghz:1e999", "x:1", "", "~"]))
+    return "~".join(parts)
+
+
 @FUZZ
-@given(st.text(max_size=300))
+@given(st.one_of(st.text(max_size=300), _links()))
 def test_fuzz_decode_never_crashes(text):
     try:
         p = custom.decode_profile(text)

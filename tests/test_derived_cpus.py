@@ -13,6 +13,7 @@ from skbmodel import custom, model, shortlink, uarch
 from skbmodel import profile as P
 from skbmodel import state as S
 from skbmodel import versions as V
+from tests.limits import SUBPROCESS_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -34,13 +35,13 @@ def _clear():
 
 def test_derived_profiles_are_what_the_script_writes():
     r = subprocess.run([sys.executable, str(ROOT / "scripts" / "derived_profiles.py"), "--check"],
-                       capture_output=True, text=True, timeout=300)
+                       capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     assert r.returncode == 0, r.stderr
 
 
 def test_the_sidebar_offers_every_described_cpu():
     choices = S.PARAMS["cpu"].choices
-    for name, d in uarch.descriptions().items():
+    for name, d in uarch.descriptions().items():  # each description's shipped file, as the sidebar lists it
         assert uarch.derived_id(name) in choices, name
         prof = P.load_profile(uarch.derived_id(name))
         assert prof.kernels == (uarch.LATEST_KERNEL,) * 2 and d.uarch in prof.name

@@ -21,6 +21,7 @@ import skbmodel
 from skbmodel import state as S
 from skbview import charts, exporter, report
 from tests.browser_util import REPO_ROOT
+from tests.limits import APPTEST_TIMEOUT_S, SUBPROCESS_TIMEOUT_S
 
 pytestmark = pytest.mark.export
 
@@ -217,7 +218,7 @@ def test_html_report_opens_in_chromium_with_all_charts_drawn(html_report, page_f
 # ---------------------------------------------------------------- CLI
 def _cli(*args, cwd=REPO_ROOT):
     return subprocess.run([sys.executable, "-m", "skbmodel", "export", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=300)
+                          text=True, timeout=SUBPROCESS_TIMEOUT_S)
 
 
 def test_cli_export_png_svg_html(tmp_path):
@@ -269,7 +270,7 @@ with st.sidebar:
 def test_download_buttons_in_app():
     from streamlit.testing.v1 import AppTest
 
-    at = AppTest.from_string(_APP, default_timeout=60)
+    at = AppTest.from_string(_APP, default_timeout=APPTEST_TIMEOUT_S)
     for k, v in S.decode(QUERY)[0].items():
         at.query_params[k] = str(v)
     at.query_params["page"] = "slub"

@@ -113,7 +113,7 @@ def test_golden_link_notice_matches_its_versions(link):
 
 def test_every_shipped_profile_version_is_archived():
     """A recalibration without scripts/archive_profiles.py fails here."""
-    for pid in P.available_profiles():
+    for pid in P.available_profiles():  # every shipped profile's version must be archived
         v = P.profile_version(pid)
         assert P.is_archived(pid, v), (f"profile {pid} version {v} is not in {P.ARCHIVE_DIR}: "
                                        f"run scripts/archive_profiles.py")

@@ -13,6 +13,7 @@ import pytest
 
 from skbmodel import corpus, kconfig, model
 from skbmodel import profile as P
+from tests.limits import SUBPROCESS_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parent.parent
 MEMCG_ACTIVE = ("slub-i7-4790k-2016-01-kfree-bulk-memcg-active-loop",
@@ -24,7 +25,7 @@ MEMCG_ACTIVE = ("slub-i7-4790k-2016-01-kfree-bulk-memcg-active-loop",
 
 def cli(*args):
     return subprocess.run([sys.executable, "-m", "skbmodel", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=300)
+                          timeout=SUBPROCESS_TIMEOUT_S)
 
 
 def test_profiles_state_their_configuration_with_defaults():

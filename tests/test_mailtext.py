@@ -12,6 +12,7 @@ import pytest
 
 from skbmodel.pages import BY_SLUG
 from skbmodel import cli, noise, shortlink, state as S, uncertainty, versions as V
+from tests.limits import SUBPROCESS_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parents[1]
 README_QUERY = "page=compare&b_xdp_batch=4"
@@ -110,7 +111,8 @@ def test_the_readme_walk_through_states_the_model_s_verdict():
 
 def test_cli_text_prints_what_the_module_builds():
     r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "page=slub&bulk=32", "--text", "--base",
-                        "https://skb.example.org/slub"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+                        "https://skb.example.org/slub"], cwd=ROOT, capture_output=True, text=True,
+                       timeout=SUBPROCESS_TIMEOUT_S)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[-1] == "https://skb.example.org/slub?" + shortlink.shorten(
         V.share_query(S.decode("page=slub&bulk=32")[0]))

@@ -1,7 +1,7 @@
 """Seed measurements reproduced by the model, by row id, within the tolerances of skbmodel.validation."""
 import pytest
 
-from skbmodel import model, units, validation
+from skbmodel import model, slub, units, validation
 from skbmodel.observations import seed_observations
 from skbmodel.profile import load_profile
 from skbmodel.state import defaults, scenario
@@ -101,8 +101,10 @@ def test_napi_defer_cache_effect_sign_and_size():
     assert predicted == pytest.approx(measured, abs=0.002)
 
 
-def test_objects_per_slab_is_derived():
-    assert ev()["slub.objects_per_slab"] == OBS["kfl-c3"].value == OBS["kfl-c2"].value / OBS["kfl-c1"].value
+def test_objects_per_slab_of_the_seed_s_slab_is_the_seed_s_count():
+    """Seed 000 states the slab (8192 B), the object (256 B) and, separately, 32 objects per slab: the
+    model's floor(slab / object) of the seed's two sizes gives the seed's third figure."""
+    assert float(slub.objects_per_slab(OBS["kfl-c2"].value, OBS["kfl-c1"].value)) == OBS["kfl-c3"].value
 
 
 def test_validate_covers_every_row_in_tolerance():

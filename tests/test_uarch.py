@@ -13,13 +13,14 @@ import pytest
 
 from skbmodel import corpus, era, model, uarch
 from skbmodel import profile as P
+from tests.limits import SUBPROCESS_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def cli(*args, cwd=ROOT):
     return subprocess.run([sys.executable, "-m", "skbmodel", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300)
+                          timeout=SUBPROCESS_TIMEOUT_S)
 
 
 def test_every_figure_names_a_source_and_the_measured_cpus_have_descriptions():
@@ -85,8 +86,8 @@ def _pooled(pts):
     return float(np.mean(e)), float(np.mean(b)), float(np.mean([p["inside"] for p in pts]))
 
 
-def test_leave_one_cpu_out_meets_its_goals_and_reports_the_naive_baseline_next_to_it():
-    pts = uarch.leave_one_cpu_out(corpus.load_corpus())
+def test_leave_one_cpu_out_meets_its_goals_and_reports_the_naive_baseline_next_to_it(oos_report):
+    pts = oos_report["other_cpu"]  # uarch.leave_one_cpu_out of the corpus, once per session
     assert {p["uarch"] for p in pts} == {"broadwell-ep", "skylake-sp", "sapphire-rapids", "zen4-genoa"}
     for p in pts:   # never trained on its own CPU
         own = {"broadwell-ep": {"e5-1650v4", "e5-1650v4-2025"}, "skylake-sp": {"xeon-gold-6140"},
@@ -106,12 +107,12 @@ def test_leave_one_cpu_out_meets_its_goals_and_reports_the_naive_baseline_next_t
     assert row["median_rel_half_width"] == pytest.approx(0.328, abs=0.005)
 
 
-def test_the_epyc_9684x_is_predicted_without_its_own_data():
+def test_the_epyc_9684x_is_predicted_without_its_own_data(oos_report):
     """The EPYC 9684X (Zen 4) has its own profile now, and still its page_pool points come from the
     description and the other CPUs' profiles alone (the Intel CPUs): no row of it and not its profile is
     read; its SRSO safe-RET runs are held out, its ibpb runs predicted."""
     df = corpus.load_corpus()
-    pts = [p for p in uarch.leave_one_cpu_out(df) if p["uarch"] == "zen4-genoa"]
+    pts = [p for p in oos_report["other_cpu"] if p["uarch"] == "zen4-genoa"]
     measured = {p["profile"] for p in uarch.training()}
     assert "epyc-9684x" in measured
     assert len(pts) == 12 and all(set(p["trained_on"]) == measured - {"epyc-9684x"} for p in pts)
@@ -302,7 +303,7 @@ def test_a_constant_measured_on_one_cpu_carries_the_cross_cpu_transfer_error():
 def test_cost_intervals_are_finite_and_non_negative(cost_points):
     for p in cost_points:
         assert 0.0 <= p["lo"] <= p["predicted"] <= p["hi"] < float("inf"), p["id"]
-    for name in uarch.descriptions():
+    for name in uarch.descriptions():  # every shipped derived file (reading them is cheap)
         prof = P.load_profile(uarch.derived_id(name))
         for k in uarch.COST_MODEL:
             if k in prof.constants and prof.constants[k].source.startswith("derived:"):
@@ -354,9 +355,8 @@ ARM = tuple(n for n, d in uarch.descriptions().items() if d.isa != "x86")
 
 
 @pytest.fixture(scope="module")
-def isa_points():
-    df = corpus.load_corpus()
-    return {"blind": uarch.leave_one_isa_out(df), "in-run": uarch.leave_one_isa_out(df, inrun=True)}
+def isa_points(oos_report):
+    return oos_report["other_isa"]  # uarch.leave_one_isa_out of the corpus, blind and in-run, once per session
 
 
 def test_arm64_from_x86_is_the_x86_count_plus_the_per_cpu_statistics_priced_for_arm64():

@@ -11,6 +11,7 @@ import pytest
 
 from skbmodel import model, uarch, userinput
 from skbmodel import profile as P
+from tests.limits import SUBPROCESS_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -112,7 +113,7 @@ def _fit(tmp_path, text, *args):
     f = tmp_path / "lab.txt"
     f.write_text(text)
     return subprocess.run([sys.executable, "-m", "skbmodel", "fit", str(f), *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=300)
+                          cwd=ROOT, timeout=SUBPROCESS_TIMEOUT_S)
 
 
 #: three made-up page_pool points of a Zen 4 at its 2.4 GHz TSC, near what its description derives

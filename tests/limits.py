@@ -1,0 +1,10 @@
+"""Time limits of the tests that wait on something slower than a function call, in one place.
+
+Generous on purpose: a limit is there to end a run that hangs, not to measure speed, and the suite runs
+on shared 2-core machines where a cold Streamlit script run or a Python start-up with the model's imports
+can take many times what it takes on an idle one."""
+
+#: one AppTest script run of the dashboard (a cold first run imports Plotly and evaluates every chart)
+APPTEST_TIMEOUT_S = 180
+#: one `python -m skbmodel ...` or `scripts/*.py` subprocess (a regeneration evaluates every profile)
+SUBPROCESS_TIMEOUT_S = 900
