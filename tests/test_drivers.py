@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 
 import numpy as np
 import pytest
@@ -247,14 +248,15 @@ def test_a_free_stage_on_the_veth_rest_replaces_its_own_free():
         assert "not inside" in rest.describe(path)
 
 
-@pytest.mark.parametrize("cpu", available_profiles())
+# the profiles that carry the cases (tests/cases.py): measured and derived of each era, arm64, a custom one
+@pytest.mark.parametrize("cpu", cases.profile_ids())
 def test_a_step_a_paths_rest_holds_is_costed_at_zero_on_that_path(cpu):
     """The Overview labels a step's 0 "in the rest" from ``rest.CONTENTS[path].holds``: on every profile and
     across the controls that move the steps, each step a rest holds is 0 on its path (counted once, inside
     the fitted constant), and the rest itself is never 0."""
     from skbmodel import rest
 
-    prof = load_profile(cpu)
+    prof = cases.load(cpu)
     grid = [dict(bulk=b, zero=z, xdp_batch=x, kfl_bulk=k, pp_recycle=r)
             for b, z, x, k, r in itertools.product((1, 64), ("memset", "gfp_zero"), (1, 16), (1, 16), (0.0, 1.0))]
     for path, r in rest.CONTENTS.items():
