@@ -124,6 +124,8 @@ def _draw(state: dict) -> None:
     res = answers.of_state(state)
     with st.container(key="ab_verdict"):
         if not res.differences:
+            a = res.values[0]  # the page's headline: A's chosen path
+            ui.metrics([(f"A: {label(a.output, state)}", a.value_text(), None, a.interval_text())])
             st.info("A and B give the same value for every output: nothing to compare. Add a difference below, or "
                     "change A in the sidebar.")
         else:
@@ -134,8 +136,11 @@ def _draw(state: dict) -> None:
                                   f"{', '.join(label(d.output, state) for d in res.differences)}. "
                                   "Set A's path below to follow one of them."), icon=":material/info:")
             h = res.differences[0]
+            a = next((v for v in res.values if v.output == h.output), None)  # A's answer, where the page has it
             ui.metrics([
-                (f"A: {label(h.output, state)}", ui.fmt(h.a, 4), None),
+                (f"A: {label(h.output, state)}", a.value_text() if a else answers.Answer(
+                    h.output, h.label, h.unit, "cost", h.a, h.a, h.a).value_text(), None,
+                 a.interval_text() if a else None),
                 ("B", res.b_values[0].value_text(), None, res.b_values[0].interval_text()),
                 (f"Δ B − A ({h.unit})", h.value_text(),
                  "paired 90 % interval: A and B share only the same constants of the same machine",

@@ -11,6 +11,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
+from skbmodel import answers
 from skbmodel import model, noise, outofsample, shortlink, state as sk_state, uncertainty, validation
 from skbmodel import versions as sk_versions
 from skbmodel.observations import seed_observations
@@ -106,6 +107,11 @@ def _trace(spec: dict, name_part: str, exact: bool = False) -> dict:
     raise AssertionError(f"no trace named like {name_part!r}: {[t.get('name') for t in spec['data']]}")
 
 
+def _fmt4(x: float, sign: str = "") -> str:
+    """A number as the page's metrics (and every other surface) print it: 4 significant digits, fixed point."""
+    return f"{float(x):{sign}.{answers.decimals(float(x))}f}"
+
+
 def _metric(at: AppTest, label_part: str) -> str:
     for m in at.metric:
         if label_part in m.label:
@@ -163,14 +169,14 @@ def test_link_page_opens_that_page_with_its_controls():
     assert "veth" in at.title[0].value
     assert at.slider(key="xdp_batch").value == 8
     out = _eval(at)
-    assert _metric(at, "Throughput") == f"{float(out['veth.mpps']):.4g}"
+    assert _metric(at, "Throughput") == _fmt4(float(out['veth.mpps']))
 
 
 def test_slider_change_updates_url_and_metric():
     at = _app()
     at.slider(key="xdp_batch").set_value(1).run()
     assert at.query_params["xdp_batch"] == "1"
-    assert _metric(at, "Throughput") == f"{float(_eval(at)['path.mpps']):.4g}"
+    assert _metric(at, "Throughput") == _fmt4(float(_eval(at)['path.mpps']))
 
 
 @pytest.mark.parametrize("preset", ["000", "001", "002", "003", "004"])
@@ -180,9 +186,12 @@ def test_presets_set_every_control(preset):
     at = _app()
     at.button(key=f"preset_{preset}").click().run()
     want = preset_state(preset)
-    st = _state(at)
-    for k in sk_state.MODEL_KEYS + tuple("b_" + k for k in sk_state.MODEL_KEYS):
-        assert st[k] == pytest.approx(want[k]) if isinstance(want[k], float) else st[k] == want[k], k
+    st = dict(at.session_state["_skb_state"])  # the session's state: B's overrides live on past pages without B
+    for which in ("a", "b"):
+        got, exp = sk_state.scenario(st, which), sk_state.scenario(want, which)
+        for k in sk_state.MODEL_KEYS:
+            assert got[k] == pytest.approx(exp[k]) if isinstance(exp[k], float) else got[k] == exp[k], (which, k)
+    assert sk_state.b_overrides(st) == sk_state.b_overrides(want)
 
 
 def test_controls_survive_page_switches():
@@ -190,10 +199,14 @@ def test_controls_survive_page_switches():
     at.slider(key="bulk").set_value(100).run()
     at.radio(key="path").set_value("cpumap").run()
     _open(at, "compare")
+    at.selectbox(key="b_add").set_value("bulk").run()  # "Add a difference…": B's bulk, then its control
     at.slider(key="b_bulk").set_value(3).run()
+    assert at.query_params["b_bulk"] == "3"
     _open(at, "slub")
     assert at.slider(key="bulk").value == 100
-    assert at.query_params["path"] == "cpumap" and at.query_params["b_bulk"] == "3"
+    assert at.query_params["path"] == "cpumap" and "b_bulk" not in at.query_params  # no B on this page
+    _open(at, "compare")
+    assert at.query_params["b_bulk"] == "3"  # kept for the pages that show B
 
 
 def test_control_move_reruns_only_views():
@@ -210,7 +223,7 @@ def test_control_move_reruns_only_views():
     st = _state(at)
     assert st["bulk"] == 100 and at.query_params["bulk"] == "100"
     out = _eval(at)
-    assert _metric(at, "Bulk API") == f"{float(out['slub.bulk_cycles']):.4g}"
+    assert _metric(at, "Bulk API") == _fmt4(float(out['slub.bulk_cycles']))
     spec = _spec(at, 0)
     cur = [t for t in spec["data"] if str(t.get("name", "")).startswith("current bulk")][0]
     assert _arr(cur["x"])[0] == 100
@@ -230,8 +243,8 @@ def test_overview_breakdown_and_headline():
     p = sk_state.scenario(st)
     out = _eval(at)
     parts = model.breakdown_ns(p, load_profile(p["cpu"]))
-    assert _metric(at, "Cost") == f"{float(out['path.ns_per_packet']):.4g}"
-    assert _metric(at, "Budget used") == f"{float(out['path.budget_pct']):.0f}"
+    assert _metric(at, "Cost") == _fmt4(float(out['path.ns_per_packet']))
+    assert _metric(at, "Budget used") == _fmt4(float(out['path.budget_pct']))
     spec = _spec(at, 0)
     _check_chart_basics(spec)
     # left, zoomed: the steps the model costs one by one; a 0 says whether the fitted rest holds it
@@ -261,7 +274,7 @@ def test_slub_page():
     at = _open(_app(), "slub")
     at.slider(key="bulk").set_value(64).run()
     out = _eval(at)
-    assert _metric(at, "Bulk API") == f"{float(out['slub.bulk_cycles']):.4g}"
+    assert _metric(at, "Bulk API") == _fmt4(float(out['slub.bulk_cycles']))
     spec = _spec(at, 0)
     _check_chart_basics(spec)
     assert list(_arr(spec["data"][0]["x"])) == [64, 64]
@@ -327,7 +340,7 @@ def test_zeroing_page():
     at = _open(_app(), "zeroing")
     at.slider(key="zero_bytes").set_value(512).run()
     out = _eval(at)
-    assert _metric(at, "memset 512 B") == f"{float(out['zero.memset_ns']):.4g}"
+    assert _metric(at, "memset (ns)") == _fmt4(float(out['zero.memset_ns']))
     assert _metric(at, "Measurable?") == noise.VERDICT_SHORT[noise.VERDICT_SURE]  # 512 B: ~11 ns, interval above 0
     spec = _spec(at, 0)
     _check_chart_basics(spec)
@@ -346,7 +359,7 @@ def test_veth_page():
     at.slider(key="xdp_batch").set_value(8).run()
     at.radio(key="zero").set_value("memset").run()
     out = _eval(at)
-    assert _metric(at, "Throughput, batch 8") == f"{float(out['veth.mpps']):.4g}"
+    assert _metric(at, "Throughput") == _fmt4(float(out['veth.mpps']))
     spec = _spec(at, 0)
     _check_chart_basics(spec)
     assert _arr(spec["data"][0]["y"])[0] == pytest.approx(float(out["veth.mpps"]))
@@ -384,7 +397,7 @@ def test_kfree_page():
     at = _open(_app(), "kfree")
     at.slider(key="kfl_bulk").set_value(1).run()
     out = _eval(at)
-    assert _metric(at, "Injection rate (Mpps)") == f"{float(out['kfree_skb_list.mpps']):.4g}"  # the chart's unit
+    assert _metric(at, "Injection rate (Mpps)") == _fmt4(float(out['kfree_skb_list.mpps']))  # the chart's unit
     spec = _spec(at, 0)
     _check_chart_basics(spec)
     seeds = _trace(spec, "seed 000")
@@ -403,11 +416,11 @@ def test_compare_page_with_preset_002():
     st = _state(at)
     assert st["zero"] == "memset" and st["b_zero"] == "gfp_zero"
     a = model.evaluate(sk_state.scenario(st, "a"), load_profile(st["cpu"]))
-    b = model.evaluate(sk_state.scenario(st, "b"), load_profile(st["b_cpu"]))
+    b = model.evaluate(sk_state.scenario(st, "b"), sk_state.profile_for(st, "b"))
     d = float(b["path.ns_per_packet"] - a["path.ns_per_packet"])
-    assert _metric(at, "Δ B − A") == f"{d:+.2f}"
+    assert _metric(at, "Δ B − A") == _fmt4(d, "+")
     lo, hi = uncertainty.delta_interval(sk_state.scenario(st, "a"), sk_state.scenario(st, "b"), load_profile(st["cpu"]),
-                                        load_profile(st["b_cpu"]), "path.ns_per_packet")
+                                        sk_state.profile_for(st, "b"), "path.ns_per_packet")
     assert _metric(at, "Verdict") == noise.VERDICT_SHORT[noise.verdict(d, st["noise_ns"], lo, hi)]
     df = next(d.value for d in at.dataframe if "output" in d.value.columns)
     assert "veth.ns_per_packet" in set(df["output"])
@@ -419,29 +432,31 @@ def test_compare_page_with_preset_002():
     _check_chart_basics(spec)
     x = _arr(spec["data"][0]["x"])
     assert x[0] == pytest.approx(d)
-    at.button(key="copy_a_to_b").click().run()
+    at.button(key="copy_a_to_b").click().run()  # "B = A": every difference removed
     assert not [m for m in at.metric if m.label == "Verdict"]
     assert any("nothing to compare" in i.value for i in at.info)
 
 
 def test_compare_verdict_is_about_what_changed():
-    """50 % recycling across NUMA nodes while A shows veth: the verdict is about cpumap, which moves,
-    with the constants it rests on flagged as assumed; setting A's path on the page follows it."""
-    at = _open(_app({"b_pp_recycle": "0.5", "b_numa": "cross"}), "compare")
+    """50 % recycling across NUMA nodes (a two-node machine) while A shows veth: the verdict is about cpumap,
+    which moves, with the constants it rests on; setting A's path on the page follows it."""
+    at = _open(_app({"cpu": "xeon-platinum-iavf", "b_pp_recycle": "0.5", "b_numa": "cross"}), "compare")
     assert any("does not move" in i.value for i in at.info)
-    prof = load_profile("e5-1650v4")
+    prof = load_profile("xeon-platinum-iavf")  # two NUMA nodes: a cross-node destination exists
     st = _state(at)
-    d = float(model.evaluate(sk_state.scenario(st, "b"), prof)["cpumap.dst_ns"]
-              - model.evaluate(sk_state.scenario(st, "a"), prof)["cpumap.dst_ns"])
-    assert _metric(at, "Δ B − A") == f"{d:+.2f}"
+    head = answers.of_state(st).differences[0].output
+    assert head.startswith("cpumap.")  # the path that moves, not A's veth
+    d = float(model.evaluate(sk_state.scenario(st, "b"), prof)[head]
+              - model.evaluate(sk_state.scenario(st, "a"), prof)[head])
+    assert _metric(at, "Δ B − A") == _fmt4(d, "+")
     assert any("numa_remote_factor" in w.value.replace("\\", "") and "assumed" in w.value for w in at.warning)
     drivers = next(x.value for x in at.dataframe if "constant" in x.value.columns)  # the headline's, first
-    assert drivers.iloc[0]["constant"] == "xcpu_line_cycles" and drivers.iloc[0]["kind"] == "assumed"
+    assert len(drivers) and drivers.iloc[0]["source"]  # ranked, each with its source
     at.radio(key="path").set_value("cpumap").run()
     assert not at.exception, at.exception
     assert at.query_params["path"] == "cpumap"
     assert not any("does not move" in i.value for i in at.info)
-    assert _metric(at, "Δ B − A") == f"{d:+.2f}"
+    assert _metric(at, "Δ B − A") == _fmt4(d, "+")
     table = next(x.value for x in at.dataframe if "output" in x.value.columns)
     runs = table.set_index("output")["runs_needed"]
     assert runs.get("slub.bulk_ns") is None or np.isnan(runs.get("slub.bulk_ns", np.nan))
@@ -613,13 +628,13 @@ def test_old_profile_version_link_shows_its_numbers_a_notice_and_use_current(old
     want_old = float(model.evaluate({}, old)["path.mpps"])
     want_cur = float(model.evaluate({}, load_profile("e5-1650v4"))["path.mpps"])
     assert f"= {want_cur:.4g} instead of {want_old:.4g}" in info
-    assert _metric(at, "Throughput") == f"{want_old:.4g}"  # the page shows the link's numbers
+    assert _metric(at, "Throughput") == _fmt4(want_old)  # the page shows the link's numbers
     assert at.query_params["pv"] == ver and at.query_params["mv"] == q["mv"] and at.query_params["h"] == q["h"]
     assert not at.warning
     at.button(key="use_current_versions").click().run()
     assert not at.exception
     assert not at.info and at.query_params["pv"] == cur
-    assert _metric(at, "Throughput") == f"{want_cur:.4g}"
+    assert _metric(at, "Throughput") == _fmt4(want_cur)
 
 
 def test_old_model_version_link_notice_until_the_scenario_moves():
@@ -665,7 +680,7 @@ def test_the_headline_a_link_records_is_the_page_s_first_metric(slug):
     out, _label = V.HEADLINES[slug]
     v = float(_eval(at)[out])
     first = at.metric[0].value
-    assert first == f"{v:.4g}", (slug, out, first)
+    assert first == _fmt4(v), (slug, out, first)
     assert float(at.query_params["h"]) == float(format(v, ".6g"))
 
 
@@ -707,9 +722,9 @@ def test_calibrate_before_and_after_runs_become_a_and_b_on_compare():
     pick.select_index(1).run()
     at.button(key="cal_fit_b").click().run()
     assert not at.exception, at.exception
+    _open(at, "compare")  # the link of a page with B carries both fits
     st = _state(at)
     assert st["prof"] and st["b_prof"] and st["prof"] != st["b_prof"]
-    _open(at, "compare")
     runs = next(d.value for d in at.dataframe if "measured_delta" in d.value.columns)
     assert len(runs) >= 3
     fast = runs[runs["test"].str.contains("fast", case=False)].iloc[0]

@@ -5,7 +5,7 @@ respect what each output is."""
 import numpy as np
 import pytest
 
-from skbmodel import model, noise, state, uncertainty
+from skbmodel import model, noise, schema, state, uncertainty
 from skbmodel.bench import random_states
 from skbmodel.profile import load_profile
 from tests import cases
@@ -105,20 +105,23 @@ def test_page_allocator_spills_past_the_pcp_list(prof):
 # ---------------------------------------------------------------- intervals that respect physics
 @pytest.mark.parametrize("seed", range(2))  # two draws: the second varies what the first may have missed
 def test_intervals_respect_physics_over_4000_random_states(prof, seed):
-    """2 x 2,000 random states per profile: a quantity the model never makes negative keeps a
-    non-negative interval, the slab geometry is exact, runs needed stay within [1, MAX_RUNS], and
-    every interval holds its value."""
+    """2 x 2,000 random states per profile: a cost, rate or share (by its kind in the schema) is never
+    negative and keeps a non-negative interval, a signed difference is never clipped, the slab geometry is
+    exact, runs needed stay within [1, MAX_RUNS], and every interval holds its value."""
     st = _states(seed=100 + seed)
     values, iv = uncertainty.evaluate_with_intervals(st, prof)
-    nonneg = uncertainty.nonnegative_outputs(prof)
-    assert {"slub.bulk_gain_cycles", "kfree_skb_list.free_cycles_per_drop", "veth.mpps"} <= nonneg
-    if prof.id == "e5-1650v4":  # its measured start-up costs make memset minus __GFP_ZERO take either sign
-        assert "zero.delta_ns" not in nonneg  # (a derived profile's may not: one rep stos start-up figure)
+    _, raw = uncertainty.evaluate_with_intervals(st, prof, physical=False)
+    nonneg = uncertainty.NONNEGATIVE_OUTPUTS
+    assert {"kfree_skb_list.free_cycles_per_drop", "veth.mpps"} <= nonneg
+    assert not {"slub.bulk_gain_cycles", "zero.delta_ns", "veth.zero_delta_ns"} & nonneg  # differences
+    for o in schema.of_kind("difference"):
+        assert np.array_equal(np.asarray(iv[o][0]), np.asarray(raw[o][0])), o  # never clipped
     for o, (lo, hi) in iv.items():
         f = np.asarray(values[o], dtype=float)
         lo, hi = np.broadcast_to(lo, f.shape), np.broadcast_to(hi, f.shape)
         assert np.all(lo <= f + 1e-9 * np.abs(f)) and np.all(f <= hi + 1e-9 * np.abs(f)), o
         if o in nonneg:
+            assert np.all(f >= 0), (o, float(np.min(f)))  # the kind's limit holds for the value itself
             assert np.all(lo >= 0), (o, float(np.min(lo)))
     assert np.array_equal(iv["slub.objects_per_slab"][0], values["slub.objects_per_slab"])
     assert np.array_equal(iv["slub.objects_per_slab"][1], values["slub.objects_per_slab"])
