@@ -456,6 +456,9 @@ def test_compare_verdict_is_about_what_changed():
     assert not at.exception, at.exception
     assert at.query_params["path"] == "cpumap"
     assert not any("does not move" in i.value for i in at.info)
+    st = _state(at)
+    d = float(model.evaluate(sk_state.scenario(st, "b"), prof)["path.ns_per_packet"]
+              - model.evaluate(sk_state.scenario(st, "a"), prof)["path.ns_per_packet"])  # now A's own path
     assert _metric(at, "Δ B − A") == _fmt4(d, "+")
     table = next(x.value for x in at.dataframe if "output" in x.value.columns)
     runs = table.set_index("output")["runs_needed"]
