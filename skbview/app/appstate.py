@@ -414,10 +414,15 @@ def remove_b_override(key: str) -> None:
 
 
 def add_b_override(key: str) -> None:
-    """Let B differ from A in ``key``: it starts at A's value, its control then moves it alone."""
+    """Let B differ from A in ``key``: a choice of two starts at the other option (the only difference it can
+    make), anything else at A's value; its control then moves it alone."""
     state = get_state()
     over = sk_state.b_overrides(state)
-    over.setdefault(key, sk_state.scenario(state, "b")[key])
+    a_value = sk_state.scenario(state, "b")[key]
+    p = sk_state.PARAMS[key]
+    if p.kind == "choice" and len(p.choices) == 2:
+        a_value = next(c for c in p.choices if c != a_value)
+    over.setdefault(key, a_value)
     set_b_overrides(over)
 
 
