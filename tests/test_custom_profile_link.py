@@ -83,7 +83,7 @@ def test_cpu_conflicting_with_the_profile_base_is_reported():
 def test_b_scenario_can_carry_its_own_profile():
     text = custom.encode_profile(fitted())
     s, w = state.decode({"b_prof": text})
-    assert w == [] and "prof" not in s and s["b_prof"] == text and s["b_ghz"] == 3.1
+    assert w == [] and "prof" not in s and s["b_prof"] == text and state.scenario(s, "b")["ghz"] == 3.1
     assert state.profile_for(s, "b").id == fitted().id and state.profile_for(s, "a").id == "e5-1650v4"
     assert parse_qs(state.encode(s))["b_prof"] == [text]
 

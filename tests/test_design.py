@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from skbmodel import answers
 from skbmodel import design, model, noise, state as S, uncertainty
 from skbmodel.profile import load_profile
 
@@ -222,7 +223,8 @@ def test_usable_starts_have_no_problems_and_out_of_range_is_clamped():
         assert design.problems({"d_from": p}) == []
     st, warnings = S.decode("d_skb_bulk=-3&d_rx=bogus")
     assert st["d_skb_bulk"] == 0 and st["d_rx"] == "from" and len(warnings) == 2
-    assert "d_rx" in S.encode(st) and "b_" not in S.encode(st)  # B is A: the link writes none of it
+    keys = [kv.split("=")[0] for kv in S.encode(st).split("&")]
+    assert "d_rx" in keys and not [k for k in keys if k.startswith("b_")]  # B is A: the link writes none of it
 
 
 def test_eval_help_lists_the_design_keys():
@@ -250,14 +252,17 @@ def test_design_page_compose_change_a_stage_breakdown_and_delta_change():
     st = _state(at)
     assert st["d_free"] == "slab_bulk" and st["d_zero"] == "memset"
     a = {**S.scenario(st), "path": "design"}
-    b = {**a, "path": st["b_path"], **{k: st["b_" + k] for k in design.KEY_NAMES}}
+    # B: the veth path (the comparison the page starts with), in A's scenario
+    over = S.b_overrides(st)
+    b = {**a, "path": design.COMPARE_PATH, **{k: over.get(k, design.DEFAULTS[k]) for k in design.KEY_NAMES}}
     prof = load_profile(st["cpu"])
     d = float(model.evaluate(b, prof)["path.ns_per_packet"] - model.evaluate(a, prof)["path.ns_per_packet"])
-    assert d != 0 and _metric(at, "Δ B − A") == f"{d:+.2f}"
+    assert d != 0 and _metric(at, "Δ B − A") == f"{d:+.{answers.decimals(d)}f}"
     lo, hi = uncertainty.delta_interval(a, b, prof, prof)
     verdict = noise.verdict(d, st["noise_ns"], lo, hi)
     assert any(f"B − A: {verdict}" in m.value for m in at.markdown), [m.value for m in at.markdown]
-    assert _metric(at, "Cost (ns/packet)") == f"{float(model.evaluate(a, prof)['path.ns_per_packet']):.4g}"
+    cost = float(model.evaluate(a, prof)['path.ns_per_packet'])
+    assert _metric(at, "Cost (ns/packet)") == f"{cost:.{answers.decimals(cost)}f}"
     spec = _spec(at, 0)
     free = _arr(next(t for t in spec["data"] if t.get("name") == "skb free")["y"])
     assert free[0] > 0 and free[1] == 0.0
