@@ -426,7 +426,8 @@ def encode(state: Mapping, keys=None) -> str:
     # B is written as what it overrides, nothing more.
     full = defaults(state.get("cpu"))
     full.update({k: v for k, v in state.items() if k in PARAMS or k in PROFILE_KEYS or k in PV_KEYS})
-    _normalise_b(full)  # an override equal to A's value is none: the link says what B changes
+    if keys is None:  # a link says what B changes (an override equal to A's value is none); a selection is as given
+        _normalise_b(full)
     keys_given = None if keys is None else list(keys)
     if keys is None:
         keys = [k for k in PARAMS if k in full and ((k not in GRID_KEYS or full.get("page") == "grid") and k != "chart"

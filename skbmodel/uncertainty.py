@@ -444,6 +444,12 @@ def intervals(params: Mapping, profile: Profile | None = None, outputs=None, lev
     return evaluate_with_intervals(params, profile, outputs, level, method, n_samples, structural, physical)[1]
 
 
+def _difference(b: np.ndarray, a: np.ndarray) -> np.ndarray:
+    """``b - a``, 0 where the two are equal (``inf - inf`` is no difference between identical sides)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(b == a, 0.0, b - a)
+
+
 def delta_intervals(params_a: Mapping, params_b: Mapping, profile_a: Profile | None = None,
                     profile_b: Profile | None = None, outputs=None, level: float = LEVEL,
                     method: str | None = None, n_samples: int = N_SAMPLES):
@@ -474,7 +480,8 @@ def delta_intervals(params_a: Mapping, params_b: Mapping, profile_a: Profile | N
     def values_of(rows):
         va, vb = (_evaluate_sets(params, prof, names, base, deltas[rows][:, cols], outputs)
                   for params, prof, names, base, cols in sides)
-        return {o: np.asarray(vb[o], dtype=float) - np.asarray(va[o], dtype=float) for o in outputs}
+        # equal values differ by exactly 0, also where a drawn constant set makes both infinite
+        return {o: _difference(np.asarray(vb[o], dtype=float), np.asarray(va[o], dtype=float)) for o in outputs}
 
     across = machine(pa) != machine(pb)
     if across:

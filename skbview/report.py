@@ -80,10 +80,9 @@ _HASH_WHEN_SET = tuple(p.key for p in S.MODEL_PARAMS if p.hash_when_set)
 
 def _hash_full(full: Mapping) -> str:
     later = {pre + k for k in _HASH_WHEN_SET for pre in ("", S.B_PREFIX)}
-    # The hash reads B written out in full, as file names were made when every state held all of B: B's
-    # values on a page that shows B; on any other page B does not exist and reads as the defaults then did.
-    has_b = PAGE_BY_SLUG[full.get("page") or S.PAGES[0]].has_b
-    b = S.scenario(full, "b") if has_b else S.defaults()
+    # The hash reads B written out in full (A plus its overrides), as file names were made when every state
+    # held all of B: the whole scenario, whichever page is open.
+    b = S.scenario(full, "b")
     named = {**full, **{S.B_PREFIX + p.key: b[p.key] for p in S.MODEL_PARAMS}}
     keys = [k for k in _HASH_KEYS if k not in later or named.get(k, S.PARAMS[k].default) != S.PARAMS[k].default]
     return hashlib.sha1(S.encode(named, keys=keys).encode()).hexdigest()[:6]

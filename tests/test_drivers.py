@@ -262,8 +262,8 @@ def test_a_step_a_paths_rest_holds_is_costed_at_zero_on_that_path(cpu):
             for b, z, x, k, r in itertools.product((1, 64), ("memset", "gfp_zero"), (1, 16), (1, 16), (0.0, 1.0))]
     for path, r in rest.CONTENTS.items():
         assert set(r.holds) <= set(model.COMPONENTS) - {"rest of path"}
-        parts = model.breakdown_ns({**cases.scenario(prof, path=path), **{k: np.array([g[k] for g in grid]) for k in grid[0]}},
-                                   prof)
+        sweep = {k: np.array([g[k] for g in grid]) for k in grid[0]}
+        parts = model.breakdown_ns({**cases.scenario(prof, path=path), **sweep}, prof)
         for comp in r.holds:
             np.testing.assert_array_equal(np.broadcast_to(parts[comp], (len(grid),)), 0.0, err_msg=f"{path} {comp}")
         assert np.all(np.asarray(parts["rest of path"]) > 0)

@@ -298,10 +298,10 @@ def test_every_model_chart_has_a_band_or_error_bars():
 def test_model_page_shows_pm_and_a_band():
     from tests.test_app_pages import _app, _open, _spec
     at = _open(_app(), "slub")
-    assert any((m.proto.delta or "").startswith("±") for m in at.metric)
+    assert any((m.proto.delta or "").startswith("90 %: ") for m in at.metric)  # the interval, as every surface
     spec = _spec(at, 0)
     band = [t for t in spec["data"] if "90 % interval" in (t.get("name") or "")]
     assert band and band[0]["fill"] == "toself"
     at.button(key="preset_002").click().run()
     at = _open(at, "compare")
-    assert "±" in (next(m for m in at.metric if "Δ B − A" in m.label).proto.delta or "")
+    assert (next(m for m in at.metric if "Δ B − A" in m.label).proto.delta or "").startswith("90 %: ")

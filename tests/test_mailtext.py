@@ -52,7 +52,7 @@ def test_default_view_says_defaults_and_quotes_the_headline_with_its_interval(ca
     v, (lo, hi) = float(val["path.mpps"]), (float(x) for x in iv["path.mpps"])
     assert f"  Throughput: {v:.3f} Mpps (90 %: {lo:.3f} to {hi:.3f})" in text
     assert "B - A" not in text
-    assert re.search(r"^Model \d+\.\d+\.\d+, profile e5-1650v4 version [0-9a-f]{8}$", text, re.M)
+    assert re.search(r"^Model \d+\.\d+\.\d+, profile e5-1650v4 version [0-9a-f]{8} \(kernels", text, re.M)
 
 
 def test_only_what_differs_and_b_minus_a_with_its_verdict(capsys):

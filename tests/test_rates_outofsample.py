@@ -186,7 +186,7 @@ def test_the_e5_profile_never_saw_a_cpumap_rate():
     e5, lab = load_profile("e5-1650v4"), load_profile("xeon-platinum-iavf")
     for k in ("cpumap_src_base_cycles", "cpumap_dst_stack_cycles", "cpumap_redirect_cycles", "xcpu_line_cycles"):
         assert e5.constants[k].kind == "assumed" and "xeon-platinum-iavf" in e5.constants[k].source
-        assert e5.constants[k].value == lab.constants[k].value
+        assert e5.constants[k].value == pytest.approx(lab.constants[k].value, abs=5e-4)  # carried, to 3 decimals
         assert e5.constants[k].stderr > lab.constants[k].stderr
     assert not set(e5.fit_names) & {"cpumap_dst_stack_cycles", "cpumap_src_base_cycles"}
 
@@ -215,7 +215,8 @@ def test_the_e5_predictions_are_the_model_on_the_rows_kernel(points):
 
 def test_the_e5_points_against_the_published_rates(points):
     """Measured 3,180,074 (baseline) and 3,290,563 pps (patch 3).  Predicted about 2.74 and 2.80 Mpps:
-    14 and 15 % low, inside intervals of about +-59 %; the naive prediction (seed 003's destination rate
+    14 and 15 % low, inside intervals that reach 0 (the carried constants' transfer spread); the naive
+    prediction (seed 003's destination rate
     without recycling, cpm-05, 1.8 Mpps) is 43 and 45 % low.  The model puts patch 3 above the baseline,
     as measured (+110,489 pps measured, about +57,000 predicted)."""
     p0, p3 = _e5(points, "baseline"), _e5(points, "p3-skb-bulk-alloc")
@@ -226,8 +227,10 @@ def test_the_e5_points_against_the_published_rates(points):
         assert p["naive"] == pytest.approx(seed_observations()["cpm-05"].value * 1e6, rel=1e-12) == 1.8e6
         assert -0.2 < p["rel_error"] < -0.1 and -0.5 < p["naive_rel_error"] < -0.4
         assert abs(p["rel_error"]) < abs(p["naive_rel_error"])
-        assert 0 < p["lo"] < p["predicted"] < p["measured"] < p["hi"] and p["inside"]
-        assert 0.45 < p["rel_half_width"] < 0.7
+        # inside an interval that reaches 0: the cpumap constants carried from another CPU add the transfer
+        # spread of skbmodel.uarch (0.69 relative sd) to their own
+        assert 0 <= p["lo"] < p["predicted"] < p["measured"] < p["hi"] and p["inside"]
+        assert p["rel_half_width"] > 0.45
     assert p0["predicted"] == pytest.approx(2.74e6, rel=0.01)
     assert p3["predicted"] == pytest.approx(2.80e6, rel=0.01)
     assert 0 < p3["predicted"] - p0["predicted"] < p3["measured"] - p0["measured"]

@@ -82,13 +82,15 @@ def overview_breakdown(state: Mapping) -> go.Figure:
     # right: the steps stacked in their colours (the left panel's bars, to scale), the rest on top, the total
     where = ["modelled<br>steps", "rest of path<br>(fitted)", "total"]
     for k, v, b in zip(STEPS, vals, np.cumsum(vals) - vals):
-        fig.add_trace(Bar(name=k, x=[where[0]], y=[v], base=[b], xaxis="x2", yaxis="y2",
+        # named by the left panel's axis (the same colours), the rest and the total by this one's: no legend
+        fig.add_trace(Bar(name=k, x=[where[0]], y=[v], base=[b], xaxis="x2", yaxis="y2", showlegend=False,
                           marker=dict(color=COMPONENT_COLORS[k]),
                           hovertemplate=f"{k}: %{{y:.2f}} ns/packet<extra></extra>"))
     fig.add_trace(Bar(name="rest of path", x=[where[1]], y=[rest_ns], base=[steps_ns], xaxis="x2", yaxis="y2",
-                      marker=_REST_FILL, hovertemplate="rest of path: %{y:.2f} ns/packet" + _rest_hover(path)
-                      + "<extra></extra>"))
-    fig.add_trace(Bar(name="total", x=[where[2]], y=[total], xaxis="x2", yaxis="y2", marker=dict(color=TOTAL_COLOR),
+                      showlegend=False, marker=_REST_FILL,
+                      hovertemplate="rest of path: %{y:.2f} ns/packet" + _rest_hover(path) + "<extra></extra>"))
+    fig.add_trace(Bar(name="total", x=[where[2]], y=[total], xaxis="x2", yaxis="y2", showlegend=False,
+                      marker=dict(color=TOTAL_COLOR),
                       hovertemplate="total: %{y:.2f} ns/packet<extra></extra>"))
     error_bars(fig, [where[2]], total, iv, showlegend=False)
     fig.traces[-1].update(xaxis="x2", yaxis="y2")
