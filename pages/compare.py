@@ -123,6 +123,9 @@ def _draw(state: dict) -> None:
     """The verdict and the difference first, then what it rests on and the A/B table: the live area."""
     res = answers.of_state(state)
     with st.container(key="ab_verdict"):
+        if res.problem:
+            st.error(md_escape(f"No numbers: {res.problem}."))
+            return
         if not res.differences:
             a = res.values[0]  # the page's headline: A's chosen path
             ui.metrics([(f"A: {label(a.output, state)}", a.value_text(), None, a.interval_text())])
@@ -155,6 +158,8 @@ def _draw(state: dict) -> None:
 
 def _details(state: dict) -> None:
     res = answers.of_state(state)
+    if res.problem:
+        return
     _runs()
     for i, d in enumerate(res.differences[:4]):
         _drivers(d, expanded=i == 0)

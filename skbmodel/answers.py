@@ -346,10 +346,11 @@ def _of_state(state: Mapping, drivers: bool) -> Answers:
     if page == "validation":
         return Answers(page=page, profile_a=ProfileIdentity.of(a.profile, float(a.params["ghz"])))
     bad = None
-    if a.params.get("path") == "design":
+    uses_path = any(o.startswith("path.") for o in outs)  # the page's numbers are of A's chosen path
+    if uses_path and a.params.get("path") == "design":
         bad = design.problem_text(a.params)
         bad = bad and f"the composition makes no sense ({bad})"
-    if page == "cpumap" or a.params.get("path") == "cpumap":
+    if page == "cpumap" or (uses_path and a.params.get("path") == "cpumap"):
         bad = bad or cpumap.placement_problem(a.profile, a.params.get("numa"))
     if bad:
         return Answers(page=page, profile_a=ProfileIdentity.of(a.profile, float(a.params["ghz"])), problem=bad,

@@ -45,6 +45,15 @@ UPLOAD_SEED = 50_000
 
 
 # --------------------------------------------------------------------------------------- links
+def _refused(q, page: str) -> bool:
+    """Whether the link's question has no numbers (a cross-node cpumap on a one-node machine, a composition
+    that makes no sense): the page says why instead of drawing a chart."""
+    from skbmodel import answers
+    state, _ = S.decode(q.mapping())
+    opens = state["page"] if "page" in q.mapping() else page  # a link's page= switches to that page
+    return opens in S.PAGES and answers.of_state({**state, "page": opens}).problem is not None
+
+
 @pytest.mark.parametrize("page", ALL_PAGES)
 def test_fuzzed_links_on_every_page(page):
     i0 = LINK_SEED + ALL_PAGES.index(page) * LINKS_PER_PAGE
@@ -52,7 +61,8 @@ def test_fuzzed_links_on_every_page(page):
     for seed in range(i0, i0 + LINKS_PER_PAGE):
         q = fuzz_query(seed)
         o = check_link(q, page)
-        if o.failed:
+        if o.failed and not (o.no_chart and not o.exception and not o.unnamed and not o.html and not o.unclean_url
+                             and _refused(fuzz_query(seed), page)):
             failures.append((seed, o.exception, o.unnamed, o.html, o.unclean_url[:2], o.no_chart))
         if not o.exception and not o.dropped:
             bad += len(q.bad)
@@ -70,7 +80,8 @@ def test_decoder_names_every_bad_parameter_of_2000_links():
         assert not missing, (seed, missing, warnings)
         if not q.bad and not any(value_status(S.PARAMS[k], v) == "either" for k, v in q.pairs if k in S.PARAMS):
             assert all(" replaced by " in w for w in warnings), (seed, warnings)
-        assert set(S.PARAMS) <= set(state)
+        assert {k for k in S.PARAMS if not k.startswith(S.B_PREFIX)} <= set(state)  # A and the view in full
+        assert S.normalised(state) == state  # B as what it overrides, nothing more
         _, again = S.decode(S.encode(state))
         assert again == [], (seed, again)
 

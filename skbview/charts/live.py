@@ -57,7 +57,7 @@ def live_marker(sweep: Sweep, ys, name, x=None, index: int = 0) -> dict:
     (default: the value) on each of the rows ``ys``, named ``name(value)``."""
     ys = np.stack([np.asarray(y, dtype=float) for y in ys], axis=-1)
     xs = np.asarray(sweep.values if x is None else x, dtype=float)
-    return {"i": index, "x": np.repeat(xs[:, None], ys.shape[1], axis=1), "y": ys, "name": sweep.texts(name)}
+    return {"i": index, "x": np.broadcast_to(xs[:, None], ys.shape), "y": ys, "name": sweep.texts(name)}
 
 
 def live_delta(sweep: Sweep, x, y_from, y_to, label: str, unit: str, digits: int = 3, where=None) -> list[dict]:

@@ -97,7 +97,7 @@ veth_batch_live.outputs = ("veth.mpps",)
 
 def veth_heatmap_live(sweep: Sweep) -> dict:
     """What of :func:`veth_heatmap` moves with VETH_XDP_BATCH: the cross of the current setting, caption."""
-    zb = np.full(sweep.values.shape, float(sweep.state["zero_bytes"]))
+    zb = float(sweep.state["zero_bytes"]) + 0.0 * np.asarray(sweep.values, dtype=float)  # one value per batch
     return {"traces": [{**live_marker(sweep, (zb,), lambda b: "current setting", index=1)}],
             "annotations": [live_caption(sweep, ("zero_bytes", "xdp_batch"))]}
 
