@@ -292,3 +292,16 @@ def plotly_trace_in(page, container_key: str, trace_index: int = 0) -> dict | No
              if (!gd || !gd._fullData || !gd._fullData[t]) return null;
              return {x: Array.from(gd._fullData[t].x || []), y: Array.from(gd._fullData[t].y || [])}; }""",
         [container_key, trace_index])
+
+
+@contextlib.contextmanager
+def one_tab(script: str = "dashboard.py", width: int = 1400, height: int = 1000, timeout_ms: int = 120_000):
+    """One server, one browser and one tab for a module's walk: yields ``(url, page, errors)``; actions wait
+    ``timeout_ms`` for the app (a loaded 2-core machine)."""
+    with app_and_browser(script) as (url, browser):
+        ctx, page, errors = page_with_errors(browser, width, height)
+        page.set_default_timeout(timeout_ms)
+        try:
+            yield url, page, errors
+        finally:
+            ctx.close()

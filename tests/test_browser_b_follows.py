@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from skbmodel import pages
-from tests.browser_util import app_and_browser, eventually, focus_slider, page_with_errors, wait_for_app
+from tests.browser_util import one_tab, eventually, focus_slider, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -21,11 +21,8 @@ TITLES = {p.slug: p.title for p in pages.PAGES}
 
 @pytest.fixture(scope="module")
 def tab():
-    with app_and_browser("dashboard.py") as (url, browser):
-        ctx, page, errors = page_with_errors(browser, 1400, 1000)
-        page.set_default_timeout(120_000)  # a loaded 2-core machine: actions wait for the app
-        yield url, page, errors
-        ctx.close()
+    with one_tab() as t:
+        yield t
 
 
 def _query(page) -> dict:

@@ -13,7 +13,7 @@ import pytest
 from skbmodel import design, model, pages, state as S, versions as V
 from skbview import tables
 from skbview.app import ui
-from tests.browser_util import NAV_LINK, app_and_browser, eventually, page_with_errors, wait_for_app
+from tests.browser_util import one_tab, NAV_LINK, eventually, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -47,11 +47,8 @@ assert DESIGN_COST != _cost_text(tables.design_params_ab(S.defaults())[0])
 
 @pytest.fixture(scope="module")
 def tab():
-    with app_and_browser("dashboard.py") as (url, browser):
-        ctx, page, errors = page_with_errors(browser, 1400, 1000)
-        page.set_default_timeout(120_000)  # a loaded 2-core machine: actions wait for the app
-        yield url, page, errors
-        ctx.close()
+    with one_tab() as t:
+        yield t
 
 
 def _go(page, slug: str) -> None:
