@@ -93,7 +93,9 @@ def _set(page, key: str, value, attempts: int = 3) -> None:
     if key.startswith(S.B_PREFIX) and not box.count():  # B differs from A only where a difference is added
         add = page.locator(".st-key-b_add input[role='combobox']")
         add.click()
-        page.locator("[role='option']", has_text=S.PARAMS[key[len(S.B_PREFIX):]].label).first.click()
+        name = S.PARAMS[key[len(S.B_PREFIX):]].label
+        page.keyboard.type(name)  # the list is long and virtualised: filter it to the one option
+        page.locator("[role='option']", has_text=name).first.click()
         wait_for_app(page)
         eventually(lambda: _count_is(box, 1), timeout=60)
     for attempt in range(attempts):
