@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from skbmodel import pages
-from tests.browser_util import one_tab, eventually, focus_slider, wait_for_app
+from tests.browser_util import NAV_LINK, one_tab, eventually, focus_slider, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -62,7 +62,7 @@ def test_changing_a_writes_no_b_key_and_compare_follows(tab, slug):
     assert "b_" not in _share_link(page) or has_b, _share_link(page)
     a = {k: v for k, v in _query(page).items() if k in ("cpu", "ghz")}
     if slug != "compare":
-        page.locator('[data-testid="stSidebarNavLink"]', has_text=TITLES["compare"]).first.dispatch_event("click")
+        page.locator(NAV_LINK, has_text=TITLES["compare"]).first.click()
         wait_for_app(page)
     # B is A: its CPU and clock are A's, nothing is listed as a difference and the link carries no b_ key
     eventually(lambda: _assert(urlsplit(page.url).path.endswith("/compare"), page.url), timeout=60)
