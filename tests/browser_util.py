@@ -193,7 +193,9 @@ def slider_selector(key: str) -> str:
 
 
 def slider_value(page, key: str) -> float:
-    """Current value of the st.slider with `key` (from the thumb's value/aria-valuenow)."""
+    """Current value of the st.slider with `key` (from the thumb's value/aria-valuenow), once it is drawn (a
+    full rerun redraws the sidebar)."""
+    page.wait_for_selector(slider_selector(key), state="attached", timeout=60_000)
     return float(page.evaluate(
         """(sel) => { const el = document.querySelector(sel);
                       return el.value !== undefined && el.value !== '' ? el.value

@@ -16,8 +16,8 @@ import pytest
 
 from skbmodel import state as S
 from skbview import charts
-from tests.browser_util import (app_and_browser, eventually, focus_slider, live_frame, live_thumb_x, live_value,
-                                plotly_trace_in, slider_value, wait_for_app, wait_for_plotly)
+from tests.browser_util import (NAV_LINK, app_and_browser, eventually, focus_slider, live_frame, live_thumb_x,
+                                live_value, plotly_trace_in, slider_value, wait_for_app, wait_for_plotly)
 
 pytestmark = pytest.mark.browser
 
@@ -160,9 +160,9 @@ def test_sidebar_slider_moves_the_live_control_and_a_remounted_control_asks_agai
         focus_slider(page, "bulk")
         page.keyboard.press("ArrowRight")
         eventually(lambda: _assert_equal(live_value(live_frame(page, "slub")), 17.0))
-        page.locator('[data-testid="stSidebarNav"] a[href$="/veth"]').click()
+        page.locator(NAV_LINK, has_text="veth XDP_BATCH").first.click()
         live_frame(page, "veth")
-        page.locator('[data-testid="stSidebarNav"] a[href$="/slub"]').click()
+        page.locator(NAV_LINK, has_text="SLUB bulk").first.click()
         wait_for_app(page)
         frame = live_frame(page, "slub")  # ready: it holds the payload it asked for
         assert live_value(frame) == 17
