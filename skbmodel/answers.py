@@ -86,9 +86,9 @@ class ProfileIdentity:
             base = profile.inherits.split("@", 1)[0]
             base_version = profile.inherits.split("@", 1)[1] if "@" in profile.inherits else \
                 profile_version(load_profile(base))
+            parent = load_profile(profile.inherits).constants
             sources = sorted({c.source for n, c in profile.constants.items()
-                              if n in load_profile(profile.inherits).constants
-                              and c.value != load_profile(profile.inherits).constants[n].value})
+                              if n in parent and c.value != parent[n].value})
             fitted = "; ".join(sources)
         return cls(id=profile.id.split("@", 1)[0], name=profile.name or profile.id, version=profile_version(profile),
                    custom=custom, base=base, base_version=base_version, fitted_from=fitted,
