@@ -1,12 +1,12 @@
 """skbmodel dashboard: ``streamlit run dashboard.py``.
 
 Entry point only: page config, the once-per-process GC freeze, navigation (one thin page per page of
-``skbmodel.pages``; skbview.app.nav draws its sidebar links) and the shared sidebar
+``skbmodel.links.pages``; skbview.app.nav draws its sidebar links) and the shared sidebar
 (skbview.app.appstate), whose link box writes the URL back.
 """
 import streamlit as st
 
-from skbmodel import pages
+from skbmodel.links import pages
 from skbview.app import appstate, nav, ui
 
 st.set_page_config(page_title="skbmodel — SKB memory lifecycle", page_icon=":material/memory:", layout="wide")

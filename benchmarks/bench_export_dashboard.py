@@ -17,7 +17,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from skbmodel import state as S  # noqa: E402 - after the sys.path set-up above
+from skbmodel.links import state as S  # noqa: E402 - after the sys.path set-up above
 from skbview import exporter, report  # noqa: E402 - after the sys.path set-up above
 
 GOAL_MS = 250.0

@@ -21,8 +21,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from skbmodel import model, state, uncertainty  # noqa: E402
-from skbmodel.profile import available_profiles, load_profile  # noqa: E402
+from skbmodel import model, uncertainty  # noqa: E402
+from skbmodel.links import state  # noqa: E402
+from skbmodel.machine.profile import available_profiles, load_profile  # noqa: E402
 
 SMOOTH_UNITS = ("cycles", "ns")
 

@@ -25,7 +25,7 @@ import plotly  # noqa: E402 - after the sys.path set-up above
 from playwright.sync_api import sync_playwright  # noqa: E402 - after the sys.path set-up above
 
 from benchmarks.bare_chart import bare_figure  # noqa: E402 - after the sys.path set-up above
-from skbmodel import state as sk_state  # noqa: E402 - after the sys.path set-up above
+from skbmodel.links import state as sk_state  # noqa: E402 - after the sys.path set-up above
 from skbview import charts  # noqa: E402 - after the sys.path set-up above
 from tests.browser_util import launch_chromium  # noqa: E402 - after the sys.path set-up above
 

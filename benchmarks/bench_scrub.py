@@ -185,7 +185,7 @@ def payload_server_ms(slug: str, repeats: int = 20) -> tuple[float, int]:
     """Median server time to build ``slug``'s payload (this process, the page's own headline) and its bytes."""
     import streamlit as st
 
-    from skbmodel import state as S
+    from skbmodel.links import state as S
     from skbmodel import uncertainty
     from skbview.app import live, ui
 

@@ -56,8 +56,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_latency import _PROBE_JS  # noqa: E402 - after the sys.path set-up above; keydown -> chart y changed, in the page's clock
 from skbmodel import model  # noqa: E402 - after the sys.path set-up above
-from skbmodel import state as S  # noqa: E402 - after the sys.path set-up above
-from skbmodel.profile import load_profile  # noqa: E402 - after the sys.path set-up above
+from skbmodel.links import state as S  # noqa: E402 - after the sys.path set-up above
+from skbmodel.machine.profile import load_profile  # noqa: E402 - after the sys.path set-up above
 from skbview import report  # noqa: E402 - after the sys.path set-up above
 from tests.browser_util import _APP_IDLE_JS, CHROMIUM, CHROMIUM_ARGS, NAV_LINK, slider_selector, streamlit_server  # noqa: E402 - after the sys.path set-up above
 

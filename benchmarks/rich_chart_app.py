@@ -14,7 +14,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import streamlit as st  # noqa: E402 - after the sys.path set-up above
 
-from skbmodel import state as sk_state  # noqa: E402 - after the sys.path set-up above
+from skbmodel.links import state as sk_state  # noqa: E402 - after the sys.path set-up above
 from skbview import charts  # noqa: E402 - after the sys.path set-up above
 from skbview.app import ui
 

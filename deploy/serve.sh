@@ -11,7 +11,7 @@
 #
 # Settings, from the environment (systemd: /etc/default/skbmodel; container: ENV / --env):
 #   SKB_PUBLIC_URL   the address readers open, path included (https://perf.example.org/skbmodel/):
-#                    every link the dashboard writes starts with it (skbmodel.shortlink.public_base_url)
+#                    every link the dashboard writes starts with it (skbmodel.links.shortlink.public_base_url)
 #   SKB_BASE_PATH    the path the proxy serves the dashboard under, without slashes (default: the path of
 #                    SKB_PUBLIC_URL, else none); Streamlit's server.baseUrlPath
 #   SKB_ADDRESS      the address the processes listen on (default 127.0.0.1: only the proxy reaches them)

@@ -6,13 +6,14 @@ the editable table, check the clock (inferred from the lines that give cycles an
 constants to fit, fit.  The
 fitted profile becomes the one in use (sidebar), can be downloaded (TOML), uploaded again, and
 travels in the share link.  Until a fit succeeds the model in use stays as it was.
-The sections are drawn by :mod:`skbview.app.calibrate_view`; the steps between them are :mod:`skbmodel.userinput`.
+The sections are drawn by :mod:`skbview.app.calibrate_view`; the steps between them are
+:mod:`skbmodel.evidence.userinput`.
 """
 from __future__ import annotations
 
 import streamlit as st
 
-from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
+from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview.app import calibrate_view as view
 from skbview.app import custom_profile
 

@@ -6,8 +6,11 @@ constants its difference rests on (skbmodel.answers: the same answer the text bl
 import pandas as pd
 import streamlit as st
 
-from skbmodel import abruns, answers, noise, schema, state as sk_state
-from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
+from skbmodel.evidence import abruns
+from skbmodel import answers, schema
+from skbmodel.physics import noise
+from skbmodel.links import state as sk_state
+from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import tables
 from skbview.app import appstate, calibrate_view, ui
 from skbview.safe_text import md_escape

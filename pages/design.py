@@ -3,9 +3,10 @@ second composition or a modelled path (skbmodel.design; its charts are skbview.c
 skbview.tables.design_summary)."""
 import streamlit as st
 
-from skbmodel import design, noise, rest
-from skbmodel import state as sk_state
-from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
+from skbmodel import design
+from skbmodel.physics import noise, rest
+from skbmodel.links import state as sk_state
+from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import charts, tables
 from skbview.app import appstate, ui
 from skbview.safe_text import md_escape

@@ -4,9 +4,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from skbmodel import drivers, grid, noise
-from skbmodel import state as sk_state
-from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
+from skbmodel import drivers, grid
+from skbmodel.physics import noise
+from skbmodel.links import state as sk_state
+from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import tables
 from skbview.app import appstate, ui
 from skbview.safe_text import md_escape

@@ -1,8 +1,8 @@
 """Overview: the chosen path's per-packet cost breakdown against the line-rate budget."""
 import streamlit as st
 
-from skbmodel import rest
-from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
+from skbmodel.physics import rest
+from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview.app import appstate, ui
 
 st.title(PAGE_BY_SLUG["overview"].heading)

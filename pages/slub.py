@@ -1,7 +1,7 @@
 """SLUB: per-object cost vs kmem_cache bulk size, one at a time vs bulk, slab boundaries."""
 import streamlit as st
 
-from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
+from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview.app import ui
 
 st.title(PAGE_BY_SLUG["slub"].heading)

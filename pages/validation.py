@@ -2,8 +2,9 @@
 import pandas as pd
 import streamlit as st
 
-from skbmodel import kconfig, outofsample, uarch, validation
-from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
+from skbmodel.machine import kconfig, uarch
+from skbmodel.evidence import outofsample, validation
+from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import charts
 from skbview.app import appstate, ui
 

@@ -1,7 +1,7 @@
 """veth: Mpps vs VETH_XDP_BATCH for both zeroing methods, noise band, batch heatmap."""
 import streamlit as st
 
-from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
+from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview.app import ui
 
 st.title(PAGE_BY_SLUG["veth"].heading)

@@ -10,7 +10,7 @@ archived.
 
 Each file is ``<id>@<version>.toml``: self-contained (inherited constants resolved, no
 ``inherits``), values at full precision; ``<version>`` is the hash of its values
-(:func:`skbmodel.profile.values_version`).  An existing file is checked, never rewritten.
+(:func:`skbmodel.machine.profile.values_version`).  An existing file is checked, never rewritten.
 
     python scripts/archive_profiles.py          # archive what is missing, list what is there
     python scripts/archive_profiles.py --check  # exit 1 if a current version is not archived
@@ -23,7 +23,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from skbmodel import profile as P  # noqa: E402
+from skbmodel.machine import profile as P  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -5,7 +5,7 @@
 
 One table per shipped profile, one row per constant: value, standard deviation,
 unit, kind, where it comes from (the CPU's own data, derived from its machine description by
-:mod:`skbmodel.uarch`, or inherited from a parent profile) and its source.  Only the text between
+:mod:`skbmodel.machine.uarch`, or inherited from a parent profile) and its source.  Only the text between
 ``<!-- constants:begin -->`` and ``<!-- constants:end -->`` is written; the rest of the file is left alone.
 """
 from __future__ import annotations
@@ -18,9 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from skbmodel import kconfig  # noqa: E402 - after the sys.path set-up
-from skbmodel.calibration import own_names  # noqa: E402 - after the sys.path set-up
-from skbmodel.profile import available_profiles, load_profile  # noqa: E402 - after the sys.path set-up
+from skbmodel.machine import kconfig  # noqa: E402 - after the sys.path set-up
+from skbmodel.evidence.calibration import own_names  # noqa: E402 - after the sys.path set-up
+from skbmodel.machine.profile import available_profiles, load_profile  # noqa: E402 - after the sys.path set-up
 
 BEGIN = "<!-- constants:begin -->"
 END = "<!-- constants:end -->"

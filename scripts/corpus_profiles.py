@@ -27,10 +27,10 @@ measured on its CPU, each constant with the rows it comes from:
   clock and the start-ups of its two 256 B memsets (time_bench_memset), each the row less four lines at
   the derived per-line cost (two rows at one size do not split a start-up from a per-line cost).
 
-Where a CPU's own data stop, a profile takes what :func:`skbmodel.uarch.derive` gives it from its
+Where a CPU's own data stop, a profile takes what :func:`skbmodel.machine.uarch.derive` gives it from its
 machine description (the page_pool costs and cache sizes of ``i7-4790k``), each such constant's source
 starting ``derived:``; the rest is inherited.  Each profile states the kernels its own constants
-were measured on (``kernels``, :mod:`skbmodel.era`).
+were measured on (``kernels``, :mod:`skbmodel.machine.era`).
 
 Run ``python scripts/archive_profiles.py`` after a change (share links record profile versions).
 """
@@ -48,12 +48,14 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from skbmodel import corpus, era, outofsample, uarch, userfit, zeroing  # noqa: E402  (after the path set-up)
-from skbmodel.profile import PROFILE_DIR, Constant, Profile, load_profile  # noqa: E402
+from skbmodel.evidence import corpus, outofsample, userfit  # noqa: E402  (after the path set-up)
+from skbmodel.machine import era, uarch  # noqa: E402  (after the path set-up)
+from skbmodel.physics import zeroing  # noqa: E402  (after the path set-up)
+from skbmodel.machine.profile import PROFILE_DIR, Constant, Profile, load_profile  # noqa: E402
 
 BASE = "e5-1650v4"
 #: how a profile's notes say where its path bases come from
-CARRIED = "carried from {b}'s CPU as core cycles, unmeasured here (skbmodel.uarch.carried_constants)"
+CARRIED = "carried from {b}'s CPU as core cycles, unmeasured here (skbmodel.machine.uarch.carried_constants)"
 TB = "time_bench precision: whole-cycle rounding sd 0.29 cycles and 1 % run-to-run"
 
 
@@ -107,7 +109,8 @@ def i7_4790k(df) -> Profile:
                    topology_source="Intel ARK, Core i7-4790K: a desktop part (one socket, one memory controller)",
                    notes=("SLUB constants fitted to the published detached-freelist curves of this CPU; the page_pool "
                           "costs, the zeroing costs and cache sizes derived from its description (haswell, kernel 4.5; "
-                          "skbmodel.uarch); the page allocator from the 2017 bulk RFC thread (4.10-rc2, the CPU "
+                          "skbmodel.machine.uarch); the page allocator from the 2017 bulk RFC thread (4.10-rc2, "
+                          "the CPU "
                           "inferred from its 4.00 GHz TSC); the path bases " + CARRIED.format(b="e5-1650v4") + ": a "
                           "Haswell desktop part, not the Broadwell-EP server part"))
     return prof.with_correlation(free, np.asarray(res.corr, dtype=float))
@@ -116,7 +119,7 @@ def i7_4790k(df) -> Profile:
 def page_allocator_2017(df) -> dict:
     """The page allocator of the 2017 list-based bulk RFC (corpus series pa-2017-rfc-*, 4.10-rc2), taken
     to be this CPU's (the message does not name it: TSC 4.00 GHz from cycles/ns, the tester's i7-4790K;
-    skbmodel.uarch.INFERRED_CPU): one page at a time, and ``p + c/n`` over bulk 2..128 (least squares,
+    skbmodel.machine.uarch.INFERRED_CPU): one page at a time, and ``p + c/n`` over bulk 2..128 (least squares,
     as the E5-1650 v4's array curve); the step past the pcp list at 256 gives the buddy cost per page."""
     single = _row(df, "pa-2017-rfc-single")
     g = df[df["series"] == "pa-2017-rfc-bulk-list"].sort_values("x_value")
@@ -129,7 +132,7 @@ def page_allocator_2017(df) -> dict:
     v256 = float(v[n == 256][0])
     buddy = (v256 - (p + c / 256.0)) * 256.0 / (256.0 - high)
     src = (f"{single['source']}; the CPU is not named there, taken to be this one (TSC 4.00 GHz from cycles/ns, "
-           "skbmodel.uarch.INFERRED_CPU); kernel 4.10-rc2")
+           "skbmodel.machine.uarch.INFERRED_CPU); kernel 4.10-rc2")
     return {
         "page_single_cycles": _published("page_single_cycles", single["value"], "cycles",
                                          f"page_bench04_bulk single-page baseline, corpus row pa-2017-rfc-single: "
@@ -151,7 +154,7 @@ def page_allocator_2017(df) -> dict:
 
 
 def derived_where_unmeasured(uarch_name: str, ghz: float, kernel: str, own: dict, cpu: str | None = None) -> dict:
-    """The constants :func:`skbmodel.uarch.derive` gives a CPU that its own data does not (the derived
+    """The constants :func:`skbmodel.machine.uarch.derive` gives a CPU that its own data does not (the derived
     page_pool costs and the description's cache sizes), each with its derivation as source (``cpu``: the
     SKU of the description the profile was measured on, whose figures replace the description's)."""
     prof = uarch.derive(uarch_name, ghz=ghz, kernel=kernel, cpu=cpu)
@@ -185,7 +188,8 @@ def kunpeng_920(df) -> Profile:
                    "threads 2024-2025)", constants=consts, inherits="e5-1650v4-2025", kernels=("6.12", "6.13"),
                    notes=("page_pool costs measured on this CPU (ns, converted at the assumed 2.6 GHz core clock: "
                           "the corpus names neither the model nor the clock); the cache sizes from its description "
-                          "(kunpeng-920); SLUB, zeroing and the page allocator derived from it (skbmodel.uarch: the "
+                          "(kunpeng-920); SLUB, zeroing and the page allocator derived from it "
+                          "(skbmodel.machine.uarch: the "
                           "x86 counts and residuals, no arm64 CPU measures them); the path bases "
                           + CARRIED.format(b="e5-1650v4-2025") + " (an x86 CPU: another instruction set too)"))
 
@@ -328,7 +332,7 @@ def epyc_7351(df) -> Profile:
     per-line cost is the derivation's (the E5-1650 v4's residual at Zen 1's string-store rate), and each
     start-up is what its row leaves: ``row - L * line``.  Its sd is the row's time_bench precision and L
     times the line's sd, correlated with the line so that the row itself is reproduced to its precision.
-    The kernel is not stated; :func:`skbmodel.era.kernel_of` dates 2020-06 to the release after it, 5.8.
+    The kernel is not stated; :func:`skbmodel.machine.era.kernel_of` dates 2020-06 to the release after it, 5.8.
     """
     desc = uarch.load("zen1-naples").for_cpu("EPYC 7351")
     rows = {k: _row(df, rid) for k, (rid, _line, _what) in ZEN1_ROWS.items()}
@@ -355,7 +359,7 @@ def epyc_7351(df) -> Profile:
             f"({line.value:g} cycles, derived: see that constant): two rows at one size fix start-up + "
             f"{lines:g} lines of each memset, not the split, so the per-line cost is the derivation's and the "
             f"start-up what the row leaves; no drain term ({lines:g} lines fit the {sb_lines * 64:g} B store "
-            f"buffer); kernel not stated (2020-06), dated {kernel} (skbmodel.era); {r['source']}",
+            f"buffer); kernel not stated (2020-06), dated {kernel} (skbmodel.machine.era); {r['source']}",
             round(sd, 3), f"the row's {TB} (sd {row_sd:.2f}) and {lines:g} x the line's sd "
             f"({line.stderr:g}), correlated with the line so that the row is reproduced to its precision")
         shares.append((lines, line.stderr, sd))
@@ -366,10 +370,12 @@ def epyc_7351(df) -> Profile:
                    notes=("the zeroing start-ups (the inline rep stosq of memset_256 and the out-of-line memset of "
                           "memset_variable_step(256), on Zen 1 __memset's rep stosq body: no ERMS) and the clock "
                           "measured on this CPU, each start-up its 256 B row less four lines at the derived per-line "
-                          f"cost; the kernel not stated (2020-06: dated {kernel}, skbmodel.era); the page_pool costs, "
+                          f"cost; the kernel not stated (2020-06: dated {kernel}, skbmodel.machine.era); the "
+                          "page_pool costs, "
                           "SLUB, zeroing (the rest of it) and the page allocator derived from its description "
                           f"(zen1-naples with the EPYC 7351's clocks, {desc.value('tsc_ghz'):g} GHz base, "
-                          f"{desc.value('turbo_ghz'):g} GHz boost; kernel {kernel}; skbmodel.uarch); the rest (the "
+                          f"{desc.value('turbo_ghz'):g} GHz boost; kernel {kernel}; skbmodel.machine.uarch); "
+                          "the rest (the "
                           "path bases) " + CARRIED.format(b="e5-1650v4")))
     # setup = row - L * line: cov(setup, line) = -L var(line); the two start-ups share the line (the
     # variable-size memset is priced as the stos constants on this core), so they covary by L^2 var(line)
@@ -387,14 +393,14 @@ def epyc_7351(df) -> Profile:
 
 
 def with_derived(prof: Profile, uarch_name: str, kernel: str, cpu: str | None = None) -> Profile:
-    """``prof`` with what :func:`skbmodel.uarch.derive` gives its CPU where the profile has no data of its
+    """``prof`` with what :func:`skbmodel.machine.uarch.derive` gives its CPU where the profile has no data of its
     own (SLUB, zeroing, the page allocator), said in its notes (``cpu``: the description's SKU)."""
     consts = dict(prof.constants)
     consts.update(derived_where_unmeasured(uarch_name, prof.ghz, kernel, consts, cpu=cpu))
     own = " (the rest of it)" if any(uarch.COST_MODEL.get(k, ("",))[0] == "page_alloc" for k in prof.constants) else ""
     notes = prof.notes.replace("; the rest inherited from e5-1650v4 unmeasured",
                                f"; SLUB, zeroing and the page allocator{own} derived from its description "
-                               f"({uarch_name}, kernel {kernel}; skbmodel.uarch); the rest (the path bases) "
+                               f"({uarch_name}, kernel {kernel}; skbmodel.machine.uarch); the rest (the path bases) "
                                + CARRIED.format(b="e5-1650v4"))
     return dataclasses.replace(prof, constants=consts, notes=notes)
 

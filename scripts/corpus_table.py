@@ -9,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from skbmodel.corpus import load_corpus  # noqa: E402
+from skbmodel.evidence.corpus import load_corpus  # noqa: E402
 
 
 def short_source(s: str, n: int = 70) -> str:

@@ -3,9 +3,9 @@
     python scripts/derived_profiles.py           # (re)write them (and remove those of deleted descriptions)
     python scripts/derived_profiles.py --check   # exit 1 if a written profile differs from what this gives
 
-Each is :func:`skbmodel.uarch.shipped_derived`: the description's clock and cache sizes, the page_pool
+Each is :func:`skbmodel.machine.uarch.shipped_derived`: the description's clock and cache sizes, the page_pool
 costs derived from the measured CPUs' core cycles for the latest kernel
-(:data:`skbmodel.uarch.LATEST_KERNEL`), everything else inherited from the era's base profile.  They are
+(:data:`skbmodel.machine.uarch.LATEST_KERNEL`), everything else inherited from the era's base profile.  They are
 shipped files so that the sidebar offers every described CPU and a share link pins their version like
 any other profile's.  Run it after a change to a description or to a measured CPU's profile
 (``scripts/corpus_profiles.py`` first: a derivation reads the measured profiles), then
@@ -21,8 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from scripts.corpus_profiles import write_profiles  # noqa: E402  (after the path set-up)
-from skbmodel import uarch  # noqa: E402
-from skbmodel.profile import PROFILE_DIR  # noqa: E402
+from skbmodel.machine import uarch  # noqa: E402
+from skbmodel.machine.profile import PROFILE_DIR  # noqa: E402
 
 
 def main(argv=None) -> int:

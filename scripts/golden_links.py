@@ -25,8 +25,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import skbmodel  # noqa: E402
-from skbmodel import custom, state as S, versions as V  # noqa: E402
-from skbmodel.profile import load_profile  # noqa: E402
+from skbmodel.machine import custom  # noqa: E402
+from skbmodel.links import state as S, versions as V  # noqa: E402
+from skbmodel.machine.profile import load_profile  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "data" / "golden_links.json"
 

@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from skbmodel import state as S  # noqa: E402 - after the sys.path line, so the script runs from anywhere
+from skbmodel.links import state as S  # noqa: E402 - after the sys.path line, so the script runs from anywhere
 from skbview import charts, report  # noqa: E402
 
 OUT = ROOT / "docs" / "overview.png"

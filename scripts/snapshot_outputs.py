@@ -20,10 +20,10 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from skbmodel import state as S  # noqa: E402 - after the sys.path line, so the script runs from anywhere
+from skbmodel.links import state as S  # noqa: E402 - after the sys.path line, so the script runs from anywhere
 from skbview import charts, report  # noqa: E402
 
-# written out, not read from skbmodel.pages: the script must also run on commits from before that registry
+# written out, not read from skbmodel.links.pages: the script must also run on commits from before that registry
 PAGE_SLUGS = ("overview", "slub", "zeroing", "veth", "cpumap", "kfree", "compare", "validation")
 
 #: name -> query: every page's default, then links that move the parameters each page's charts vary with

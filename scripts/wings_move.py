@@ -54,7 +54,7 @@ def package_of(path: Path) -> str:
 
 
 def new_name(dotted: str) -> str:
-    """Where a flat-layout module lives now: ``skbmodel.slub`` -> ``skbmodel.physics.slub``."""
+    """Where a flat-layout module lives now: ``skbmodel.physics.slub`` -> ``skbmodel.physics.slub``."""
     parts = dotted.split(".")
     if len(parts) >= 2 and parts[0] == "skbmodel" and parts[1] in WING_OF:
         return ".".join(["skbmodel", WING_OF[parts[1]], *parts[1:]])

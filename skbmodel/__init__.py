@@ -6,7 +6,7 @@ paths put together stage by stage in :mod:`design`; every output evaluated in :m
 in :mod:`params`, the outputs and components in :mod:`schema`; one side of a state (A or B) with its
 profile in :mod:`scenario`; CPU profiles in :mod:`profile`; the share-link codec in :mod:`state`.
 """
-#: The model version, recorded in every share link as ``mv`` (see :mod:`skbmodel.versions`).
+#: The model version, recorded in every share link as ``mv`` (see :mod:`skbmodel.links.versions`).
 #: Bump the MINOR version whenever a model formula, a mechanism or an output's definition changes
 #: (anything that can move a number for the same profile values), then record the golden links'
 #: new numbers with a reason: ``python scripts/golden_links.py --record --reason "..."``.

@@ -10,7 +10,7 @@ turns (scenario A, optional scenario B, the outputs asked) into :class:`Answers`
 * for B, the paired difference ``B - A`` of every output the change moves
   (:func:`skbmodel.drivers.verdict_outputs`), each a :class:`Difference` with the paired interval
   (:func:`skbmodel.uncertainty.delta_intervals`), the verdict, the runs per variant
-  (:func:`skbmodel.noise.runs_needed`) and the constants it rests on (:func:`skbmodel.drivers.drivers`);
+  (:func:`skbmodel.physics.noise.runs_needed`) and the constants it rests on (:func:`skbmodel.drivers.drivers`);
 * the identity of each profile used (:class:`ProfileIdentity`: name, version, stock or custom, the
   base and what it was fitted from).
 
@@ -26,10 +26,12 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from . import cpumap, design, drivers as _drivers, noise, schema, state as S
-from .custom import CUSTOM_PREFIX
-from .pages import BY_SLUG, DEFAULT_PAGE
-from .profile import Profile, load_profile, profile_version
+from .physics import cpumap, noise
+from . import design, drivers as _drivers, schema
+from .links import state as S
+from .machine.custom import CUSTOM_PREFIX
+from .links.pages import BY_SLUG, DEFAULT_PAGE
+from .machine.profile import Profile, load_profile, profile_version
 from .scenario import Scenario
 
 #: significant digits of every number a surface prints
@@ -74,7 +76,7 @@ class ProfileIdentity:
     fitted_from: str
     kernels: tuple[str, ...]
     ghz: float
-    #: the kernel and its mitigation mode (:attr:`skbmodel.profile.Profile.configuration_label`)
+    #: the kernel and its mitigation mode (:attr:`skbmodel.machine.profile.Profile.configuration_label`)
     configuration: str = ""
 
     @classmethod

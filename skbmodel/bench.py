@@ -6,8 +6,9 @@ import time
 
 import numpy as np
 
-from . import model, state
-from .profile import load_profile
+from . import model
+from .links import state
+from .machine.profile import load_profile
 
 
 def random_states(n: int, rng: np.random.Generator) -> dict:

@@ -18,12 +18,14 @@ from pathlib import Path
 
 import numpy as np
 
-from . import (__version__, answers, calibration, corpus, cpumap, custom, design, drivers, kconfig, mailtext,
-               model, outofsample, parsers, shortlink, state, uarch, uncertainty, userfit, userinput, validation,
-               versions)
+from . import __version__, answers, design, drivers, mailtext, model, uncertainty
+from .evidence import calibration, corpus, outofsample, parsers, userfit, userinput, validation
+from .physics import cpumap
+from .machine import custom, kconfig, uarch
+from .links import shortlink, state, versions
 from .bench import run_bench
-from .profile import (DEFAULT_PROFILE, PROFILE_DIR, ProfileError, archive_current, available_profiles, clear_cache,
-                      load_profile, parse_profile, profile_version)
+from .machine.profile import (DEFAULT_PROFILE, PROFILE_DIR, ProfileError, archive_current,
+    available_profiles, clear_cache, load_profile, parse_profile, profile_version)
 
 
 class UsageError(Exception):

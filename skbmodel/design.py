@@ -1,9 +1,9 @@
 """Design your own path: a per-packet path composed of stages, each backed by a calibrated sub-model.
 
 A composition picks one option per stage; every option's cost comes from the sub-models and the
-profile constants the four modelled paths use (:mod:`skbmodel.slub`, :mod:`skbmodel.zeroing`,
-:mod:`skbmodel.page_pool`, :mod:`skbmodel.page_alloc`, :mod:`skbmodel.cpumap`,
-:mod:`skbmodel.kfree_skb_list`, :mod:`skbmodel.napi_cache`): no stage has a free constant of its
+profile constants the four modelled paths use (:mod:`skbmodel.physics.slub`, :mod:`skbmodel.physics.zeroing`,
+:mod:`skbmodel.physics.page_pool`, :mod:`skbmodel.physics.page_alloc`, :mod:`skbmodel.physics.cpumap`,
+:mod:`skbmodel.physics.kfree_skb_list`, :mod:`skbmodel.physics.napi_cache`): no stage has a free constant of its
 own.  The cost is that of the CPU the composition describes -- with a cpumap hand-off, the
 destination CPU (the bottleneck of the modelled cpumap path).  Components [cycles] are the
 :data:`skbmodel.model.COMPONENTS`; their sum divided by the clock is ``path.ns_per_packet``.
@@ -13,12 +13,13 @@ Stages and options (state keys ``d_*``; ``from`` = as in the starting path ``d_f
 * RX buffer (``d_rx``): ``pp_direct`` page_pool direct recycle (``pp_fast``); ``pp_ring`` recycle
   through the ptr_ring (``pp_ring``); ``page_single`` the page allocator one page at a time
   (``page_slow + bulk_cycles(1) - bulk_cycles(64)``); ``page_bulk`` refill in bulk of
-  ``N = d_rx_bulk`` (``page_slow + bulk_cycles(N) - bulk_cycles(64)``, :func:`skbmodel.page_alloc.refill_extra_cycles`);
+  ``N = d_rx_bulk`` (``page_slow + bulk_cycles(N) - bulk_cycles(64)``,
+  :func:`skbmodel.physics.page_alloc.refill_extra_cycles`);
   ``pp_mix`` ptr_ring for a share ``pp_recycle`` of the pages, the page allocator (bulk ``N``) for
   the rest; ``none`` (in the rest of the path).  After a hand-off the CPU pays the return side of
-  a page it did not allocate (:func:`skbmodel.page_pool.return_side_cycles`).
+  a page it did not allocate (:func:`skbmodel.physics.page_pool.return_side_cycles`).
 * skb head (``d_skb``): ``slab_one`` ``kmem_cache_alloc``; ``slab_bulk`` ``kmem_cache_alloc_bulk`` of
-  ``N = d_skb_bulk`` (:func:`skbmodel.slub.alloc_bulk_cycles`); ``napi_cache`` ``napi_skb_cache_get``:
+  ``N = d_skb_bulk`` (:func:`skbmodel.physics.slub.alloc_bulk_cycles`); ``napi_cache`` ``napi_skb_cache_get``:
   the cache's share of ``napi_cache_pair`` when the free stage refills it, else its refill from SLUB
   in bulk of ``NAPI_SKB_CACHE_BULK`` = 16; ``none`` (no skb, e.g. an XDP drop or the skb comes
   with the rest of the path).
@@ -35,13 +36,13 @@ Stages and options (state keys ``d_*``; ``from`` = as in the starting path ``d_f
   ``napi_skb_cache_put`` on this CPU, seed 001's same-CPU case (its share of ``napi_cache_pair``; when the
   skb head does not take from the cache, the cache flushes half of it, 32, with
   ``kmem_cache_free_bulk``); ``kfree_skb_list`` the qdisc drop list of ``drop_batch`` in calls of
-  ``KFREE_SKB_BULK_SIZE`` (:func:`skbmodel.kfree_skb_list.free_per_drop_cycles`); ``none``.
+  ``KFREE_SKB_BULK_SIZE`` (:func:`skbmodel.physics.kfree_skb_list.free_per_drop_cycles`); ``none``.
   ``d_free_where``: ``local`` (the object's slab is the CPU slab) or ``remote`` (``__slab_free``,
   ``slub_free_slow_extra`` per object; in bulk once per slab page).
 * rest of path (``d_rest``): the fitted base of a modelled path (``veth``, ``cpumap``, ``xdp_pass``,
   ``kfree_skb_list``) or ``custom`` ``d_rest_ns`` [ns].  The ``kfree_skb_list`` base is pktgen
   into fq_codel: only the dropped packets are freed here, ``d = 1 - W T`` of them (the wire
-  feedback of :mod:`skbmodel.kfree_skb_list`).
+  feedback of :mod:`skbmodel.physics.kfree_skb_list`).
 
 This module is the one place a path's stages are put together: the four modelled paths are the
 named compositions :data:`STARTS` (data), which :func:`per_packet` evaluates for :mod:`skbmodel.model`
@@ -57,7 +58,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import cpumap, kfree_skb_list, page_alloc, page_pool, rest as _rest, slub, units, zeroing
+from .physics import cpumap, kfree_skb_list, page_alloc, page_pool, rest as _rest, slub, units, zeroing
 # the stages, their options and the design keys are inputs: they live in the input schema
 from .params import (DEFAULTS, KEY_NAMES, KEYS, NUMERIC, OPTION_LABELS, OPTION_SHORT,  # noqa: F401 - re-exported
                      START_PATHS, START_SHORT, STAGE_CHOICES, choices_of)
@@ -260,7 +261,7 @@ def rx_cycles(rx, handed, numa, recycle_ratio, rx_bulk, c, memo, s):
     """RX buffer per packet [cycles] (see the module docstring) on the states ``s``.
 
     Without a hand-off, alloc + return on this CPU; after a cpumap hand-off, the return side of a
-    page the source CPU allocated (:func:`skbmodel.page_pool.return_side_cycles`, ratio 1 for the
+    page the source CPU allocated (:func:`skbmodel.physics.page_pool.return_side_cycles`, ratio 1 for the
     ptr_ring, 0 for the page allocator).
     """
     r = lambda s: np.clip(np.asarray(s(recycle_ratio), dtype=float), 0.0, 1.0)  # noqa: E731
@@ -301,7 +302,7 @@ def skb_cycles(skb, skb_bulk, feeds, c, memo, s):
 def zero_cycles(zero, is_gfp, zero_bytes, path_bytes, c, s):
     """Zeroing per packet [cycles] on the states ``s``: ``memset`` (rep stos) of ``zero_bytes``,
     ``__GFP_ZERO`` of the object (memset_erms), or the path's own method (``is_gfp``) of its own
-    ``path_bytes`` (:func:`skbmodel.zeroing.zero_skb_cycles`)."""
+    ``path_bytes`` (:func:`skbmodel.physics.zeroing.zero_skb_cycles`)."""
     clear = lambda gfp, nbytes: lambda s: zeroing.zero_skb_cycles(  # noqa: E731
         s(gfp), s(nbytes), c["slub_object_bytes"], **c)
     return _pick(zero, {_ZERO["memset"]: clear(False, zero_bytes), _ZERO["gfp_zero"]: clear(True, zero_bytes),
@@ -445,7 +446,7 @@ def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Compo
         "zeroing": zero_cycles(opt["d_zero"], x["is_gfp"], n["zero_b"], x["zero_bytes"], c, s),
         "page alloc/recycle": rx_cycles(rx, n["handed"], n["numa"], x["pp_recycle"], x["d_rx_bulk"], c, memo, s),
         "cross-CPU transfer": hand_cycles(n["handed"], n["numa"], c, s),
-        # a free stage replaces the free a rest already holds (skbmodel.rest)
+        # a free stage replaces the free a rest already holds (skbmodel.physics.rest)
         "rest of path": rest_cycles(rest, x["d_rest_ns"], ghz, c, s)
         - _rest.overlap_cycles(rest == _REST["veth"], free != _FREE["none"], c),
         "skb free": free_cycles(free, where == _WHERE["remote"], x["d_free_bulk"], skb == _SKB["napi_cache"],

@@ -36,7 +36,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import model, schema, uncertainty
-from .profile import Profile
+from .machine.profile import Profile
 
 #: relative step of the value derivative [1]
 REL_STEP = 1e-4

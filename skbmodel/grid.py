@@ -19,7 +19,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import model, noise, uncertainty
+from . import model, uncertainty
+from .physics import noise
 from .params import AXES, AXIS_CHOICES, MODEL_PARAMS  # noqa: F401 - the grid's vocabulary
 from .schema import GRID_OUTPUTS
 
@@ -31,7 +32,7 @@ OUTPUTS = GRID_OUTPUTS
 TIED = {"d_free_bulk": "xdp_batch"}
 NONE = "none"  # an unused axis
 
-#: Verdict codes of the cells (index into :data:`skbmodel.noise.VERDICTS`, -1: the baseline itself)
+#: Verdict codes of the cells (index into :data:`skbmodel.physics.noise.VERDICTS`, -1: the baseline itself)
 SURE, NOISE, UNSURE = range(3)
 
 

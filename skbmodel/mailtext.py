@@ -17,10 +17,12 @@ from urllib.parse import parse_qsl
 import numpy as np
 
 from . import __version__ as MODEL_VERSION
-from . import answers, design, shortlink, validation, versions
-from . import profile as _profile
-from . import state as S
-from .pages import BY_SLUG
+from . import answers, design
+from .links import shortlink, versions
+from .evidence import validation
+from .machine import profile as _profile
+from .links import state as S
+from .links.pages import BY_SLUG
 
 WIDTH = 70
 _ASCII = str.maketrans({"\u2212": "-", "\u00d7": "x", "\u2013": "-", "\u2014": "-", "\u2192": "->", "\u00b1": "+/-",

@@ -3,7 +3,7 @@
 The outputs and their units, and the cost components, are :mod:`skbmodel.schema`'s; the inputs are
 :mod:`skbmodel.params`'.
 
-:func:`evaluate` takes the model parameters of :mod:`skbmodel.state` -- scalars or numpy arrays
+:func:`evaluate` takes the model parameters of :mod:`skbmodel.links.state` -- scalars or numpy arrays
 that broadcast together -- and one CPU profile, and returns every output as an array with its
 unit.  :func:`path_breakdown` gives the named per-packet cost components of the chosen path;
 their sum is the path's total (one composition rule, as in Kerncraft's ECM results).
@@ -14,10 +14,12 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import budget, cpumap, design, era, napi_cache, noise, page_alloc, page_pool, slub, units, zeroing
-from .custom import decode_cached
+from .physics import budget, cpumap, napi_cache, noise, page_alloc, page_pool, slub, units, zeroing
+from . import design
+from .machine import era
+from .machine.custom import decode_cached
 from .params import BY_KEY as PARAMS, MODEL_PARAMS
-from .profile import DEFAULT_PROFILE, Profile, load_profile
+from .machine.profile import DEFAULT_PROFILE, Profile, load_profile
 from .schema import COMPONENTS, OUTPUT_UNITS
 
 
@@ -30,7 +32,7 @@ def profile_of(params: Mapping, profile: Profile | None = None) -> Profile:
     """``profile``, else the scenario's own: its custom profile (``prof``) or its shipped ``cpu``."""
     if profile is not None:
         return profile
-    custom_text = params.get("prof", None)  # a custom profile (skbmodel.custom link text)
+    custom_text = params.get("prof", None)  # a custom profile (skbmodel.machine.custom link text)
     if custom_text is not None:
         text = custom_text if isinstance(custom_text, str) else str(np.asarray(custom_text).flat[0])
         if text:
@@ -89,7 +91,7 @@ def _slub_kw(c):
 
 
 #: key of ``c`` (the constants) that carries whether the profile's kernels recycle page_pool pages
-#: directly outside softirq (:func:`skbmodel.era.direct_recycle_any_context`)
+#: directly outside softirq (:func:`skbmodel.machine.era.direct_recycle_any_context`)
 _PP_DIRECT = "_pp_direct_any_context"
 
 CHUNK_STATES = 32_768  # evaluate large grids in cache-sized blocks
@@ -101,7 +103,7 @@ def evaluate(params: Mapping, profile: Profile | None = None, constants: Mapping
 
     Parameters
     ----------
-    params : mapping of state keys (see :mod:`skbmodel.state`) to scalars or arrays.
+    params : mapping of state keys (see :mod:`skbmodel.links.state`) to scalars or arrays.
         Categorical keys (``zero``, ``numa``, ``path``) take string arrays.
     profile : CPU profile; default: the one named by ``params["cpu"]``.
     constants : optional ``{name: value}`` overriding profile constants (used by the fit).  A value

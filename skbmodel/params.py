@@ -2,7 +2,7 @@
 
 The input schema, with the Design page's stages and their options: the one place a parameter's default or
 the text shown for a choice is written (it imports no model code): the codec
-(:mod:`skbmodel.state`), the model's defaults for a partial scenario (:mod:`skbmodel.model`), the sidebar
+(:mod:`skbmodel.links.state`), the model's defaults for a partial scenario (:mod:`skbmodel.model`), the sidebar
 and the charts read it from here.
 """
 from __future__ import annotations
@@ -12,8 +12,8 @@ import math
 
 import numpy as np
 
-from . import page_alloc
-from . import profile as _profile
+from .physics import page_alloc
+from .machine import profile as _profile
 
 MAX_VALUE_CHARS = 200
 #: Scenario B of the A/B comparison uses the keys of scenario A with this prefix.
@@ -148,7 +148,7 @@ OPTION_LABELS = {
 }
 
 #: ``(key, label, kind, default, lo, hi, unit, step)`` of every design key (the Params of
-#: :mod:`skbmodel.state`).  Bulk sizes start at 0 so that a link's 0 is kept and reported by
+#: :mod:`skbmodel.links.state`).  Bulk sizes start at 0 so that a link's 0 is kept and reported by
 #: :func:`skbmodel.design.problems` (naming the stage) instead of being clamped silently.
 KEYS = (
     ("d_from", "Design: start from path", "choice", "veth", None, None, "", None),

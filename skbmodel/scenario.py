@@ -12,8 +12,9 @@ import dataclasses
 from collections.abc import Mapping
 from types import MappingProxyType
 
-from . import model, state as _state, uncertainty
-from .profile import Profile, profile_version
+from . import model, uncertainty
+from .links import state as _state
+from .machine.profile import Profile, profile_version
 
 
 @dataclasses.dataclass(frozen=True, eq=False)

@@ -1,7 +1,7 @@
 """Prediction intervals on every model output, from the uncertainty of the profile's constants.
 
 Each constant of a CPU profile may carry ``stderr`` (one standard deviation, in its own unit) and
-the profile a correlation matrix among its fitted constants (:mod:`skbmodel.profile`; how each
+the profile a correlation matrix among its fitted constants (:mod:`skbmodel.machine.profile`; how each
 number was obtained is in the constant's ``source``).  This module propagates them to the outputs
 of :func:`skbmodel.model.evaluate`, vectorised over the parameter grid, by one of two methods:
 
@@ -42,7 +42,7 @@ sd per output prefix (0 until out-of-sample validation fills it), combined in qu
 * a value fixed by the kernel (:data:`EXACT_OUTPUTS`, objects per slab) is exact: ``[f, f]``;
 * "runs needed" is a monotone function of the zeroing difference, so its range is that function of
   the difference's interval: from the runs at the interval's largest ``|delta|`` to those at its
-  smallest, and up to :data:`skbmodel.noise.MAX_RUNS` (no finite number of runs) when the interval
+  smallest, and up to :data:`skbmodel.physics.noise.MAX_RUNS` (no finite number of runs) when the interval
   holds 0.
 
 :func:`delta_interval` gives the interval of a B - A difference with *paired* propagation: A and
@@ -61,10 +61,11 @@ from statistics import NormalDist
 import numpy as np
 
 from . import paths
-from . import model, noise, schema
-from .custom import CUSTOM_PREFIX
+from . import model, schema
+from .physics import noise
+from .machine.custom import CUSTOM_PREFIX
 from .params import MODEL_PARAMS
-from .profile import Profile
+from .machine.profile import Profile
 
 LEVEL = 0.9
 METHODS = ("linear", "sampling")

@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from skbmodel import state as S
+from skbmodel.links import state as S
 from skbmodel.cli import UsageError
 
 from . import exporter, report

@@ -22,11 +22,13 @@ import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
 import skbmodel
-from skbmodel import shortlink
-from skbmodel import state as S
-from skbmodel import answers, validation, versions
-from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG
-from skbmodel.profile import load_profile
+from skbmodel.links import shortlink
+from skbmodel.links import state as S
+from skbmodel import answers
+from skbmodel.evidence import validation
+from skbmodel.links import versions
+from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
+from skbmodel.machine.profile import load_profile
 
 from . import exporter
 
@@ -171,7 +173,7 @@ _NO_PAGE_KEYS = tuple(k for k in S.PARAMS if k not in S.NAV_KEYS and k not in S.
 
 
 def share_link(state: Mapping, base_url: str | None = None, with_page: bool = True) -> str:
-    """Share link: ``base_url`` (the page's address; default: :func:`skbmodel.shortlink.page_address`, the
+    """Share link: ``base_url`` (the page's address; default: :func:`skbmodel.links.shortlink.page_address`, the
     public address when one is set, else :data:`DEFAULT_BASE_URL`) + ``?`` + :func:`share_query`.
     ``with_page=False``: a link that opens the page of ``base_url`` itself (the Calibrate page: its link carries
     the scenario and the custom profile, not the Overview's page and headline)."""
@@ -187,8 +189,9 @@ def _profile(state: Mapping, which: str = "a"):
 
 def profile_version(state_or_cpu, which: str = "a") -> str:
     """``<id> (format v<n>, version <hash>)``: the version a share link records as ``pv`` (the hash of the
-    constant values, :func:`skbmodel.profile.profile_version`; it changes whenever a recalibration changes a value)."""
-    from skbmodel.profile import profile_version as _pv
+    constant values, :func:`skbmodel.machine.profile.profile_version`; it changes whenever a recalibration changes a
+    value)."""
+    from skbmodel.machine.profile import profile_version as _pv
     if isinstance(state_or_cpu, str):
         prof = load_profile(state_or_cpu)
     else:
@@ -242,7 +245,8 @@ def _param_table(st: dict) -> str:
         if a or b:
             cls = ' class="diff"' if a != b else ""
             rows.insert(1, f"<tr{cls}><td><code>{_e(k)}</code></td><td>Custom CPU profile (link form)</td>"
-                           f"<td>{_e(a or '—')}</td><td>{_e(b or '—')}</td><td></td><td>see skbmodel.custom</td></tr>")
+                           f"<td>{_e(a or '—')}</td><td>{_e(b or '—')}</td><td></td>"
+                           "<td>see skbmodel.machine.custom</td></tr>")
     return ("<table><tr><th>key</th><th>parameter</th><th>A</th><th>B (<code>b_</code>)</th><th>unit</th>"
             "<th>allowed</th></tr>" + "".join(rows) + "</table>")
 

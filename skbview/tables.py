@@ -5,7 +5,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from skbmodel import answers, design, drivers, grid, model, noise, state as sk_state, units
+from skbmodel import answers, design, drivers, grid, model
+from skbmodel.physics import noise, units
+from skbmodel.links import state as sk_state
 from skbmodel.scenario import Scenario
 
 
@@ -45,7 +47,7 @@ def compare_rows(state: Mapping) -> list[dict]:
 
     ``delta_lo``/``delta_hi``: the 90 % interval of ``delta`` (the output's own unit) from paired
     propagation (:func:`skbmodel.uncertainty.delta_intervals`); ``verdict`` is one of
-    :data:`skbmodel.noise.VERDICTS` where there is a per-packet form, else "—".  ``moves``: whether
+    :data:`skbmodel.physics.noise.VERDICTS` where there is a per-packet form, else "—".  ``moves``: whether
     the change moves the output at all.  ``runs_needed`` only where it means something: a path's
     per-packet output (:data:`skbmodel.drivers.PER_PACKET_OUTPUTS`, what ``noise_ns`` is the noise
     of) that moves, and whose sign the model is sure of or that is below the noise floor.

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import random
 
-from skbmodel import custom, profile as P, state
+from skbmodel.machine import custom, profile as P
+from skbmodel.links import state
 
 #: a custom profile on the e5-1650v4 (its id is derived from its values, so it is named here)
 CUSTOM = "custom-on-e5-1650v4"

@@ -10,7 +10,8 @@ import shutil
 
 import pytest
 
-from skbmodel import profile as P, versions as V
+from skbmodel.machine import profile as P
+from skbmodel.links import versions as V
 
 ORDER_SEED = os.environ.get("SKB_TEST_ORDER_SEED", "").strip()
 ORDER_MODE = os.environ.get("SKB_TEST_ORDER", "modules").strip() or "modules"
@@ -71,8 +72,8 @@ def old_e5_version(tmp_path, monkeypatch):
 
 @pytest.fixture(scope="session")
 def oos_report():
-    """The out-of-sample report (``skbmodel.outofsample.report`` of the corpus), computed once per session:
+    """The out-of-sample report (``skbmodel.evidence.outofsample.report`` of the corpus), computed once per session:
     it refits every curve and derives every described CPU, the slowest computation the tests read; the
     regenerate-and-compare check, the CLI's JSON and the protocols' own tests all read this one."""
-    from skbmodel import corpus, outofsample
+    from skbmodel.evidence import corpus, outofsample
     return outofsample.report(corpus.load_corpus())

@@ -11,7 +11,7 @@
 
 Everything is deterministic for a given ``seed`` (``random.Random``), so a failing case found by the
 10,000-link soak can be replayed: ``fuzz_query(seed)``.  The oracle for "bad" is independent of
-:mod:`skbmodel.state`'s parser: a value is only marked bad when it is unambiguously invalid (not
+:mod:`skbmodel.links.state`'s parser: a value is only marked bad when it is unambiguously invalid (not
 an ASCII decimal number in range, not an integer for an integer parameter, not one of the choices);
 inputs that a lenient parser may reasonably accept (unicode digits, ``1_000``, ``16.0``) are marked
 ``either`` and not asserted on.
@@ -26,11 +26,11 @@ import re
 from pathlib import Path
 from urllib.parse import urlencode
 
-from skbmodel import state as S
+from skbmodel.links import state as S
 from tests.limits import APPTEST_TIMEOUT_S
 
 REPO = Path(__file__).resolve().parent.parent
-MAX_VALUE_CHARS = 200  # the documented limit of a link value (skbmodel.state.MAX_VALUE_CHARS)
+MAX_VALUE_CHARS = 200  # the documented limit of a link value (skbmodel.links.state.MAX_VALUE_CHARS)
 _ASCII_NUMBER = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
 
 HOSTILE = (
@@ -150,8 +150,8 @@ def _unknown_key(rng: random.Random) -> str:
 
 def _prof_value(rng: random.Random) -> tuple[str, bool]:
     """A custom-profile link value: valid (True) or garbage (False)."""
-    from skbmodel import custom
-    from skbmodel.profile import DEFAULT_PROFILE, available_profiles, load_profile
+    from skbmodel.machine import custom
+    from skbmodel.machine.profile import DEFAULT_PROFILE, available_profiles, load_profile
 
     if rng.random() < 0.3:
         base = load_profile(rng.choice(list(available_profiles()) or [DEFAULT_PROFILE]))
@@ -365,8 +365,8 @@ def fuzz_upload(seed: int) -> FuzzUpload:
 
 
 def _fuzz_profile(rng: random.Random, seed: int, name: str) -> FuzzUpload:
-    from skbmodel import custom
-    from skbmodel.profile import DEFAULT_PROFILE, load_profile
+    from skbmodel.machine import custom
+    from skbmodel.machine.profile import DEFAULT_PROFILE, load_profile
 
     base = load_profile(DEFAULT_PROFILE)
     good = custom.profile_toml(custom.build(base, {"ghz": 3.1}, label="fuzz"))
@@ -399,7 +399,7 @@ def _fuzz_profile(rng: random.Random, seed: int, name: str) -> FuzzUpload:
 
 # ----------------------------------------------------------------------------------- AppTest drivers
 DASHBOARD = str(REPO / "dashboard.py")
-#: every page of the dashboard (the 8 chart pages of skbmodel.state.PAGES and the Calibrate page)
+#: every page of the dashboard (the 8 chart pages of skbmodel.links.state.PAGES and the Calibrate page)
 ALL_PAGES = tuple(S.PAGES) + ("calibrate",)
 
 

@@ -16,9 +16,11 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from skbmodel import answers, custom, mailtext, schema, state as S, uncertainty, versions
-from skbmodel.pages import BY_SLUG, PAGES
-from skbmodel.profile import available_profiles, load_profile
+from skbmodel import answers, mailtext, schema, uncertainty
+from skbmodel.machine import custom
+from skbmodel.links import state as S, versions
+from skbmodel.links.pages import BY_SLUG, PAGES
+from skbmodel.machine.profile import available_profiles, load_profile
 from skbmodel.scenario import Scenario
 from skbview import report
 from skbview.charts import base as chart_base
@@ -108,7 +110,7 @@ def test_the_veth_page_and_compare_agree_on_memset_against_gfp_zero():
 
 def test_verdict_boundary_at_the_noise_floor():
     """|delta| == noise_ns is measurable (the floor itself is seen); just below it is not."""
-    from skbmodel import noise
+    from skbmodel.physics import noise
     assert noise.verdict(2.0, 2.0, 1.0, 3.0) == noise.VERDICT_SURE
     assert noise.verdict(-2.0, 2.0, -3.0, -1.0) == noise.VERDICT_SURE
     assert noise.verdict(np.nextafter(2.0, 0.0), 2.0, 1.0, 3.0) == noise.VERDICT_NOISE

@@ -12,10 +12,13 @@ import plotly.graph_objects as go
 import pytest
 
 from skbmodel import answers
-from skbmodel import model, noise, outofsample, shortlink, state as sk_state, uncertainty, validation
-from skbmodel import versions as sk_versions
-from skbmodel.observations import seed_observations
-from skbmodel.profile import load_profile
+from skbmodel import model, uncertainty
+from skbmodel.physics import noise
+from skbmodel.evidence import outofsample, validation
+from skbmodel.links import shortlink, state as sk_state
+from skbmodel.links import versions as sk_versions
+from skbmodel.evidence.observations import seed_observations
+from skbmodel.machine.profile import load_profile
 from skbview import charts
 from tests.limits import APPTEST_TIMEOUT_S
 
@@ -620,7 +623,7 @@ def test_figures_are_valid_plotly_with_units(page):
 
 # --------------------------------------------------------------------------- links made with other versions
 def test_old_profile_version_link_shows_its_numbers_a_notice_and_use_current(old_e5_version):
-    from skbmodel import profile as P
+    from skbmodel.machine import profile as P
     ver, old = old_e5_version
     cur = P.profile_version("e5-1650v4")
     q = dict(parse_qsl(sk_versions.share_query({**sk_state.defaults(), "page": "overview", "pv": ver})))
@@ -675,8 +678,8 @@ def test_unknown_profile_version_warns_and_keeps_the_rest():
 
 @pytest.mark.parametrize("slug", ["overview", "slub", "zeroing", "veth", "cpumap", "kfree", "compare"])
 def test_the_headline_a_link_records_is_the_page_s_first_metric(slug):
-    """skbmodel.versions.HEADLINES (the h of a share link) names the output of each page's first metric."""
-    from skbmodel import versions as V
+    """skbmodel.links.versions.HEADLINES (the h of a share link) names the output of each page's first metric."""
+    from skbmodel.links import versions as V
     at = _app({"page": slug, "bulk": "24", "zero": "memset"})
     st = _state(at)
     assert st["page"] == slug

@@ -8,7 +8,8 @@ from urllib.parse import parse_qsl
 
 import numpy as np
 
-from skbmodel import design, model, state as S, versions as V
+from skbmodel import design, model
+from skbmodel.links import state as S, versions as V
 from tests.test_app_pages import _app, _navigation_mode  # noqa: F401 - the autouse fixture
 
 BASE = "http://localhost:8501/"

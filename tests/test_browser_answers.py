@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from skbmodel import noise
+from skbmodel.physics import noise
 from tests.browser_util import (NAV_LINK, app_and_browser, eventually, focus_slider, page_with_errors,
                                 wait_for_app)
 
@@ -57,7 +57,8 @@ def _add_difference(page, label: str) -> None:
 def test_cross_numa_recycling_on_cpumap_in_three_actions(app):
     """"50 % recycling, cross-NUMA, on cpumap", on a two-socket machine: Compare, B's recycle ratio, B's node.
     The verdict is about the cpumap path, which moves, with what it rests on; its numbers are the answer's."""
-    from skbmodel import answers, state as S, versions as V
+    from skbmodel import answers
+    from skbmodel.links import state as S, versions as V
 
     url, browser = app
     ctx, page, errors = page_with_errors(browser, 1500, 1400)

@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from skbmodel import pages
+from skbmodel.links import pages
 from tests.browser_util import NAV_LINK, one_tab, eventually, focus_slider, wait_for_app
 
 pytestmark = pytest.mark.browser

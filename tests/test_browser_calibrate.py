@@ -10,8 +10,9 @@ import re
 
 import pytest
 
-from skbmodel import model, parsers, userfit
-from skbmodel.profile import load_profile
+from skbmodel import model
+from skbmodel.evidence import parsers, userfit
+from skbmodel.machine.profile import load_profile
 from tests.browser_util import (app_and_browser, page_with_errors, plotly_y, REPO_ROOT, wait_for_app,
                                 wait_for_plotly)
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from skbmodel import state as sk_state
+from skbmodel.links import state as sk_state
 from skbview import charts
 from tests.browser_util import (
     REPO_ROOT,

@@ -10,7 +10,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from skbmodel import design, state as S
+from skbmodel import design
+from skbmodel.links import state as S
 from tests.browser_util import (REPO_ROOT, app_and_browser, eventually, page_with_errors, wait_for_app,
                                 wait_for_plotly)
 from tests.limits import SUBPROCESS_TIMEOUT_S

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from skbmodel import pages, shortlink, state as S, versions as V
+from skbmodel.links import pages, shortlink, state as S, versions as V
 from tests.browser_util import NAV_LINK, app_and_browser, wait_for_app, wait_for_plotly
 
 pytestmark = pytest.mark.browser

@@ -14,7 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from skbmodel import state as S
+from skbmodel.links import state as S
 from skbview import charts
 from tests.browser_util import (NAV_LINK, app_and_browser, eventually, focus_slider, live_frame, live_thumb_x,
                                 live_value, plotly_trace_in, slider_value, wait_for_app, wait_for_plotly)

@@ -10,7 +10,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from skbmodel import design, model, pages, state as S, versions as V
+from skbmodel import design, model
+from skbmodel.links import pages, state as S, versions as V
 from skbview import tables
 from skbview.app import ui
 from tests.browser_util import one_tab, NAV_LINK, eventually, wait_for_app

@@ -16,7 +16,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from skbmodel import shortlink, state as S, versions as V
+from skbmodel.links import shortlink, state as S, versions as V
 from tests.browser_util import (app_and_browser, eventually, focus_slider, REPO_ROOT, slider_value, wait_for_app,
                                 wait_for_plotly)
 from tests.limits import SUBPROCESS_TIMEOUT_S

@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from skbmodel import uarch
-from skbmodel.profile import ProfileError, available_profiles, load_profile, parse_profile
+from skbmodel.machine import uarch
+from skbmodel.machine.profile import ProfileError, available_profiles, load_profile, parse_profile
 
 #: the path bases and the other cycles a profile takes from the E5-1650 v4 (carried, not measured)
 CARRIED = ("veth_base_cycles", "kfl_base_cycles", "napi_base_cycles", "cpumap_src_base_cycles",

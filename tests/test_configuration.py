@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from skbmodel import corpus, parsers, uarch, userfit
-from skbmodel.profile import load_profile
+from skbmodel.evidence import corpus, parsers, userfit
+from skbmodel.machine import uarch
+from skbmodel.machine.profile import load_profile
 
 RUN = "pp-epyc9684x-2025-02-v613-srso"
 TESTS = {"tasklet-fast": "tasklet_page_pool01_fast_path", "tasklet-ring": "tasklet_page_pool02_ptr_ring",

@@ -5,7 +5,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from skbmodel import corpus
+from skbmodel.evidence import corpus
 
 
 @pytest.fixture(scope="module")

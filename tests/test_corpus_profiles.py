@@ -6,8 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from skbmodel import corpus, model, uarch
-from skbmodel.profile import PROFILE_DIR, load_profile
+from skbmodel.evidence import corpus
+from skbmodel import model
+from skbmodel.machine import uarch
+from skbmodel.machine.profile import PROFILE_DIR, load_profile
 from tests.limits import SUBPROCESS_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parent.parent

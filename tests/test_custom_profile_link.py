@@ -7,8 +7,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from skbmodel import custom, model, state
-from skbmodel.profile import load_profile
+from skbmodel.machine import custom
+from skbmodel import model
+from skbmodel.links import state
+from skbmodel.machine.profile import load_profile
 
 E5 = load_profile("e5-1650v4")
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

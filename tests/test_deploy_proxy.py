@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from skbmodel import shortlink, state as S, versions as V
+from skbmodel.links import shortlink, state as S, versions as V
 from tests.browser_util import (REPO_ROOT, _stop_group, eventually, focus_slider, free_port, launch_chromium,
                                 slider_value, wait_for_app, wait_for_plotly)
 

@@ -9,11 +9,13 @@ from urllib.parse import parse_qsl
 
 import pytest
 
-from skbmodel.pages import BY_SLUG
-from skbmodel import custom, model, shortlink, uarch
-from skbmodel import profile as P
-from skbmodel import state as S
-from skbmodel import versions as V
+from skbmodel.links.pages import BY_SLUG
+from skbmodel.machine import custom, uarch
+from skbmodel import model
+from skbmodel.links import shortlink
+from skbmodel.machine import profile as P
+from skbmodel.links import state as S
+from skbmodel.links import versions as V
 from tests.limits import SUBPROCESS_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parent.parent

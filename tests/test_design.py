@@ -12,8 +12,10 @@ import numpy as np
 import pytest
 
 from skbmodel import answers
-from skbmodel import design, model, noise, state as S, uncertainty
-from skbmodel.profile import load_profile
+from skbmodel import design, model, uncertainty
+from skbmodel.physics import noise
+from skbmodel.links import state as S
+from skbmodel.machine.profile import load_profile
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ("e5-1650v4", "xeon-platinum-iavf")

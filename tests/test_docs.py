@@ -39,7 +39,7 @@ def test_constants_check_fails_on_a_stale_table_and_the_script_repairs_it(tmp_pa
 
 
 def test_every_constant_of_every_profile_is_in_the_table():
-    from skbmodel.profile import available_profiles, load_profile
+    from skbmodel.machine.profile import available_profiles, load_profile
 
     text = (ROOT / "docs" / "model.md").read_text(encoding="utf-8")
     block = text.split("<!-- constants:begin -->")[1].split("<!-- constants:end -->")[0]

@@ -7,8 +7,10 @@ import itertools
 import numpy as np
 import pytest
 
-from skbmodel import custom, drivers, model, state as sk_state, uncertainty
-from skbmodel.profile import archived_versions, load_profile
+from skbmodel.machine import custom
+from skbmodel import drivers, model, uncertainty
+from skbmodel.links import state as sk_state
+from skbmodel.machine.profile import archived_versions, load_profile
 from tests import cases
 
 E5, PLAT = "e5-1650v4", "xeon-platinum-iavf"
@@ -236,7 +238,8 @@ def test_grid_is_one_evaluation_with_paired_deltas_and_the_tie():
 
 
 def test_a_free_stage_on_the_veth_rest_replaces_its_own_free():
-    from skbmodel import design, rest
+    from skbmodel import design
+    from skbmodel.physics import rest
     prof = load_profile(E5)
     veth = float(model.evaluate(_on(E5), prof)["path.ns_per_packet"])
     one = float(model.evaluate(_on(E5, path="design", d_free="slab_one"), prof)["path.ns_per_packet"])
@@ -255,7 +258,7 @@ def test_a_step_a_paths_rest_holds_is_costed_at_zero_on_that_path(cpu):
     """The Overview labels a step's 0 "in the rest" from ``rest.CONTENTS[path].holds``: on every profile and
     across the controls that move the steps, each step a rest holds is 0 on its path (counted once, inside
     the fitted constant), and the rest itself is never 0."""
-    from skbmodel import rest
+    from skbmodel.physics import rest
 
     prof = cases.load(cpu)
     grid = [dict(bulk=b, zero=z, xdp_batch=x, kfl_bulk=k, pp_recycle=r)

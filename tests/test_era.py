@@ -5,9 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skbmodel import era, era_validation, model, parsers, userfit
-from skbmodel import profile as P
-from skbmodel import state as S
+from skbmodel.machine import era
+from skbmodel.evidence import era_validation, parsers, userfit
+from skbmodel import model
+from skbmodel.machine import profile as P
+from skbmodel.links import state as S
 
 SELFTEST_OUTPUT = """\
 [  1.0] time_bench: Type:for_loop Per elem: 0 cycles(tsc) 0.273 ns (step:0)

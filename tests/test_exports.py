@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import skbmodel
-from skbmodel import state as S
+from skbmodel.links import state as S
 from skbview import charts, exporter, report
 from tests.browser_util import REPO_ROOT
 from tests.limits import APPTEST_TIMEOUT_S, SUBPROCESS_TIMEOUT_S
@@ -170,7 +170,7 @@ def test_html_report_is_self_contained_and_complete(html_report, page_figures):
     assert link.replace("&", "&amp;") in text
     for p in S.MODEL_PARAMS:
         assert f"<code>{p.key}</code>" in text
-    n_ok = sum(r["ok"] for r in skbmodel.validation.validate())
+    n_ok = sum(r["ok"] for r in skbmodel.evidence.validation.validate())
     assert re.search(rf"{n_ok} of \d+ covered seed rows within tolerance", text)
     assert "clamped to 256" in text
     n_charts = sum(len(v) for v in page_figures.values())
@@ -338,7 +338,7 @@ def test_a_parameter_added_later_keeps_the_file_names_made_before():
     """The default scenario's files are named ..._8eeeac (the profile's version is part of the name: the
     recalibration of 0.3.0 renamed them from ..._3422ef); at its default a later parameter (the object size)
     leaves the name as it was, set (for A or B) it gives another."""
-    from skbmodel import state as S
+    from skbmodel.links import state as S
     from skbview import report
     base = report.state_hash(S.defaults())
     assert base == "8eeeac" == report.state_hash({**S.defaults(), "obj_bytes": 256})

@@ -12,9 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skbmodel import custom, model, parsers, userfit, validation
-from skbmodel.parsers import Measurement
-from skbmodel.profile import load_profile
+from skbmodel.machine import custom
+from skbmodel import model
+from skbmodel.evidence import parsers, userfit, validation
+from skbmodel.evidence.parsers import Measurement
+from skbmodel.machine.profile import load_profile
 
 from tests.test_parsers import SEED_000, SEED_002, SEED_004
 from tests.limits import SUBPROCESS_TIMEOUT_S
@@ -449,7 +451,7 @@ def test_a_quoted_printable_a_wrapped_and_a_quoted_block_fit_like_the_clean_text
 
 
 def test_repeats_give_the_fitted_profile_its_measured_noise_through_link_toml_and_verdict(tmp_path):
-    from skbmodel import state
+    from skbmodel.links import state
     ms = [m for m in parsers.parse_text(REPEATS, "arm64.txt").measurements if m.run == 5]
     # the arm64 counter runs at 0.1 GHz, outside a profile's clock range: fit cycles on the base's clock
     res = userfit.fit(ms, E5, ["pp_fast_cycles"], label="arm64")
@@ -502,7 +504,7 @@ def test_cli_json_refusals_are_json_on_stdout_one_line_on_stderr_exit_2(tmp_path
     assert len(err) == 1 and "unknown constant" in err[0]
     # other commands and argument errors
     doc, err = run("eval", "pv=zzzz", "--json")
-    from skbmodel.profile import profile_version
+    from skbmodel.machine.profile import profile_version
     assert doc == {"ok": False, "errors": ["pv: 'zzzz' is not a profile version (8 hex digits, e.g. "
                                            f"{profile_version('e5-1650v4')})"]}
     assert len(err) == 1

@@ -18,7 +18,8 @@ from urllib.parse import parse_qsl
 import pytest
 
 import skbmodel
-from skbmodel import custom, profile as P, state as S, versions as V
+from skbmodel.machine import custom, profile as P
+from skbmodel.links import state as S, versions as V
 
 GOLDEN_FILE = Path(__file__).resolve().parent / "data" / "golden_links.json"
 GOLDEN = json.loads(GOLDEN_FILE.read_text())

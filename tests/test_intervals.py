@@ -10,8 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skbmodel import calibration, model, noise, state as sk_state, uncertainty, validation
-from skbmodel.profile import ProfileError, load_profile, parse_profile
+from skbmodel.evidence import calibration, validation
+from skbmodel import model, uncertainty
+from skbmodel.physics import noise
+from skbmodel.links import state as sk_state
+from skbmodel.machine.profile import ProfileError, load_profile, parse_profile
 
 REPO = Path(__file__).resolve().parent.parent
 E5, PLAT = "e5-1650v4", "xeon-platinum-iavf"

@@ -11,8 +11,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skbmodel import corpus, kconfig, model
-from skbmodel import profile as P
+from skbmodel.evidence import corpus
+from skbmodel.machine import kconfig
+from skbmodel import model
+from skbmodel.machine import profile as P
 from tests.limits import SUBPROCESS_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parent.parent

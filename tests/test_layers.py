@@ -85,7 +85,7 @@ def test_every_layer_module_is_seen():
     for m in ("skbmodel.cli", "skbmodel.model", "skbview.charts", "skbview.app.appstate", "dashboard",
               "pages.calibrate"):
         assert m in MODULES
-    assert "skbmodel" in IMPORTS["skbmodel.cli"] or "skbmodel.state" in IMPORTS["skbmodel.cli"]
+    assert "skbmodel" in IMPORTS["skbmodel.cli"] or "skbmodel.links.state" in IMPORTS["skbmodel.cli"]
 
 
 def test_model_imports_only_numpy_pandas_stdlib_and_itself():
@@ -168,13 +168,13 @@ def test_no_import_cycles_among_project_modules():
 
 
 def test_cycle_detection_finds_a_cycle(monkeypatch):
-    """The check above can fail: a planted edge back from skbmodel.state to skbmodel.cli is a cycle."""
-    monkeypatch.setitem(IMPORTS, "skbmodel.state", IMPORTS["skbmodel.state"] | {"skbmodel.cli"})
-    assert any({"skbmodel.cli", "skbmodel.state"} <= set(c) for c in _cycles())
+    """The check above can fail: a planted edge back from skbmodel.links.state to skbmodel.cli is a cycle."""
+    monkeypatch.setitem(IMPORTS, "skbmodel.links.state", IMPORTS["skbmodel.links.state"] | {"skbmodel.cli"})
+    assert any({"skbmodel.cli", "skbmodel.links.state"} <= set(c) for c in _cycles())
 
 
 def test_importing_the_model_cli_loads_no_view_library():
-    code = ("import sys, skbmodel.cli, skbmodel.model, skbmodel.userfit; "
+    code = ("import sys, skbmodel.cli, skbmodel.model, skbmodel.evidence.userfit; "
             "print(sorted({m.split('.')[0] for m in sys.modules} & {'skbview', 'streamlit', 'plotly', 'kaleido'}))")
     r = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert r.stdout.strip() == "[]"
@@ -182,7 +182,7 @@ def test_importing_the_model_cli_loads_no_view_library():
 
 def test_one_page_registry():
     """Every page of the registry has its figure builders, and nothing else does."""
-    from skbmodel import pages, state, versions
+    from skbmodel.links import pages, state, versions
     from skbview import charts
     assert tuple(charts.PAGE_CHARTS) == pages.SLUGS == state.PAGES
     assert set(versions.HEADLINES) <= set(pages.SLUGS)
@@ -192,5 +192,56 @@ def test_the_schema_is_at_the_bottom_of_the_model():
     """The inputs (``params``, the Design stages included) and the outputs (``schema``) import no composer,
     no model and no codec: every other module reads them, they read none of those."""
     assert not {m for m in IMPORTS["skbmodel.schema"] if m.startswith("skbmodel")}
-    above = {"skbmodel.design", "skbmodel.model", "skbmodel.state", "skbmodel.versions", "skbmodel.scenario"}
+    above = {"skbmodel.design", "skbmodel.model", "skbmodel.links.state", "skbmodel.links.versions",
+             "skbmodel.scenario"}
     assert not IMPORTS["skbmodel.params"] & above, IMPORTS["skbmodel.params"] & above
+
+
+#: skbmodel's wings, and what each may import besides itself.  The flat core (the inputs, outputs, composer,
+#: propagation and answers) and the programs on top (cli, bench, mailtext) import the wings; a wing reads
+#: the core only where it lists it.
+WINGS = {
+    # the kernel's subsystems: leaves, arrays in and out, labelled by the output schema only
+    "physics": {"schema"},
+    # profiles and the micro-architecture derivation: the derivation evaluates the model and reads the corpus
+    "machine": {"paths", "model", "uncertainty", "evidence"},
+    # the address of a scenario: a link names profiles and the headline it was made with
+    "links": {"machine", "params", "paths", "schema", "model"},
+    # measurements, fits and protocols: read everything below the answers
+    "evidence": {"physics", "machine", "links", "params", "paths", "schema", "model", "uncertainty"},
+}
+CORE = {"schema", "params", "paths", "design", "model", "uncertainty", "scenario", "answers", "drivers", "grid"}
+PROGRAMS = {"cli", "bench", "mailtext", "__main__"}
+
+
+def _room(mod: str) -> str | None:
+    """The wing or the flat core module a ``skbmodel`` module lives in (``None`` for a package file)."""
+    parts = mod.split(".")
+    if parts[0] != "skbmodel" or len(parts) < 2:
+        return None
+    if parts[1] in WINGS:
+        return parts[1] if len(parts) > 2 else None
+    return parts[1]
+
+
+def test_every_model_module_is_in_a_wing_the_core_or_a_program():
+    rooms = {_room(m) for m in MODULES if m.startswith("skbmodel.")} - {None}
+    assert rooms <= set(WINGS) | CORE | PROGRAMS, rooms - set(WINGS) - CORE - PROGRAMS
+    assert set(WINGS) <= rooms
+    for wing in WINGS:
+        assert (ROOT / "skbmodel" / wing / "__init__.py").read_text(encoding="utf-8").startswith('"""')
+
+
+def test_each_wing_imports_only_what_it_lists():
+    for mod in MODULES:
+        room = _room(mod)
+        if room not in WINGS:
+            continue
+        reached = {_room(m) for m in _project_edges(mod)} - {None, room}
+        assert reached <= WINGS[room], (mod, reached - WINGS[room])
+
+
+def test_no_wing_imports_the_answers_or_a_program():
+    for mod in MODULES:
+        if _room(mod) in WINGS:
+            assert not {_room(m) for m in _project_edges(mod)} & (PROGRAMS | {"answers", "scenario", "drivers"}), mod

@@ -10,8 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skbmodel.pages import BY_SLUG
-from skbmodel import cli, noise, shortlink, state as S, uncertainty, versions as V
+from skbmodel.links.pages import BY_SLUG
+from skbmodel import cli, uncertainty
+from skbmodel.physics import noise
+from skbmodel.links import shortlink, state as S, versions as V
 from tests.limits import SUBPROCESS_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parents[1]

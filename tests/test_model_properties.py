@@ -6,7 +6,10 @@ import sys
 import numpy as np
 import pytest
 
-from skbmodel import cpumap, model, noise, profile, slub, state, units
+from skbmodel.physics import cpumap, noise, slub, units
+from skbmodel import model
+from skbmodel.machine import profile
+from skbmodel.links import state
 from skbmodel.bench import random_states
 
 from tests import cases
@@ -163,7 +166,7 @@ def test_profile_toml_round_trip():
 
 
 def test_calibrate_reproduces_the_shipped_profiles(tmp_path):
-    from skbmodel import calibration
+    from skbmodel.evidence import calibration
     profs, report = calibration.calibrate(tmp_path)
     assert max(abs(after) for _, _, after in report) <= 1.0
     # the seed-calibrated profiles (those built from the public corpus: tests/test_corpus_profiles.py)

@@ -1,10 +1,12 @@
-"""Seed measurements reproduced by the model, by row id, within the tolerances of skbmodel.validation."""
+"""Seed measurements reproduced by the model, by row id, within the tolerances of skbmodel.evidence.validation."""
 import pytest
 
-from skbmodel import model, slub, units, validation
-from skbmodel.observations import seed_observations
-from skbmodel.profile import load_profile
-from skbmodel.state import defaults, scenario
+from skbmodel import model
+from skbmodel.physics import slub, units
+from skbmodel.evidence import validation
+from skbmodel.evidence.observations import seed_observations
+from skbmodel.machine.profile import load_profile
+from skbmodel.links.state import defaults, scenario
 
 OBS = seed_observations()
 E5 = load_profile("e5-1650v4")

@@ -6,8 +6,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skbmodel import model, outofsample as oos, slub, userfit
-from skbmodel.profile import load_profile
+from skbmodel import model
+from skbmodel.evidence import outofsample as oos, userfit
+from skbmodel.physics import slub
+from skbmodel.machine.profile import load_profile
 
 ROOT = Path(__file__).resolve().parent.parent
 BULKS = np.array([1, 2, 3, 4, 8, 16, 30, 32, 34, 48, 64, 128, 158, 250], dtype=float)
@@ -40,7 +42,7 @@ def test_fit_on_three_predicts_a_published_curve(series, mape, worst):
     """A published slab_bulk_test01 curve (i7-4790K, 2016-01 kfree_bulk series), fitted on bulk 1, 16
     and 250 with fit's default free constants, predicts its other eleven bulk sizes (measured: MAPE
     1.8 % and 6.6 %, worst 4.5 % and 18.1 %; docs/validation.md)."""
-    from skbmodel import corpus
+    from skbmodel.evidence import corpus
 
     c = next(c for c in oos.corpus_curves(corpus.load_corpus()) if c["series"] == series)
     res = oos.validate_curve(c["series"], c["output"], c["x_name"], c["xs"], c["values"], c["unit"], ghz=c["ghz"])
@@ -164,7 +166,7 @@ def test_not_estimable_is_linear_estimability():
 def test_a_left_out_source_never_reaches_its_refit(monkeypatch):
     """Every refit of leave-one-source-out sees the rows of all sources of its profile but one, and
     that one is the source whose rows it then predicts (spied on the fit)."""
-    from skbmodel import calibration, validation
+    from skbmodel.evidence import calibration, validation
 
     group = oos.source_groups()
     profile_of = {s.id: s.profile for s in validation.ROWS}
@@ -191,7 +193,7 @@ def test_a_left_out_source_never_reaches_its_refit(monkeypatch):
 def test_predicted_only_when_other_sources_constrain_every_constant(report):
     """Cross-check with another function than the protocol's own: a row predicted with its source left
     out depends only on constants that some row of another source moves (calibration.row_sensitivity)."""
-    from skbmodel import calibration, validation
+    from skbmodel.evidence import calibration, validation
 
     group = oos.source_groups()
     spec = {s.id: s for s in validation.ROWS}

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from skbmodel import parsers
-from skbmodel.observations import SEED_CSV
-from skbmodel.parsers import Measurement, ParseError, ParseResult
+from skbmodel.evidence import parsers
+from skbmodel.evidence.observations import SEED_CSV
+from skbmodel.evidence.parsers import Measurement, ParseError, ParseResult
 
 DATA = Path(__file__).with_name("data")
 SEEDS = DATA / "seeds"

@@ -9,8 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skbmodel import cpumap, model, state as S
-from skbmodel.profile import load_archived, archived_versions, load_profile, parse_profile
+from skbmodel.physics import cpumap
+from skbmodel import model
+from skbmodel.links import state as S
+from skbmodel.machine.profile import load_archived, archived_versions, load_profile, parse_profile
 
 ROOT = Path(__file__).resolve().parents[1]
 #: an AMD and an Intel two-socket profile, each a machine with more than one node (or nodes not stated)

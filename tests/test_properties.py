@@ -5,9 +5,11 @@ respect what each output is."""
 import numpy as np
 import pytest
 
-from skbmodel import model, noise, schema, state, uncertainty
+from skbmodel import model, schema, uncertainty
+from skbmodel.physics import noise
+from skbmodel.links import state
 from skbmodel.bench import random_states
-from skbmodel.profile import load_profile
+from skbmodel.machine.profile import load_profile
 from tests import cases
 
 N = 2_000

@@ -9,7 +9,8 @@ from urllib.parse import parse_qsl
 
 import pytest
 
-from skbmodel import cli, shortlink, state as S, versions as V
+from skbmodel import cli
+from skbmodel.links import shortlink, state as S, versions as V
 from skbview import report
 
 PUBLIC = "https://perf.example.org/skbmodel/"
@@ -46,7 +47,7 @@ def test_the_variable_names_the_address_and_wins_over_the_file(tmp_path, monkeyp
     monkeypatch.setenv(shortlink.PUBLIC_URL_ENV, PUBLIC.rstrip("/"))  # the trailing slash is added
     assert shortlink.public_base_url() == PUBLIC
     # the browser's own address no longer counts: readers open the public one
-    assert shortlink.page_address("veth", "http://127.0.0.1:8501/skbmodel/veth") == PUBLIC + "veth"
+    assert shortlink.page_address("veth", "http://127.0.0.1:8501/skbmodel/physics/veth") == PUBLIC + "veth"
 
 
 def test_the_home_file_counts_when_the_working_directory_has_none(tmp_path):

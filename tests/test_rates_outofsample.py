@@ -7,9 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from skbmodel import corpus, era, era_validation as ev, model, outofsample as oos
-from skbmodel.observations import seed_observations
-from skbmodel.profile import load_profile
+from skbmodel.evidence import corpus, era_validation as ev, outofsample as oos
+from skbmodel.machine import era
+from skbmodel import model
+from skbmodel.evidence.observations import seed_observations
+from skbmodel.machine.profile import load_profile
 
 
 @pytest.fixture(scope="module")
@@ -84,7 +86,7 @@ def test_a_profile_moved_to_another_kernel_gains_the_drift_on_its_costs_only():
 
     import numpy as np
 
-    from skbmodel import uarch
+    from skbmodel.machine import uarch
     prof = load_profile("xeon-platinum-iavf")
     assert ev.kernel_moved(prof, prof.kernels[0]) is prof
     moved = ev.kernel_moved(prof, "6.11")
@@ -166,7 +168,7 @@ def test_the_e5_rows_parse_and_map_to_the_destination_rate(df):
     commit that carries the figure."""
     import re
 
-    from skbmodel import parsers
+    from skbmodel.evidence import parsers
     rows = df.set_index("id")
     for suffix, value in E5_ROWS.items():
         r = rows.loc[E5 + suffix]
@@ -228,7 +230,7 @@ def test_the_e5_points_against_the_published_rates(points):
         assert -0.2 < p["rel_error"] < -0.1 and -0.5 < p["naive_rel_error"] < -0.4
         assert abs(p["rel_error"]) < abs(p["naive_rel_error"])
         # inside an interval that reaches 0: the cpumap constants carried from another CPU add the transfer
-        # spread of skbmodel.uarch (0.69 relative sd) to their own
+        # spread of skbmodel.machine.uarch (0.69 relative sd) to their own
         assert 0 <= p["lo"] < p["predicted"] < p["measured"] < p["hi"] and p["inside"]
         assert p["rel_half_width"] > 0.45
     assert p0["predicted"] == pytest.approx(2.74e6, rel=0.01)

@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 import skbmodel
-from skbmodel import model, profile as P, shortlink, state as S, versions as V
+from skbmodel import model
+from skbmodel.machine import profile as P
+from skbmodel.links import shortlink, state as S, versions as V
 from skbview import charts, report
 
 

@@ -21,8 +21,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skbmodel import parsers
-from skbmodel import state as S
+from skbmodel.evidence import parsers
+from skbmodel.links import state as S
 from tests.fuzz_inputs import (
     ALL_PAGES,
     check_link,
@@ -185,8 +185,8 @@ def test_slab_boundary_lines_stay_on_the_bulk_axis(slab_bytes, object_bytes):
     """The one grid sized from the state (``ops``, objects per slab, from a link's custom profile at its own
     object size): the SLUB charts over bulk draw a boundary at every multiple of it up to the largest bulk
     on the axis (256), no further, so even one object per slab gives at most 256 lines."""
-    from skbmodel import custom
-    from skbmodel.profile import load_profile
+    from skbmodel.machine import custom
+    from skbmodel.machine.profile import load_profile
     from skbview import charts
 
     prof = custom.build(load_profile("e5-1650v4"),
@@ -204,7 +204,7 @@ def test_slab_boundary_lines_stay_on_the_bulk_axis(slab_bytes, object_bytes):
 
 def test_caches_are_capped():
     """Every cache that could be keyed by link or upload data has a size limit."""
-    from skbmodel import custom
+    from skbmodel.machine import custom
 
     assert custom.decode_cached.cache_info().maxsize is not None
     for path in APP_FILES:

@@ -9,8 +9,10 @@ import math
 import numpy as np
 import pytest
 
-from skbmodel import model, noise, slub, uarch
-from skbmodel.parsers import mail
+from skbmodel import model
+from skbmodel.physics import noise, slub
+from skbmodel.machine import uarch
+from skbmodel.evidence.parsers import mail
 from tests import cases
 
 # the measured root profile, and the one that fits its own cpumap hand-off (tests/cases.py)
@@ -96,7 +98,7 @@ def _constants(cpu):
 @pytest.mark.parametrize("cpu", STAGE_PROFILES)
 @pytest.mark.parametrize("numa,recycle", [("same", 1.0), ("cross", 0.3)])
 def test_the_cpumap_destination_is_its_docstring_s_stages(cpu, numa, recycle):
-    """skbmodel.cpumap: dst = stack + alloc_bulk(CPUMAP_BATCH) + erms(object) + free_one
+    """skbmodel.physics.cpumap: dst = stack + alloc_bulk(CPUMAP_BATCH) + erms(object) + free_one
     + return_side(r, numa) + xfer_lines * xcpu_line * numa, with
     return_side = (1 - share) * (r * ring * numa + (1 - r) * slow) + (1 - r) * xcpu_line * numa."""
     prof, c = _constants(cpu)
@@ -134,7 +136,7 @@ def test_the_cpumap_hand_off_across_nodes_costs_strictly_more(cpu):
 
 @pytest.mark.parametrize("cpu", STAGE_PROFILES)
 def test_xdp_pass_is_its_docstring_s_stages(cpu):
-    """skbmodel.cpumap: xdp_pass = src_base - redirect + stack + alloc_bulk(16) (the NAPI cache's refill)
+    """skbmodel.physics.cpumap: xdp_pass = src_base - redirect + stack + alloc_bulk(16) (the NAPI cache's refill)
     + memset(zero_bytes) + free_one + pp_fast (pages recycled directly), on one CPU: no transfer."""
     prof, c = _constants(cpu)
     got = _parts(prof, path="xdp_pass", zero="gfp_zero")
@@ -148,7 +150,7 @@ def test_xdp_pass_is_its_docstring_s_stages(cpu):
 @pytest.mark.parametrize("cpu", STAGE_PROFILES)
 @pytest.mark.parametrize("batch", [1, 16, 33])
 def test_veth_is_its_docstring_s_stages(cpu, batch):
-    """skbmodel.veth: T = base + alloc_bulk(VETH_XDP_BATCH) + zero; base holds everything else (the
+    """skbmodel.physics.veth: T = base + alloc_bulk(VETH_XDP_BATCH) + zero; base holds everything else (the
     frees and pages too), so no other stage is counted."""
     prof, c = _constants(cpu)
     got = _parts(prof, path="veth", xdp_batch=batch, zero="gfp_zero")
@@ -160,7 +162,7 @@ def test_veth_is_its_docstring_s_stages(cpu, batch):
 
 @pytest.mark.parametrize("cpu", STAGE_PROFILES)
 def test_kfree_skb_list_is_base_plus_the_dropped_share_of_the_free(cpu):
-    """skbmodel.kfree_skb_list: T = base + d * F per injected packet, d the drop fraction; nothing else."""
+    """skbmodel.physics.kfree_skb_list: T = base + d * F per injected packet, d the drop fraction; nothing else."""
     prof, c = _constants(cpu)
     st = cases.scenario(prof, path="kfree_skb_list", kfl_bulk=16, drop_batch=64)
     got = _parts(prof, **{k: v for k, v in st.items() if k in ("path", "kfl_bulk", "drop_batch")})
@@ -243,7 +245,7 @@ def test_a_fitted_constant_moves_by_its_counted_operations_on_one_training_cpu()
 def test_a_seed_row_is_within_tolerance_exactly_when_its_relative_error_is(scale):
     """validation.validate: a row with a relative tolerance is ok iff |predicted - measured| <= tol |measured|,
     whatever the profile; with the SLUB and veth constants scaled, some rows fall outside and say so."""
-    from skbmodel import validation
+    from skbmodel.evidence import validation
     e5 = cases.load("e5-1650v4")
     names = ("slub_fast_pair_cycles", "slub_bulk_obj_pair_cycles", "veth_base_cycles")
     prof = e5.with_values({n: e5.value(n) * scale for n in names})
@@ -260,7 +262,7 @@ def test_a_seed_row_is_within_tolerance_exactly_when_its_relative_error_is(scale
 
 def test_a_relative_residual_is_of_the_measured_value():
     """z = (predicted - measured) / (|measured| tol): a prediction 10 % above every measured row is 0.1 / tol."""
-    from skbmodel import validation
+    from skbmodel.evidence import validation
     specs = [s for s in validation.ROWS if s.tol_kind == "rel"]
     measured = np.array([validation.measured_of(s)[0] for s in specs])
     z = validation.residuals_normalised(specs, measured * 1.1)
@@ -271,9 +273,9 @@ def test_a_relative_residual_is_of_the_measured_value():
 @pytest.mark.parametrize("cpu", STAGE_PROFILES)
 @pytest.mark.parametrize("recycle,page_bulk", [(0.0, 64), (0.3, 16), (1.0, 64)])
 def test_the_cpumap_source_is_its_docstring_s_stages(cpu, recycle, page_bulk):
-    """skbmodel.cpumap: src = src_base + alloc_side(r), alloc_side = share * (r * ring + (1 - r) * slow), plus
+    """skbmodel.physics.cpumap: src = src_base + alloc_side(r), alloc_side = share * (r * ring + (1 - r) * slow), plus
     (1 - r) times the page allocator's refill extra at page_bulk (0 at the kernel's 64)."""
-    from skbmodel import page_alloc
+    from skbmodel.physics import page_alloc
     prof, c = _constants(cpu)
     o = model.evaluate(cases.scenario(prof, path="cpumap", pp_recycle=recycle, page_bulk=page_bulk), prof,
                        constants=SHARES)
@@ -289,7 +291,7 @@ def test_the_cpumap_source_is_its_docstring_s_stages(cpu, recycle, page_bulk):
 def test_the_qdisc_drop_path_is_in_steady_state(base_ns, free_ns, wire_kpps):
     """pktgen injects one packet per T ns; the wire takes W per ns of them, fq_codel drops the rest:
     d = 1 - W T, and each injected packet costs T = base + d F (only the dropped ones are freed)."""
-    from skbmodel import kfree_skb_list
+    from skbmodel.physics import kfree_skb_list
     t_ns, d = (float(v) for v in kfree_skb_list.drop_feedback_ns(base_ns, free_ns, wire_kpps))
     w_per_ns = wire_kpps * 1e3 / 1e9
     assert 0 < d < 1

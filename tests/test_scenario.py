@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from skbmodel import custom, model, state as S, uncertainty
-from skbmodel.profile import load_profile
+from skbmodel.machine import custom
+from skbmodel import model, uncertainty
+from skbmodel.links import state as S
+from skbmodel.machine.profile import load_profile
 from skbmodel.scenario import Scenario
 
 

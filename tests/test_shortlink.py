@@ -1,4 +1,4 @@
-"""Short share links (v=2, skbmodel.shortlink): length goals, same numbers as the long form, and the
+"""Short share links (v=2, skbmodel.links.shortlink): length goals, same numbers as the long form, and the
 defaults they leave out recorded per model version."""
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 import skbmodel
-from skbmodel import cli, custom, params, shortlink, state as S, versions as V
-from skbmodel import profile as P
-from skbmodel.pages import BY_SLUG
+from skbmodel import cli, params
+from skbmodel.machine import custom
+from skbmodel.links import shortlink, state as S, versions as V
+from skbmodel.machine import profile as P
+from skbmodel.links.pages import BY_SLUG
 
 BASE = "http://localhost:8501/"
 GOLDEN = json.loads((Path(__file__).parent / "data" / "golden_links.json").read_text())

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from skbmodel import slub
+from skbmodel.physics import slub
 
 # /proc/slabinfo of x86-64 kernels since v6.8 on a 12-thread machine: (objsize, objperslab, pagesperslab)
 SLABINFO = [(8, 512, 1), (16, 256, 1), (32, 128, 1), (64, 64, 1), (96, 42, 1), (128, 32, 1), (192, 21, 1),

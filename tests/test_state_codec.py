@@ -1,4 +1,4 @@
-"""Property tests of the share-link codec (skbmodel.state): round trip, never-raise, named warnings."""
+"""Property tests of the share-link codec (skbmodel.links.state): round trip, never-raise, named warnings."""
 from __future__ import annotations
 
 import math
@@ -9,9 +9,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import skbmodel
-from skbmodel import state as S
-from skbmodel import versions as VERSIONS
-from skbmodel.pages import BY_SLUG
+from skbmodel.links import state as S
+from skbmodel.links import versions as VERSIONS
+from skbmodel.links.pages import BY_SLUG
 from tests.limits import SUBPROCESS_TIMEOUT_S
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -348,7 +348,7 @@ def test_clamp_warning_quotes_the_link_text():
 
 # ---------------------------------------------------------------- versions: mv, pv, b_pv, h
 
-from skbmodel import profile as P  # noqa: E402
+from skbmodel.machine import profile as P  # noqa: E402
 
 CUR = P.profile_version("e5-1650v4")
 

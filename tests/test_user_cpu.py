@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from skbmodel import model, uarch, userinput
-from skbmodel import profile as P
+from skbmodel import model
+from skbmodel.machine import uarch
+from skbmodel.evidence import userinput
+from skbmodel.machine import profile as P
 from tests.limits import SUBPROCESS_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parent.parent

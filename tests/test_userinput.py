@@ -1,12 +1,12 @@
-"""The Calibrate page's steps between the pasted text and the fit (skbmodel/userinput.py): the mapping
+"""The Calibrate page's steps between the pasted text and the fit (skbmodel/evidence/userinput.py): the mapping
 table a user edits, its error paths, runs that cannot be fitted together, and the clock field."""
 import dataclasses
 
 import numpy as np
 import pytest
 
-from skbmodel import parsers, userfit, userinput as ui
-from skbmodel.profile import load_profile
+from skbmodel.evidence import parsers, userfit, userinput as ui
+from skbmodel.machine.profile import load_profile
 
 E5 = load_profile("e5-1650v4")
 

@@ -1,6 +1,6 @@
 """The one place that maps the scenario state to and from the URL and the Streamlit session.
 
-* First run of a session: ``st.query_params`` is decoded with :func:`skbmodel.versions.read_link`
+* First run of a session: ``st.query_params`` is decoded with :func:`skbmodel.links.versions.read_link`
   (lenient; every ignored or clamped parameter is listed in one ``st.warning``).
 * The state lives in ``_skb_state`` (:data:`STORE`), a key no widget owns, and in ``st.session_state``
   under the widget keys (widget key == state key, so the slider for ``bulk`` is ``.st-key-bulk`` in
@@ -14,9 +14,9 @@
 * :func:`commit_url` writes the short share link (:func:`skbview.report.share_query`, ``v=2``: what
   differs from the defaults, the versions and the page) into ``st.query_params`` after the widgets, on
   every run (also from fragments).
-* ``page`` follows the current ``st.navigation`` page (url_path == slug of ``skbmodel.pages.PAGES``); a
+* ``page`` follows the current ``st.navigation`` page (url_path == slug of ``skbmodel.links.pages.PAGES``); a
   link whose ``page`` differs from the opened page switches to it once.
-* Versions (:mod:`skbmodel.versions`): a link made with an archived profile version keeps it
+* Versions (:mod:`skbmodel.links.versions`): a link made with an archived profile version keeps it
   (``pv``/``b_pv`` in the state, so the page shows the link's numbers) until **Use current** or
   another CPU profile; the link's model version and headline (``mv``/``h``) stay in the URL while
   the scenario and page are the link's.  :func:`show_version_notice` says what differs.
@@ -31,9 +31,9 @@ from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.pages_manager import PagesManager
 
 from skbmodel import mailtext
-from skbmodel import profile as sk_profile
-from skbmodel import state as sk_state
-from skbmodel import versions as sk_versions
+from skbmodel.machine import profile as sk_profile
+from skbmodel.links import state as sk_state
+from skbmodel.links import versions as sk_versions
 from skbview.app import custom_profile
 from skbview.app.downloads import page_share_link, report_buttons
 from skbview.report import share_query
@@ -192,7 +192,7 @@ def rerun_views() -> None:
 
 
 def get_state() -> dict:
-    """The current full state (every key of ``skbmodel.state.PARAMS``), from the session."""
+    """The current full state (every key of ``skbmodel.links.state.PARAMS``), from the session."""
     ss = st.session_state
     current = ss.to_dict()  # one snapshot: each proxy access filters the whole session state
     store = current.get(STORE) or sk_state.defaults()

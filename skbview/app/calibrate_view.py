@@ -1,5 +1,5 @@
 """The Calibrate page's sections (Streamlit): the profile in use, the input, the runs, the mapping table,
-the fit and its report, share/download/upload.  The steps between them are :mod:`skbmodel.userinput`;
+the fit and its report, share/download/upload.  The steps between them are :mod:`skbmodel.evidence.userinput`;
 ``pages/calibrate.py`` calls these in order.
 
 Widget keys start with ``cal_`` (a control is ``.st-key-<key>`` in the DOM); the parsed input and the
@@ -10,9 +10,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from skbmodel import custom, model, parsers, uarch, userfit, userinput
-from skbmodel import state as sk_state
-from skbmodel.profile import Profile, available_profiles, load_profile
+from skbmodel.machine import custom, uarch
+from skbmodel import model
+from skbmodel.evidence import parsers, userfit, userinput
+from skbmodel.links import state as sk_state
+from skbmodel.machine.profile import Profile, available_profiles, load_profile
 from skbview import charts
 from skbview.app import custom_profile, ui
 from skbview.safe_text import md_escape  # file names, lines and TOML sources are user data: never markdown

@@ -1,7 +1,7 @@
 """Streamlit helpers for custom (user-fitted) CPU profiles.
 
 The custom profile in use travels in the scenario state under the optional key ``prof``
-(compact link text, :mod:`skbmodel.custom`); ``skbmodel.state.profile_for`` and the charts honour
+(compact link text, :mod:`skbmodel.machine.custom`); ``skbmodel.links.state.profile_for`` and the charts honour
 it.  This module keeps the session side: the profiles fitted or uploaded in this session (with
 their full per-constant sources), selecting one (sets ``prof``, ``cpu`` = its base and the clock),
 and a sidebar control to switch between shipped and custom profiles.
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from skbmodel import custom
-from skbmodel import state as sk_state
-from skbmodel.profile import Profile, load_profile
+from skbmodel.machine import custom
+from skbmodel.links import state as sk_state
+from skbmodel.machine.profile import Profile, load_profile
 from skbview.app.downloads import page_share_link
 
 STORE = "_skb_state"            # the dashboard's state store (skbview.app.appstate.STORE)

@@ -10,8 +10,8 @@ from collections.abc import Mapping
 
 import streamlit as st
 
-from skbmodel import shortlink
-from skbmodel.pages import DEFAULT_PAGE
+from skbmodel.links import shortlink
+from skbmodel.links.pages import DEFAULT_PAGE
 
 from skbview import report
 from skbview.app import media_grace
@@ -50,7 +50,7 @@ def download_buttons(fig, name: str, state: Mapping) -> None:
 
 
 def _base_url(state: Mapping) -> str:
-    """The address this page's links start with (:func:`skbmodel.shortlink.page_address`): the public
+    """The address this page's links start with (:func:`skbmodel.links.shortlink.page_address`): the public
     address when one is set, else the page's URL as the browser shows it (``st.context.url``)."""
     try:
         url = st.context.url

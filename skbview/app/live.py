@@ -30,7 +30,7 @@ import numpy as np
 import streamlit as st
 import streamlit.components.v1 as components
 
-from skbmodel import state as sk_state
+from skbmodel.links import state as sk_state
 from skbmodel import uncertainty
 from skbview import charts
 from skbview.app import appstate

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from skbmodel import pages
+from skbmodel.links import pages
 
 
 def nav_page(page: pages.Page) -> st.Page:
-    """The ``st.Page`` of one page of :mod:`skbmodel.pages` (its script is ``pages/<slug>.py``)."""
+    """The ``st.Page`` of one page of :mod:`skbmodel.links.pages` (its script is ``pages/<slug>.py``)."""
     return st.Page(f"pages/{page.slug}.py", title=page.title, icon=page.icon, url_path=page.slug,
                    default=page.slug == pages.DEFAULT_PAGE)
 

@@ -9,9 +9,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from skbmodel import answers, design, noise, schema
-from skbmodel.pages import BY_SLUG as PAGE_BY_SLUG, DEFAULT_PAGE
-from skbmodel import state as sk_state
+from skbmodel import answers, design, schema
+from skbmodel.physics import noise
+from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG, DEFAULT_PAGE
+from skbmodel.links import state as sk_state
 from skbview import charts, tables
 from skbview.app import appstate
 from skbview.app import live as live_control

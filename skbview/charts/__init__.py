@@ -1,7 +1,7 @@
 """Every Plotly figure of the dashboard, built from :mod:`skbmodel`, grouped by page.
 
 :mod:`.base` holds the one template and the shared helpers; each page's builders live in the module
-named after it.  :data:`PAGE_CHARTS` registers them under the slugs of :data:`skbmodel.pages.PAGES`
+named after it.  :data:`PAGE_CHARTS` registers them under the slugs of :data:`skbmodel.links.pages.PAGES`
 and :func:`figures_for_page` builds a page's figures for a scenario ``state``.
 """
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import plotly.graph_objects as go
 
-from skbmodel import state as st_mod
+from skbmodel.links import state as st_mod
 
 from .ab import compare_difference, design_difference
 from .base import BAND_NAME, COLORS, PATH_LABELS, TEMPLATE, zero_based
@@ -37,7 +37,7 @@ __all__ = [
     "LIVE_CONTROLS",
 ]
 
-#: The figure builders of each page, keyed by the slugs of :data:`skbmodel.pages.PAGES` (every page there
+#: The figure builders of each page, keyed by the slugs of :data:`skbmodel.links.pages.PAGES` (every page there
 #: has an entry here: tests/test_layers.py checks it): ``(short name, tab label, builder)``.  The short name
 #: is the chart's name in export file names and element keys; the label names its tab on the page.
 PAGE_CHARTS = {
@@ -105,6 +105,6 @@ def figure_for(page: str, name: str, state: Mapping) -> go.Figure:
 
 
 def figures_for_page(page: str, state: Mapping) -> list[tuple[str, go.Figure]]:
-    """``[(short chart name, figure), ...]`` for every chart of ``page`` (a slug of ``skbmodel.pages.PAGES``)."""
+    """``[(short chart name, figure), ...]`` for every chart of ``page`` (a slug of ``skbmodel.links.pages.PAGES``)."""
     full = _full_state(state)
     return [(name, _build(fn, full)) for name, _, fn in _charts_of(page)]

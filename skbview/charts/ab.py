@@ -12,8 +12,9 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from skbmodel import noise, uncertainty
-from skbmodel import state as st_mod
+from skbmodel.physics import noise
+from skbmodel import uncertainty
+from skbmodel.links import state as st_mod
 from skbview import tables
 
 from .base import COLORS, HEIGHT, Bar, Fig, Scatter, finish, num, rgba

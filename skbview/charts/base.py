@@ -2,14 +2,14 @@
 :class:`Fig` (plain dicts, one ``go.Figure`` at the end), the caption line, prediction-interval bands and
 error bars, seed-point overlays.
 
-Each builder in this package takes the scenario ``state`` (see :mod:`skbmodel.state`) and returns a
+Each builder in this package takes the scenario ``state`` (see :mod:`skbmodel.links.state`) and returns a
 ``go.Figure`` with a title, axis titles with units, a legend and a caption line (scenario parameters,
 model version and CPU profile) at the bottom.  Sweeps are single vectorised :func:`skbmodel.model.evaluate`
 calls and traces get numpy arrays.  Figures use :data:`TEMPLATE` explicitly, so the browser
 (``theme=None``) and a static export (kaleido) render the same picture.
 
 Seed measurements are overlaid where the model has a matching output (positions from
-:data:`skbmodel.validation.ROWS`, values from :func:`skbmodel.observations.seed_observations`).
+:data:`skbmodel.evidence.validation.ROWS`, values from :func:`skbmodel.evidence.observations.seed_observations`).
 
 Every model curve carries its 90 % prediction interval (:mod:`skbmodel.uncertainty`) as a light
 filled band of the curve's colour (legend entry :data:`BAND_NAME`, once per figure; the bands toggle
@@ -24,8 +24,11 @@ import plotly.graph_objects as go
 import plotly.io as pio
 
 import skbmodel
-from skbmodel import answers, model, state as st_mod, units, validation
-from skbmodel.observations import seed_observations
+from skbmodel import answers, model
+from skbmodel.links import state as st_mod
+from skbmodel.physics import units
+from skbmodel.evidence import validation
+from skbmodel.evidence.observations import seed_observations
 from skbmodel.scenario import Scenario
 
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"

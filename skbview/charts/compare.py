@@ -6,7 +6,9 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from skbmodel import answers, model, noise, schema, state as st_mod
+from skbmodel import answers, model, schema
+from skbmodel.physics import noise
+from skbmodel.links import state as st_mod
 
 from .base import (
     COLORS, COMPONENT_COLORS, PATH_LABELS, Bar, params, profile, evaluate, evaluate_iv, error_bars, num,

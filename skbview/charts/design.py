@@ -10,7 +10,9 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from skbmodel import design, model, state as st_mod, uncertainty, units
+from skbmodel import design, model, uncertainty
+from skbmodel.links import state as st_mod
+from skbmodel.physics import units
 from skbview import tables
 
 from .base import (

@@ -11,8 +11,9 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from skbmodel import grid, noise
-from skbmodel import state as st_mod
+from skbmodel import grid
+from skbmodel.physics import noise
+from skbmodel.links import state as st_mod
 from skbview import tables
 
 from .base import COLORS, Fig, Scatter, caption, finish, line_color

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from skbmodel import state as st_mod
+from skbmodel.links import state as st_mod
 
 from .base import _wrap, caption, delta_text
 

@@ -6,7 +6,9 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from skbmodel import model, rest, state as st_mod, uncertainty
+from skbmodel import model, uncertainty
+from skbmodel.physics import rest
+from skbmodel.links import state as st_mod
 
 from .base import (
     COLORS, COMPONENT_COLORS, HEIGHT, PATH_LABELS, caption, Bar, params, profile, error_bars, num, Fig, finish,

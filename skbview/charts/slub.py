@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 
-from skbmodel import slub
+from skbmodel.physics import slub
 
 from .live import Sweep, live_caption, live_delta, live_marker
 

@@ -7,7 +7,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 import skbmodel
-from skbmodel import model, outofsample, validation
+from skbmodel import model
+from skbmodel.evidence import outofsample, validation
 
 from .base import (
     COLORS, Scatter, Bar, band, Fig, finish,

@@ -6,7 +6,8 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from skbmodel import model, state as st_mod, uncertainty
+from skbmodel import model, uncertainty
+from skbmodel.links import state as st_mod
 
 from .live import Sweep, live_caption, live_delta, live_marker
 

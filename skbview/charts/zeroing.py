@@ -7,9 +7,10 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from skbmodel import units, validation
-from skbmodel.observations import seed_observations
-from skbmodel.profile import load_profile
+from skbmodel.physics import units
+from skbmodel.evidence import validation
+from skbmodel.evidence.observations import seed_observations
+from skbmodel.machine.profile import load_profile
 
 from .live import Sweep, live_caption, live_delta, live_marker
 from .base import (

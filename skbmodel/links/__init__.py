@@ -1,0 +1,3 @@
+"""The scenario's address: the URL codec, short links, versions of model and profiles, the page registry the
+links name.
+"""

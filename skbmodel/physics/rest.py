@@ -1,0 +1,101 @@
+"""What the "rest of path" of each modelled path contains, and what a Design stage may add to it.
+
+Each path's breakdown (:func:`skbmodel.model.path_breakdown`) ends in one fitted constant, the
+"rest of path": everything the benchmark measured that the sub-models do not cost separately.
+:data:`CONTENTS` states, per path, which kernel functions and costs that constant holds, which
+constant it is, and where it was fitted; the Overview and Design pages show it.
+
+A Design stage can duplicate what a rest holds.  The veth rest contains the skb's free (one
+``kmem_cache_free`` per skb, from ``kfree_skb`` when the stack drops the packet) and the page
+handling of the ixgbe RX buffer.  So, with the veth rest:
+
+* a **skb free** stage replaces the rest's own free: :func:`overlap_cycles` subtracts one
+  ``kmem_cache_free`` (:func:`skbmodel.physics.slub.free_one_cycles`) from the rest, and
+  :func:`notes` says so;
+* an **RX buffer** stage is refused (:func:`refusals`): the page cost inside the rest is not
+  separable, so a composition that needs one takes the ``custom`` rest.
+"""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from . import slub
+
+
+@dataclasses.dataclass(frozen=True)
+class Rest:
+    constant: str          # the fitted constant (or the expression) the rest is
+    contains: str          # kernel functions and costs inside it
+    source: str            # where it was fitted / where the split is stated
+    #: the breakdown's components (skbmodel.schema.COMPONENTS) whose cost this path's rest holds, so that
+    #: the path shows them as 0: what ``contains`` says is inside
+    holds: tuple[str, ...] = ()
+
+
+CONTENTS: dict[str, Rest] = {
+    "veth": Rest(
+        "veth_base_cycles",
+        "ixgbe RX and its XDP_REDIRECT (ndo_xdp_xmit into the veth ptr_ring), veth_xdp_rcv and the XDP_PASS "
+        "program, building the skb around the frame (build_skb_around, eth_type_trans), the stack up to where "
+        "the packet is dropped, the skb's free (kfree_skb -> kfree_skbmem -> kmem_cache_free, one at a time) and "
+        "the RX page's refcount and return; not inside: the skb head's kmem_cache_alloc_bulk share and its zeroing",
+        "fitted to seed 002 rows veth-01..veth-06 (veth XDP_PASS with VETH_XDP_BATCH 1-16, memset vs "
+        "__GFP_ZERO); the split is skbmodel/physics/veth.py's",
+        ("page alloc/recycle", "skb free")),
+    "cpumap": Rest(
+        "cpumap_dst_stack_cycles",
+        "on the destination CPU: cpu_map_kthread_run's loop, __xdp_build_skb_from_frame without the skb head "
+        "and its zeroing, netif_receive_skb_list and the stack (no GRO on cpumap, software checksum); not "
+        "inside: skb alloc, zeroing, the page's return, the cross-CPU cachelines, the skb's free",
+        "fitted to seed 003 rows cpm-05, cpm-08 on xeon-platinum-iavf (destination rx without / with "
+        "recycling); other CPUs take those cycles; the split is skbmodel/physics/cpumap.py's"),
+    "xdp_pass": Rest(
+        "cpumap_src_base_cycles - cpumap_redirect_cycles + cpumap_dst_stack_cycles",
+        "the driver RX and the XDP program of the cpumap source without the redirect, and the destination's "
+        "stack; not inside: the NAPI skb cache's alloc, zeroing, the page_pool direct recycle, the skb's free",
+        "seed 003 rows cpm-01, cpm-02 (plain XDP_PASS on one CPU) with the cpumap fit; skbmodel/physics/cpumap.py "
+        "(xdp_pass_rest_cycles)"),
+    "kfree_skb_list": Rest(
+        "kfl_base_cycles",
+        "pktgen's skb alloc and xmit (pktgen_bench_xmit_mode_queue_xmit), the qdisc enqueue into fq_codel and "
+        "the free of the packet data; not inside: the skb heads' free on the drop list (kfree_skb_list, "
+        "costed by the free stage)",
+        "fitted to seed 000 row kfl-06 (unpatched); skbmodel/physics/kfree_skb_list.py",
+        ("skb alloc", "zeroing")),  # __alloc_skb clears the new skb: pktgen's alloc holds its zeroing
+}
+
+
+def describe(path: str) -> str:
+    """One paragraph: what the rest of ``path`` contains, the constant it is, and its source."""
+    r = CONTENTS.get(path)
+    if r is None:
+        return ""
+    return f"Rest of path ({path}, {r.constant}): {r.contains}. Source: {r.source}."
+
+
+def overlap_cycles(veth_rest, has_free, c) -> np.ndarray:
+    """What a composition's free stage duplicates of its rest [cycles]: the veth rest's own
+    ``kmem_cache_free`` per skb where the rest is veth's (``veth_rest``) and a free stage is set
+    (``has_free``; booleans, broadcast), else 0.  Subtracted from the rest."""
+    one = slub.free_one_cycles(fast_pair_cycles=c["slub_fast_pair_cycles"], free_share=c["slub_free_share"])
+    return np.where(np.asarray(veth_rest) & np.asarray(has_free), one, 0.0)
+
+
+def notes(opt: dict) -> list[tuple[str, str]]:
+    """``[(stage, message)]`` for a resolved scalar composition (:func:`skbmodel.design.resolved`) whose
+    stage replaces part of its rest (the numbers account for it)."""
+    if opt.get("d_rest") == "veth" and opt.get("d_free") not in (None, "none"):
+        return [("skb free", "the veth rest already frees each skb (kfree_skb -> kmem_cache_free, one at a "
+                             "time): that free is subtracted from the rest, and this stage's free counts instead")]
+    return []
+
+
+def refusals(opt: dict) -> list[tuple[str, str]]:
+    """``[(stage, message)]`` for a stage the rest already contains and that cannot be subtracted."""
+    if opt.get("d_rest") == "veth" and opt.get("d_rx") not in (None, "none"):
+        return [("RX buffer", "the veth rest already contains the RX page (ixgbe's page, its refcount and its "
+                              "return): its cost is not separable from the fitted base, so it would count twice; "
+                              "take the custom rest of path to cost the RX buffer as a stage")]
+    return []
