@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .physics import cpumap, noise
-from . import design, drivers as _drivers, schema
+from . import design, drivers as _drivers, schema, uncertainty
 from .links import state as S
 from .machine.custom import CUSTOM_PREFIX
 from .links.pages import BY_SLUG, DEFAULT_PAGE
@@ -208,6 +208,9 @@ class Answers:
     problem_b: str | None = None
     #: whether the question has a scenario B at all
     has_b: bool = False
+    #: ``{"a": {output: Answer}, "b": {...}}``: what the page's charts draw of each scenario
+    #: (:attr:`skbmodel.links.pages.Page.drawn`), from the same propagation as the numbers above
+    drawn: Mapping[str, Mapping[str, Answer]] = dataclasses.field(default_factory=dict)
 
     def value(self, output: str) -> Answer:
         for a in self.values:
@@ -246,43 +249,66 @@ def answers_of(outputs: Sequence[str], values: Mapping, intervals: Mapping, labe
     return tuple(out)
 
 
-def _answers(scn: Scenario, outputs: Sequence[str], labels: Mapping[str, str], noise_ns: float) -> tuple:
+def _one_side(scn: Scenario, outputs: Sequence[str], labels: Mapping[str, str], noise_ns: float,
+              elasticities: bool = False) -> tuple[tuple, uncertainty.Linearisation | None]:
+    """Scenario ``scn``'s answers to ``outputs`` and the linearisation they come from (with the
+    elasticities its drivers read, when asked): one propagation for both."""
     if not outputs:
-        return ()
-    val, iv = scn.with_intervals(list(outputs))
-    return answers_of(outputs, val, iv, labels, noise_ns)
+        return (), None
+    lin = uncertainty.linearise(scn.params, None, scn.profile, None, uncertainty.with_counted(list(outputs)),
+                                elasticities=elasticities)
+    iv = uncertainty.physical_intervals(lin.value, lin.intervals(), scn.profile, scn.params)
+    return answers_of(outputs, lin.value, iv, labels, noise_ns), lin
+
+
+def _asked(first: Sequence[str], drawn: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys([*first, *drawn]))
+
+
+def _split(answers: tuple, n: int, drawn: Sequence[str]) -> tuple[tuple, dict]:
+    """The first ``n`` answers (those asked), and the drawn outputs' answers by name."""
+    return answers[:n], {x.output: x for x in answers if x.output in drawn}
 
 
 def answer(a: Scenario, b: Scenario | None = None, outputs: Sequence[str] = (), *, labels: Mapping | None = None,
            noise_ns: float | None = None, differences: Sequence[str] | None = None, page: str = DEFAULT_PAGE,
-           with_drivers: bool = True) -> Answers:
+           with_drivers: bool = True, drawn: Sequence[str] = ()) -> Answers:
     """The answers to one question (see the module docstring).
 
     ``outputs``: scenario A's outputs asked; ``labels``: their labels (default: the schema's);
     ``noise_ns``: one run's sd of ns/packet (default: A's ``noise_ns``); ``differences``: the outputs
-    of ``B - A`` (default: those the change moves, :func:`skbmodel.drivers.verdict_outputs`).
+    of ``B - A`` (default: those the change moves, :func:`skbmodel.drivers.verdict_outputs`);
+    ``drawn``: outputs the page's charts draw of each scenario (:attr:`Answers.drawn`).
     """
     labels = dict(labels or {})
+    outputs = list(dict.fromkeys(outputs))
     nf = float(a.params["noise_ns"] if noise_ns is None else noise_ns)
-    values = _answers(a, outputs, labels, nf)
     ident_a = ProfileIdentity.of(a.profile, float(np.asarray(a.params.get("ghz", a.profile.ghz))))
     if b is None:
+        every, lin = _one_side(a, _asked(outputs, drawn), labels, nf, elasticities=with_drivers)
+        values, drawn_a = _split(every, len(outputs), drawn)
         why = None
         if with_drivers and outputs:
-            why = _drivers.drivers(a.params, None, a.profile, None, [outputs[0]])[outputs[0]]
-        return Answers(page=page, profile_a=ident_a, values=values, drivers=why)
+            why = _drivers.of_linearisation(lin, {"A": (a.params, a.profile)})[outputs[0]]
+        return Answers(page=page, profile_a=ident_a, values=values, drivers=why,
+                       drawn={"a": drawn_a} if drawn else {})
+    every, _ = _one_side(a, _asked(outputs, drawn), labels, nf)
+    values, drawn_a = _split(every, len(outputs), drawn)
     ident_b = ProfileIdentity.of(b.profile, float(np.asarray(b.params.get("ghz", b.profile.ghz))))
     if differences is None:
         ea, eb = a.evaluate(list(schema.VERDICT_OUTPUTS)), b.evaluate(list(schema.VERDICT_OUTPUTS))
         differences = _drivers.verdict_outputs(a.params, b.params, ea, eb)
     differences = list(differences)
     diffs: list[Difference] = []
-    b_values: tuple = ()
+    every_b, _ = _one_side(b, _asked(differences, drawn), {}, nf)
+    b_values, drawn_b = _split(every_b, len(differences), drawn)
     if differences:
-        delta, div = a.delta(b, differences)
-        va, vb = a.evaluate(differences), b.evaluate(differences)
-        b_values = _answers(b, differences, {}, nf)
-        why = _drivers.drivers(a.params, b.params, a.profile, b.profile, differences) if with_drivers else {}
+        lin = uncertainty.linearise(a.params, b.params, a.profile, b.profile, differences,
+                                    elasticities=with_drivers)
+        delta, div = lin.value, lin.intervals()
+        va, vb = lin.sides["A"], lin.sides["B"]
+        why = (_drivers.of_linearisation(lin, {"A": (a.params, a.profile), "B": (b.params, b.profile)})
+               if with_drivers else {})
         for o in differences:
             spec = schema.BY_NAME[o]
             d = float(np.asarray(delta[o]))
@@ -295,7 +321,7 @@ def answer(a: Scenario, b: Scenario | None = None, outputs: Sequence[str] = (), 
                                     a=float(np.asarray(va[o])), b=float(np.asarray(vb[o])), noise_ns=nf, runs=runs,
                                     drivers=why.get(o)))
     return Answers(page=page, profile_a=ident_a, values=values, profile_b=ident_b, b_values=b_values,
-                   differences=tuple(diffs), has_b=True)
+                   differences=tuple(diffs), has_b=True, drawn={"a": drawn_a, "b": drawn_b} if drawn else {})
 
 
 def identity(state: Mapping, which: str = "a") -> ProfileIdentity:
@@ -337,14 +363,18 @@ def _of_state(state: Mapping, drivers: bool) -> Answers:
         bad_a = design.problem_text(pa)
         bad_a = bad_a and f"the composition makes no sense ({bad_a})"
         bad_b = design.problem_text(pb) if pb.get("path") == "design" else None
-        if bad_a:
+        nf = float(pa["noise_ns"])
+        if bad_a:  # no numbers; the charts still draw what each side's composition gives
+            drawn = {s: _split(_one_side(x, spec.drawn, {}, nf)[0], 0, spec.drawn)[1]
+                     for s, x in (("a", sa), ("b", sb))}
             return Answers(page=page, profile_a=ProfileIdentity.of(a.profile, float(pa["ghz"])), problem=bad_a,
-                           has_b=True)
+                           has_b=True, drawn=drawn)
         if bad_b:
-            res = answer(sa, None, outs, labels=labels, page=page, with_drivers=drivers)
-            return dataclasses.replace(res, problem_b=bad_b, has_b=True)
-        res = answer(sa, sb, outs, labels=labels, page=page, differences=["path.ns_per_packet", "path.mpps"])
-        return res
+            res = answer(sa, None, outs, labels=labels, page=page, with_drivers=drivers, drawn=spec.drawn)
+            drawn_b = _split(_one_side(sb, spec.drawn, {}, nf)[0], 0, spec.drawn)[1]
+            return dataclasses.replace(res, problem_b=bad_b, has_b=True, drawn={**res.drawn, "b": drawn_b})
+        return answer(sa, sb, outs, labels=labels, page=page, differences=["path.ns_per_packet", "path.mpps"],
+                      drawn=spec.drawn)
     if page == "validation":
         return Answers(page=page, profile_a=ProfileIdentity.of(a.profile, float(a.params["ghz"])))
     bad = None

@@ -51,9 +51,10 @@ exactly ``[0, 0]``.
 """
 from __future__ import annotations
 
+import dataclasses
+import json
 from pathlib import Path
 
-import json
 import zlib
 from collections.abc import Mapping, Sequence
 from statistics import NormalDist
@@ -196,14 +197,18 @@ def _ndim(params: Mapping, profile: Profile) -> int:
     return len(np.broadcast_shapes(*[np.shape(v) for v in raw.values()]))
 
 
-def _evaluate_sets(params, profile, names, base, deltas, outputs=None) -> dict:
+def _evaluate_sets(params, profile, names, base, deltas, outputs=None, clock=None) -> dict:
     """``model.evaluate`` of ``outputs`` (default: all) for ``K`` constant sets ``base + deltas[k]``
-    (``deltas``: ``(K, D)``) in one call; outputs get a leading axis of length ``K``."""
+    (``deltas``: ``(K, D)``) in one call; outputs get a leading axis of length ``K``.  ``clock``
+    (``(K,)``, optional): a factor on the scenario's clock per set (the clock's elasticity)."""
     k = deltas.shape[0]
-    if not names:
+    tail = (1,) * _ndim(params, profile)
+    if clock is not None:
+        ghz = np.asarray(params.get("ghz", profile.ghz), dtype=float)
+        params = {**params, "ghz": ghz * np.asarray(clock, dtype=float).reshape((k,) + tail)}
+    if not names and clock is None:
         out = model.evaluate(params, profile, outputs=outputs)
         return {n: np.broadcast_to(v, (k,) + np.shape(v)) for n, v in out.items()}
-    tail = (1,) * _ndim(params, profile)
     consts = {n: (base[j] + deltas[:, j]).reshape((k,) + tail) for j, n in enumerate(names)}
     out = model.evaluate(params, profile, constants=consts, outputs=outputs)
     return {n: np.broadcast_to(v, (k,) + np.shape(v)[1:]) if np.shape(v)[:1] != (k,) else v
@@ -244,21 +249,26 @@ def _joint(profiles: Sequence[Profile], outputs):
 
     A constant is shared (one dimension, one draw) when every profile has it as the same quantity
     (:func:`same_quantity`); otherwise each profile has its own dimension.
-    Returns ``(dims, sd, corr, index)``: ``index[p]`` = ``(names, dim numbers)`` of profile ``p``.
+    Returns ``(dims, sd, corr, index)``: ``dims[j] = (seed label, side, name)`` with side ``"A"`` (one
+    profile), ``"AB"`` (shared by two) or the one side ``"A"``/``"B"`` it belongs to; ``index[p]`` =
+    ``(names, dim numbers)`` of profile ``p``.
     """
     per = [_relevant(p, outputs) for p in profiles]
-    dims: list[tuple] = []
+    keys: list[tuple] = []
     index = []
-    for p, (names, sd, _) in zip(profiles, per):
+    for i, (p, (names, sd, _)) in enumerate(zip(profiles, per)):
         cols = []
         for n, s in zip(names, sd):
             key = ("shared", n, profiles[0].constants[n].value if n in profiles[0].constants else None, s)
             shared = all(same_quantity(p, q, n) for q in profiles)
             key = key if shared else (len(index), n)
-            if key not in dims:
-                dims.append(key)
-            cols.append(dims.index(key))
+            if key not in keys:
+                keys.append(key)
+            cols.append(keys.index(key))
         index.append((names, np.array(cols, dtype=int)))
+    one = len(profiles) == 1
+    dims = [(k[1], "A" if one else "AB", k[1]) if k[0] == "shared" else (f"{k[1]}@{j}", "AB"[k[0]], k[1])
+            for j, k in enumerate(keys)]
     d = len(dims)
     sd = np.zeros(d)
     corr = np.eye(d)
@@ -294,6 +304,23 @@ def _blocks(k: int, grid: int) -> list[slice]:
     return [slice(i, min(i + step, k)) for i in range(0, k, step)]
 
 
+def _per_sd(v: np.ndarray, d: int) -> np.ndarray:
+    """``u_j = (f(c + sd_j e_j) - f(c - sd_j e_j)) / 2`` [output unit per sd]: ``(d, ...)`` from rows
+    ``1 .. d`` (+sd) and ``d + 1 .. 2d`` (-sd) of ``v``."""
+    with np.errstate(invalid="ignore"):
+        return (v[1:1 + d] - v[1 + d:1 + 2 * d]) / 2.0
+
+
+def _variance_terms(u: np.ndarray, corr: np.ndarray) -> np.ndarray:
+    """``u_j (R u)_j`` per dimension ``j`` (``(d, ...)``): they add up to ``var f = u^T R u``."""
+    d = u.shape[0]
+    if not d:
+        return np.zeros((1,) + u.shape[1:])
+    flat = u.reshape(d, -1)
+    with np.errstate(invalid="ignore"):
+        return (flat * (corr @ flat)).reshape(u.shape)
+
+
 def _propagate(values_of, k: int, grid: int, outputs, method, corr, level, struct_sd):
     """Run ``values_of(rows) -> {output: (len(rows), ...)}`` over the perturbation rows and reduce.
 
@@ -308,11 +335,7 @@ def _propagate(values_of, k: int, grid: int, outputs, method, corr, level, struc
             v = np.asarray(vals[o], dtype=float)
             f = v[0]
             with np.errstate(invalid="ignore"):
-                if d:
-                    u = ((v[1:1 + d] - v[1 + d:]) / 2.0).reshape(d, -1)  # output change per sd
-                    var = np.sum(u * (corr @ u), axis=0).reshape(np.shape(f))
-                else:
-                    var = np.zeros(np.shape(f))
+                var = np.sum(_variance_terms(_per_sd(v, d), corr), axis=0)
                 hw = z * np.sqrt(np.clip(var, 0.0, None) + struct_sd(o, f) ** 2)
             f0[o] = f
             res[o] = (f - hw, f + hw)
@@ -335,6 +358,157 @@ def _propagate(values_of, k: int, grid: int, outputs, method, corr, level, struc
         f0[o] = f
         res[o] = (lo, hi)
     return f0, res
+
+
+#: relative step of a constant (and of the clock) for its elasticity [1]
+REL_STEP = 1e-4
+#: the constant a scenario's clock is: a scenario input (``ghz``), each side's own
+CLOCK = "ghz"
+
+
+@dataclasses.dataclass(frozen=True)
+class Linearisation:
+    """The first-order propagation of one scenario, or of the paired difference ``B - A`` of two.
+
+    Every linearised interval and every ranking of what an answer rests on
+    (:mod:`skbmodel.drivers`) reads one of these, so a driver's share of the variance is a share of
+    exactly the variance the interval shows.
+
+    * ``value``: ``{output: f}`` (one scenario) or ``{output: f_B - f_A}`` [output unit];
+      ``sides``: each side's own values, ``{"A": {...}, "B": {...}}``;
+    * ``dims``: the uncertain dimensions ``(seed label, side, name)`` (:func:`_joint`), ``sd`` and
+      ``corr`` their sd [constant units] and correlation [1];
+    * ``per_sd``: ``{output: (D, ...)}`` the change of ``value`` per ``+1`` sd of each dimension (a
+      secant over ``+-1`` sd, see the module docstring);
+    * ``structural_sd``: ``{output: sd}`` [output unit]: ``rel |f|`` for one scenario or a pair on one
+      machine (one model error), ``rel sqrt(f_A^2 + f_B^2)`` across machines (two);
+    * with elasticities asked: ``value_dims`` (every constant that is not the clock or a kernel size,
+      ``(label, side, name)``: ``"A"``/``"B"``-prefixed unless A and B share it), ``elasticity``
+      ``{output: (E, ...)}`` = ``c_j dV/dc_j`` (central difference over ``+-`` :data:`REL_STEP`) and
+      ``clock_elasticity`` ``{output: ((side, e), ...)}`` = ``g dV/dg`` of each side's clock ``g``.
+
+    Reference: JCGM 100:2008 (GUM), 5.1.3 (sensitivity coefficients) and 5.2.2 (correlated inputs).
+    """
+    outputs: tuple
+    value: dict
+    sides: dict
+    dims: tuple
+    sd: np.ndarray
+    corr: np.ndarray
+    per_sd: dict
+    structural_sd: dict
+    value_dims: tuple = ()
+    elasticity: dict = dataclasses.field(default_factory=dict)
+    clock_elasticity: dict = dataclasses.field(default_factory=dict)
+
+    def variance_terms(self, output: str) -> np.ndarray:
+        """``u_j (R u)_j`` of each uncertain dimension [output unit²]: with the structural term's square
+        they add up to :meth:`variance`."""
+        return _variance_terms(self.per_sd[output], self.corr)
+
+    def variance(self, output: str) -> np.ndarray:
+        """``u^T R u + structural^2`` [output unit²]."""
+        with np.errstate(invalid="ignore"):
+            return np.sum(self.variance_terms(output), axis=0) + self.structural_sd[output] ** 2
+
+    def bounds(self, output: str, level: float = LEVEL) -> tuple:
+        """``f +- z sd``, ``z = Phi^-1((1 + level) / 2)`` [output unit]."""
+        f = self.value[output]
+        with np.errstate(invalid="ignore"):
+            hw = z_value(level) * np.sqrt(np.clip(self.variance(output), 0.0, None))
+        return f - hw, f + hw
+
+    def intervals(self, level: float = LEVEL) -> dict:
+        """``{output: (lo, hi)}``: :meth:`bounds` of each output; a difference (two sides) of kernel-fixed
+        values is as exact as they are.  The physical limits of one scenario's outputs are
+        :func:`physical_intervals`' (they need its parameters)."""
+        pair = "B" in self.sides
+        return {o: (self.value[o], self.value[o]) if pair and o in EXACT_OUTPUTS else self.bounds(o, level)
+                for o in self.outputs}
+
+
+def with_counted(outputs) -> list[str]:
+    """``outputs`` and, for each count of runs among them, the difference it counts (its interval needs it)."""
+    return list(dict.fromkeys([*outputs, *(RUNS_OUTPUTS[o][0] for o in outputs if o in RUNS_OUTPUTS)]))
+
+
+def _value_dims(profiles: Sequence[Profile]) -> list[tuple[str, str, str]]:
+    """The constants whose elasticity is asked: not the clock (a scenario input, its own row) and not the
+    kernel's sizes (exact facts that shape the formulas: their elasticities cancel in pairs such as object
+    size / cacheline size); one dimension for a constant A and B share (:func:`same_quantity`)."""
+    own = [[n for n, c in p.constants.items() if n != CLOCK and c.kind != "kernel"] for p in profiles]
+    if len(profiles) == 1:
+        return [(n, "A", n) for n in own[0]]
+    pa, pb = profiles
+    dims = [(n, "AB", n) if same_quantity(pa, pb, n) else (f"A: {n}", "A", n) for n in own[0]]
+    return dims + [(f"B: {n}", "B", n) for n in own[1] if not same_quantity(pa, pb, n)]
+
+
+def linearise(params_a: Mapping, params_b: Mapping | None = None, profile_a: Profile | None = None,
+              profile_b: Profile | None = None, outputs=None, structural: bool = True,
+              elasticities: bool = False) -> Linearisation:
+    """The first-order propagation of scenario A, or of the paired ``B - A`` (:class:`Linearisation`).
+
+    One vectorised call of :func:`skbmodel.model.evaluate` per side, over the rows: the nominal
+    constants; each uncertain dimension at ``+1`` and ``-1`` sd (the same for A and B where they share
+    it: paired); with ``elasticities``, each constant at ``1 +- REL_STEP`` times its value and each
+    side's clock at ``1 +- REL_STEP`` times the scenario's.  ``structural=False`` leaves the
+    structural term out (the out-of-sample validation estimates it from the rest).
+    """
+    _, outputs = _check("linear", outputs)
+    pa = model.profile_of(params_a, profile_a)
+    sides = [("A", params_a, pa)]
+    if params_b is not None:
+        sides.append(("B", params_b, model.profile_of(params_b, profile_b)))
+    profiles = [prof for _, _, prof in sides]
+    dims, sd, corr, _ = _joint(profiles, outputs)
+    vdims = _value_dims(profiles) if elasticities else []
+    cols = list(dict.fromkeys([(side, n) for _, side, n in dims] + [(side, n) for _, side, n in vdims]))
+    col = {c: i for i, c in enumerate(cols)}
+    d, e = len(dims), len(vdims)
+    k = 1 + 2 * d + (2 * e + 2 * len(sides) if elasticities else 0)
+    of = {side: prof for side, _, prof in sides}
+    base = np.array([of[side[0]].value(n) for side, n in cols])
+    deltas = np.zeros((k, len(cols)))
+    for j, (_, side, n) in enumerate(dims):
+        deltas[1 + j, col[(side, n)]] = sd[j]
+        deltas[1 + d + j, col[(side, n)]] = -sd[j]
+    e0 = 1 + 2 * d
+    h = np.array([REL_STEP * abs(of[side[0]].value(n)) for _, side, n in vdims])
+    for j, (_, side, n) in enumerate(vdims):
+        deltas[e0 + j, col[(side, n)]] = h[j]
+        deltas[e0 + e + j, col[(side, n)]] = -h[j]
+    c0 = e0 + 2 * e
+    vals = {}
+    for si, (side, params, prof) in enumerate(sides):
+        mine = [i for i, (s_, _) in enumerate(cols) if side in s_]
+        clock = None
+        if elasticities:
+            clock = np.ones(k)
+            clock[c0 + 2 * si], clock[c0 + 2 * si + 1] = 1.0 + REL_STEP, 1.0 - REL_STEP
+        vals[side] = _evaluate_sets(params, prof, [cols[i][1] for i in mine], base[mine], deltas[:, mine],
+                                    outputs, clock)
+    rows = {o: np.asarray(vals["A"][o], dtype=float) if len(sides) == 1 else
+            _difference(np.asarray(vals["B"][o], dtype=float), np.asarray(vals["A"][o], dtype=float))
+            for o in outputs}
+    value = {o: rows[o][0] for o in outputs}
+    own = {side: {o: np.asarray(vals[side][o], dtype=float)[0] for o in outputs} for side, _, _ in sides}
+    across = len(sides) == 2 and machine(profiles[0]) != machine(profiles[1])
+    rel = {o: structural_rel_sd(o) if structural else 0.0 for o in outputs}
+    struct = {o: rel[o] * (np.hypot(own["A"][o], own["B"][o]) if across else np.abs(value[o])) for o in outputs}
+    per_sd = {o: _per_sd(rows[o], d) for o in outputs}
+    elast, clock_e = {}, {}
+    if elasticities:
+        shape = (e,) + (1,) * (rows[outputs[0]].ndim - 1) if outputs else (e,)
+        hh, bb = h.reshape(shape), np.array([of[side[0]].value(n) for _, side, n in vdims]).reshape(shape)
+        for o in outputs:
+            v = rows[o]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                elast[o] = np.where(hh > 0, bb * (v[e0:e0 + e] - v[e0 + e:c0]) / (2 * np.where(hh > 0, hh, 1)), 0.0)
+                clock_e[o] = tuple((side, (v[c0 + 2 * si] - v[c0 + 2 * si + 1]) / (2 * REL_STEP))
+                                   for si, (side, _, _) in enumerate(sides))
+    return Linearisation(tuple(outputs), value, own, tuple(dims), sd, corr, per_sd, struct, tuple(vdims),
+                         elast, clock_e)
 
 
 def _check(method, outputs):
@@ -415,19 +589,23 @@ def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, out
     method, outputs = _check(method, outputs)
     asked = outputs
     if physical:  # a count of runs needs the interval of the difference it counts
-        outputs = list(dict.fromkeys([*outputs, *(RUNS_OUTPUTS[o][0] for o in outputs if o in RUNS_OUTPUTS)]))
+        outputs = with_counted(outputs)
     prof = model.profile_of(params, profile)
-    names, sd, corr = _relevant(prof, outputs)
-    base = np.array([prof.value(n) for n in names])
-    deltas = _deltas(method, sd, corr, n_samples, names)
-    grid = int(np.prod(np.broadcast_shapes(*[np.shape(v) for v in model.raw_inputs(params, prof).values()])))
+    if method == "linear":
+        lin = linearise(params, None, prof, None, outputs, structural=structural)
+        f0, res = lin.value, lin.intervals(level)
+    else:
+        names, sd, corr = _relevant(prof, outputs)
+        base = np.array([prof.value(n) for n in names])
+        deltas = _deltas(method, sd, corr, n_samples, names)
+        grid = int(np.prod(np.broadcast_shapes(*[np.shape(v) for v in model.raw_inputs(params, prof).values()])))
 
-    def values_of(rows):
-        return _evaluate_sets(params, prof, names, base, deltas[rows], outputs)
+        def values_of(rows):
+            return _evaluate_sets(params, prof, names, base, deltas[rows], outputs)
 
-    def struct_sd(o, f):
-        return (structural_rel_sd(o) if structural else 0.0) * np.abs(f)
-    f0, res = _propagate(values_of, deltas.shape[0], grid, outputs, method, corr, level, struct_sd)
+        def struct_sd(o, f):
+            return (structural_rel_sd(o) if structural else 0.0) * np.abs(f)
+        f0, res = _propagate(values_of, deltas.shape[0], grid, outputs, method, corr, level, struct_sd)
     if physical:
         res = physical_intervals(f0, res, prof, params)
     return {o: f0[o] for o in asked}, {o: res[o] for o in asked}
@@ -466,11 +644,19 @@ def delta_intervals(params_a: Mapping, params_b: Mapping, profile_a: Profile | N
     ``rel * sqrt(f_A^2 + f_B^2)``.
     """
     method, outputs = _check(method, outputs)
+    if method == "linear":
+        lin = linearise(params_a, params_b, profile_a, profile_b, outputs)
+        return lin.value, lin.intervals(level)
+    delta, res = _sampled_delta(params_a, params_b, profile_a, profile_b, outputs, level, n_samples)
+    # a difference of kernel-fixed values is as exact as they are
+    return delta, {o: ((delta[o], delta[o]) if o in EXACT_OUTPUTS else iv) for o, iv in res.items()}
+
+
+def _sampled_delta(params_a, params_b, profile_a, profile_b, outputs, level, n_samples):
     pa = model.profile_of(params_a, profile_a)
     pb = model.profile_of(params_b, profile_b)
     dims, sd, corr, index = _joint([pa, pb], outputs)
-    labels = [k[1] if k[0] == "shared" else f"{k[1]}@{i}" for i, k in enumerate(dims)]
-    deltas = _deltas(method, sd, corr, n_samples, labels)
+    deltas = _deltas("sampling", sd, corr, n_samples, [label for label, _, _ in dims])
     shapes = [np.broadcast_shapes(*[np.shape(v) for v in model.raw_inputs(p, q).values()])
               for p, q in ((params_a, pa), (params_b, pb))]
     grid = int(np.prod(np.broadcast_shapes(*shapes)))
@@ -492,9 +678,7 @@ def delta_intervals(params_a: Mapping, params_b: Mapping, profile_a: Profile | N
         if across:
             return structural_rel_sd(o) * np.hypot(np.asarray(fa[o], dtype=float), np.asarray(fb[o], dtype=float))
         return structural_rel_sd(o) * np.abs(f)
-    delta, res = _propagate(values_of, deltas.shape[0], grid, outputs, method, corr, level, struct_sd)
-    # a difference of kernel-fixed values is as exact as they are
-    return delta, {o: ((delta[o], delta[o]) if o in EXACT_OUTPUTS else iv) for o, iv in res.items()}
+    return _propagate(values_of, deltas.shape[0], grid, outputs, "sampling", corr, level, struct_sd)
 
 
 def delta_interval(params_a: Mapping, params_b: Mapping, profile_a: Profile | None = None,

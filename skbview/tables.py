@@ -139,19 +139,16 @@ def design_summary(state: Mapping) -> dict:
 
 
 def _design_summary(state: Mapping) -> dict:
-    """The charts' totals and intervals of A and B; the difference, its verdict and runs are the page's answer
-    (:func:`skbmodel.answers.of_state`), the one its metrics and text block give."""
-    prof_a = sk_state.profile_for(state, "a")
+    """The page's answer (:func:`skbmodel.answers.of_state`) as the charts read it: A's and B's drawn totals
+    with their intervals, the difference, its verdict and runs: the numbers its metrics and text block give."""
     pa, pb = design_params_ab(state)
-    a, b = (Scenario.from_params(p, prof_a) for p in (pa, pb))
-    outs = ("path.ns_per_packet", "path.mpps", "path.budget_pct", "budget.ns_per_packet", "budget.line_rate_mpps")
-    va, ia = a.with_intervals(outs)
-    vb, ib = b.with_intervals(outs)
     res = answers.of_state({**state, "page": "design"})
+    side = {s: {o: x.value for o, x in res.drawn[s].items()} for s in ("a", "b")}
+    ivs = {s: {o: (x.lo, x.hi) for o, x in res.drawn[s].items()} for s in ("a", "b")}
     d = next((x for x in res.differences if x.output == "path.ns_per_packet"), None)
     mpps = next((x for x in res.differences if x.output == "path.mpps"), None)
-    return dict(a=va, b=vb, iv_a=ia, iv_b=ib, delta_ns=d.value if d else 0.0, delta_lo=d.lo if d else 0.0,
-                delta_hi=d.hi if d else 0.0, delta_mpps=mpps.value if mpps else 0.0,
+    return dict(a=side["a"], b=side["b"], iv_a=ivs["a"], iv_b=ivs["b"], delta_ns=d.value if d else 0.0,
+                delta_lo=d.lo if d else 0.0, delta_hi=d.hi if d else 0.0, delta_mpps=mpps.value if mpps else 0.0,
                 verdict=d.verdict if d else noise.VERDICT_NOISE, runs=d.runs if d else None, answers=res,
                 problems_a=design.problems(pa), problems_b=design.problems(pb) if pb["path"] == "design" else [])
 

@@ -107,6 +107,28 @@ def test_driver_variance_is_the_propagated_variance(cpu_b):
         assert shares == pytest.approx(1.0, abs=0.02)  # the rows left out carry < 0.5 % each
 
 
+def test_an_answers_interval_and_its_drivers_are_one_propagation():
+    """The Compare answer's paired interval is ``f +- z sd`` with the sd its drivers report, and asking
+    for elasticities adds rows to the propagation without moving the interval it gives."""
+    from skbmodel import answers
+    from skbmodel.scenario import Scenario
+    pa = load_profile(E5)
+    a = _on(E5, path="cpumap")
+    b = {**a, "pp_recycle": 0.5, "numa": "cross"}
+    ans = answers.answer(Scenario.from_params(a, pa), Scenario.from_params(b, pa), ["path.ns_per_packet"])
+    assert ans.differences
+    for d in ans.differences:
+        assert (d.hi - d.lo) / 2 == pytest.approx(Z * d.drivers["sd"], rel=1e-9), d.output
+        assert d.value == d.drivers["value"]
+    outs = [d.output for d in ans.differences]
+    plain = uncertainty.linearise(a, b, pa, pa, outs)
+    rich = uncertainty.linearise(a, b, pa, pa, outs, elasticities=True)
+    assert plain.dims == rich.dims and not plain.value_dims and rich.value_dims
+    for o in outs:
+        assert np.array_equal(plain.per_sd[o], rich.per_sd[o])
+        assert plain.bounds(o) == rich.bounds(o)
+
+
 def test_value_shares_of_a_sum_of_cycle_constants_add_up():
     """veth's cost is base + alloc + zero, each a sum of cycle constants (times fractions): the cycle
     constants' elasticities add up to the value (within the rows below 0.5 % left out)."""

@@ -29,6 +29,9 @@ class Page:
     summary: tuple[tuple[str, str], ...] = ()
     #: whether the page shows a scenario B (its controls, its numbers): only then does its link carry ``b_`` keys
     has_b: bool = False
+    #: outputs the page's charts draw for each scenario, with their intervals, beside its metrics: they come
+    #: with the answer (:attr:`skbmodel.answers.Answers.drawn`), so a chart and a metric cannot disagree
+    drawn: tuple[str, ...] = ()
 
 
 #: The scenario pages, in navigation order: each has charts, exports and a ``page=<slug>`` share link.
@@ -67,7 +70,9 @@ PAGES: tuple[Page, ...] = (
          ("cpu", "d_from", "d_rx", "d_skb", "d_zero", "d_hand", "d_free", "d_rest"),
          ("path.mpps", "Throughput (Mpps)"),
          (("path.mpps", "Throughput"), ("path.ns_per_packet", "Cost"), ("path.budget_pct", "Budget used")),
-         has_b=True),
+         has_b=True,
+         drawn=("path.ns_per_packet", "path.mpps", "path.budget_pct", "budget.ns_per_packet",
+                "budget.line_rate_mpps")),
     Page("grid", "Question grid", "Questions in one view: up to three parameters at once", ":material/grid_on:",
          ("cpu", "g1", "g2", "g3", "g_out"), ("path.ns_per_packet", "Baseline A (ns/packet)"),
          (("path.ns_per_packet", "Baseline A cost"),)),
