@@ -128,3 +128,27 @@ def test_kfree_bulk_lines_that_lie_together_are_said_to_and_drawn_apart():
     # lines that part by more than COINCIDE_REL get no note
     far = np.vstack([ys[0], ys[0] * (1 + 2 * COINCIDE_REL)])
     assert coincide_note(np.array([8, 16]), far) == ""
+
+
+def _line_style(t) -> tuple:
+    sym = None
+    if "markers" in (t.mode or ""):
+        sym = t.marker.symbol if isinstance(t.marker.symbol, str) or t.marker.symbol is None \
+            else tuple(t.marker.symbol)
+    return t.line.dash or "solid", sym, t.xaxis or "x", t.yaxis or "y"
+
+
+@pytest.mark.parametrize("query", ["", "numa=cross&pp_recycle=0.5", "path=cpumap&cpu=epyc-9684x"])
+def test_every_legend_line_is_told_apart_without_colour(query):
+    """In greyscale, every line with a legend entry differs from the other lines of its subplot by dash or
+    marker (the cpumap rates, the zeroing and SLUB variants, the grid's curves), on every page's charts."""
+    seen = 0
+    for page in charts.PAGE_CHARTS:
+        st, _ = S.decode(f"page={page}&{query}")
+        for name, fig in charts.figures_for_page(page, st):
+            lines = [t for t in fig.data if t.type == "scatter" and "lines" in (t.mode or "lines")
+                     and getattr(t, "fill", None) in (None, "none") and t.showlegend is not False]
+            styles = [_line_style(t) for t in lines]
+            assert len(set(styles)) == len(styles), (page, name, [(t.name, s) for t, s in zip(lines, styles)])
+            seen += len(lines) > 1
+    assert seen >= 8  # charts with two or more lines: the rule has something to hold

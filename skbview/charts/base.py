@@ -308,10 +308,41 @@ def _wrap(text: str, width: int = 115) -> str:
     return "<br>".join(lines)
 
 
+#: line dashes in the order a chart's lines take them where colour alone would tell them apart
+DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
+
+
+def _symbols(t: dict):
+    if "markers" not in str(t.get("mode", "")):
+        return None
+    sym = (t.get("marker") or {}).get("symbol", "circle")
+    return tuple(np.asarray(sym).reshape(-1).tolist()) if not isinstance(sym, str) else sym
+
+
+def tell_apart(traces: list[dict]) -> None:
+    """Give each legend line of one subplot a dash (and marker) no other line there has: a chart printed
+    in greyscale, or read by a reviewer who does not see its colours, still tells its lines apart.  A
+    line styled apart already keeps its style; the next free dash of :data:`DASHES` goes to the others."""
+    used: dict[tuple, set] = {}
+    for t in traces:
+        if (t.get("type") != "scatter" or "lines" not in str(t.get("mode", "lines"))
+                or t.get("fill") not in (None, "none") or t.get("showlegend") is False):
+            continue
+        taken = used.setdefault((t.get("xaxis", "x"), t.get("yaxis", "y")), set())
+        sym = _symbols(t)
+        style = ((t.get("line") or {}).get("dash", "solid"), sym)
+        if style in taken:
+            dash = next((d for d in DASHES if (d, sym) not in taken), style[0])
+            t["line"] = {**(t.get("line") or {}), "dash": dash}
+            style = (dash, sym)
+        taken.add(style)
+
+
 def finish(fig: Fig, title: str, xtitle: str, ytitle: str, cap: str, height: int = HEIGHT,
            cap_width: int = 115) -> go.Figure:
     """``cap_width``: characters per caption line; narrower where long category labels push the plot
-    area (where the caption starts) to the right."""
+    area (where the caption starts) to the right.  Lines are told apart without colour (:func:`tell_apart`)."""
+    tell_apart(fig.traces)
     cap = _wrap(cap, cap_width)
     extra = 14 * cap.count("<br>")
     bottom = 105 + extra
