@@ -68,7 +68,7 @@ def _short_pairs(state: Mapping) -> dict[str, str]:
 
 def _setting(key: str, raw: str) -> str:
     p = S.PARAMS[key]
-    base = key[len(S.B_PREFIX):] if key.startswith(S.B_PREFIX) else key
+    base = S.side_of(key)[1]
     if p.kind == "choice":
         value = p.label_of(raw)
     else:
@@ -105,7 +105,7 @@ def summary_text(state: Mapping, link: str) -> str:
     pairs = _short_pairs(state)
     res = answers.of_state(state)
     lines = [ascii_text(f"skbmodel: {spec.title}")]
-    a_keys = [k for k in pairs if k in S.PARAMS and k not in S.NAV_KEYS and not k.startswith(S.B_PREFIX)]
+    a_keys = [k for k in pairs if k in S.PARAMS and k not in S.NAV_KEYS and S.side_of(k)[0] == "a"]
     if a_keys:
         lines.append("Scenario (what differs from the defaults):")
         for k in a_keys:
@@ -141,11 +141,11 @@ def _b_minus_a(state, page, res: answers.Answers, pairs) -> list[str]:
         vb = overrides.get("path", design.COMPARE_PATH)
         what = "a second composition" if vb == "design" else S.PARAMS["path"].label_of(vb)
         head = f"B: {what}" + ("" if vb != "design" else ", " + ", ".join(
-            _setting(S.B_PREFIX + k, pairs[S.B_PREFIX + k]) for k in overrides
-            if k != "path" and S.B_PREFIX + k in pairs))
+            _setting(S.key_of(k, "b"), pairs[S.key_of(k, "b")]) for k in overrides
+            if k != "path" and S.key_of(k, "b") in pairs))
     else:
-        head = "B: " + (", ".join(_setting(S.B_PREFIX + k, pairs[S.B_PREFIX + k]) for k in overrides
-                                  if S.B_PREFIX + k in pairs) or "the same as A")
+        head = "B: " + (", ".join(_setting(S.key_of(k, "b"), pairs[S.key_of(k, "b")]) for k in overrides
+                                  if S.key_of(k, "b") in pairs) or "the same as A")
     lines = _wrap(head, indent="", more="  ")
     if res.profile_b is not None and res.profile_b.text() != res.profile_a.text():
         lines += _wrap(_profile_text(res.profile_b, "B: "))

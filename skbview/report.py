@@ -81,11 +81,11 @@ _HASH_WHEN_SET = tuple(p.key for p in S.MODEL_PARAMS if p.hash_when_set)
 
 
 def _hash_full(full: Mapping) -> str:
-    later = {pre + k for k in _HASH_WHEN_SET for pre in ("", S.B_PREFIX)}
+    later = {S.key_of(k, which) for k in _HASH_WHEN_SET for which in ("a", "b")}
     # The hash reads B written out in full (A plus its overrides), as file names were made when every state
     # held all of B: the whole scenario, whichever page is open.
     b = S.scenario(full, "b")
-    named = {**full, **{S.B_PREFIX + p.key: b[p.key] for p in S.MODEL_PARAMS}}
+    named = {**full, **{S.key_of(p.key, "b"): b[p.key] for p in S.MODEL_PARAMS}}
     keys = [k for k in _HASH_KEYS if k not in later or named.get(k, S.PARAMS[k].default) != S.PARAMS[k].default]
     return hashlib.sha1(S.encode(named, keys=keys).encode()).hexdigest()[:6]
 
@@ -94,9 +94,9 @@ def _key_params(page: str, state: Mapping) -> list[str]:
     keys = list(PAGE_BY_SLUG[page].key_params)
     if page == "compare":
         over = S.b_overrides(state)
-        keys = ["cpu"] + ([S.B_PREFIX + "cpu"] if "cpu" in over else [])
+        keys = ["cpu"] + ([S.key_of("cpu", "b")] if "cpu" in over else [])
         keys += [k for k in S.MODEL_KEYS if k != "cpu" and k in over][:4]
-        keys += [S.B_PREFIX + k for k in keys if k in S.MODEL_KEYS and k != "cpu"]
+        keys += [S.key_of(k, "b") for k in keys if k in S.MODEL_KEYS and k != "cpu"]
     # how the chart is drawn is not part of the scenario (its hash): a chart drawn otherwise says so in its name
     return keys + [k for k in S.DISPLAY_KEYS if state.get(k) != S.PARAMS[k].default]
 

@@ -22,14 +22,14 @@ _PAIRED_MAX = 16
 def paired_deltas(state: Mapping) -> tuple[dict, dict]:
     """:func:`skbmodel.uncertainty.delta_intervals` of every output for the state's A and B.
 
-    The A/B table and the A/B delta chart both need it on every move; a small cache keyed by the
-    scenario parameters (and custom profiles) of A and B computes it once per scenario.
+    The A/B table and the A/B delta chart both need it on every move; a small cache keyed by the two
+    scenarios (:attr:`skbmodel.scenario.Scenario.key`: parameters, profile and its version) computes it once.
     """
-    keys = [*sk_state.MODEL_KEYS, *(sk_state.B_PREFIX + k for k in sk_state.MODEL_KEYS), *sk_state.PROFILE_KEYS]
-    key = tuple((k, state.get(k)) for k in keys)
+    a, b = Scenario.of(state, "a"), Scenario.of(state, "b")
+    key = (a.key, b.key)
     hit = _PAIRED.get(key)
     if hit is None:
-        hit = Scenario.of(state, "a").delta(Scenario.of(state, "b"))
+        hit = a.delta(b)
         if len(_PAIRED) >= _PAIRED_MAX:
             _PAIRED.pop(next(iter(_PAIRED)))
         _PAIRED[key] = hit
@@ -121,26 +121,10 @@ def design_a_label(state: Mapping) -> str:
     return f"A: composition (from {state.get('d_from', 'veth')})"
 
 
-_DESIGNS: dict[tuple, dict] = {}
-
-
 def design_summary(state: Mapping) -> dict:
-    """Totals, intervals, the paired delta B − A and its verdict for the page's metrics and charts;
-    cached per scenario (the page's metrics and two of its charts use it)."""
-    key = tuple((k, state.get(k)) for k in (*sk_state.MODEL_KEYS, *(sk_state.B_PREFIX + k for k in sk_state.MODEL_KEYS),
-                                             *sk_state.PROFILE_KEYS, *sk_state.PV_KEYS))
-    hit = _DESIGNS.get(key)
-    if hit is None:
-        hit = _design_summary(state)
-        if len(_DESIGNS) >= _PAIRED_MAX:
-            _DESIGNS.pop(next(iter(_DESIGNS)))
-        _DESIGNS[key] = hit
-    return hit
-
-
-def _design_summary(state: Mapping) -> dict:
-    """The page's answer (:func:`skbmodel.answers.of_state`) as the charts read it: A's and B's drawn totals
-    with their intervals, the difference, its verdict and runs: the numbers its metrics and text block give."""
+    """The Design page's answer (:func:`skbmodel.answers.of_state`, cached per state) as its charts read it:
+    A's and B's drawn totals with their intervals, the difference, its verdict and runs: the numbers its
+    metrics and text block give."""
     pa, pb = design_params_ab(state)
     res = answers.of_state({**state, "page": "design"})
     side = {s: {o: x.value for o, x in res.drawn[s].items()} for s in ("a", "b")}

@@ -222,6 +222,16 @@ def defaults(cpu: str | None = None) -> dict:
     return state
 
 
+def key_of(key: str, which: str = "a") -> str:
+    """The state's (and the link's) key of scenario ``which``'s ``key``: B's override of it, or A's own."""
+    return key if which == "a" else B_PREFIX + key
+
+
+def side_of(key: str) -> tuple[str, str]:
+    """``("b", base key)`` for a key of scenario B's overrides, else ``("a", key)``."""
+    return ("b", key[len(B_PREFIX):]) if key.startswith(B_PREFIX) else ("a", key)
+
+
 def b_overrides(state: Mapping) -> dict:
     """``{key: value}`` of what scenario B overrides of A (keys without the prefix), in schema order."""
     return {p.key: state[B_PREFIX + p.key] for p in MODEL_PARAMS if B_PREFIX + p.key in state} | \

@@ -41,7 +41,7 @@ def register(profile: Profile) -> None:
 
 def active(which: str = "a") -> Profile | None:
     """The custom profile in use for scenario ``which`` (None = a shipped profile)."""
-    pre = "" if which == "a" else sk_state.B_PREFIX
+    pre = sk_state.key_of("", which)
     store = session_store()
     text = store.get(pre + "prof")
     if not text:
@@ -62,7 +62,7 @@ def adopt_link_profile() -> None:
 
 def select(profile: Profile, which: str = "a") -> None:
     """Use ``profile`` for scenario ``which``: ``prof`` = its link text, ``cpu`` = its base, clock = its clock."""
-    pre = "" if which == "a" else sk_state.B_PREFIX
+    pre = sk_state.key_of("", which)
     register(profile)
     store = session_store()
     store[pre + "prof"] = custom.encode_profile(profile)
@@ -83,7 +83,7 @@ def select(profile: Profile, which: str = "a") -> None:
 
 def clear(which: str = "a") -> None:
     """Back to the shipped profile named by ``cpu`` (and its clock)."""
-    pre = "" if which == "a" else sk_state.B_PREFIX
+    pre = sk_state.key_of("", which)
     store = session_store()
     store.pop(pre + "prof", None)
     store.pop(pre + "pv", None)
