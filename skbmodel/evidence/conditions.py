@@ -130,31 +130,46 @@ def matches(row, state: Mapping, which: str = "a", free: Mapping[str, Collection
         leaves the row's output unchanged (within :data:`SAME_REL`); else ``reason``, the conditions
         it was measured under, in words.
     """
+    return matches_all((row,), state, which, free)[0]
+
+
+def matches_all(rows, state: Mapping, which: str = "a",
+                free: Mapping[str, Collection | None] | None = None) -> list[Match]:
+    """:func:`matches` of each of ``rows`` (one vectorised model evaluation per machine of the rows)."""
+    free = dict(free or {})
     full = {**st.defaults(state.get("cpu")), **state}
     prof = st.profile_for(full, which)
-    scen = st.scenario(full, which)
-    key = (row.id, row.profile, row.output, tuple(sorted(row.state.items())))
-    return _match(key, machine(prof), cpu_model(prof), tuple(sorted(scen.items(), key=lambda kv: kv[0])),
-                  tuple(sorted((k, None if v is None else tuple(v)) for k, v in (free or {}).items())))
+    # a parameter the chart draws along (free, any value) is no condition: out of the cache key
+    scen = sorted((k, v) for k, v in st.scenario(full, which).items() if not (k in free and free[k] is None))
+    keys = tuple((r.id, r.profile, r.output, tuple(sorted(r.state.items()))) for r in rows)
+    return list(_match_all(keys, machine(prof), cpu_model(prof), tuple(scen),
+                           tuple(sorted((k, None if v is None else tuple(v)) for k, v in free.items()))))
 
 
-@lru_cache(maxsize=4096)
-def _match(row_key: tuple, scen_machine: str, scen_cpu_model: str, scen_items: tuple, free_items: tuple) -> Match:
-    """:func:`matches` on hashable arguments (a chart asks again on every rerun)."""
-    row_id, row_profile, output, row_state = row_key
-    scen, free = dict(scen_items), dict(free_items)
-    reasons = []
-    row_prof = load_profile(row_profile)
-    if scen_machine != row_profile:
-        reasons.append(machine_text(row_prof, scen_cpu_model))
-        free.setdefault("ghz", None)  # the clock is the other machine's
-    cond = _conditions(row_profile, row_state)
-    keys = [] if output.startswith(("const:", "state:")) else _differing(cond, scen, free)
-    if keys:
-        # the output at the row's conditions (index 0) and with each differing parameter set to the
-        # scenario's value (index j), in one vectorised evaluation on the row's own profile
-        params = {k: np.array([cond[k]] + [scen[k] if j == k else cond[k] for j in keys]) for k in keys}
-        y = np.asarray(model.evaluate({**cond, **params}, row_prof, outputs=(output,))[output], dtype=float)
-        keys = [k for k, v in zip(keys, y[1:]) if not math.isclose(v, y[0], rel_tol=SAME_REL)]
-    reasons += ["measured with " + condition_text(k, cond[k]) for k in keys]
-    return Match(not reasons, "; ".join(reasons))
+@lru_cache(maxsize=1024)
+def _match_all(row_keys: tuple, scen_machine: str, scen_cpu_model: str, scen_items: tuple,
+               free_items: tuple) -> tuple[Match, ...]:
+    """:func:`matches_all` on hashable arguments (a chart asks again on every rerun)."""
+    scen = dict(scen_items)
+    reasons, conds, keys = [], [], []
+    for _id, row_profile, output, row_state in row_keys:
+        free = dict(free_items)
+        reasons.append([])
+        if scen_machine != row_profile:
+            reasons[-1].append(machine_text(load_profile(row_profile), scen_cpu_model))
+            free.setdefault("ghz", None)  # the clock is the other machine's
+        conds.append(_conditions(row_profile, row_state))
+        keys.append([] if output.startswith(("const:", "state:")) else _differing(conds[-1], scen, free))
+    # per machine of the rows, one evaluation: each row's output at its own conditions and with each
+    # differing parameter in turn set to the scenario's value
+    for row_profile in {rk[1] for rk, ks in zip(row_keys, keys) if ks}:
+        idx = [i for i, rk in enumerate(row_keys) if rk[1] == row_profile and keys[i]]
+        entries = [(i, j) for i in idx for j in (None, *keys[i])]
+        params = {k: np.array([scen[j] if k == j else conds[i][k] for i, j in entries]) for k in conds[idx[0]]}
+        out = model.evaluate(params, load_profile(row_profile), outputs=tuple({row_keys[i][2] for i in idx}))
+        at = {e: n for n, e in enumerate(entries)}
+        for i in idx:
+            y = np.asarray(out[row_keys[i][2]], dtype=float)
+            keys[i] = [k for k in keys[i] if not math.isclose(y[at[i, k]], y[at[i, None]], rel_tol=SAME_REL)]
+    return tuple(Match(not (r or ks), "; ".join(r + ["measured with " + condition_text(k, c[k]) for k in ks]))
+                 for r, c, ks in zip(reasons, conds, keys))

@@ -368,8 +368,8 @@ def add_seed_points(fig, state: Mapping, outputs, xkey: str, unit: str, name: st
     yof = y or (lambda r, o: seed_value((r, o), unit))
     marker = marker or SEED_MARKER
     groups: dict[str, list] = {}
-    for s in seeds:
-        groups.setdefault(conditions.matches(s[0], state, free=free).reason, []).append(s)
+    for s, m in zip(seeds, conditions.matches_all([r for r, _ in seeds], state, free=free)):
+        groups.setdefault(m.reason, []).append(s)
     hover = kw.pop("hovertemplate", "%{text}: %{y}<extra></extra>")
     for reason, ss in sorted(groups.items(), key=lambda kv: kv[0] != ""):
         xs = [xof(r) for r, _ in ss]
