@@ -60,13 +60,9 @@ def cpu_model(prof: Profile) -> str:
     return name.strip()
 
 
-def row_conditions(row) -> dict:
-    """Every model parameter of a seed row as it was measured: its profile's defaults, then the
-    parameters the row records (the parameters validation evaluates the row with)."""
-    return _conditions(row.profile, tuple(sorted(row.state.items())))
-
-
 def _conditions(profile_id: str, recorded: tuple) -> dict:
+    """Every model parameter of a seed row as it was measured: its profile's defaults, then the
+    parameters the row records (``recorded``: the parameters validation evaluates the row with)."""
     return {**st.scenario(st.defaults(profile_id)), **dict(recorded)}
 
 
