@@ -9,7 +9,9 @@ calls and traces get numpy arrays.  Figures use :data:`TEMPLATE` explicitly, so 
 (``theme=None``) and a static export (kaleido) render the same picture.
 
 Seed measurements are overlaid where the model has a matching output (positions from
-:data:`skbmodel.evidence.validation.ROWS`, values from :func:`skbmodel.evidence.observations.seed_observations`).
+:data:`skbmodel.evidence.validation.ROWS`, values from :func:`skbmodel.evidence.observations.seed_observations`),
+as measurements only where they were measured under the scenario's conditions
+(:func:`skbmodel.evidence.conditions.matches`), faded with their own conditions named otherwise.
 
 Every model curve carries its 90 % prediction interval (:mod:`skbmodel.uncertainty`) as a light
 filled band of the curve's colour (legend entry :data:`BAND_NAME`, once per figure; the bands toggle
@@ -27,7 +29,7 @@ import skbmodel
 from skbmodel import answers, model
 from skbmodel.links import state as st_mod
 from skbmodel.physics import units
-from skbmodel.evidence import validation
+from skbmodel.evidence import conditions, validation
 from skbmodel.evidence.observations import seed_observations
 from skbmodel.scenario import Scenario
 
@@ -61,6 +63,8 @@ TEMPLATE.layout.update(
 )
 
 SEED_MARKER = dict(symbol="diamond", size=11, color=COLORS["seed"], line=dict(color="white", width=1))
+#: a seed point measured under other conditions than the scenario's: an open marker at this opacity
+FADED_OPACITY = 0.45
 CURRENT_MARKER = dict(symbol="circle-open", size=14, line=dict(width=2.5), color=COLORS["current"])
 
 
@@ -372,21 +376,62 @@ def seed_value(row_obs, unit: str) -> float:
     return float(units.convert(o.value, o.unit, unit))
 
 
-def add_seed_points(fig, outputs, xkey: str, unit: str, name: str, text=None, **kw) -> None:
-    """Overlay the seed rows measuring ``outputs`` as diamonds at their own condition ``xkey``.
+def add_seed_points(fig, state: Mapping, outputs, xkey: str, unit: str, name: str, text=None, free=None, rows=None,
+                    x=None, y=None, marker=None, **kw) -> None:
+    """Overlay the seed rows measuring ``outputs`` (or the given ``rows``, ``(RowSpec, Observation)`` pairs)
+    as diamonds at their own condition ``xkey``, drawn as measurements of the scenario only where
+    :func:`skbmodel.evidence.conditions.matches` says they are; the others faded, one legend entry per
+    condition they were measured under (``"<name>: measured on ... (other CPU)"``), the condition in
+    their hover.
 
-    ``text(row, obs) -> str`` labels each point (default: the row id); ``kw`` goes to the trace
-    (``mode``, ``textposition``, ``hovertemplate``).
+    ``free``: the parameters the chart draws the rows at their own value of (default: ``xkey``, any
+    value); ``text(row, obs) -> str`` labels each point (default: the row id); ``x(row)`` / ``y(row, obs)``
+    place it (default: its ``xkey`` and its value in ``unit``); ``kw`` goes to the traces (``mode``,
+    ``textposition``, ``hovertemplate``; a callable gets the pairs of its trace).  Each trace's
+    ``meta`` names its rows (``seed_rows``) and whether they are faded (``seed_faded``, ``seed_reasons``).
     """
-    seeds = seed_rows(outputs)
+    seeds = seed_rows(outputs) if rows is None else list(rows)
     if not seeds:
         return
+    free = {xkey: None} if free is None else free
     label = text or (lambda r, o: r.id)
-    fig.add_trace(Scatter(
-        x=np.array([r.state[xkey] for r, _ in seeds], dtype=float),
-        y=np.array([seed_value(s, unit) for s in seeds]),
-        text=[label(r, o) for r, o in seeds], name=name, marker=SEED_MARKER,
-        **{"mode": "markers+text", **{k: (v(seeds) if callable(v) else v) for k, v in kw.items()}}))
+    xof = x or (lambda r: r.state[xkey])
+    yof = y or (lambda r, o: seed_value((r, o), unit))
+    marker = marker or SEED_MARKER
+    groups: dict[str, list] = {}
+    for s, m in zip(seeds, conditions.matches_all([r for r, _ in seeds], state, free=free)):
+        groups.setdefault(m.reason, []).append(s)
+    hover = kw.pop("hovertemplate", "%{text}: %{y}<extra></extra>")
+    for reason, ss in sorted(groups.items(), key=lambda kv: kv[0] != ""):
+        xs = [xof(r) for r, _ in ss]
+        trace = dict(
+            x=np.array(xs, dtype=None if any(isinstance(v, str) for v in xs) else float),
+            y=np.array([yof(r, o) for r, o in ss], dtype=float), text=[label(r, o) for r, o in ss],
+            **{"mode": "markers+text", **{k: (v(ss) if callable(v) else v) for k, v in kw.items()}})
+        ids = [r.id for r, _ in ss]
+        if not reason:
+            fig.add_trace(Scatter(**trace, name=name, marker=marker, hovertemplate=hover,
+                                  meta=dict(seed_rows=ids, seed_faded=False)))
+            continue
+        faded = {**marker, "symbol": marker.get("symbol", "diamond") + "-open", "opacity": FADED_OPACITY,
+                 "line": dict(color=marker.get("color", COLORS["seed"]), width=1.5)}
+        fig.add_trace(Scatter(**trace, name=_legend_lines(f"{name}: {reason}"), marker=faded,
+                              textfont=dict(color="#999"), customdata=np.array([reason] * len(ss), dtype=object),
+                              hovertemplate=hover.replace("<extra>", "<br>%{customdata}, not this scenario<extra>", 1),
+                              meta=dict(seed_rows=ids, seed_faded=True, seed_reasons=[reason] * len(ss))))
+
+
+def _legend_lines(text: str, width: int = 42) -> str:
+    """A legend entry broken after its words into lines of about ``width`` characters (a faded seed
+    entry names a whole condition and would otherwise narrow the plot)."""
+    lines, cur = [], ""
+    for word in text.split(" "):
+        if cur and len(cur) + 1 + len(word) > width:
+            lines.append(cur)
+            cur = word
+        else:
+            cur = f"{cur} {word}" if cur else word
+    return "<br>".join([*lines, cur])
 
 
 def vlines(fig, xs, text=None, color="#999", log=False):

@@ -11,7 +11,7 @@ from skbmodel import model, uncertainty
 from .live import Sweep, live_caption, live_marker
 from .base import (
     COLORS, COMPONENT_COLORS, SEED_MARKER, caption, Scatter, Bar, params, profile, band, error_bars, num,
-    current_trace, Fig, finish, seed_rows, seed_value, add_seed_points,
+    current_trace, Fig, finish, add_seed_points,
 )
 
 
@@ -51,17 +51,15 @@ def cpumap_rates(state: Mapping) -> go.Figure:
                              name=f"XDP_PASS on one CPU ({xp:.2f} Mpps)",
                              line=dict(color=COLORS["xdp_pass"], dash="dash", width=2),
                              hovertemplate="XDP_PASS one CPU: %{y:.2f} Mpps<extra></extra>"))
-    add_seed_points(fig, ("cpumap.src_mpps", "cpumap.dst_mpps", "cpumap.drop_mpps"), "pp_recycle", "Mpps",
+    add_seed_points(fig, state, ("cpumap.src_mpps", "cpumap.dst_mpps", "cpumap.drop_mpps"), "pp_recycle", "Mpps",
                      "seed 003 (Xeon Platinum, same node)",
                      textposition=lambda seeds: ["middle right" if r_.state["pp_recycle"] < 0.5 else "middle left"
                                                  for r_, _ in seeds],
                      hovertemplate="%{text}: %{y} Mpps<extra></extra>")
-    xps = seed_rows("xdp_pass.mpps")
-    if xps:
-        fig.add_trace(Scatter(x=np.array([1.0] * len(xps)), y=np.array([seed_value(s, "Mpps") for s in xps]),
-                                 mode="markers", name="seed 003 XDP_PASS one CPU",
-                                 marker={**SEED_MARKER, "color": COLORS["xdp_pass"], "symbol": "square"},
-                                 hovertemplate="XDP_PASS seed: %{y} Mpps<extra></extra>"))
+    add_seed_points(fig, state, "xdp_pass.mpps", "pp_recycle", "Mpps", "seed 003 XDP_PASS one CPU", free={},
+                    x=lambda r: 1.0, mode="markers",
+                    marker={**SEED_MARKER, "color": COLORS["xdp_pass"], "symbol": "square"},
+                    hovertemplate="XDP_PASS seed %{text}: %{y} Mpps<extra></extra>")
     fig.update_xaxes(range=[-0.04, 1.04], tickformat=".0%")
     fig.update_yaxes(rangemode="tozero")
     return finish(fig, "cpumap redirect: throughput vs page_pool recycle ratio",

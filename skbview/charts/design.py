@@ -16,8 +16,8 @@ from skbmodel.physics import units
 from skbview import tables
 
 from .base import (
-    COLORS, COMPONENT_COLORS, SEED_MARKER, caption, Scatter, Bar, params, profile, error_bars, num, Fig, finish,
-    seed_rows, seed_value, delta_note,
+    COLORS, COMPONENT_COLORS, caption, Bar, params, profile, error_bars, num, Fig, finish,
+    add_seed_points, delta_note,
 )
 
 
@@ -80,13 +80,9 @@ def napi_defer_rate(state: Mapping) -> go.Figure:
                        text=[f"{v:.1f} Krps" for v in y], textposition="inside", insidetextanchor="start",
                        hovertemplate="%{x}: %{y:.1f} Krps<extra></extra>"))
     error_bars(fig, names, y, iv["napi_defer.krps"])
-    seeds = seed_rows("napi_defer.krps")
-    if seeds:
-        fig.add_trace(Scatter(x=[names[int(r.state["defer_cache"])] for r, _ in seeds],
-                                y=np.array([seed_value(s, "Krps") for s in seeds]),
-                                text=[r.id for r, _ in seeds], mode="markers+text", textposition="middle right",
-                                name="seed 001 measurement", marker=SEED_MARKER,
-                                hovertemplate="%{text}: %{y:.1f} Krps<extra></extra>"))
+    add_seed_points(fig, state, "napi_defer.krps", "defer_cache", "Krps", "seed 001 measurement",
+                    x=lambda r: names[int(r.state["defer_cache"])], textposition="middle right",
+                    hovertemplate="%{text}: %{y:.1f} Krps<extra></extra>")
     gain = (y[1] / y[0] - 1.0) * 100.0
     lo = float(np.min(np.asarray(iv["napi_defer.krps"][0]))) * 0.97
     fig.update_yaxes(range=[lo, float(np.max(np.asarray(iv["napi_defer.krps"][1]))) * 1.02])

@@ -71,9 +71,10 @@ def kfree_drop_batch(state: Mapping) -> go.Figure:
     if note:
         fig.add_annotation(x=0.99, xref="paper", y=0.03, yref="paper", xanchor="right", yanchor="bottom", align="right",
                            text=note, font=dict(size=12, color="#333"), bgcolor="rgba(255,255,255,0.85)")
-    add_seed_points(fig, "kfree_skb_list.mpps", "drop_batch", "Mpps", "seed 000 pktgen queue_xmit (E5)",
-                     text=lambda r, o: f"{r.id} (bulk {r.state['kfl_bulk']})", textposition="middle right",
-                     hovertemplate="%{text}: %{y:.4f} Mpps<extra></extra>")
+    add_seed_points(fig, state, "kfree_skb_list.mpps", "drop_batch", "Mpps", "seed 000 pktgen queue_xmit (E5)",
+                    free={"drop_batch": None, "kfl_bulk": bulks.tolist()},
+                    text=lambda r, o: f"{r.id} (bulk {r.state['kfl_bulk']})", textposition="middle right",
+                    hovertemplate="%{text}: %{y:.4f} Mpps<extra></extra>")
     fig.update_xaxes(type="log", tickvals=2 ** np.arange(11))
     return finish(fig, "kfree_skb_list: qdisc injection rate vs fq_codel drop_batch",
                    "fq_codel drop_batch (packets, log scale)",
@@ -101,6 +102,10 @@ def kfree_clones(state: Mapping) -> go.Figure:
         fig.add_trace(Scatter(x=CLONE_X, y=np.asarray(out["kfree_skb_list.mpps"][i], dtype=float), mode="lines",
                                  name=name, legendgroup=name, line=dict(color=color, width=2.5),
                                  hovertemplate="clones %{x:.0%}: %{y:.4f} Mpps<extra>" + name + "</extra>"))
+    add_seed_points(fig, state, "kfree_skb_list.mpps", "clone_frac", "Mpps", "seed 000 pktgen queue_xmit (E5)",
+                    free={"clone_frac": None, "kfl_bulk": bulks.tolist()},
+                    text=lambda r, o: f"{r.id} (bulk {r.state['kfl_bulk']})", textposition="middle right",
+                    hovertemplate="%{text}: %{y:.4f} Mpps<extra></extra>")
     fig.update_xaxes(tickformat=".0%")
     return finish(fig, "kfree_skb_list: effect of cloned skbs in the drop list",
                    "cloned skbs in the drop list (% of drops)",

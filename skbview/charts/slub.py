@@ -35,7 +35,7 @@ def slub_per_object(state: Mapping) -> go.Figure:
                                         ("slub.bulk_cycles", "bulk API (kmem_cache_alloc_bulk/free_bulk)",
                                          COLORS["a"])),
                  ghz, "bulk %{x}")
-    add_seed_points(fig, ("slub.loop_cycles", "slub.bulk_cycles"), "bulk", "cycles",
+    add_seed_points(fig, state, ("slub.loop_cycles", "slub.bulk_cycles"), "bulk", "cycles",
                      "seed 004 slab_bulk_test01 (E5-1650 v4)", text=lambda r, o: f"{r.id}: {o.value:g}",
                      textposition="top center", hovertemplate="%{text} cycles<extra></extra>")
     # an annotation on a log axis takes log10(x)
@@ -63,7 +63,7 @@ def slub_gain(state: Mapping) -> go.Figure:
     fig.add_trace(Scatter(x=BULK_X, y=gain, mode="lines", name="loop − bulk (model)",
                              line=dict(color=COLORS["a"], width=2.5), customdata=gain / float(p["ghz"]),
                              hovertemplate="bulk %{x}: %{y:.1f} cycles = %{customdata:.2f} ns<extra></extra>"))
-    add_seed_points(fig, "slub.bulk_gain_cycles", "bulk", "cycles", "seed 000 best-case gain",
+    add_seed_points(fig, state, "slub.bulk_gain_cycles", "bulk", "cycles", "seed 000 best-case gain",
                      text=lambda r, o: f"{r.id}: {o.value:g}", textposition="middle right",
                      hovertemplate="%{text} cycles<extra></extra>")
     ops = int(num(cur["slub.objects_per_slab"]))

@@ -13,7 +13,7 @@ from .live import Sweep, live_caption, live_delta, live_marker
 
 from .base import (
     COLORS, SEED_MARKER, caption, Scatter, Heatmap, params, profile, band, current_trace, Fig, finish,
-    seed_rows, seed_value, delta_note,
+    seed_rows, add_seed_points, delta_note,
 )
 
 
@@ -47,14 +47,11 @@ def veth_batch(state: Mapping) -> go.Figure:
                                  hovertemplate="batch %{x}: %{y:.3f} Mpps<extra>" + names[m] + "</extra>"))
     seeds = seed_rows("veth.mpps")
     for m in methods:
-        ss = [s for s in seeds if s[0].state.get("zero") == m]
-        if ss:
-            fig.add_trace(Scatter(
-                x=np.array([r.state["xdp_batch"] for r, _ in ss], dtype=float),
-                y=np.array([seed_value(s, "Mpps") for s in ss]), mode="markers+text",
-                text=[r.id for r, _ in ss], textposition="bottom right",
-                name=f"seed 002, {names[m]}", marker={**SEED_MARKER, "color": COLORS[m]},
-                hovertemplate="%{text}: batch %{x}, %{y} Mpps<extra></extra>"))
+        add_seed_points(fig, state, "veth.mpps", "xdp_batch", "Mpps", f"seed 002, {names[m]}",
+                        rows=[s for s in seeds if s[0].state.get("zero") == m],
+                        free={"xdp_batch": None, "zero": None}, textposition="bottom right",
+                        marker={**SEED_MARKER, "color": COLORS[m]},
+                        hovertemplate="%{text}: batch %{x}, %{y} Mpps<extra></extra>")
     at_b = model.evaluate({**p, "zero": methods}, prof)["veth.mpps"]  # both methods at the current batch
     delta_note(fig, b, at_b[1], at_b[0], "memset − __GFP_ZERO", "Mpps", where=f"batch {b}")
     fig.update_xaxes(range=[0, 65], dtick=8)

@@ -1,6 +1,7 @@
 """The Zeroing page: memset vs __GFP_ZERO cost and their difference against the noise floor."""
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping
 
@@ -14,7 +15,7 @@ from skbmodel.machine.profile import load_profile
 
 from .live import Sweep, live_caption, live_delta, live_marker
 from .base import (
-    COLORS, SEED_MARKER, caption, Scatter, params, profile, evaluate, evaluate_iv, band, num, current_trace,
+    COLORS, caption, Scatter, params, profile, evaluate, evaluate_iv, band, num, current_trace,
     Fig, finish, add_seed_points, delta_note, cycle_curves,
 )
 
@@ -53,7 +54,7 @@ def zeroing_cost(state: Mapping) -> go.Figure:
     fig.add_hline(y=gfp, line=dict(color=COLORS["gfp_zero"], dash="dash", width=1.5))
     fig.add_annotation(x=1, xref="paper", y=gfp, text=f"__GFP_ZERO clears the whole {obj} B object: {gfp:.1f} cycles",
                        showarrow=False, xanchor="right", yanchor="top", font=dict(size=11, color=COLORS["gfp_zero"]))
-    add_seed_points(fig, ("zero.memset_cycles", "zero.erms_cycles"), "zero_bytes", "cycles",
+    add_seed_points(fig, state, ("zero.memset_cycles", "zero.erms_cycles"), "zero_bytes", "cycles",
                      "seed 002 time_bench_memset (E5-1650 v4)", mode="markers",
                      hovertemplate="%{text}: %{x} B, %{y} cycles<extra></extra>")
     mem = num(cur["zero.memset_cycles"])  # memset of K bytes against __GFP_ZERO of the whole object
@@ -85,11 +86,13 @@ def zeroing_delta(state: Mapping) -> go.Figure:
                              line=dict(color=COLORS["memset"], width=2.5),
                              hovertemplate="%{x} B: %{y:.2f} ns per skb<extra></extra>"))
     seed = seed_zero_delta_ns()
-    seed_x = validation.ROWS[[r.id for r in validation.ROWS].index("mem-01")].state["zero_bytes"]
-    fig.add_trace(Scatter(x=np.array([seed_x], dtype=float), y=np.array([seed]), mode="markers+text",
-                             text=[f"seed 002: {seed:g} ns < {nf:g} ns → judged noise"], textposition="middle right",
-                             name=f"seed 002 delta ({seed:g} ns at {seed_x} B)", marker=SEED_MARKER,
-                             hovertemplate="%{y} ns<extra>seed</extra>"))
+    # the delta was measured with mem-01's build (its zero_bytes, on its machine): that row's conditions
+    row = dataclasses.replace(next(r for r in validation.ROWS if r.id == "mem-01"), output="zero.delta_ns")
+    seed_x = row.state["zero_bytes"]
+    add_seed_points(fig, state, (), "zero_bytes", "ns", f"seed 002 delta ({seed:g} ns at {seed_x} B)",
+                    rows=[(row, seed_observations()["veth-n1"])], y=lambda r, o: seed,
+                    text=lambda r, o: f"seed 002: {seed:g} ns < {nf:g} ns → judged noise", textposition="middle right",
+                    hovertemplate="%{y} ns<extra>seed</extra>")
     fig.update_xaxes(dtick=64, range=[0, 1032])
     return finish(fig, f"memset vs __GFP_ZERO: difference per skb vs the {nf:g} ns noise floor",
                    "bytes zeroed by memset (bytes)", "memset − __GFP_ZERO (ns per skb)",
