@@ -4,7 +4,9 @@ For each app (the dashboard on three of its pages, and benchmarks/bare_pages_app
 slider and two charts each), in headless Chromium and measured in the page's own clock:
 
   * first load: a fresh browser context opens the first page; time from the navigation's start to the
-    first animation frame at which the page's first Plotly chart has data;
+    first animation frame at which the page's first Plotly chart has data, and the CPU time the browser's
+    renderer processes spent until then (Chromium's SystemInfo.getProcessInfo): the work a new visitor's
+    browser does for the first chart, which the machine's load does not stretch as it stretches the wall time;
   * page switch: a click on the next page's link in the sidebar navigation; time from the click to the
     first frame at which the new page's first chart has data (a chart element that was not on the old
     page).
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import os
 import sys
 from pathlib import Path
 
@@ -45,15 +48,27 @@ _NEW_CHART_MS = """(slug) => {
 }"""
 
 
-def first_loads(browser, base: str, slug: str, n: int) -> list[float]:
-    out = []
+def renderer_cpu_s(cdp) -> dict:
+    """CPU seconds of every renderer process so far, by process id (``cdp``: a browser-level CDP session)."""
+    return {p["id"]: p["cpuTime"] for p in cdp.send("SystemInfo.getProcessInfo")["processInfo"]
+            if p["type"] == "renderer"}
+
+
+def first_loads(browser, base: str, slug: str, n: int) -> tuple[list[float], list[float]]:
+    """``n`` first loads of ``slug``: (ms to the first chart, renderer CPU ms until then) of each."""
+    cdp = browser.new_browser_cdp_session()
+    out, cpu = [], []
     for _ in range(n):
         ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
         page = ctx.new_page()
+        before = renderer_cpu_s(cdp)
         page.goto(f"{base}/{slug}")
         out.append(float(page.wait_for_function(_FIRST_CHART_MS, timeout=180_000).json_value()))
+        # a fresh context has its own renderer: the new process, plus what any other renderer did meanwhile
+        cpu.append(1000 * sum(v - before.get(k, 0.0) for k, v in renderer_cpu_s(cdp).items()))
         ctx.close()
-    return out
+    cdp.detach()
+    return out, cpu
 
 
 def switches(browser, base: str, slugs, n: int) -> list[float]:
@@ -87,7 +102,7 @@ def main() -> int:
     apps = dict(APPS)
     if args.base:
         apps["base"] = (str(args.base.resolve() / "dashboard.py"), APPS["dashboard"][1])
-    res = {name: {"switch": [], "load": []} for name in apps}
+    res = {name: {"switch": [], "load": [], "load_cpu": []} for name in apps}
     # the repository's .streamlit/config.toml hides Streamlit's own navigation (the dashboard draws its links);
     # the bare app keeps it, as a bare st.navigation app has it, and so does an older dashboard
     own_nav = {"STREAMLIT_CLIENT_SHOW_SIDEBAR_NAVIGATION": "true"}
@@ -99,11 +114,14 @@ def main() -> int:
             switches(browser, bases[name], slugs, len(slugs))
         for _ in range(args.blocks):
             for name, (_, slugs) in apps.items():
-                res[name]["load"] += first_loads(browser, bases[name], slugs[0], max(args.loads // args.blocks, 1))
+                wall, cpu = first_loads(browser, bases[name], slugs[0], max(args.loads // args.blocks, 1))
+                res[name]["load"] += wall
+                res[name]["load_cpu"] += cpu
                 res[name]["switch"] += switches(browser, bases[name], slugs, max(args.switches // args.blocks, 1))
         browser.close()
     print(f"# page switch and first chart, headless Chromium, {args.blocks} interleaved blocks")
-    for what in ("switch", "load"):
+    print(f"# load average at the end: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+    for what in ("switch", "load", "load_cpu"):
         p50 = {n: float(np.percentile(res[n][what], 50)) for n in apps}
         p95 = {n: float(np.percentile(res[n][what], 95)) for n in apps}
         print(f"{what:>6}: " + ", ".join(f"{n} p50/p95 {p50[n]:.0f}/{p95[n]:.0f} ms (n={len(res[n][what])})"

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from skbmodel.links import pages, shortlink, state as S, versions as V
-from tests.browser_util import NAV_LINK, app_and_browser, wait_for_app, wait_for_plotly
+from tests.browser_util import NAV_LINK, app_and_browser, eventually, wait_for_app, wait_for_plotly
 
 pytestmark = pytest.mark.browser
 
@@ -78,3 +78,49 @@ def test_a_fresh_server_shows_only_its_own_navigation_from_the_first_byte(path):
             assert urlsplit(page.url).path.rstrip("/").endswith(path)
         finally:
             page.close()
+
+
+#: Streamlit 1.67 draws an element whose code is not loaded yet (each widget type is a chunk of its own) as a
+#: grey placeholder with this test id, and a components.v1 frame as one until the frame says it is ready
+_SKELETON = '[data-testid="stSkeleton"]'
+#: Installed before the first byte: what the page shows at the first frame at which its first chart has data
+_WATCH_FIRST_CHART = """(() => {
+  const look = () => {
+    const gd = document.querySelector('.js-plotly-plot');
+    if (window.__atChart || !(gd && gd._fullData && gd._fullData.length)) return;
+    const side = document.querySelector('[data-testid="stSidebar"]');
+    window.__atChart = {sideSkeletons: side ? side.querySelectorAll(%r).length : -1,
+                        sideSliders: side ? side.querySelectorAll('input[type="range"]').length : 0};
+  };
+  new MutationObserver(look).observe(document, {childList: true, subtree: true, attributes: true});
+  const frame = () => { look(); if (!window.__atChart) requestAnimationFrame(frame); };
+  requestAnimationFrame(frame);
+})();""" % _SKELETON
+
+
+def test_a_new_visitor_sees_no_grey_placeholder_once_the_first_chart_is_drawn():
+    """A second visitor (fresh browser context, nothing cached) on /slub: at the frame the first chart is drawn
+    no sidebar control is a grey placeholder, and once the app is idle none is left in any frame and the
+    sidebar holds its controls."""
+    with app_and_browser("dashboard.py") as (url, browser):
+        for visitor in range(2):  # the first visitor also runs the fresh server's first, legacy-mode run
+            ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
+            page = ctx.new_page()
+            page.add_init_script(_WATCH_FIRST_CHART)
+            try:
+                page.goto(f"{url}/slub")
+                page.wait_for_function("() => !!window.__atChart", timeout=180_000)
+                at_chart = page.evaluate("window.__atChart")
+                wait_for_app(page, timeout=120)
+                if visitor:
+                    assert at_chart["sideSkeletons"] == 0, at_chart
+                    page.locator('[data-testid="stSidebar"] .st-key-bulk input[type="range"]').wait_for(
+                        state="attached", timeout=60_000)
+                    eventually(lambda: _no_skeleton(page), timeout=60)
+            finally:
+                ctx.close()
+
+
+def _no_skeleton(page) -> None:
+    for frame in page.frames:
+        assert frame.locator(_SKELETON).count() == 0, frame.url
