@@ -86,29 +86,44 @@ def model_view(slug: str, note=None) -> None:
 
 
 def page_metrics(slug: str, state: Mapping):
-    """``headline(params, out, iv)``: the metric row of the page's answers for one value of a sweep, from that
-    value's outputs and intervals (what the live control precomputes for every value)."""
+    """``headline(params, out, iv)``: the metric row of the page's answers from outputs ``out`` and intervals
+    ``iv`` (scalars: one value; arrays: every value of a sweep at once, what the live control precomputes;
+    :func:`skbmodel.answers.texts_of`)."""
     spec = PAGE_BY_SLUG[slug]
     outs, labels = [o for o, _ in spec.summary], dict(spec.summary)
-    ident = answers.identity(state)
+    specs = [(o, labels.get(o, schema.BY_NAME[o].label), schema.BY_NAME[o].kind) for o in outs]
 
     def headline(params: Mapping, out: Mapping, iv: Mapping) -> list:
-        vals = answers.answers_of(outs, out, iv, labels, float(params["noise_ns"]))
-        return answer_metrics(answers.Answers(page=slug, profile_a=ident, values=vals))
+        texts = answers.texts_of(outs, out, iv, float(params["noise_ns"]))
+        if np.ndim(out[outs[0]]) == 0:
+            texts = {o: {k: (v[0] if v is not None else None) for k, v in t.items()} for o, t in texts.items()}
+        return metric_items(specs, texts)
     return headline
 
 
 def answer_metrics(res: answers.Answers) -> list:
     """The metric row of the page's answers: each value with its unit and 90 % interval; a signed difference
     measured per packet is followed by its verdict against the noise floor."""
+    return metric_items([(a.output, a.label, a.kind) for a in res.values],
+                        {a.output: {"value": a.value_text(), "interval": a.interval_text(), "verdict": a.verdict}
+                         for a in res.values})
+
+
+def metric_items(specs, texts: Mapping) -> list:
+    """The metric row of ``specs`` ``[(output, label, kind), ...]`` from their ``texts`` (``{output: {"value",
+    "interval", "verdict"}}``, each a text, or a list of texts: one per value of a sweep)."""
     items = []
-    for a in res.values:
-        unit = "" if a.kind in ("count", "exact") else answers.unit_text(a.output)  # a count names its unit
-        items.append((f"{a.label} ({unit})" if unit else a.label, a.value_text(), schema.BY_NAME[a.output].label,
-                      a.interval_text()))
-        if a.verdict:
-            items.append(("Measurable?", noise.VERDICT_SHORT[a.verdict],
-                          f"{a.verdict}; sure of the sign when the 90 % interval of the difference excludes 0"))
+    for output, label, kind in specs:
+        t = texts[output]
+        unit = "" if kind in ("count", "exact") else answers.unit_text(output)  # a count names its unit
+        items.append((f"{label} ({unit})" if unit else label, t["value"], schema.BY_NAME[output].label,
+                      t["interval"]))
+        verdict = t["verdict"]
+        if isinstance(verdict, list):
+            items.append(("Measurable?", [noise.VERDICT_SHORT[v] for v in verdict], None))
+        elif verdict:
+            items.append(("Measurable?", noise.VERDICT_SHORT[verdict],
+                          f"{verdict}; sure of the sign when the 90 % interval of the difference excludes 0"))
     return items
 
 

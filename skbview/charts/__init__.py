@@ -19,7 +19,7 @@ from .compare import TIME_LABELS, TIME_OUTPUTS, compare_breakdown, compare_delta
 from .cpumap import cpumap_numa, cpumap_rates, cpumap_rates_live
 from .design import design_breakdown, napi_defer_rate
 from .grid import grid_delta, grid_values
-from .kfree import kfree_clones, kfree_drop_batch
+from .kfree import kfree_clones, kfree_drop_batch, kfree_drop_batch_live
 from .overview import overview_breakdown, overview_paths
 from .slub import slub_cost_vs_size, slub_gain, slub_gain_live, slub_per_object, slub_per_object_live
 from .validation import oos_curve, oos_curve_names, oos_summary, validation_errors, validation_parity
@@ -69,6 +69,7 @@ LIVE_CONTROLS = {
     "veth": ("xdp_batch", "zero", {"mpps_vs_batch": veth_batch_live, "batch_heatmap": veth_heatmap_live}),
     "zeroing": ("zero_bytes", None, {"cost_vs_size": zeroing_cost_live, "delta_vs_noise": zeroing_delta_live}),
     "cpumap": ("pp_recycle", None, {"rates_vs_recycle": cpumap_rates_live}),
+    "kfree": ("drop_batch", None, {"pps_vs_drop_batch": kfree_drop_batch_live}),
 }
 
 
