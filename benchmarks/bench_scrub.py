@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import runpy
+import os
 import statistics
 import sys
 import time
@@ -43,7 +43,9 @@ from tests.browser_util import (  # noqa: E402 - after the sys.path set-up above
 )
 
 BARE_APP = "benchmarks/bare_app.py"
-LIVE_PAGES = ("slub", "veth")
+LIVE_PAGES = ("slub", "veth", "kfree")
+#: drag stride per page (in the parameter's unit): a few of its steps per mouse move
+STRIDES = {"slub": 4, "veth": 2, "kfree": 16, "zeroing": 16, "cpumap": 0.05}
 
 # In the page: t1 = the first animation frame / mutation at which the trace as drawn (its line's SVG path,
 # its points' positions) differs from the armed state (absolute ms).  In the control's frame (or the page,
@@ -182,21 +184,16 @@ def live_keys(page, slug: str, n: int, res: dict) -> None:
 
 
 def payload_server_ms(slug: str, repeats: int = 20) -> tuple[float, int]:
-    """Median server time to build ``slug``'s payload (this process, the page's own headline) and its bytes."""
-    import streamlit as st
-
+    """Median server time to build ``slug``'s payload (this process, the page's own metric row,
+    :func:`skbview.app.ui.page_metrics`) and its bytes."""
+    from skbmodel import answers
     from skbmodel.links import state as S
-    from skbmodel import uncertainty
     from skbview.app import live, ui
 
-    title, view = st.title, ui.model_view
-    st.title, ui.model_view = (lambda *a, **k: None), (lambda *a, **k: None)
-    try:
-        headline = runpy.run_path(str(REPO_ROOT / "pages" / f"{slug}.py"))["_headline"]
-    finally:
-        st.title, ui.model_view = title, view
     state = {**S.defaults(), "page": slug}
-    out, iv = uncertainty.evaluate_with_intervals(S.scenario(state), S.profile_for(state))
+    res = answers.of_state(state)
+    out, iv = {a.output: a.value for a in res.values}, {a.output: (a.lo, a.hi) for a in res.values}
+    headline = ui.page_metrics(slug, state)
     live.payload(slug, state, headline, out, iv)
     times = []
     for _ in range(repeats):
@@ -220,23 +217,25 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--blocks", type=int, default=3)
     ap.add_argument("--steps", type=int, default=10, help="drag steps and key presses per page and block")
+    ap.add_argument("--pages", default=",".join(LIVE_PAGES), help="live pages, comma-separated")
     ap.add_argument("--json", help="write the raw samples here")
     a = ap.parse_args()
+    live_pages = tuple(a.pages.split(","))
+    load0 = os.getloadavg()
 
     from skbview import charts
 
-    server_ms = {slug: payload_server_ms(slug) for slug in LIVE_PAGES}
+    server_ms = {slug: payload_server_ms(slug) for slug in live_pages}
     results = {slug: {"drag_ms": [], "drag_missed": 0, "round_trips": [], "key_ms": [], "release_url_ms": [],
-                      "release_state_ok": [], "payload_bytes": None} for slug in LIVE_PAGES}
+                      "release_state_ok": [], "payload_bytes": None} for slug in live_pages}
     bare: list[float] = []
-    strides = {"slub": 4, "veth": 2}
     with streamlit_server(BARE_APP) as bare_url, streamlit_server("dashboard.py") as dash_url, \
             sync_playwright() as p:
         browser = launch_chromium(p)
         bare_page = _open(browser, bare_url + "/")
         bare_page.evaluate(_PAGE_PROBE, [".js-plotly-plot", 0, False])
         pages = {}
-        for slug in LIVE_PAGES:
+        for slug in live_pages:
             pg = _open(browser, f"{dash_url}/{slug}")
             frame = live_frame(pg, slug)
             results[slug]["payload_bytes"] = frame.evaluate(
@@ -248,7 +247,7 @@ def main() -> int:
             bare_keys(bare_page, a.steps, bare)
             for slug, pg in pages.items():
                 key = charts.LIVE_CONTROLS[slug][0]
-                live_drag(pg, slug, key, a.steps, strides[slug], results[slug])
+                live_drag(pg, slug, key, a.steps, STRIDES[slug], results[slug])
                 pg.evaluate(_PAGE_PROBE, [f".st-key-chart_{slug}_{next(iter(charts.chart_labels(slug)))} "
                                           ".js-plotly-plot", 0, True])
                 live_keys(pg, slug, a.steps, results[slug])
@@ -257,6 +256,8 @@ def main() -> int:
         browser.close()
 
     base = _pct(bare, 50)
+    print("load average (1, 5, 15 min) at the start %.1f %.1f %.1f, at the end %.1f %.1f %.1f"
+          % (*load0, *os.getloadavg()))
     print(f"bare app, key press -> chart: n={len(bare)} p50 {base:.1f} ms, p90 {_pct(bare, 90):.1f} ms")
     for slug, r in results.items():
         d, k = r["drag_ms"], r["key_ms"]
