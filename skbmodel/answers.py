@@ -257,25 +257,29 @@ def answers_of(outputs: Sequence[str], values: Mapping, intervals: Mapping, labe
     return tuple(out)
 
 
-def texts_of(outputs: Sequence[str], values: Mapping, intervals: Mapping, noise_ns: float) -> dict[str, dict]:
+def texts_of(outputs: Sequence[str], values: Mapping, intervals: Mapping, noise_ns: float,
+             kind: str | None = None) -> dict[str, dict]:
     """:func:`answers_of` over arrays of values, as texts: for each of ``outputs``, ``{"value": [...],
     "interval": [...], "verdict": [...] or None}``, one entry per element of ``values[o]`` (the same texts
     as :meth:`Answer.value_text`, :meth:`Answer.interval_text` and the verdict of each element alone; an
-    exact value's interval is None)."""
+    exact value's interval is None).  ``kind="difference"``: the values are paired differences ``B - A``
+    (:class:`Difference`: signed; their verdict is not given here)."""
     out = {}
     for o in outputs:
         spec = schema.BY_NAME[o]
+        o_kind = spec.kind if kind is None else kind
         v = np.atleast_1d(np.asarray(values[o], dtype=float))
         lo, hi = (np.broadcast_to(np.asarray(x, dtype=float), v.shape) for x in intervals[o])
         d = np.atleast_1d(decimals(np.where(v != 0, v, np.maximum(np.abs(lo), np.abs(hi)))))
-        signed = spec.kind == "difference"
-        exact = (np.full(v.shape, spec.kind in ("exact", "category"))
-                 | ((lo == v) & (v == hi) & (spec.kind == "count")))
-        val = _format(o, spec.kind, signed, v.tolist(), d.tolist())
-        los, his = _format(o, spec.kind, signed, lo.tolist(), d.tolist()), _format(o, spec.kind, signed, hi.tolist(),
+        signed = o_kind == "difference"
+        exact = (np.full(v.shape, o_kind in ("exact", "category"))
+                 | ((lo == v) & (v == hi) & (o_kind == "count")))
+        val = _format(o, o_kind, signed, v.tolist(), d.tolist())
+        los, his = _format(o, o_kind, signed, lo.tolist(), d.tolist()), _format(o, o_kind, signed, hi.tolist(),
                                                                                  d.tolist())
         iv = [None if e else f"90 %: {a} to {b}" for e, a, b in zip(exact.tolist(), los, his)]
-        verdict = noise.verdicts(v, noise_ns, lo, hi).tolist() if signed and spec.unit == "ns" else None
+        with_verdict = signed and kind is None and spec.unit == "ns"
+        verdict = noise.verdicts(v, noise_ns, lo, hi).tolist() if with_verdict else None
         out[o] = {"value": val, "interval": iv, "verdict": verdict}
     return out
 

@@ -44,6 +44,8 @@ def _entry(body, ref, i, value_text: str, value: float):
         return col["c"]
     if "f" in col:
         return _expand(col["f"])[i]
+    if str(i) in col.get("x", {}):
+        return col["x"][str(i)]
     if col.get("v") == 1:
         return value
     if col.get("v") == "log10":
@@ -124,3 +126,50 @@ def test_texts_of_is_each_answers_text():
         assert texts[o]["value"] == [r.value(o).value_text() for r in rows]
         assert texts[o]["interval"] == [r.value(o).interval_text() for r in rows]
         assert (texts[o]["verdict"] or [None] * 3) == [r.value(o).verdict for r in rows]
+
+
+#: compositions that use each of the Design page's stage sizes in bulk
+DESIGN_CASES = (("d_skb_bulk", {"d_skb": "slab_bulk"}),
+                ("d_free_bulk", {"d_from": "cpumap", "d_free": "slab_bulk"}),
+                ("d_rx_bulk", {"d_from": "cpumap", "d_rx": "page_bulk", "b_path": "design"}))
+
+
+def _design_row(state: dict) -> list:
+    """The Design page's metric row at ``state``, as the page draws it (ui.design_live)."""
+    res = answers.of_state(state)
+    o = "path.ns_per_packet"
+    out = {a.output: a.value for a in res.values}
+    iv = {a.output: (a.lo, a.hi) for a in res.values}
+    b = next(v for v in res.b_values if v.output == o)
+    d = next(v for v in res.differences if v.output == o)
+    out[live.B_COST], iv[live.B_COST] = b.value, (b.lo, b.hi)
+    out[live.AB_DELTA], iv[live.AB_DELTA] = d.value, (d.lo, d.hi)
+    return out, iv, ui.design_metrics(state)(S.scenario(state), out, iv)
+
+
+@pytest.mark.parametrize("key,composition", DESIGN_CASES)
+def test_design_payload_is_what_the_page_draws_at_each_value(key, composition):
+    state = {**S.defaults(), "page": "design", **composition}
+    assert not answers.of_state(state).problem
+    out, iv, _ = _design_row(state)
+    raw = live.payload("design", state, ui.design_metrics(state), out, iv, key)
+    assert len(raw.encode()) <= 30_000
+    body = json.loads(raw)
+    values = live.values_of(key).tolist()
+    for v in sorted({1, 2, 16, 64, 100, 256} - {0}):
+        i = values.index(v)
+        at = {**state, key: v}
+        want = _design_row(at)[2]
+        got = [(_entry(body, m["label"], i, str(v), v), _entry(body, m["value"], i, str(v), v),
+                _entry(body, m["delta"], i, str(v), v) or None) for m in body["metrics"]]
+        assert got == [(w[0], w[1], w[3] if len(w) > 3 else None) for w in want], (key, v)
+        fig = charts.figure_for("design", "breakdown", at)
+        patch = body["charts"]["chart_design_breakdown"]
+        for t in patch["traces"]:
+            np.testing.assert_allclose(np.asarray(_entry(body, t["y"], i, str(v), v), dtype=float),
+                                       np.asarray(fig.data[t["i"]].y, dtype=float), rtol=REL)
+        notes = {a.name: a for a in fig.layout.annotations if a.name}
+        for a in patch["annotations"]:
+            if "text" in a:
+                assert _entry(body, a["text"], i, str(v), v) == notes[a["name"]].text, (key, v, a["name"])
+        assert _entry(body, patch["layout"]["title.text"], i, str(v), v) == fig.layout.title.text

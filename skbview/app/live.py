@@ -31,7 +31,8 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 from skbmodel.links import state as sk_state
-from skbmodel import uncertainty
+from skbmodel import design, model, uncertainty
+from skbmodel.physics import noise
 from skbview import charts
 from skbview.app import appstate
 from skbview.charts.live import Sweep
@@ -43,12 +44,47 @@ _CONTROL = components.declare_component("live_control", path=os.path.join(_HERE,
 # (found, not imported: the figures stay in skbview.charts)
 _PLOTLY_JS = components.declare_component(
     "plotly_js", path=os.path.join(importlib.util.find_spec("plotly").submodule_search_locations[0], "package_data"))
-SENT = "_skb_live_sent"  # {slug: {"sid": scenario id last sent, "ask": the last request answered}}
+SENT = "_skb_live_sent"  # {control key: {"sid": scenario id last sent, "ask": the last request answered}}
 METRICS_KEY = "headline"  # container of the metric row (ui.metrics): the control rewrites its texts
 
 
-def control_key(slug: str) -> str:
-    return f"live_{slug}"
+def control_key(slug: str, key: str | None = None) -> str:
+    return f"live_{slug}" if key is None else f"live_{slug}_{key}"
+
+
+def spec(slug: str, key: str | None = None) -> tuple:
+    """``(parameter, choice swept along or None, {chart: patch function})`` of the page's live control (of
+    ``key``, one of the Design page's stage sizes)."""
+    if key is not None:
+        keys, patches = charts.LIVE_DESIGN
+        assert slug == "design" and key in keys, (slug, key)
+        return key, None, patches
+    return charts.LIVE_CONTROLS[slug]
+
+
+#: B's cost, and the paired B − A of it, in the Design page's sweep (beside A's outputs under their names)
+B_COST, AB_DELTA, AB_VERDICT = "b:path.ns_per_packet", "ab:path.ns_per_packet", "ab:verdict"
+
+
+def design_sweep(state: Mapping, key: str, values: np.ndarray, outputs) -> tuple[dict, dict]:
+    """The Design page's sweep of one of composition A's stage sizes: A's ``outputs``, A's and B's cost
+    components (``"a:<component>"``, ``"b:<component>"``), B's cost and budget (``"b:..."``) and the paired
+    ``B - A`` (:func:`skbmodel.uncertainty.delta_intervals`) with its verdict, each along ``values``."""
+    pa, pb = design.compare_params({**sk_state.scenario(state), key: values}, sk_state.b_overrides(state))
+    prof = sk_state.profile_for(state)
+    # B at each of the values too (its clock as an array): the pairing takes A and B of one shape
+    pb = {**pb, "ghz": np.full(len(values), float(pb["ghz"] if pb.get("ghz") is not None else prof.ghz))}
+    outs = sorted({*outputs, "path.ns_per_packet", "path.mpps", "budget.ns_per_packet"})
+    vout, viv = uncertainty.evaluate_with_intervals(pa, prof, outs)
+    vb, ib = uncertainty.evaluate_with_intervals(pb, prof, ["path.ns_per_packet"])
+    d, div = uncertainty.delta_intervals(pa, pb, prof, prof, ["path.ns_per_packet"])
+    vout, viv = dict(vout), dict(viv)
+    vout[B_COST], viv[B_COST] = vb["path.ns_per_packet"], ib["path.ns_per_packet"]
+    vout[AB_DELTA], viv[AB_DELTA] = d["path.ns_per_packet"], div["path.ns_per_packet"]
+    vout[AB_VERDICT] = noise.verdicts(vout[AB_DELTA], float(pa["noise_ns"]), *viv[AB_DELTA]).tolist()
+    for side, p in (("a", pa), ("b", pb)):
+        vout.update({f"{side}:{c}": v for c, v in model.breakdown_ns(p, prof).items()})
+    return vout, viv
 
 
 def evaluate_sweep(params: Mapping, profile, outputs) -> tuple[dict, dict]:
@@ -140,7 +176,8 @@ class Columns:
     ``{"t": [piece, piece, ...], "s": [slot, ...]}``: the pieces that are the same for every value, with the
     texts between them per value in each slot: ``1`` when that is the value as the slider shows it, else a
     ``|``-joined string in which ``x*k`` stands for ``k`` entries ``x`` in a row (or, should an entry hold
-    ``|`` or ``*``, the list of entries).  A row of numbers per value (a marker on two curves) is a list of
+    ``|`` or ``*``, the list of entries); ``"x": {index: text}`` holds the few texts of another form whole.
+    A row of numbers per value (a marker on two curves) is a list of
     column indices.
     """
 
@@ -176,6 +213,18 @@ class Columns:
     def _texts(self, texts: list[str]) -> dict:
         if len(set(texts)) == 1:
             return {"c": texts[0]}
+        # a few texts of another form (a caption that leaves a parameter out at its default) stand apart,
+        # whole, under their index: the others still share one template
+        forms = [_NUMBER.sub("#", t) for t in texts]
+        common = max(set(forms), key=forms.count)
+        odd = [i for i, f in enumerate(forms) if f != common]
+        if odd and len(odd) <= len(texts) // 10:
+            keep = [t for t, f in zip(texts, forms) if f == common]
+            enc = self._template([t if f == common else keep[0] for t, f in zip(texts, forms)])
+            return {**enc, "x": {str(i): texts[i] for i in odd}}
+        return self._template(texts)
+
+    def _template(self, texts: list[str]) -> dict:
         # the part every text shares at its start and its end (a caption, a label), not cutting a number
         pre = os.path.commonprefix(texts)
         pre = pre[:len(pre) - len(_NUMBER_END.search(pre).group()) if _NUMBER_END.search(pre) else len(pre)]
@@ -214,14 +263,14 @@ class Columns:
         return _SEP.join(x if k == 1 else f"{x}{_TIMES}{k}" for x, k in _runs(parts))
 
 
-def payload(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Mapping) -> str:
+def payload(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Mapping, key: str | None = None) -> str:
     """The page's live payload (JSON): metric texts and chart patches for every value of its control.
 
     ``headline(params, out, iv)`` is the page's metric row (:func:`skbview.app.ui.page_metrics`) of the
     outputs ``out`` and intervals ``iv``: of one value (the current scenario's, from which the outputs it
     reads are learnt), or of every value at once (arrays in, a list of texts per metric out).
     """
-    key, across, patches = charts.LIVE_CONTROLS[slug]
+    key, across, patches = spec(slug, key)
     params = sk_state.scenario(state)
     values = values_of(key)
     grid = {**params, key: values}
@@ -233,7 +282,10 @@ def payload(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Map
     wanted = set(read)
     for fn in patches.values():
         wanted |= set(fn.outputs)
-    vout, viv = evaluate_sweep(grid, sk_state.profile_for(state), sorted(wanted))
+    if slug == "design":
+        vout, viv = design_sweep(state, key, values, [o for o in wanted if ":" not in o])
+    else:
+        vout, viv = evaluate_sweep(grid, sk_state.profile_for(state), sorted(wanted))
     sweep = Sweep(key, values, vout, viv, state, across, across_values)
     row = across_values.index(params[across]) if across else None
     cols = Columns(values)
@@ -248,7 +300,8 @@ def payload(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Map
             "traces": [{"i": t["i"], **{a: cols.add(c) for a, c in t.items() if a != "i"}}
                        for t in patch.get("traces", ())],
             "annotations": [{"name": a["name"], **{k: cols.add(c) for k, c in a.items() if k != "name"}}
-                            for a in patch.get("annotations", ())]}
+                            for a in patch.get("annotations", ())],
+            "layout": {k: cols.add(c) for k, c in patch.get("layout", {}).items()}}
     body = {"n": len(values), "metrics_key": METRICS_KEY, "metrics": metrics, "charts": chart_patches,
             "columns": cols.table}
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
@@ -258,7 +311,7 @@ def scenario_id(slug: str, state: Mapping, key: str) -> str:
     """Names what the payload is built from apart from the control's own value (the page, scenario A's
     parameters and profile version): a new id means a new payload; the open tab or a link's headline do not."""
     rest = {k: v for k, v in sk_state.scenario(state).items() if k != key}
-    what = [slug, rest, state.get("pv")]
+    what = [slug, rest, sk_state.b_overrides(state), state.get("pv")]
     return hashlib.blake2b(json.dumps(what, sort_keys=True, default=str).encode(), digest_size=8).hexdigest()
 
 
@@ -274,21 +327,23 @@ def _released(key: str, ckey: str) -> None:
     st.rerun()  # the whole app: the sidebar's slider of the same parameter shows the value too
 
 
-def control(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Mapping) -> None:
-    """Draw the live control of ``slug`` (nothing on a page without one, see ``charts.LIVE_CONTROLS``)."""
-    if slug not in charts.LIVE_CONTROLS:
+def control(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Mapping, key: str | None = None) -> None:
+    """Draw the live control of ``slug`` (nothing on a page without one, see ``charts.LIVE_CONTROLS``), or on
+    the Design page that of its stage size ``key`` (``charts.LIVE_DESIGN``)."""
+    if key is None and slug not in charts.LIVE_CONTROLS:
         return
-    key = charts.LIVE_CONTROLS[slug][0]
+    key = spec(slug, key)[0]
     p = sk_state.PARAMS[key]
-    ckey = control_key(slug)
-    sid = scenario_id(slug, state, key)
+    ckey = control_key(slug, key if slug == "design" else None)
+    sid = scenario_id(ckey, state, key)
     ss = st.session_state
-    sent = ss.setdefault(SENT, {}).get(slug) or {}
+    sent = ss.setdefault(SENT, {}).get(ckey) or {}
     msg = ss.get(ckey) or {}
     asked = msg.get("want") == sid and msg.get("n") != sent.get("ask")
-    body = payload(slug, state, headline, out, iv) if asked or sent.get("sid") != sid else None
+    body = (payload(slug, state, headline, out, iv, key if slug == "design" else None)
+            if asked or sent.get("sid") != sid else None)
     if body is not None:
-        ss[SENT][slug] = {"sid": sid, "ask": msg.get("n")}
+        ss[SENT][ckey] = {"sid": sid, "ask": msg.get("n")}
     step = p.step or 1
     _CONTROL(label=p.label, min=p.lo, max=p.hi, step=step, value=state[key], sid=sid, payload=body,
              unit=p.unit, plotly=f"../{_PLOTLY_JS.name}/plotly.min.js", key=ckey, default=None,

@@ -99,6 +99,7 @@
     const col = data.body.columns[ref];
     if ("c" in col) return col.c;
     if (col.all) return col.all[i];
+    if (col.x && col.x[i] !== undefined) return col.x[i];
     const v = Number((Number(range.min) + i * Number(range.step)).toFixed(10));
     if (col.v === 1) return v;
     if (col.v === "log10") return Math.log10(v);
@@ -186,6 +187,7 @@
           if (attr !== "name") relayout["annotations[" + k + "]." + attr] = entry(a[attr], i);
         });
       });
+      Object.keys(patch.layout || {}).forEach(function (attr) { relayout[attr] = entry(patch.layout[attr], i); });
       Plotly.update(gd, update, relayout, traces);
     });
   }
