@@ -1,7 +1,7 @@
 """Live controls (skbview.app.live) against the bare one-slider app, in headless Chromium, in one run.
 
 For the bare app (benchmarks/bare_app.py: slider "x", one Plotly line) and the dashboard's live pages
-(/slub, /veth), taking turns block by block so a change of the machine's load hits every one alike:
+(/slub, /veth, /kfree; --pages), taking turns block by block so a change of the machine's load hits every one alike:
 
   * bare app, key press -> chart: ArrowRight/ArrowLeft on the st.slider thumb, from the keydown to the
     first animation frame / DOM mutation at which the chart's line, as drawn in the SVG, differs;
@@ -13,7 +13,7 @@ For the bare app (benchmarks/bare_app.py: slider "x", one Plotly line) and the d
   * live page, release -> state/URL: from the pointerup to the moment the address bar carries the value
     and the sidebar slider (the same parameter) shows it;
   * payload: the bytes of the JSON the control received, and the server time to build it
-    (skbview.app.live.payload, in this process, median of 20).
+    (skbview.app.live.payload, in this process, median of 20: wall clock and CPU time).
 
 Times come from each frame's own clock (performance.timeOrigin + performance.now(): one clock for the
 page and the control's iframe).  Ratios are to the bare app's key press -> chart, same run.
@@ -183,9 +183,10 @@ def live_keys(page, slug: str, n: int, res: dict) -> None:
         frame = live_frame(page, slug)
 
 
-def payload_server_ms(slug: str, repeats: int = 20) -> tuple[float, int]:
+def payload_server_ms(slug: str, repeats: int = 20) -> tuple[float, float, int]:
     """Median server time to build ``slug``'s payload (this process, the page's own metric row,
-    :func:`skbview.app.ui.page_metrics`) and its bytes."""
+    :func:`skbview.app.ui.page_metrics`): wall clock and this process's CPU time (which the other jobs
+    on a loaded machine inflate less), and its bytes."""
     from skbmodel import answers
     from skbmodel.links import state as S
     from skbview.app import live, ui
@@ -195,12 +196,13 @@ def payload_server_ms(slug: str, repeats: int = 20) -> tuple[float, int]:
     out, iv = {a.output: a.value for a in res.values}, {a.output: (a.lo, a.hi) for a in res.values}
     headline = ui.page_metrics(slug, state)
     live.payload(slug, state, headline, out, iv)
-    times = []
+    wall, cpu = [], []
     for _ in range(repeats):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         body = live.payload(slug, state, headline, out, iv)
-        times.append((time.perf_counter() - t) * 1000)
-    return statistics.median(times), len(body.encode())
+        wall.append((time.perf_counter() - t) * 1000)
+        cpu.append((time.process_time() - c) * 1000)
+    return statistics.median(wall), statistics.median(cpu), len(body.encode())
 
 
 def _open(browser, url: str):
@@ -266,7 +268,8 @@ def main() -> int:
               f"key press -> chart n={len(k)} p50 {_pct(k, 50):.1f} ms ({_pct(k, 50) / base:.2f}x); "
               f"round trips per drag {r['round_trips']}; release -> URL p50 {_pct(r['release_url_ms'], 50):.0f} ms, "
               f"state right {sum(r['release_state_ok'])}/{len(r['release_state_ok'])}; "
-              f"payload {r['payload_bytes']} B, built in {server_ms[slug][0]:.1f} ms (server, median)")
+              f"payload {r['payload_bytes']} B, built in {server_ms[slug][0]:.1f} ms wall, "
+              f"{server_ms[slug][1]:.1f} ms CPU (server, median)")
     if a.json:
         Path(a.json).parent.mkdir(parents=True, exist_ok=True)
         Path(a.json).write_text(json.dumps({"bare_key_ms": bare, "pages": results,

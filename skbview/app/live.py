@@ -183,6 +183,7 @@ class Columns:
 
     def __init__(self, values: np.ndarray):
         self.values = np.asarray(values, dtype=float)
+        self._log10 = np.log10(np.maximum(self.values, 1e-300))
         self.shown = [sk_state.fmt_value(v) for v in np.asarray(values).tolist()]
         self.table: list = []
         self._index: dict[str, int] = {}
@@ -202,8 +203,8 @@ class Columns:
         return self._store(self._texts(["" if t is None else str(t) for t in col]))
 
     def _numbers(self, col: np.ndarray) -> dict:
-        for name, ref in ((1, self.values), ("log10", np.log10(np.maximum(self.values, 1e-300)))):
-            if np.allclose(col, ref, rtol=1e-12, atol=0):
+        for name, ref in ((1, self.values), ("log10", self._log10)):
+            if abs(col[-1] - ref[-1]) <= 1e-12 * abs(ref[-1]) and np.allclose(col, ref, rtol=1e-12, atol=0):
                 return {"v": name}
         runs = _runs(_rounded(col))
         if len(runs) == 1:
@@ -213,18 +214,23 @@ class Columns:
     def _texts(self, texts: list[str]) -> dict:
         if len(set(texts)) == 1:
             return {"c": texts[0]}
+        enc, same = self._template(texts)
+        if same:
+            return enc
         # a few texts of another form (a caption that leaves a parameter out at its default) stand apart,
-        # whole, under their index: the others still share one template
+        # whole, under their index: the others may still share one template
         forms = [_NUMBER.sub("#", t) for t in texts]
         common = max(set(forms), key=forms.count)
         odd = [i for i, f in enumerate(forms) if f != common]
         if odd and len(odd) <= len(texts) // 10:
-            keep = [t for t, f in zip(texts, forms) if f == common]
-            enc = self._template([t if f == common else keep[0] for t, f in zip(texts, forms)])
-            return {**enc, "x": {str(i): texts[i] for i in odd}}
-        return self._template(texts)
+            keep = next(t for t, f in zip(texts, forms) if f == common)
+            rest, same = self._template([t if f == common else keep for t, f in zip(texts, forms)])
+            if same:
+                return {**rest, "x": {str(i): texts[i] for i in odd}}
+        return enc
 
-    def _template(self, texts: list[str]) -> dict:
+    def _template(self, texts: list[str]) -> tuple[dict, bool]:
+        """``(encoding, whether the texts share one template of numbers)``."""
         # the part every text shares at its start and its end (a caption, a label), not cutting a number
         pre = os.path.commonprefix(texts)
         pre = pre[:len(pre) - len(_NUMBER_END.search(pre).group()) if _NUMBER_END.search(pre) else len(pre)]
@@ -243,7 +249,7 @@ class Columns:
                 and pieces[0] == first[0] and pieces[-1] == first[-1]
                 and all(b == first[-1] + "\n" + first[0] for b in pieces[n_num:-1:n_num]))
         if not same:
-            return {"t": [pre, suf], "s": [self._slot(mids)]}
+            return {"t": [pre, suf], "s": [self._slot(mids)]}, False
         out, slots = [pre + first[0]], []
         for j in range(n_num):
             column = numbers[j::n_num]
@@ -253,7 +259,7 @@ class Columns:
                 slots.append(self._slot(column))
                 out.append(first[j + 1])
         out[-1] += suf
-        return {"t": out, "s": slots}
+        return {"t": out, "s": slots}, True
 
     def _slot(self, parts: list[str]):
         if parts == self.shown:
