@@ -14,10 +14,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from skbmodel import answers
+from skbmodel import answers, model
 from skbmodel.links import state as S
 from skbview import charts
-from skbview.app import ui
+from skbview.app import live, ui
 from tests.browser_util import (NAV_LINK, app_and_browser, eventually, focus_slider, live_frame, live_thumb_x,
                                 live_value, plotly_trace_in, slider_value, wait_for_app, wait_for_plotly)
 
@@ -196,3 +196,73 @@ def test_sidebar_slider_moves_the_live_control_and_a_remounted_control_asks_agai
 
 def _assert_equal(a, b):
     assert a == b, (a, b)
+
+
+def _design_row(state: dict) -> list[list[str]]:
+    """The Design page's metric row at ``state`` (ui.design_live: A's answers, B, the paired B − A)."""
+    res = answers.of_state(state)
+    o = "path.ns_per_packet"
+    out, iv = {a.output: a.value for a in res.values}, {a.output: (a.lo, a.hi) for a in res.values}
+    b = next(v for v in res.b_values if v.output == o)
+    d = next(v for v in res.differences if v.output == o)
+    out[live.B_COST], iv[live.B_COST] = b.value, (b.lo, b.hi)
+    out[live.AB_DELTA], iv[live.AB_DELTA] = d.value, (d.lo, d.hi)
+    return [[label, text, rest[1] if len(rest) > 1 else None]
+            for label, text, *rest in ui.design_metrics(state)(S.scenario(state), out, iv)]
+
+
+def _wait_total(page, value: float, timeout: float = 30_000) -> None:
+    """Until composition A's total as drawn on the Design page's breakdown (its error-bar trace) is ``value``."""
+    page.wait_for_function(
+        """([t, v]) => { const gd = document.querySelector('.st-key-chart_design_breakdown .js-plotly-plot');
+             return !!(gd && gd.data && gd.data[t]
+                       && Math.abs(Number(gd.data[t].y[0]) - v) <= 1e-4 * Math.abs(v)); }""",
+        arg=[len(model.COMPONENTS), value], timeout=timeout)
+
+
+def test_design_stage_size_drag_moves_the_breakdown_and_release_sets_it(app):
+    url, browser = app
+    key, composition = "d_skb_bulk", {"d_skb": "slab_bulk"}
+    p = S.PARAMS[key]
+    ctx, page = _open(browser, url, "/design?d_skb=slab_bulk")
+    try:
+        frame = live_frame(page, f"design_{key}")
+        assert frame.evaluate("document.getElementById('range').getAttribute('aria-label')") == p.label
+        start = int(live_value(frame))
+        state = {**S.defaults(), "page": "design", **composition}
+        page.locator(f".st-key-live_design_{key}").scroll_into_view_if_needed()
+        page.mouse.move(*live_thumb_x(frame, start))
+        page.mouse.down()
+        sent_before = len(page._skb_sent)
+        seen = [start]
+        for t in (start + 20, start + 60, start + 110, start + 170):
+            page.mouse.move(*live_thumb_x(frame, t), steps=2)
+            v = int(live_value(frame))
+            at = {**state, key: v}
+            total = float(charts.figure_for("design", "breakdown", at).data[len(model.COMPONENTS)].y[0])
+            _wait_total(page, total)  # the chart's bars and totals are those at the thumb's value
+            assert _metric_texts(page) == _design_row(at), v
+            seen.append(v)
+        assert seen == sorted(set(seen)), seen
+        assert len(page._skb_sent) == sent_before, "the drag sent messages to the server"
+        page.mouse.up()
+        final, shown = seen[-1], str(seen[-1])
+        page.wait_for_function("([k, v]) => new URL(location.href).searchParams.get(k) === v", arg=[key, shown],
+                               timeout=30_000)
+        wait_for_app(page)
+        assert slider_value(page, key) == final  # the stage's own slider is the same parameter
+        link = page.locator(".st-key-share_link code").first.inner_text().strip()
+        assert _query_value(link, key) == shown, link
+        page.locator(".st-key-copy_as_text").get_by_text("Copy as text").click()
+        page.locator(".st-key-copy_text code").first.wait_for(timeout=30_000)
+        assert f"{p.label} = {shown}" in page.locator(".st-key-copy_text code").first.inner_text()
+        ctx2, fresh = _open(browser, url, "/" + link.split("/", 3)[3])
+        try:
+            assert slider_value(fresh, key) == final
+            assert live_value(live_frame(fresh, f"design_{key}")) == final
+        finally:
+            ctx2.close()
+        assert not page._skb_errors, page._skb_errors
+        assert live_frame(page, f"design_{key}").evaluate("window.__liveError || null") is None
+    finally:
+        ctx.close()
