@@ -82,6 +82,34 @@ def _query_value(url: str, key: str):
     return parse_qs(urlsplit(url).query).get(key, [None])[0]
 
 
+def _release_carries(app, page, key: str, final, control: str, check=None) -> None:
+    """After a release at ``final``: the address bar, the parameter's Streamlit slider, the chart Python drew
+    (``check(page)``), the share link opened in a fresh context (its slider, its live control ``control``) and
+    the text block ("Copy as text") carry the value."""
+    url, browser = app
+    p = S.PARAMS[key]
+    shown = S.fmt_value(int(final) if p.kind == "int" else final)
+    page.wait_for_function("([k, v]) => new URL(location.href).searchParams.get(k) === v", arg=[key, shown],
+                           timeout=30_000)
+    wait_for_app(page)
+    assert slider_value(page, key) == final  # the sidebar's (or the stage's) slider is the same parameter
+    if check:
+        check(page)  # the chart Python drew at release
+    link = page.locator(".st-key-share_link code").first.inner_text().strip()
+    assert _query_value(link, key) == shown, link
+    page.locator(".st-key-copy_as_text").get_by_text("Copy as text").click()
+    page.locator(".st-key-copy_text code").first.wait_for(timeout=30_000)
+    assert f"{p.label} = {shown}" in page.locator(".st-key-copy_text code").first.inner_text()
+    ctx2, fresh = _open(browser, url, "/" + link.split("/", 3)[3])
+    try:
+        assert slider_value(fresh, key) == final
+        assert live_value(live_frame(fresh, control)) == final
+        if check:
+            check(fresh)
+    finally:
+        ctx2.close()
+
+
 @contextlib.contextmanager
 def _live_page(app, slug: str):
     """``(parameter, its Param, the first chart's key, page, the control's frame)`` of ``slug`` opened anew."""
@@ -119,25 +147,8 @@ def test_drag_moves_chart_at_every_step_and_release_sets_the_parameter(app, slug
         assert len(page._skb_sent) == sent_before, "the drag sent messages to the server"
         page.mouse.up()
         final = seen[-1]
-        shown = S.fmt_value(int(final) if p.kind == "int" else final)
-        page.wait_for_function("([k, v]) => new URL(location.href).searchParams.get(k) === v", arg=[key, shown],
-                               timeout=30_000)
-        wait_for_app(page)
+        _release_carries(app, page, key, final, slug, lambda pg: _assert_equal(_marker_x(pg, chart), final))
         assert len(page._skb_sent) >= sent_before + 1
-        assert slider_value(page, key) == final  # the sidebar's slider is the same parameter
-        assert _marker_x(page, chart) == final  # the chart Python drew at release
-        link = page.locator(".st-key-share_link code").first.inner_text().strip()
-        assert _query_value(link, key) == shown, link
-        page.locator(".st-key-copy_as_text").get_by_text("Copy as text").click()
-        page.locator(".st-key-copy_text code").first.wait_for(timeout=30_000)
-        assert f"{p.label} = {shown}" in page.locator(".st-key-copy_text code").first.inner_text()
-        ctx2, fresh = _open(browser, url, "/" + link.split("/", 3)[3])
-        try:
-            assert slider_value(fresh, key) == final
-            assert live_value(live_frame(fresh, slug)) == final
-            assert _marker_x(fresh, chart) == final
-        finally:
-            ctx2.close()
         assert not page._skb_errors, page._skb_errors
         # the control as the rerun left it (Streamlit may have drawn it in a new frame)
         assert live_frame(page, slug).evaluate("window.__liveError || null") is None
@@ -246,22 +257,7 @@ def test_design_stage_size_drag_moves_the_breakdown_and_release_sets_it(app):
         assert seen == sorted(set(seen)), seen
         assert len(page._skb_sent) == sent_before, "the drag sent messages to the server"
         page.mouse.up()
-        final, shown = seen[-1], str(seen[-1])
-        page.wait_for_function("([k, v]) => new URL(location.href).searchParams.get(k) === v", arg=[key, shown],
-                               timeout=30_000)
-        wait_for_app(page)
-        assert slider_value(page, key) == final  # the stage's own slider is the same parameter
-        link = page.locator(".st-key-share_link code").first.inner_text().strip()
-        assert _query_value(link, key) == shown, link
-        page.locator(".st-key-copy_as_text").get_by_text("Copy as text").click()
-        page.locator(".st-key-copy_text code").first.wait_for(timeout=30_000)
-        assert f"{p.label} = {shown}" in page.locator(".st-key-copy_text code").first.inner_text()
-        ctx2, fresh = _open(browser, url, "/" + link.split("/", 3)[3])
-        try:
-            assert slider_value(fresh, key) == final
-            assert live_value(live_frame(fresh, f"design_{key}")) == final
-        finally:
-            ctx2.close()
+        _release_carries(app, page, key, seen[-1], f"design_{key}")
         assert not page._skb_errors, page._skb_errors
         assert live_frame(page, f"design_{key}").evaluate("window.__liveError || null") is None
     finally:
