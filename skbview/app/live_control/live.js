@@ -11,8 +11,6 @@
   const FULL_UPDATE_MS = 90;  // the whole figure follows once the thumb has rested this long
   let fullTimer = null;
   let committing = null;  // the value sent at the last release, until Python's render carries it
-  const RESEND_MS = 3000, RESENDS = 3;
-  let resendTimer = null;
 
   let args = null;        // the last render's arguments
   let data = null;        // {sid, body}: the payload of the scenario it was built for
@@ -221,22 +219,6 @@
     committing = Number(range.value);  // until a render carries it back
     serial += 1;
     setValue({ value: Number(range.value), n: serial });
-    resendLater(0);
-  }
-  // A value sent while a run of the page is under way (a control just mounted again and answered) can be
-  // lost before Python sees it: until a render carries it back it is sent again, a few times, further apart
-  // each time (the same value twice sets the parameter once).
-  function resendLater(k) {
-    if (resendTimer) clearTimeout(resendTimer);
-    resendTimer = null;
-    if (k >= RESENDS) return;
-    resendTimer = setTimeout(function () {
-      resendTimer = null;
-      if (committing === null) return;
-      serial += 1;
-      setValue({ value: committing, n: serial });
-      resendLater(k + 1);
-    }, RESEND_MS * (k + 1));
   }
 
   // ---------------------------------------------------------------- events
@@ -298,10 +280,7 @@
       // a run that started before the thumb moved on has just redrawn the charts at its value
       setTimeout(function () { apply(Number(range.value)); }, 50);
     }
-    if (committing !== null && Number(args.value) === committing) {
-      committing = null;
-      if (resendTimer) { clearTimeout(resendTimer); resendTimer = null; }
-    }
+    if (committing !== null && Number(args.value) === committing) committing = null;
     // read by tests/browser_util.py (live_frame): the control holds the payload of its scenario
     window.__liveState = { sid: args.sid, has: !!(data && data.sid === args.sid), asked: asked, value: args.value };
     frameHeight();
