@@ -1,7 +1,7 @@
 """Live controls (skbview.app.live) against the bare one-slider app, in headless Chromium, in one run.
 
 For the bare app (benchmarks/bare_app.py: slider "x", one Plotly line) and the dashboard's live pages
-(/slub, /veth), taking turns block by block so a change of the machine's load hits every one alike:
+(/slub, /veth, /kfree; --pages), taking turns block by block so a change of the machine's load hits every one alike:
 
   * bare app, key press -> chart: ArrowRight/ArrowLeft on the st.slider thumb, from the keydown to the
     first animation frame / DOM mutation at which the chart's line, as drawn in the SVG, differs;
@@ -13,7 +13,7 @@ For the bare app (benchmarks/bare_app.py: slider "x", one Plotly line) and the d
   * live page, release -> state/URL: from the pointerup to the moment the address bar carries the value
     and the sidebar slider (the same parameter) shows it;
   * payload: the bytes of the JSON the control received, and the server time to build it
-    (skbview.app.live.payload, in this process, median of 20).
+    (skbview.app.live.payload, in this process, median of 20: wall clock and CPU time).
 
 Times come from each frame's own clock (performance.timeOrigin + performance.now(): one clock for the
 page and the control's iframe).  Ratios are to the bare app's key press -> chart, same run.
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import runpy
+import os
 import statistics
 import sys
 import time
@@ -43,7 +43,9 @@ from tests.browser_util import (  # noqa: E402 - after the sys.path set-up above
 )
 
 BARE_APP = "benchmarks/bare_app.py"
-LIVE_PAGES = ("slub", "veth")
+LIVE_PAGES = ("slub", "veth", "kfree")
+#: drag stride per page (in the parameter's unit): a few of its steps per mouse move
+STRIDES = {"slub": 4, "veth": 2, "kfree": 16, "zeroing": 16, "cpumap": 0.05}
 
 # In the page: t1 = the first animation frame / mutation at which the trace as drawn (its line's SVG path,
 # its points' positions) differs from the armed state (absolute ms).  In the control's frame (or the page,
@@ -181,29 +183,26 @@ def live_keys(page, slug: str, n: int, res: dict) -> None:
         frame = live_frame(page, slug)
 
 
-def payload_server_ms(slug: str, repeats: int = 20) -> tuple[float, int]:
-    """Median server time to build ``slug``'s payload (this process, the page's own headline) and its bytes."""
-    import streamlit as st
-
+def payload_server_ms(slug: str, repeats: int = 20) -> tuple[float, float, int]:
+    """Median server time to build ``slug``'s payload (this process, the page's own metric row,
+    :func:`skbview.app.ui.page_metrics`): wall clock and this process's CPU time (which the other jobs
+    on a loaded machine inflate less), and its bytes."""
+    from skbmodel import answers
     from skbmodel.links import state as S
-    from skbmodel import uncertainty
     from skbview.app import live, ui
 
-    title, view = st.title, ui.model_view
-    st.title, ui.model_view = (lambda *a, **k: None), (lambda *a, **k: None)
-    try:
-        headline = runpy.run_path(str(REPO_ROOT / "pages" / f"{slug}.py"))["_headline"]
-    finally:
-        st.title, ui.model_view = title, view
     state = {**S.defaults(), "page": slug}
-    out, iv = uncertainty.evaluate_with_intervals(S.scenario(state), S.profile_for(state))
+    res = answers.of_state(state)
+    out, iv = {a.output: a.value for a in res.values}, {a.output: (a.lo, a.hi) for a in res.values}
+    headline = ui.page_metrics(slug, state)
     live.payload(slug, state, headline, out, iv)
-    times = []
+    wall, cpu = [], []
     for _ in range(repeats):
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         body = live.payload(slug, state, headline, out, iv)
-        times.append((time.perf_counter() - t) * 1000)
-    return statistics.median(times), len(body.encode())
+        wall.append((time.perf_counter() - t) * 1000)
+        cpu.append((time.process_time() - c) * 1000)
+    return statistics.median(wall), statistics.median(cpu), len(body.encode())
 
 
 def _open(browser, url: str):
@@ -220,23 +219,25 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--blocks", type=int, default=3)
     ap.add_argument("--steps", type=int, default=10, help="drag steps and key presses per page and block")
+    ap.add_argument("--pages", default=",".join(LIVE_PAGES), help="live pages, comma-separated")
     ap.add_argument("--json", help="write the raw samples here")
     a = ap.parse_args()
+    live_pages = tuple(a.pages.split(","))
+    load0 = os.getloadavg()
 
     from skbview import charts
 
-    server_ms = {slug: payload_server_ms(slug) for slug in LIVE_PAGES}
+    server_ms = {slug: payload_server_ms(slug) for slug in live_pages}
     results = {slug: {"drag_ms": [], "drag_missed": 0, "round_trips": [], "key_ms": [], "release_url_ms": [],
-                      "release_state_ok": [], "payload_bytes": None} for slug in LIVE_PAGES}
+                      "release_state_ok": [], "payload_bytes": None} for slug in live_pages}
     bare: list[float] = []
-    strides = {"slub": 4, "veth": 2}
     with streamlit_server(BARE_APP) as bare_url, streamlit_server("dashboard.py") as dash_url, \
             sync_playwright() as p:
         browser = launch_chromium(p)
         bare_page = _open(browser, bare_url + "/")
         bare_page.evaluate(_PAGE_PROBE, [".js-plotly-plot", 0, False])
         pages = {}
-        for slug in LIVE_PAGES:
+        for slug in live_pages:
             pg = _open(browser, f"{dash_url}/{slug}")
             frame = live_frame(pg, slug)
             results[slug]["payload_bytes"] = frame.evaluate(
@@ -248,7 +249,7 @@ def main() -> int:
             bare_keys(bare_page, a.steps, bare)
             for slug, pg in pages.items():
                 key = charts.LIVE_CONTROLS[slug][0]
-                live_drag(pg, slug, key, a.steps, strides[slug], results[slug])
+                live_drag(pg, slug, key, a.steps, STRIDES[slug], results[slug])
                 pg.evaluate(_PAGE_PROBE, [f".st-key-chart_{slug}_{next(iter(charts.chart_labels(slug)))} "
                                           ".js-plotly-plot", 0, True])
                 live_keys(pg, slug, a.steps, results[slug])
@@ -257,6 +258,8 @@ def main() -> int:
         browser.close()
 
     base = _pct(bare, 50)
+    print("load average (1, 5, 15 min) at the start %.1f %.1f %.1f, at the end %.1f %.1f %.1f"
+          % (*load0, *os.getloadavg()))
     print(f"bare app, key press -> chart: n={len(bare)} p50 {base:.1f} ms, p90 {_pct(bare, 90):.1f} ms")
     for slug, r in results.items():
         d, k = r["drag_ms"], r["key_ms"]
@@ -265,7 +268,8 @@ def main() -> int:
               f"key press -> chart n={len(k)} p50 {_pct(k, 50):.1f} ms ({_pct(k, 50) / base:.2f}x); "
               f"round trips per drag {r['round_trips']}; release -> URL p50 {_pct(r['release_url_ms'], 50):.0f} ms, "
               f"state right {sum(r['release_state_ok'])}/{len(r['release_state_ok'])}; "
-              f"payload {r['payload_bytes']} B, built in {server_ms[slug][0]:.1f} ms (server, median)")
+              f"payload {r['payload_bytes']} B, built in {server_ms[slug][0]:.1f} ms wall, "
+              f"{server_ms[slug][1]:.1f} ms CPU (server, median)")
     if a.json:
         Path(a.json).parent.mkdir(parents=True, exist_ok=True)
         Path(a.json).write_text(json.dumps({"bare_key_ms": bare, "pages": results,

@@ -106,15 +106,8 @@ def _draw(state: dict) -> None:
         st.info("No numbers for a composition that makes no sense: change the stage named above.")
         ui.chart_tabs("design", state, names=[n for n in charts.chart_labels("design") if n != "breakdown"])
         return
-    res = s["answers"]
-    h = res.differences[0] if res.differences else None
-    b_cost = next((v for v in res.b_values if v.output == "path.ns_per_packet"), None)
-    items = ui.answer_metrics(res)
-    if h is not None and b_cost is not None:
-        items += [("B (ns/packet)", b_cost.value_text(), tables.design_b_label(state), b_cost.interval_text()),
-                  ("Δ B − A (ns/packet)", h.value_text(), "paired 90 % interval: A and B see the same constants",
-                   h.interval_text())]
-    ui.metrics(items)
+    # the metric row, and a live control for each stage size in bulk A uses: the chart follows its thumb
+    ui.design_live(state, s["answers"])
     with st.container(key="design_verdict"):  # a sentence: too long for a metric tile
         st.markdown(_verdict_text(s, state["noise_ns"]),
                     help="measurable: |Δ| ≥ the noise floor; sure of the sign: the 90 % interval excludes 0; "

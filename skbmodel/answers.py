@@ -55,10 +55,25 @@ def unit_text(output: str) -> str:
     return _PER.get(output) or _UNIT_TEXT.get(spec.unit, spec.unit)
 
 
-def decimals(x: float, digits: int = DIGITS) -> int:
-    """Decimals that show ``x`` with ``digits`` significant digits (at least 0)."""
-    x = abs(float(x))
-    return max(0, digits - 1 - int(np.floor(np.log10(x)))) if x > 0 and np.isfinite(x) else 0
+def decimals(x, digits: int = DIGITS):
+    """Decimals that show ``x`` with ``digits`` significant digits (at least 0); elementwise on an array."""
+    a = np.abs(np.asarray(x, dtype=float))
+    ok = (a > 0) & np.isfinite(a)
+    d = np.where(ok, digits - 1 - np.floor(np.log10(np.where(ok, a, 1.0))), 0)
+    d = np.maximum(d, 0).astype(int)
+    return int(d) if d.ndim == 0 else d
+
+
+def _format(output: str, kind: str, signed: bool, xs, ds) -> list[str]:
+    """The texts of the numbers ``xs`` of ``output``, each to the decimals in ``ds``: the one formatting of a
+    number every surface prints (:meth:`Answer.value_text`, :func:`texts_of`)."""
+    if kind == "category":
+        codes = schema.BY_NAME[output].codes
+        return [codes[int(round(float(x)))] for x in xs]
+    if kind in ("count", "exact"):
+        return [f"{float(x):.0f}" for x in xs]
+    sign = "+" if signed else ""
+    return [f"{float(x):{sign}.{int(d)}f}" for x, d in zip(xs, ds)]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -134,11 +149,7 @@ class Answer:
         return self.kind in ("exact", "category") or (self.lo == self.value == self.hi and self.kind == "count")
 
     def _fmt(self, x: float, d: int) -> str:
-        if self.kind == "category":
-            return schema.BY_NAME[self.output].codes[int(round(float(x)))]
-        if self.kind in ("count", "exact"):
-            return f"{float(x):.0f}"
-        return f"{float(x):{'+' if self.signed else ''}.{d}f}"
+        return _format(self.output, self.kind, self.signed, (x,), (d,))[0]
 
     def _d(self) -> int:
         return decimals(self.value if self.value else max(abs(self.lo), abs(self.hi)))
@@ -247,6 +258,33 @@ def answers_of(outputs: Sequence[str], values: Mapping, intervals: Mapping, labe
         verdict = noise.verdict(v, noise_ns, lo, hi) if spec.kind == "difference" and spec.unit == "ns" else None
         out.append(Answer(o, labels.get(o, spec.label), spec.unit, spec.kind, v, lo, hi, verdict))
     return tuple(out)
+
+
+def texts_of(outputs: Sequence[str], values: Mapping, intervals: Mapping, noise_ns: float,
+             kind: str | None = None) -> dict[str, dict]:
+    """:func:`answers_of` over arrays of values, as texts: for each of ``outputs``, ``{"value": [...],
+    "interval": [...], "verdict": [...] or None}``, one entry per element of ``values[o]`` (the same texts
+    as :meth:`Answer.value_text`, :meth:`Answer.interval_text` and the verdict of each element alone; an
+    exact value's interval is None).  ``kind="difference"``: the values are paired differences ``B - A``
+    (:class:`Difference`: signed; their verdict is not given here)."""
+    out = {}
+    for o in outputs:
+        spec = schema.BY_NAME[o]
+        o_kind = spec.kind if kind is None else kind
+        v = np.atleast_1d(np.asarray(values[o], dtype=float))
+        lo, hi = (np.broadcast_to(np.asarray(x, dtype=float), v.shape) for x in intervals[o])
+        d = np.atleast_1d(decimals(np.where(v != 0, v, np.maximum(np.abs(lo), np.abs(hi)))))
+        signed = o_kind == "difference"
+        exact = (np.full(v.shape, o_kind in ("exact", "category"))
+                 | ((lo == v) & (v == hi) & (o_kind == "count")))
+        val = _format(o, o_kind, signed, v.tolist(), d.tolist())
+        los, his = _format(o, o_kind, signed, lo.tolist(), d.tolist()), _format(o, o_kind, signed, hi.tolist(),
+                                                                                 d.tolist())
+        iv = [None if e else f"90 %: {a} to {b}" for e, a, b in zip(exact.tolist(), los, his)]
+        with_verdict = signed and kind is None and spec.unit == "ns"
+        verdict = noise.verdicts(v, noise_ns, lo, hi).tolist() if with_verdict else None
+        out[o] = {"value": val, "interval": iv, "verdict": verdict}
+    return out
 
 
 def _one_side(scn: Scenario, outputs: Sequence[str], labels: Mapping[str, str], noise_ns: float,

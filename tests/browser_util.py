@@ -258,15 +258,26 @@ _LIVE_READY_JS = """() => !!(window.__liveState && window.__liveState.has && win
 
 
 def live_frame(page, slug: str, timeout: float = 60.0):
-    """The frame of ``slug``'s live control once it holds its payload and its plotly.js has loaded."""
+    """The frame of ``slug``'s live control once it holds its payload and its plotly.js has loaded.
+
+    Ask for it again after anything that reruns the app: a rerun may draw the control in a new frame (the
+    old one is then detached)."""
+    from playwright.sync_api import Error as PlaywrightError
+
     deadline = time.monotonic() + timeout
     while True:
         for frame in page.frames:
             if "live_control" in frame.url and frame.parent_frame is not None:
-                el = frame.frame_element()
-                key = el.evaluate("(e) => { const c = e.closest('[class*=\"st-key-live_\"]');"
-                                  " return c ? [...c.classList].find(k => k.startsWith('st-key-live_')) : null; }")
-                if key == f"st-key-live_{slug}" and frame.evaluate(_LIVE_READY_JS):
+                try:
+                    el = frame.frame_element()
+                    key = el.evaluate("(e) => { const c = e.closest('[class*=\"st-key-live_\"]');"
+                                      " return c ? [...c.classList].find(k => k.startsWith('st-key-live_')) : null; }")
+                    ready = key == f"st-key-live_{slug}" and frame.evaluate(_LIVE_READY_JS)
+                except PlaywrightError:
+                    if not frame.is_detached():
+                        raise
+                    continue  # a rerun replaced this frame while it was read: the new one is looked at next
+                if ready:
                     return frame
         if time.monotonic() > deadline:
             raise TimeoutError(f"the live control of {slug} did not become ready")

@@ -14,8 +14,10 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from skbmodel import answers, model
 from skbmodel.links import state as S
 from skbview import charts
+from skbview.app import live, ui
 from tests.browser_util import (NAV_LINK, app_and_browser, eventually, focus_slider, live_frame, live_thumb_x,
                                 live_value, plotly_trace_in, slider_value, wait_for_app, wait_for_plotly)
 
@@ -62,13 +64,50 @@ def _wait_marker(page, chart: str, value: float, timeout: float = 30_000) -> Non
         arg=[chart, value], timeout=timeout)
 
 
-def _metric_texts(page) -> list[str]:
-    return page.evaluate("() => Array.from(document.querySelectorAll('.st-key-headline [data-testid=\"stMetric\"]'))"
-                         ".map(e => e.innerText)")
+def _metric_texts(page) -> list[list[str]]:
+    """``[label, value, interval]`` of each card of the page's metric row, as drawn."""
+    return page.evaluate("""() => Array.from(document.querySelectorAll('.st-key-headline [data-testid="stMetric"]'))
+        .map(card => ['stMetricLabel', 'stMetricValue', 'stMetricDelta'].map(t => {
+            const e = card.querySelector('[data-testid="' + t + '"]'); return e ? e.innerText.trim() : null; }))""")
+
+
+def _metrics_at(slug: str, key: str, value) -> list[list[str]]:
+    """The metric row the page draws with ``key`` at ``value`` (the answers engine's texts)."""
+    state = {**S.defaults(), "page": slug, key: value}
+    return [[label, text, rest[1] if len(rest) > 1 else None]
+            for label, text, *rest in ui.answer_metrics(answers.of_state(state))]
 
 
 def _query_value(url: str, key: str):
     return parse_qs(urlsplit(url).query).get(key, [None])[0]
+
+
+def _release_carries(app, page, key: str, final, control: str, check=None) -> None:
+    """After a release at ``final``: the address bar, the parameter's Streamlit slider, the chart Python drew
+    (``check(page)``), the share link opened in a fresh context (its slider, its live control ``control``) and
+    the text block ("Copy as text") carry the value."""
+    url, browser = app
+    p = S.PARAMS[key]
+    shown = S.fmt_value(int(final) if p.kind == "int" else final)
+    page.wait_for_function("([k, v]) => new URL(location.href).searchParams.get(k) === v", arg=[key, shown],
+                           timeout=30_000)
+    wait_for_app(page)
+    assert slider_value(page, key) == final  # the sidebar's (or the stage's) slider is the same parameter
+    if check:
+        check(page)  # the chart Python drew at release
+    link = page.locator(".st-key-share_link code").first.inner_text().strip()
+    assert _query_value(link, key) == shown, link
+    page.locator(".st-key-copy_as_text").get_by_text("Copy as text").click()
+    page.locator(".st-key-copy_text code").first.wait_for(timeout=30_000)
+    assert f"{p.label} = {shown}" in page.locator(".st-key-copy_text code").first.inner_text()
+    ctx2, fresh = _open(browser, url, "/" + link.split("/", 3)[3])
+    try:
+        assert slider_value(fresh, key) == final
+        assert live_value(live_frame(fresh, control)) == final
+        if check:
+            check(fresh)
+    finally:
+        ctx2.close()
 
 
 @contextlib.contextmanager
@@ -96,39 +135,23 @@ def test_drag_moves_chart_at_every_step_and_release_sets_the_parameter(app, slug
         page.mouse.move(*live_thumb_x(frame, start))
         page.mouse.down()
         sent_before = len(page._skb_sent)
-        seen, metrics = [start], [_metric_texts(page)]
+        seen = [start]
         for t in targets:
             page.mouse.move(*live_thumb_x(frame, t), steps=2)
             v = live_value(frame)
             _wait_marker(page, chart, v)  # the chart's marker is at the thumb's value
+            # and the metric row is the page's at that value (a flat stretch of a curve may repeat a text)
+            assert _metric_texts(page) == _metrics_at(slug, key, int(v) if p.kind == "int" else v), v
             seen.append(v)
-            metrics.append(_metric_texts(page))
         assert all((b > a) if up else (b < a) for a, b in zip(seen, seen[1:])), seen
-        assert all(b != a for a, b in zip(metrics, metrics[1:])), "the metric row did not follow every step"
         assert len(page._skb_sent) == sent_before, "the drag sent messages to the server"
         page.mouse.up()
         final = seen[-1]
-        shown = S.fmt_value(int(final) if p.kind == "int" else final)
-        page.wait_for_function("([k, v]) => new URL(location.href).searchParams.get(k) === v", arg=[key, shown],
-                               timeout=30_000)
-        wait_for_app(page)
+        _release_carries(app, page, key, final, slug, lambda pg: _assert_equal(_marker_x(pg, chart), final))
         assert len(page._skb_sent) >= sent_before + 1
-        assert slider_value(page, key) == final  # the sidebar's slider is the same parameter
-        assert _marker_x(page, chart) == final  # the chart Python drew at release
-        link = page.locator(".st-key-share_link code").first.inner_text().strip()
-        assert _query_value(link, key) == shown, link
-        page.locator(".st-key-copy_as_text").get_by_text("Copy as text").click()
-        page.locator(".st-key-copy_text code").first.wait_for(timeout=30_000)
-        assert f"{p.label} = {shown}" in page.locator(".st-key-copy_text code").first.inner_text()
-        ctx2, fresh = _open(browser, url, "/" + link.split("/", 3)[3])
-        try:
-            assert slider_value(fresh, key) == final
-            assert live_value(live_frame(fresh, slug)) == final
-            assert _marker_x(fresh, chart) == final
-        finally:
-            ctx2.close()
         assert not page._skb_errors, page._skb_errors
-        assert frame.evaluate("window.__liveError || null") is None
+        # the control as the rerun left it (Streamlit may have drawn it in a new frame)
+        assert live_frame(page, slug).evaluate("window.__liveError || null") is None
 
 
 @pytest.mark.parametrize("slug", LIVE)
@@ -149,7 +172,9 @@ def test_keys_move_the_chart_and_reach_the_server_when_they_pause(app, slug):
                                timeout=30_000)
         wait_for_app(page)
         assert slider_value(page, key) == want
-        assert frame.evaluate("document.activeElement.id") == "range"
+        # the rerun left the keyboard focus on the control (in the frame it is drawn in now)
+        assert page.evaluate("document.activeElement && document.activeElement.tagName") == "IFRAME"
+        assert live_frame(page, slug).evaluate("document.activeElement.id") == "range"
 
 
 def test_sidebar_slider_moves_the_live_control_and_a_remounted_control_asks_again(app):
@@ -170,12 +195,70 @@ def test_sidebar_slider_moves_the_live_control_and_a_remounted_control_asks_agai
         page.mouse.move(*live_thumb_x(frame, 17))
         page.mouse.down()
         page.mouse.move(*live_thumb_x(frame, 60), steps=2)
-        _wait_marker(page, chart, live_value(frame))
+        released = live_value(frame)
+        _wait_marker(page, chart, released)
         page.mouse.up()
-        eventually(lambda: _assert_equal(_query_value(page.url, "bulk"), S.fmt_value(int(live_value(frame)))))
+        eventually(lambda: _assert_equal(_query_value(page.url, "bulk"), S.fmt_value(int(released))))
+        wait_for_app(page)
+        assert live_value(live_frame(page, "slub")) == released
     finally:
         ctx.close()
 
 
 def _assert_equal(a, b):
     assert a == b, (a, b)
+
+
+def _design_row(state: dict) -> list[list[str]]:
+    """The Design page's metric row at ``state`` (ui.design_live: A's answers, B, the paired B − A)."""
+    res = answers.of_state(state)
+    o = "path.ns_per_packet"
+    out, iv = {a.output: a.value for a in res.values}, {a.output: (a.lo, a.hi) for a in res.values}
+    b = next(v for v in res.b_values if v.output == o)
+    d = next(v for v in res.differences if v.output == o)
+    out[live.B_COST], iv[live.B_COST] = b.value, (b.lo, b.hi)
+    out[live.AB_DELTA], iv[live.AB_DELTA] = d.value, (d.lo, d.hi)
+    return [[label, text, rest[1] if len(rest) > 1 else None]
+            for label, text, *rest in ui.design_metrics(state)(S.scenario(state), out, iv)]
+
+
+def _wait_total(page, value: float, timeout: float = 30_000) -> None:
+    """Until composition A's total as drawn on the Design page's breakdown (its error-bar trace) is ``value``."""
+    page.wait_for_function(
+        """([t, v]) => { const gd = document.querySelector('.st-key-chart_design_breakdown .js-plotly-plot');
+             return !!(gd && gd.data && gd.data[t]
+                       && Math.abs(Number(gd.data[t].y[0]) - v) <= 1e-4 * Math.abs(v)); }""",
+        arg=[len(model.COMPONENTS), value], timeout=timeout)
+
+
+def test_design_stage_size_drag_moves_the_breakdown_and_release_sets_it(app):
+    url, browser = app
+    key, composition = "d_skb_bulk", {"d_skb": "slab_bulk"}
+    p = S.PARAMS[key]
+    ctx, page = _open(browser, url, "/design?d_skb=slab_bulk")
+    try:
+        frame = live_frame(page, f"design_{key}")
+        assert frame.evaluate("document.getElementById('range').getAttribute('aria-label')") == p.label
+        start = int(live_value(frame))
+        state = {**S.defaults(), "page": "design", **composition}
+        page.locator(f".st-key-live_design_{key}").scroll_into_view_if_needed()
+        page.mouse.move(*live_thumb_x(frame, start))
+        page.mouse.down()
+        sent_before = len(page._skb_sent)
+        seen = [start]
+        for t in (start + 20, start + 60, start + 110, start + 170):
+            page.mouse.move(*live_thumb_x(frame, t), steps=2)
+            v = int(live_value(frame))
+            at = {**state, key: v}
+            total = float(charts.figure_for("design", "breakdown", at).data[len(model.COMPONENTS)].y[0])
+            _wait_total(page, total)  # the chart's bars and totals are those at the thumb's value
+            assert _metric_texts(page) == _design_row(at), v
+            seen.append(v)
+        assert seen == sorted(set(seen)), seen
+        assert len(page._skb_sent) == sent_before, "the drag sent messages to the server"
+        page.mouse.up()
+        _release_carries(app, page, key, seen[-1], f"design_{key}")
+        assert not page._skb_errors, page._skb_errors
+        assert live_frame(page, f"design_{key}").evaluate("window.__liveError || null") is None
+    finally:
+        ctx.close()

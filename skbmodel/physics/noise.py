@@ -44,10 +44,14 @@ def verdict(delta_ns, noise_ns, lo, hi) -> str:
     * :data:`VERDICT_UNSURE` if ``|delta_ns| >= noise_ns`` but the interval contains 0 (the model's
       own uncertainty allows either sign).
     """
-    if not bool(measurable(delta_ns, noise_ns)):
-        return VERDICT_NOISE
-    lo, hi = float(lo), float(hi)
-    return VERDICT_SURE if (lo > 0 or hi < 0) else VERDICT_UNSURE
+    return str(verdicts(delta_ns, noise_ns, lo, hi))
+
+
+def verdicts(delta_ns, noise_ns, lo, hi) -> np.ndarray:
+    """:func:`verdict` elementwise over arrays of differences and their intervals (an array of texts)."""
+    meas = measurable(delta_ns, noise_ns)
+    sure = (np.asarray(lo, dtype=float) > 0) | (np.asarray(hi, dtype=float) < 0)
+    return np.where(meas, np.where(sure, VERDICT_SURE, VERDICT_UNSURE), VERDICT_NOISE)
 
 
 def runs_needed(delta_ns, noise_ns, z_alpha_half=Z_ALPHA_HALF, z_power=Z_POWER):

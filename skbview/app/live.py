@@ -31,7 +31,8 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 from skbmodel.links import state as sk_state
-from skbmodel import uncertainty
+from skbmodel import design, model, uncertainty
+from skbmodel.physics import noise
 from skbview import charts
 from skbview.app import appstate
 from skbview.charts.live import Sweep
@@ -43,12 +44,47 @@ _CONTROL = components.declare_component("live_control", path=os.path.join(_HERE,
 # (found, not imported: the figures stay in skbview.charts)
 _PLOTLY_JS = components.declare_component(
     "plotly_js", path=os.path.join(importlib.util.find_spec("plotly").submodule_search_locations[0], "package_data"))
-SENT = "_skb_live_sent"  # {slug: {"sid": scenario id last sent, "ask": the last request answered}}
+SENT = "_skb_live_sent"  # {control key: {"sid": scenario id last sent, "ask": the last request answered}}
 METRICS_KEY = "headline"  # container of the metric row (ui.metrics): the control rewrites its texts
 
 
-def control_key(slug: str) -> str:
-    return f"live_{slug}"
+def control_key(slug: str, key: str | None = None) -> str:
+    return f"live_{slug}" if key is None else f"live_{slug}_{key}"
+
+
+def spec(slug: str, key: str | None = None) -> tuple:
+    """``(parameter, choice swept along or None, {chart: patch function})`` of the page's live control (of
+    ``key``, one of the Design page's stage sizes)."""
+    if key is not None:
+        keys, patches = charts.LIVE_DESIGN
+        assert slug == "design" and key in keys, (slug, key)
+        return key, None, patches
+    return charts.LIVE_CONTROLS[slug]
+
+
+#: B's cost, and the paired B − A of it, in the Design page's sweep (beside A's outputs under their names)
+B_COST, AB_DELTA, AB_VERDICT = "b:path.ns_per_packet", "ab:path.ns_per_packet", "ab:verdict"
+
+
+def design_sweep(state: Mapping, key: str, values: np.ndarray, outputs) -> tuple[dict, dict]:
+    """The Design page's sweep of one of composition A's stage sizes: A's ``outputs``, A's and B's cost
+    components (``"a:<component>"``, ``"b:<component>"``), B's cost and budget (``"b:..."``) and the paired
+    ``B - A`` (:func:`skbmodel.uncertainty.delta_intervals`) with its verdict, each along ``values``."""
+    pa, pb = design.compare_params({**sk_state.scenario(state), key: values}, sk_state.b_overrides(state))
+    prof = sk_state.profile_for(state)
+    # B at each of the values too (its clock as an array): the pairing takes A and B of one shape
+    pb = {**pb, "ghz": np.full(len(values), float(pb["ghz"] if pb.get("ghz") is not None else prof.ghz))}
+    outs = sorted({*outputs, "path.ns_per_packet", "path.mpps", "budget.ns_per_packet"})
+    vout, viv = uncertainty.evaluate_with_intervals(pa, prof, outs)
+    vb, ib = uncertainty.evaluate_with_intervals(pb, prof, ["path.ns_per_packet"])
+    d, div = uncertainty.delta_intervals(pa, pb, prof, prof, ["path.ns_per_packet"])
+    vout, viv = dict(vout), dict(viv)
+    vout[B_COST], viv[B_COST] = vb["path.ns_per_packet"], ib["path.ns_per_packet"]
+    vout[AB_DELTA], viv[AB_DELTA] = d["path.ns_per_packet"], div["path.ns_per_packet"]
+    vout[AB_VERDICT] = noise.verdicts(vout[AB_DELTA], float(pa["noise_ns"]), *viv[AB_DELTA]).tolist()
+    for side, p in (("a", pa), ("b", pb)):
+        vout.update({f"{side}:{c}": v for c, v in model.breakdown_ns(p, prof).items()})
+    return vout, viv
 
 
 def evaluate_sweep(params: Mapping, profile, outputs) -> tuple[dict, dict]:
@@ -67,29 +103,21 @@ def values_of(key: str) -> np.ndarray:
     return np.round(float(p.lo) + float(step) * np.arange(n), 10)
 
 
-class _At(Mapping):
-    """One value's slice of a sweep's outputs (or intervals): what ``headline`` reads for that value."""
+def _along(data: Mapping, keys, row, n: int) -> dict:
+    """The sweep's outputs (or intervals) ``keys`` along the control's ``n`` values (the row of the current
+    choice when the page also sweeps one)."""
+    def column(a):
+        a = np.asarray(a, dtype=float)
+        if row is not None and a.ndim == 2:
+            a = a[row]
+        return np.broadcast_to(a, (n,))
 
-    def __init__(self, data: Mapping, row, i: int):
-        self._data, self._row, self._i = data, row, i
+    return {k: tuple(column(x) for x in data[k]) if isinstance(data[k], tuple) else column(data[k]) for k in keys}
 
-    def _pick(self, a):
-        a = np.asarray(a)
-        if a.ndim == 0:
-            return a
-        if self._row is not None and a.ndim == 2:
-            a = a[self._row]
-        return a[self._i]
 
-    def __getitem__(self, k):
-        v = self._data[k]
-        return tuple(self._pick(x) for x in v) if isinstance(v, tuple) else self._pick(v)
-
-    def __iter__(self):
-        return iter(self._data)
-
-    def __len__(self):
-        return len(self._data)
+def _each(x, n: int) -> list:
+    """A metric's text for every value: the list it is, or the one text ``n`` times."""
+    return x if isinstance(x, list) else [x] * n
 
 
 class _Reads(Mapping):
@@ -121,23 +149,41 @@ def _rounded(a, digits: int = 5) -> list:
 
 
 #: a number in a text: what varies from one value of the control to the next ("−" is the charts' minus)
-_NUMBER = re.compile(r"[-+\u2212]?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?")
-_SEP = "|"
+_NUMBER = re.compile(r"[-+\u2212]?\d(?:[\d,]*\d)?(?:\.\d+)?(?:e[-+]?\d+)?")
+#: what a piece common to every text must not end (or start) with: it could cut a number in two
+_NUMBER_END = re.compile(r"[-+\u2212]?[\d.,]+$")
+_NUMBER_START = re.compile(r"^[\d.,]+")
+_SEP, _TIMES = "|", "*"
+
+
+def _runs(items: list) -> list[tuple]:
+    """``[(item, count), ...]``: consecutive equal items once (a curve that flattens repeats its texts)."""
+    out = []
+    for x in items:
+        if out and out[-1][0] == x:
+            out[-1][1] += 1
+        else:
+            out.append([x, 1])
+    return out
 
 
 class Columns:
     """The payload's table of columns (one entry per value of the control), each stored once.
 
     :meth:`add` returns the index of a column in :attr:`table`: ``{"c": x}`` when every entry is equal;
-    numbers as ``{"f": [...]}`` (or ``{"v": 1}`` / ``{"v": "log10"}`` when they are the control's value or its
-    log10); texts as a template ``{"t": [piece, piece, ...], "s": [slot, ...]}``: the pieces that are the
-    same for every value, with the numbers between them per value (a ``|``-joined string, or ``1`` when
-    the number is the value as the slider shows it).  A row of numbers per value (a marker on two curves)
-    is a list of column indices.
+    numbers as ``{"f": [...]}``, where ``[x, k]`` stands for ``k`` entries ``x`` in a row (or ``{"v": 1}`` /
+    ``{"v": "log10"}`` when they are the control's value or its log10); texts as a template
+    ``{"t": [piece, piece, ...], "s": [slot, ...]}``: the pieces that are the same for every value, with the
+    texts between them per value in each slot: ``1`` when that is the value as the slider shows it, else a
+    ``|``-joined string in which ``x*k`` stands for ``k`` entries ``x`` in a row (or, should an entry hold
+    ``|`` or ``*``, the list of entries); ``"x": {index: text}`` holds the few texts of another form whole.
+    A row of numbers per value (a marker on two curves) is a list of
+    column indices.
     """
 
     def __init__(self, values: np.ndarray):
         self.values = np.asarray(values, dtype=float)
+        self._log10 = np.log10(np.maximum(self.values, 1e-300))
         self.shown = [sk_state.fmt_value(v) for v in np.asarray(values).tolist()]
         self.table: list = []
         self._index: dict[str, int] = {}
@@ -157,34 +203,54 @@ class Columns:
         return self._store(self._texts(["" if t is None else str(t) for t in col]))
 
     def _numbers(self, col: np.ndarray) -> dict:
-        flat = _rounded(col)
-        if len(set(flat)) == 1:
-            return {"c": flat[0]}
-        for name, ref in ((1, self.values), ("log10", np.log10(np.maximum(self.values, 1e-300)))):
-            if np.allclose(col, ref, rtol=1e-12, atol=0):
+        for name, ref in ((1, self.values), ("log10", self._log10)):
+            if abs(col[-1] - ref[-1]) <= 1e-12 * abs(ref[-1]) and np.allclose(col, ref, rtol=1e-12, atol=0):
                 return {"v": name}
-        return {"f": flat}
+        runs = _runs(_rounded(col))
+        if len(runs) == 1:
+            return {"c": runs[0][0]}
+        return {"f": [x if k == 1 else [x, k] for x, k in runs]}
 
     def _texts(self, texts: list[str]) -> dict:
         if len(set(texts)) == 1:
             return {"c": texts[0]}
-        # one regex pass over all the texts; each then has n_num numbers between the same pieces, or not
-        joined = "\n".join(texts)
-        numbers, pieces = _NUMBER.findall(joined), _NUMBER.split(joined)
-        n_num = len(_NUMBER.findall(texts[0]))
-        first = _NUMBER.split(texts[0])
-        same = (n_num and len(numbers) == n_num * len(texts) and "\n" not in joined.replace("\n", "", len(texts) - 1)
-                and _SEP not in joined and pieces[1:n_num] == first[1:n_num])
+        enc, same = self._template(texts)
         if same:
-            inner = [pieces[i * n_num + 1:(i + 1) * n_num] for i in range(len(texts))]
-            bounds = pieces[n_num:-1:n_num]
-            same = (all(x == first[1:n_num] for x in inner) and pieces[0] == first[0] and pieces[-1] == first[-1]
-                    and all(b == first[-1] + "\n" + first[0] for b in bounds))
+            return enc
+        # a few texts of another form (a caption that leaves a parameter out at its default) stand apart,
+        # whole, under their index: the others may still share one template
+        forms = [_NUMBER.sub("#", t) for t in texts]
+        common = max(set(forms), key=forms.count)
+        odd = [i for i, f in enumerate(forms) if f != common]
+        if odd and len(odd) <= len(texts) // 10:
+            keep = next(t for t, f in zip(texts, forms) if f == common)
+            rest, same = self._template([t if f == common else keep for t, f in zip(texts, forms)])
+            if same:
+                return {**rest, "x": {str(i): texts[i] for i in odd}}
+        return enc
+
+    def _template(self, texts: list[str]) -> tuple[dict, bool]:
+        """``(encoding, whether the texts share one template of numbers)``."""
+        # the part every text shares at its start and its end (a caption, a label), not cutting a number
+        pre = os.path.commonprefix(texts)
+        pre = pre[:len(pre) - len(_NUMBER_END.search(pre).group()) if _NUMBER_END.search(pre) else len(pre)]
+        rest = [t[len(pre):] for t in texts]
+        suf = os.path.commonprefix([t[::-1] for t in rest])[::-1]
+        cut = _NUMBER_START.match(suf)
+        suf = suf[cut.end():] if cut else suf
+        mids = [t[:len(t) - len(suf)] for t in rest]
+        # between them: the same pieces around numbers in every text (one regex pass over all), or not
+        joined = "\n".join(mids)
+        numbers, pieces = _NUMBER.findall(joined), _NUMBER.split(joined)
+        first = _NUMBER.split(mids[0])
+        n_num = len(first) - 1
+        same = (n_num and len(numbers) == n_num * len(mids) and joined.count("\n") == len(mids) - 1
+                and all(pieces[i * n_num:(i + 1) * n_num + 1][1:-1] == first[1:-1] for i in range(len(mids)))
+                and pieces[0] == first[0] and pieces[-1] == first[-1]
+                and all(b == first[-1] + "\n" + first[0] for b in pieces[n_num:-1:n_num]))
         if not same:
-            pre = os.path.commonprefix(texts)
-            suf = os.path.commonprefix([t[len(pre):][::-1] for t in texts])[::-1]
-            return {"t": [pre, suf], "s": [self._slot([t[len(pre):len(t) - len(suf)] for t in texts])]}
-        out, slots = [first[0]], []
+            return {"t": [pre, suf], "s": [self._slot(mids)]}, False
+        out, slots = [pre + first[0]], []
         for j in range(n_num):
             column = numbers[j::n_num]
             if len(set(column)) == 1:  # the same in every text: part of the piece
@@ -192,19 +258,25 @@ class Columns:
             else:
                 slots.append(self._slot(column))
                 out.append(first[j + 1])
-        return {"t": out, "s": slots}
+        out[-1] += suf
+        return {"t": out, "s": slots}, True
 
     def _slot(self, parts: list[str]):
-        return 1 if parts == self.shown else _SEP.join(parts)
+        if parts == self.shown:
+            return 1
+        if any(_SEP in x or _TIMES in x for x in parts):
+            return parts
+        return _SEP.join(x if k == 1 else f"{x}{_TIMES}{k}" for x, k in _runs(parts))
 
 
-def payload(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Mapping) -> str:
+def payload(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Mapping, key: str | None = None) -> str:
     """The page's live payload (JSON): metric texts and chart patches for every value of its control.
 
-    ``headline(params, out, iv)`` is the page's metric row (:func:`skbview.app.ui.model_view`) and
-    ``out``/``iv`` the current scenario's outputs, from which the outputs it reads are learnt.
+    ``headline(params, out, iv)`` is the page's metric row (:func:`skbview.app.ui.page_metrics`) of the
+    outputs ``out`` and intervals ``iv``: of one value (the current scenario's, from which the outputs it
+    reads are learnt), or of every value at once (arrays in, a list of texts per metric out).
     """
-    key, across, patches = charts.LIVE_CONTROLS[slug]
+    key, across, patches = spec(slug, key)
     params = sk_state.scenario(state)
     values = values_of(key)
     grid = {**params, key: values}
@@ -212,16 +284,21 @@ def payload(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Map
     if across:
         across_values = tuple(sk_state.PARAMS[across].choices)
         grid = {**grid, key: values[None, :], across: np.array(across_values)[:, None]}
-    wanted = _read_by(headline, params, out, iv)
+    read = _read_by(headline, params, out, iv)
+    wanted = set(read)
     for fn in patches.values():
         wanted |= set(fn.outputs)
-    vout, viv = evaluate_sweep(grid, sk_state.profile_for(state), sorted(wanted))
+    if slug == "design":
+        vout, viv = design_sweep(state, key, values, [o for o in wanted if ":" not in o])
+    else:
+        vout, viv = evaluate_sweep(grid, sk_state.profile_for(state), sorted(wanted))
     sweep = Sweep(key, values, vout, viv, state, across, across_values)
     row = across_values.index(params[across]) if across else None
     cols = Columns(values)
-    rows = [headline({**params, key: v}, _At(vout, row, i), _At(viv, row, i)) for i, v in enumerate(values.tolist())]
-    metrics = [{"label": cols.add([r[j][0] for r in rows]), "value": cols.add([r[j][1] for r in rows]),
-                "delta": cols.add([r[j][3] if len(r[j]) > 3 else None for r in rows])} for j in range(len(rows[0]))]
+    n = len(values)
+    items = headline(params, _along(vout, read & set(vout), row, n), _along(viv, read & set(viv), row, n))
+    metrics = [{"label": cols.add(_each(it[0], n)), "value": cols.add(_each(it[1], n)),
+                "delta": cols.add(_each(it[3] if len(it) > 3 else None, n))} for it in items]
     chart_patches = {}
     for name, fn in patches.items():
         patch = fn(sweep)
@@ -229,7 +306,8 @@ def payload(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Map
             "traces": [{"i": t["i"], **{a: cols.add(c) for a, c in t.items() if a != "i"}}
                        for t in patch.get("traces", ())],
             "annotations": [{"name": a["name"], **{k: cols.add(c) for k, c in a.items() if k != "name"}}
-                            for a in patch.get("annotations", ())]}
+                            for a in patch.get("annotations", ())],
+            "layout": {k: cols.add(c) for k, c in patch.get("layout", {}).items()}}
     body = {"n": len(values), "metrics_key": METRICS_KEY, "metrics": metrics, "charts": chart_patches,
             "columns": cols.table}
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
@@ -239,7 +317,7 @@ def scenario_id(slug: str, state: Mapping, key: str) -> str:
     """Names what the payload is built from apart from the control's own value (the page, scenario A's
     parameters and profile version): a new id means a new payload; the open tab or a link's headline do not."""
     rest = {k: v for k, v in sk_state.scenario(state).items() if k != key}
-    what = [slug, rest, state.get("pv")]
+    what = [slug, rest, sk_state.b_overrides(state), state.get("pv")]
     return hashlib.blake2b(json.dumps(what, sort_keys=True, default=str).encode(), digest_size=8).hexdigest()
 
 
@@ -255,21 +333,23 @@ def _released(key: str, ckey: str) -> None:
     st.rerun()  # the whole app: the sidebar's slider of the same parameter shows the value too
 
 
-def control(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Mapping) -> None:
-    """Draw the live control of ``slug`` (nothing on a page without one, see ``charts.LIVE_CONTROLS``)."""
-    if slug not in charts.LIVE_CONTROLS:
+def control(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Mapping, key: str | None = None) -> None:
+    """Draw the live control of ``slug`` (nothing on a page without one, see ``charts.LIVE_CONTROLS``), or on
+    the Design page that of its stage size ``key`` (``charts.LIVE_DESIGN``)."""
+    if key is None and slug not in charts.LIVE_CONTROLS:
         return
-    key = charts.LIVE_CONTROLS[slug][0]
+    key = spec(slug, key)[0]
     p = sk_state.PARAMS[key]
-    ckey = control_key(slug)
-    sid = scenario_id(slug, state, key)
+    ckey = control_key(slug, key if slug == "design" else None)
+    sid = scenario_id(ckey, state, key)
     ss = st.session_state
-    sent = ss.setdefault(SENT, {}).get(slug) or {}
+    sent = ss.setdefault(SENT, {}).get(ckey) or {}
     msg = ss.get(ckey) or {}
     asked = msg.get("want") == sid and msg.get("n") != sent.get("ask")
-    body = payload(slug, state, headline, out, iv) if asked or sent.get("sid") != sid else None
+    body = (payload(slug, state, headline, out, iv, key if slug == "design" else None)
+            if asked or sent.get("sid") != sid else None)
     if body is not None:
-        ss[SENT][slug] = {"sid": sid, "ask": msg.get("n")}
+        ss[SENT][ckey] = {"sid": sid, "ask": msg.get("n")}
     step = p.step or 1
     _CONTROL(label=p.label, min=p.lo, max=p.hi, step=step, value=state[key], sid=sid, payload=body,
              unit=p.unit, plotly=f"../{_PLOTLY_JS.name}/plotly.min.js", key=ckey, default=None,

@@ -86,29 +86,87 @@ def model_view(slug: str, note=None) -> None:
 
 
 def page_metrics(slug: str, state: Mapping):
-    """``headline(params, out, iv)``: the metric row of the page's answers for one value of a sweep, from that
-    value's outputs and intervals (what the live control precomputes for every value)."""
+    """``headline(params, out, iv)``: the metric row of the page's answers from outputs ``out`` and intervals
+    ``iv`` (scalars: one value; arrays: every value of a sweep at once, what the live control precomputes;
+    :func:`skbmodel.answers.texts_of`)."""
     spec = PAGE_BY_SLUG[slug]
     outs, labels = [o for o, _ in spec.summary], dict(spec.summary)
-    ident = answers.identity(state)
+    specs = [(o, labels.get(o, schema.BY_NAME[o].label), schema.BY_NAME[o].kind) for o in outs]
 
     def headline(params: Mapping, out: Mapping, iv: Mapping) -> list:
-        vals = answers.answers_of(outs, out, iv, labels, float(params["noise_ns"]))
-        return answer_metrics(answers.Answers(page=slug, profile_a=ident, values=vals))
+        texts = answers.texts_of(outs, out, iv, float(params["noise_ns"]))
+        if np.ndim(out[outs[0]]) == 0:
+            texts = {o: {k: (v[0] if v is not None else None) for k, v in t.items()} for o, t in texts.items()}
+        return metric_items(specs, texts)
     return headline
+
+
+def design_metrics(state: Mapping):
+    """``headline(params, out, iv)`` of the Design page: composition A's answers (:func:`page_metrics`), then
+    B's cost and the paired ``B - A`` when ``out`` has them (``live.B_COST``, ``live.AB_DELTA``: scalars, or
+    arrays along a sweep of one of A's stage sizes, :func:`skbview.app.live.design_sweep`)."""
+    base, b_label = page_metrics("design", state), tables.design_b_label(state)
+    o = "path.ns_per_packet"
+
+    def headline(params: Mapping, out: Mapping, iv: Mapping) -> list:
+        items = base(params, out, iv)
+        if live_control.B_COST not in out or live_control.AB_DELTA not in out:
+            return items
+        nf = float(params["noise_ns"])
+        tb = answers.texts_of([o], {o: out[live_control.B_COST]}, {o: iv[live_control.B_COST]}, nf)[o]
+        td = answers.texts_of([o], {o: out[live_control.AB_DELTA]}, {o: iv[live_control.AB_DELTA]}, nf,
+                              kind="difference")[o]
+        if np.ndim(out[live_control.B_COST]) == 0:
+            tb, td = ({k: (v[0] if v is not None else None) for k, v in t.items()} for t in (tb, td))
+        return items + [("B (ns/packet)", tb["value"], b_label, tb["interval"]),
+                        ("Δ B − A (ns/packet)", td["value"], "paired 90 % interval: A and B see the same constants",
+                         td["interval"])]
+    return headline
+
+
+def design_live(state: Mapping, res: answers.Answers) -> None:
+    """The Design page's metric row (:func:`design_metrics` of its answers ``res``) and a live control for
+    each of composition A's stage sizes in bulk that it uses (``charts.LIVE_DESIGN``)."""
+    o = "path.ns_per_packet"
+    out = {a.output: a.value for a in res.values}
+    iv = {a.output: (a.lo, a.hi) for a in res.values}
+    b = next((v for v in res.b_values if v.output == o), None)
+    d = next((v for v in res.differences if v.output == o), None)
+    if b is not None and d is not None:
+        out[live_control.B_COST], iv[live_control.B_COST] = b.value, (b.lo, b.hi)
+        out[live_control.AB_DELTA], iv[live_control.AB_DELTA] = d.value, (d.lo, d.hi)
+    headline = design_metrics(state)
+    with st.container(key=live_control.METRICS_KEY):  # the live controls rewrite its texts while dragged
+        metrics(headline(sk_state.scenario(state), out, iv))
+    used = design.keys_in_use(sk_state.scenario(state))
+    for key in charts.LIVE_DESIGN[0]:
+        if key in used:
+            live_control.control("design", state, headline, out, iv, key=key)
 
 
 def answer_metrics(res: answers.Answers) -> list:
     """The metric row of the page's answers: each value with its unit and 90 % interval; a signed difference
     measured per packet is followed by its verdict against the noise floor."""
+    return metric_items([(a.output, a.label, a.kind) for a in res.values],
+                        {a.output: {"value": a.value_text(), "interval": a.interval_text(), "verdict": a.verdict}
+                         for a in res.values})
+
+
+def metric_items(specs, texts: Mapping) -> list:
+    """The metric row of ``specs`` ``[(output, label, kind), ...]`` from their ``texts`` (``{output: {"value",
+    "interval", "verdict"}}``, each a text, or a list of texts: one per value of a sweep)."""
     items = []
-    for a in res.values:
-        unit = "" if a.kind in ("count", "exact") else answers.unit_text(a.output)  # a count names its unit
-        items.append((f"{a.label} ({unit})" if unit else a.label, a.value_text(), schema.BY_NAME[a.output].label,
-                      a.interval_text()))
-        if a.verdict:
-            items.append(("Measurable?", noise.VERDICT_SHORT[a.verdict],
-                          f"{a.verdict}; sure of the sign when the 90 % interval of the difference excludes 0"))
+    for output, label, kind in specs:
+        t = texts[output]
+        unit = "" if kind in ("count", "exact") else answers.unit_text(output)  # a count names its unit
+        items.append((f"{label} ({unit})" if unit else label, t["value"], schema.BY_NAME[output].label,
+                      t["interval"]))
+        verdict = t["verdict"]
+        if isinstance(verdict, list):
+            items.append(("Measurable?", [noise.VERDICT_SHORT[v] for v in verdict], None))
+        elif verdict:
+            items.append(("Measurable?", noise.VERDICT_SHORT[verdict],
+                          f"{verdict}; sure of the sign when the 90 % interval of the difference excludes 0"))
     return items
 
 

@@ -17,9 +17,9 @@ from .base import BAND_NAME, COLORS, PATH_LABELS, TEMPLATE, zero_based
 from .calibrate import fit_parity, fit_residuals
 from .compare import TIME_LABELS, TIME_OUTPUTS, compare_breakdown, compare_delta
 from .cpumap import cpumap_numa, cpumap_rates, cpumap_rates_live
-from .design import design_breakdown, napi_defer_rate
+from .design import design_breakdown, design_breakdown_live, napi_defer_rate
 from .grid import grid_delta, grid_values
-from .kfree import kfree_clones, kfree_drop_batch
+from .kfree import kfree_clones, kfree_drop_batch, kfree_drop_batch_live
 from .overview import overview_breakdown, overview_paths
 from .slub import slub_cost_vs_size, slub_gain, slub_gain_live, slub_per_object, slub_per_object_live
 from .validation import oos_curve, oos_curve_names, oos_summary, validation_errors, validation_parity
@@ -34,7 +34,7 @@ __all__ = [
     "seed_zero_delta_ns", "veth_batch", "veth_heatmap", "cpumap_rates", "cpumap_numa", "kfree_drop_batch",
     "kfree_clones", "compare_delta", "compare_breakdown", "validation_parity", "validation_errors", "oos_summary",
     "oos_curve_names", "oos_curve", "fit_residuals", "fit_parity", "design_breakdown", "napi_defer_rate",
-    "LIVE_CONTROLS",
+    "LIVE_CONTROLS", "LIVE_DESIGN",
 ]
 
 #: The figure builders of each page, keyed by the slugs of :data:`skbmodel.links.pages.PAGES` (every page there
@@ -69,7 +69,12 @@ LIVE_CONTROLS = {
     "veth": ("xdp_batch", "zero", {"mpps_vs_batch": veth_batch_live, "batch_heatmap": veth_heatmap_live}),
     "zeroing": ("zero_bytes", None, {"cost_vs_size": zeroing_cost_live, "delta_vs_noise": zeroing_delta_live}),
     "cpumap": ("pp_recycle", None, {"rates_vs_recycle": cpumap_rates_live}),
+    "kfree": ("drop_batch", None, {"pps_vs_drop_batch": kfree_drop_batch_live}),
 }
+
+#: The Design page's live controls: each of composition A's stage sizes in bulk (while its stage uses it), and
+#: the charts that follow it (the sweep of :func:`skbview.app.live.design_sweep`).
+LIVE_DESIGN = (("d_rx_bulk", "d_skb_bulk", "d_free_bulk"), {"breakdown": design_breakdown_live})
 
 
 def chart_labels(page: str) -> dict[str, str]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import re
+
 import numpy as np
 import plotly.graph_objects as go
 
@@ -15,9 +17,11 @@ from skbmodel.links import state as st_mod
 from skbmodel.physics import units
 from skbview import tables
 
+from .live import Sweep
 from .base import (
+    _wrap,
     COLORS, COMPONENT_COLORS, caption, Bar, params, profile, error_bars, num, Fig, finish,
-    add_seed_points, delta_note,
+    add_seed_points, delta_note, delta_text,
 )
 
 
@@ -53,18 +57,71 @@ def design_breakdown(state: Mapping) -> go.Figure:
     fig.add_annotation(x=1, xref="paper", y=budget, showarrow=False, xanchor="right", yanchor="bottom",
                        font=dict(size=11, color="#333"), bgcolor="rgba(255,255,255,0.85)",
                        text=f"line-rate budget {budget:.1f} ns ({num(s['a']['budget.line_rate_mpps']):.3g} Mpps)")
-    for x, t, mpps in zip(labels, tot, (s["a"]["path.mpps"], s["b"]["path.mpps"])):
+    for x, t, mpps, name in zip(labels, tot, (s["a"]["path.mpps"], s["b"]["path.mpps"]), ("total_a", "total_b")):
         fig.add_annotation(x=x, y=t, yshift=4, xshift=-8, showarrow=False, xanchor="right", yanchor="bottom",
-                           font=dict(size=12, color="#222"),
-                           text=f"{t:.1f} ns · {num(mpps):.3g} Mpps")
+                           font=dict(size=12, color="#222"), name=name, text=_total_text(t, mpps))
     if not (s["problems_a"] or s["problems_b"]):
         delta_note(fig, labels[1], tot[0], tot[1], "B − A", "ns/packet", digits=2, corner="upper center")
     fig.update_layout(barmode="stack")
     fig.update_yaxes(rangemode="tozero", range=[0, max(max(tot), budget) * 1.2])
-    title = f"Composed path: {tot[0]:.1f} ns/packet; B − A {s['delta_ns']:+.1f} ns ({s['verdict']})"
+    title = _title(tot[0], s["delta_ns"], s["verdict"])
     if s["problems_a"]:
         title = "Composition not usable: " + "; ".join(stage for stage, _ in s["problems_a"])
     return finish(fig, title, "composition", "time per packet (ns)", _design_caption(state))
+
+
+def _total_text(ns, mpps) -> str:
+    return f"{num(ns):.1f} ns · {num(mpps):.3g} Mpps"
+
+
+def _title(ns_a, delta_ns, verdict: str) -> str:
+    return f"Composed path: {num(ns_a):.1f} ns/packet; B − A {num(delta_ns):+.1f} ns ({verdict})"
+
+
+def _captions(sweep: Sweep) -> list[str]:
+    """The caption at each value of the sweep: the stage size is named only where it is not the default, and
+    the lines break by the length of its text, so one caption per length is made and the value put in."""
+    key, default = sweep.key, design.DEFAULTS[sweep.key]
+    made, out = {}, []
+    for v in sweep.values.tolist():
+        v = int(v)
+        if v == default:
+            out.append(_wrap(_design_caption({**sweep.state, key: v})))
+            continue
+        n = len(str(v))
+        if n not in made:
+            made[n] = (v, _wrap(_design_caption({**sweep.state, key: v})))
+        r, cap = made[n]
+        out.append(re.sub(rf"(?<!b_){key}={r}(?!\d)", f"{key}={v}", cap))
+    return out
+
+
+def design_breakdown_live(sweep: Sweep) -> dict:
+    """What of :func:`design_breakdown` moves with one of A's stage sizes (the sweep of
+    :func:`skbview.app.live.design_sweep`): A's bars, the totals' error bars, A's total, the delta note,
+    the title, the y range and the caption; B's bars stay."""
+    o, iv, n = sweep.out, sweep.iv, len(sweep.values)
+    col = lambda a: np.broadcast_to(np.asarray(a, dtype=float), (n,))  # noqa: E731
+    traces = [{"i": j, "y": np.stack([col(o["a:" + comp]), col(o["b:" + comp])], axis=-1)}
+              for j, comp in enumerate(model.COMPONENTS)]
+    tot = np.stack([col(o["path.ns_per_packet"]), col(o["b:path.ns_per_packet"])], axis=-1)
+    lo = np.stack([col(iv["path.ns_per_packet"][0]), col(iv["b:path.ns_per_packet"][0])], axis=-1)
+    hi = np.stack([col(iv["path.ns_per_packet"][1]), col(iv["b:path.ns_per_packet"][1])], axis=-1)
+    traces.append({"i": len(model.COMPONENTS), "y": tot, "error_y.array": hi - tot, "error_y.arrayminus": tot - lo})
+    delta, verdict = col(o["ab:path.ns_per_packet"]), o["ab:verdict"]
+    budget = col(o["budget.ns_per_packet"])
+    a_tot, b_tot, mpps = tot[:, 0].tolist(), tot[:, 1].tolist(), col(o["path.mpps"]).tolist()
+    notes = [{"name": "total_a", "y": tot[:, 0], "text": [_total_text(t, m) for t, m in zip(a_tot, mpps)]},
+             {"name": "delta_arrow", "y": tot[:, 1], "ay": tot[:, 0]},
+             {"name": "delta", "text": [delta_text(a, b, "B − A", "ns/packet", 2) for a, b in zip(a_tot, b_tot)]},
+             {"name": "caption", "text": _captions(sweep)}]
+    top = np.maximum(tot.max(axis=1), budget) * 1.2
+    layout = {"title.text": [_title(a, d, v) for a, d, v in zip(a_tot, delta.tolist(), verdict)],
+              "yaxis.range": np.stack([np.zeros(n), top], axis=-1)}
+    return {"traces": traces, "annotations": notes, "layout": layout}
+
+
+design_breakdown_live.outputs = ()
 
 
 def napi_defer_rate(state: Mapping) -> go.Figure:

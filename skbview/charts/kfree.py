@@ -8,6 +8,7 @@ import plotly.graph_objects as go
 
 from skbmodel import model, uncertainty
 
+from .live import Sweep, live_caption, live_marker
 from .base import (
     caption, Scatter, params, profile, band, line_color, current_trace, Fig, finish, add_seed_points,
 )
@@ -79,6 +80,18 @@ def kfree_drop_batch(state: Mapping) -> go.Figure:
     return finish(fig, "kfree_skb_list: qdisc injection rate vs fq_codel drop_batch",
                    "fq_codel drop_batch (packets, log scale)",
                    "pktgen injection rate (Mpps)", caption(state, ("kfl_bulk", "drop_batch", "clone_frac")))
+
+
+def kfree_drop_batch_live(sweep: Sweep) -> dict:
+    """What of :func:`kfree_drop_batch` moves with drop_batch: the marker (named with the bulk size) and
+    the caption; the lines, one per bulk size, do not depend on it."""
+    bulk = sweep.state["kfl_bulk"]
+    return {"traces": [live_marker(sweep, (sweep.row("kfree_skb_list.mpps"),),
+                                   lambda d: f"current: drop_batch {d}, bulk {bulk}")],
+            "annotations": [live_caption(sweep, ("kfl_bulk", "drop_batch", "clone_frac"))]}
+
+
+kfree_drop_batch_live.outputs = ("kfree_skb_list.mpps",)
 
 
 CLONE_X = np.linspace(0.0, 1.0, 51)

@@ -75,9 +75,16 @@ def live_caption(sweep: Sweep, keys=(), width: int = 115) -> dict:
     now = f"{sweep.key}={st_mod.fmt_value(sweep.state[sweep.key])}"
     parts = cap.split(" · ")
     at = parts.index(now) if now in parts else None
-    text = []
-    for v in sweep.values.tolist():
-        if at is not None:
-            parts[at] = f"{sweep.key}={st_mod.fmt_value(v)}"
-        text.append(_wrap(" · ".join(parts), width))
-    return {"name": "caption", "text": text}
+    shown = sweep.texts(st_mod.fmt_value)
+    if at is None:
+        return {"name": "caption", "text": [_wrap(cap, width)] * len(shown)}
+    # where the lines break depends on the value's length only (it holds no space): wrapped once per length
+    wrapped = {}
+    for v in shown:
+        if len(v) not in wrapped:
+            parts[at] = f"{sweep.key}={_HOLE * len(v)}"
+            wrapped[len(v)] = _wrap(" · ".join(parts), width).split(_HOLE * len(v))
+    return {"name": "caption", "text": [v.join(wrapped[len(v)]) for v in shown]}
+
+
+_HOLE = "\x00"  # stands for the value's characters while the caption is wrapped

@@ -69,10 +69,27 @@
     return digits ? Number(v).toFixed(digits).replace(/\.?0+$/, "") : String(Math.round(v));
   }
 
-  // A column of the payload (skbview/app/live.py, Columns): one entry per value of the control.
+  // A column of the payload (skbview/app/live.py, Columns): one entry per value of the control.  Runs of
+  // equal entries ([x, k] among numbers, "x*k" in a slot) are expanded once, when the payload arrives.
+  function expand(items) {
+    const all = [];
+    items.forEach(function (x) {
+      if (Array.isArray(x)) { for (let k = 0; k < x[1]; k++) all.push(x[0]); } else { all.push(x); }
+    });
+    return all;
+  }
+  function slotEntries(slot) {
+    if (slot === 1) return null;  // the value as the slider shows it
+    if (Array.isArray(slot)) return slot;
+    return expand(slot.split("|").map(function (x) {
+      const at = x.lastIndexOf("*");
+      return at < 0 ? x : [x.slice(0, at), Number(x.slice(at + 1))];
+    }));
+  }
   function prepare(body) {
     body.columns.forEach(function (col) {
-      if (col.s) col.parts = col.s.map(function (slot) { return slot === 1 ? null : slot.split("|"); });
+      if (col.f) col.all = expand(col.f);
+      if (col.s) col.parts = col.s.map(slotEntries);
     });
     return body;
   }
@@ -81,7 +98,8 @@
     if (Array.isArray(ref)) return ref.map(function (r) { return entry(r, i); });
     const col = data.body.columns[ref];
     if ("c" in col) return col.c;
-    if ("f" in col) return col.f[i];
+    if (col.all) return col.all[i];
+    if (col.x && col.x[i] !== undefined) return col.x[i];
     const v = Number((Number(range.min) + i * Number(range.step)).toFixed(10));
     if (col.v === 1) return v;
     if (col.v === "log10") return Math.log10(v);
@@ -169,6 +187,7 @@
           if (attr !== "name") relayout["annotations[" + k + "]." + attr] = entry(a[attr], i);
         });
       });
+      Object.keys(patch.layout || {}).forEach(function (attr) { relayout[attr] = entry(patch.layout[attr], i); });
       Plotly.update(gd, update, relayout, traces);
     });
   }
@@ -254,14 +273,14 @@
       serial += 1;
       setValue({ want: args.sid, n: serial });
     }
-    if (!dragging && !keyTimer && !committing) {
+    if (!dragging && !keyTimer && committing === null) {
       range.value = String(args.value);
       show(Number(range.value));
     } else if (Number(range.value) !== Number(args.value)) {
       // a run that started before the thumb moved on has just redrawn the charts at its value
       setTimeout(function () { apply(Number(range.value)); }, 50);
     }
-    if (committing && Number(args.value) === committing) committing = null;
+    if (committing !== null && Number(args.value) === committing) committing = null;
     // read by tests/browser_util.py (live_frame): the control holds the payload of its scenario
     window.__liveState = { sid: args.sid, has: !!(data && data.sid === args.sid), asked: asked, value: args.value };
     frameHeight();
