@@ -2,7 +2,8 @@
 import pandas as pd
 import streamlit as st
 
-from skbmodel.machine import kconfig, uarch
+from skbmodel.machine import kconfig
+from skbmodel.evidence import leave_one_out
 from skbmodel.evidence import outofsample, validation
 from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import charts
@@ -96,7 +97,7 @@ ui.show_chart(charts.oos_summary(state, rep), "oos_summary", state)
 
 def _other_cpu(rep: dict) -> None:
     """Leave one CPU out: the derived profile's MAPE next to the naive baseline's on the same points."""
-    rows = [s for s in rep["summary"] if s["protocol"] == uarch.PROTOCOL]
+    rows = [s for s in rep["summary"] if s["protocol"] == leave_one_out.PROTOCOL]
     if not rows:
         return
     st.subheader("Other CPU: a CPU predicted from its description and the other CPUs' data")

@@ -203,8 +203,9 @@ def test_the_schema_is_at_the_bottom_of_the_model():
 WINGS = {
     # the kernel's subsystems: leaves, arrays in and out, labelled by the output schema only
     "physics": {"schema"},
-    # profiles and the micro-architecture derivation: the derivation evaluates the model and reads the corpus
-    "machine": {"paths", "model", "uncertainty", "evidence"},
+    # profiles, their kernel configuration and era, the machine descriptions and the user's CPU: files read,
+    # nothing evaluated (the derivation from a description reads the corpus: it is evidence, evidence/derive.py)
+    "machine": {"paths"},
     # the address of a scenario: a link names profiles and the headline it was made with
     "links": {"machine", "params", "paths", "schema", "model"},
     # measurements, fits and protocols: read everything below the answers

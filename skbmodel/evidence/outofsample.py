@@ -27,7 +27,8 @@ import numpy as np
 
 from .. import paths
 from . import calibration, era_validation, parsers, userfit, validation
-from ..machine import kconfig, uarch
+from ..machine import kconfig
+from . import leave_one_out
 from .. import model, schema, uncertainty
 from ..physics import units
 from ..links import state as st
@@ -715,17 +716,18 @@ def report(df, profiles: dict[str, Profile] | None = None) -> dict:
     points = profile_cpu_points(df)
     differences = summarise_differences(seed_differences(profiles) + corpus_differences(curves))
     eras = era_validation.era_points(df)
-    other_cpu = uarch.leave_one_cpu_out(df)
-    other_cpu_unpriced = uarch.unpriced_points(df)
+    other_cpu = leave_one_out.leave_one_cpu_out(df)
+    other_cpu_unpriced = leave_one_out.unpriced_points(df)
     srso = kconfig.srso_predictions(df)
-    other_cpu_costs = uarch.leave_one_cpu_out_costs(df)
-    other_isa = {"blind": uarch.leave_one_isa_out(df), "in-run": uarch.leave_one_isa_out(df, inrun=True)}
+    other_cpu_costs = leave_one_out.leave_one_cpu_out_costs(df)
+    other_isa = {"blind": leave_one_out.leave_one_isa_out(df),
+                 "in-run": leave_one_out.leave_one_isa_out(df, inrun=True)}
     sizes = object_size_report(df)
     rates = era_validation.rate_points(df)
     summary = sorted(summarise(curves, loso, loro, points) + era_validation.summarise(eras)
-                     + uarch.summarise(other_cpu) + uarch.summarise_costs(other_cpu_costs)
-                     + uarch.summarise_isa(other_isa["blind"], uarch.ISA_PROTOCOL)
-                     + uarch.summarise_isa(other_isa["in-run"], uarch.ISA_INRUN_PROTOCOL)
+                     + leave_one_out.summarise(other_cpu) + leave_one_out.summarise_costs(other_cpu_costs)
+                     + leave_one_out.summarise_isa(other_isa["blind"], leave_one_out.ISA_PROTOCOL)
+                     + leave_one_out.summarise_isa(other_isa["in-run"], leave_one_out.ISA_INRUN_PROTOCOL)
                      + summarise_object_size(sizes) + era_validation.summarise_rates(rates)
                      + kconfig.summarise_srso(srso),
                      key=lambda s: (s["subsystem"], s["protocol"]))
@@ -945,17 +947,17 @@ def format_report(rep: dict) -> str:
               "profile's own constants cite it; the last column is the default profile's prediction)", ""]
     lines += era_validation.format_points(rep["eras"])
     lines += ["", "Leave one CPU out (protocol \"other CPU\"): each described CPU's points predicted by a "
-              "profile derived from its machine description and the other CPUs' data (`skbmodel.machine.uarch`); "
+              "profile derived from its machine description and the other CPUs' data (`skbmodel.evidence.derive`); "
               "naive: the other CPUs' mean ns, the same on every CPU", ""]
     for s in rep["summary"]:
-        if s["protocol"] == uarch.PROTOCOL:
+        if s["protocol"] == leave_one_out.PROTOCOL:
             claim = ("" if s.get("claim", True) else
-                     f" No accuracy claim: fewer than {uarch.MIN_CPUS_FOR_CLAIM} CPUs of one kernel era.")
+                     f" No accuracy claim: fewer than {leave_one_out.MIN_CPUS_FOR_CLAIM} CPUs of one kernel era.")
             lines.append(f"{s['subsystem']}: {s['points']} points on {', '.join(s['cpus'])}: MAPE {_pct(s['mape'])} "
                          f"(naive {_pct(s['baseline_mape'])}); 90 % intervals hold {_pct(s['coverage'])} of the "
                          f"points, median relative half-width {_pct(s['median_rel_half_width'])}.{claim}")
-    lines += [""] + uarch.format_points(rep["other_cpu"])
-    lines += [""] + uarch.format_unpriced(rep["other_cpu_unpriced"])
+    lines += [""] + leave_one_out.format_points(rep["other_cpu"])
+    lines += [""] + leave_one_out.format_unpriced(rep["other_cpu_unpriced"])
     lines += ["", "Kernel configuration (protocol \"kernel config (SRSO return thunk)\"): the EPYC 9684X's runs "
               "booted with SRSO's safe-RET return thunk, predicted as the same kernel's spec_rstack_overflow=ibpb run "
               "plus the kernel function returns of each loop, counted in the v6.13 source "
@@ -965,31 +967,33 @@ def format_report(rep: dict) -> str:
               "checks the count and is not in the figures.", ""]
     lines += kconfig.format_srso(rep["srso"])
     lines += ["", "SLUB, zeroing and the page allocator, each CPU derived without its own data (operation counts x the "
-              "description's costs, residuals fitted on the other CPUs; `skbmodel.machine.uarch.COST_MODEL`); "
+              "description's costs, residuals fitted on the other CPUs; `skbmodel.evidence.derive.COST_MODEL`); "
               "rows marked * "
-              "are of a CPU the corpus does not name (`skbmodel.machine.uarch.INFERRED_CPU`); zeroing's start-ups are "
+              "are of a CPU the corpus does not name (`skbmodel.evidence.derive.INFERRED_CPU`); zeroing's start-ups "
+              "are "
               "measured on two CPUs (the E5-1650 v4 and the EPYC 7351), its per-line costs on the E5 alone, so "
-              "these carry the single-CPU rule of `skbmodel.machine.uarch.derive_costs`, and the E5's zeroing "
+              "these carry the single-CPU rule of `skbmodel.evidence.derive.derive_costs`, and the E5's zeroing "
               "rows are not "
               "predicted (they would read its own per-line costs through the base profile, "
-              "`skbmodel.machine.uarch._own_through_base`)", ""]
-    lines += uarch.format_cost_points(rep.get("other_cpu_costs", []))
-    lines += ["", f"Leave one instruction set out (protocols \"{uarch.ISA_PROTOCOL}\" and "
-              f"\"{uarch.ISA_INRUN_PROTOCOL}\"): the arm64 server's page_pool points (ns) predicted from the "
+              "`skbmodel.evidence.leave_one_out._own_through_base`)", ""]
+    lines += leave_one_out.format_cost_points(rep.get("other_cpu_costs", []))
+    lines += ["", f"Leave one instruction set out (protocols \"{leave_one_out.ISA_PROTOCOL}\" and "
+              f"\"{leave_one_out.ISA_INRUN_PROTOCOL}\"): the arm64 server's page_pool points (ns) predicted from the "
               "x86 CPUs' instruction counts, priced with what differs on arm64 "
-              "(`skbmodel.machine.uarch.isa_cost_cycles`: the per-CPU statistics' atomics and preempt-count toggles); "
+              "(`skbmodel.evidence.derive.isa_cost_cycles`: the per-CPU statistics' atomics and preempt-count "
+              "toggles); "
               "no arm64 profile or page_pool row is read. The in-run variant also reads the run's own "
               "time_bench atomic_inc and spin_lock baselines (the same machine and kernel). Untranslated: the "
               "x86 counts at the core's width and locked-op latency alone (the derivation before the "
               "translation); naive: the x86 CPUs' mean ns", ""]
     for s in rep["summary"]:
-        if s["protocol"] in (uarch.ISA_PROTOCOL, uarch.ISA_INRUN_PROTOCOL):
+        if s["protocol"] in (leave_one_out.ISA_PROTOCOL, leave_one_out.ISA_INRUN_PROTOCOL):
             lines.append(f"{s['protocol']}: {s['points']} points on {', '.join(s['cpus'])}: MAPE {_pct(s['mape'])} "
                          f"(untranslated {_pct(s['untranslated_mape'])}, naive {_pct(s['baseline_mape'])}); 90 % "
                          f"intervals hold {_pct(s['coverage'])} of the points, median relative half-width "
                          f"{_pct(s['median_rel_half_width'])}. One CPU: no accuracy is claimed.")
     for name, pts in rep.get("other_isa", {}).items():
-        lines += ["", f"{name}:", ""] + uarch.format_isa_points(pts)
+        lines += ["", f"{name}:", ""] + leave_one_out.format_isa_points(pts)
     lines += format_object_size(rep.get("object_size", []))
     rates = rep.get("rates", {})
     lines += era_validation.format_rates(rates.get("points", []), rates.get("left_out", []))
