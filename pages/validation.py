@@ -4,7 +4,7 @@ import streamlit as st
 
 from skbmodel.machine import kconfig
 from skbmodel.evidence import leave_one_out
-from skbmodel.evidence import outofsample, validation
+from skbmodel.evidence import outofsample, protocols, validation
 from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import charts
 from skbview.app import appstate, ui
@@ -55,7 +55,7 @@ st.dataframe(pd.DataFrame(diff["groups"], columns=["group", "n_pairs", "n_resolv
              hide_index=True, width="stretch", key="val_diff_groups",
              column_config={k: st.column_config.NumberColumn(format="percent")
                             for k in ("sign_agreement", "mape", "coverage")})
-misses = outofsample.difference_goal_misses(diff)
+misses = protocols.differences.difference_goal_misses(diff)
 if misses:
     st.warning("Short of the goals (right sign on at least 90 % of the pairs above their noise, 80–95 % inside the "
                "paired 90 % interval): " + "; ".join(misses) + ". Reported as measured, not tuned back.")

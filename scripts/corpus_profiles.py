@@ -48,7 +48,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from skbmodel.evidence import corpus, outofsample, userfit  # noqa: E402  (after the path set-up)
+from skbmodel.evidence import corpus, protocols, userfit  # noqa: E402  (after the path set-up)
 from skbmodel.machine import description, era  # noqa: E402  (after the path set-up)
 from skbmodel.evidence import derive  # noqa: E402  (after the path set-up)
 from skbmodel.physics import zeroing  # noqa: E402  (after the path set-up)
@@ -82,7 +82,8 @@ def i7_4790k(df) -> Profile:
     ms = []
     for s in series:
         g = df[df["series"] == s].sort_values("x_value")
-        ms += outofsample.curve_measurements(s, str(g["output"].iloc[0]), "bulk", g["x_value"], g["value"], "cycles")
+        ms += protocols.curves.curve_measurements(s, str(g["output"].iloc[0]), "bulk", g["x_value"], g["value"],
+                                                  "cycles")
     free = ["slub_fast_pair_cycles", "slub_loop_call_cycles", "slub_bulk_obj_pair_cycles",
             "slub_free_slow_extra_cycles", "slub_refill_cycles", "l1_miss_cycles"]
     ghz = float(df[df["series"] == series[0]]["ghz"].iloc[0])

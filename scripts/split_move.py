@@ -1,6 +1,6 @@
 """Rewrite every reference to the split ``skbmodel.machine.uarch`` to the module that now holds each name.
 
-    python scripts/split_move.py rewrite   # code, tests, scripts, docs and shipped profile sources; idempotent
+    python scripts/split_move.py rewrite   # from the repository root; code, tests, scripts, docs, profile sources
 
 ``uarch`` became four modules, each one job: the machine descriptions and their reader
 (``skbmodel.machine.description``), the user's CPU read from pasted text (``skbmodel.machine.cpuinfo``), the
@@ -11,6 +11,11 @@ every ``uarch.NAME`` become imports and references of the module that defines ``
 ``skbmodel.machine.uarch.NAME`` of docstrings, docs and profile sources likewise).  Afterwards
 ``ruff check .`` finds the lines made longer; ``scripts/derived_profiles.py --check`` and
 ``scripts/corpus_profiles.py --check`` confirm the profile sources match what the derivation writes.
+
+``skbmodel.evidence.outofsample`` kept the combined report; each protocol moved to a module of
+``skbmodel.evidence.protocols``: ``outofsample.NAME`` of a name that moved (under any alias of the import)
+becomes ``protocols.<module>.NAME``, with ``protocols`` imported beside ``outofsample`` (which is dropped
+from the import when nothing of it is left), and ``skbmodel.evidence.outofsample.NAME`` likewise.
 """
 from __future__ import annotations
 
@@ -20,6 +25,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from scripts.wings_move import package_of, relative, resolve  # noqa: E402  (after the path set-up)
 #: the modules ``uarch`` was split into, by wing
 TARGETS = {"description": "machine", "cpuinfo": "machine", "derive": "evidence", "leave_one_out": "evidence"}
 #: names made public by the split (they are shared between two of the new modules)
@@ -31,24 +39,86 @@ _DOTTED = re.compile(r"skbmodel\.machine\.uarch\.([A-Za-z_]\w*)")
 _BARE = re.compile(r"skbmodel\.machine\.uarch\b(?!\.\w)")
 
 
-def home_of() -> dict[str, str]:
-    """``{name: module}`` of every top-level name the four modules define."""
-    out = {}
-    for mod, wing in TARGETS.items():
-        tree = ast.parse((ROOT / "skbmodel" / wing / f"{mod}.py").read_text(encoding="utf-8"))
-        for node in tree.body:
-            names = []
-            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-                names = [node.name]
-            elif isinstance(node, ast.Assign):
-                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
-                names = [node.target.id]
-            out.update(dict.fromkeys(names, mod))
+def _defined(path: Path, imported: bool = True) -> set[str]:
+    """Top-level names of a module: its functions, classes and assignments, and (``imported``) its imports."""
+    out = set()
+    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            out.add(node.name)
+        elif isinstance(node, ast.Assign):
+            out |= {t.id for t in node.targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            out.add(node.target.id)
+        elif imported and isinstance(node, ast.ImportFrom):
+            out |= {a.asname or a.name for a in node.names}
     return out
 
 
+def home_of() -> dict[str, str]:
+    """``{name: module}`` of every top-level name the four modules define."""
+    return {n: mod for mod, wing in TARGETS.items()
+            for n in _defined(ROOT / "skbmodel" / wing / f"{mod}.py", imported=False)}
+
+
 HOME = home_of()
+
+
+#: names of outofsample made public by the split (shared by several protocols)
+OOS_RENAMED = {"_pct": "pct", "_num": "num", "_unit_of": "unit_of", "_curve_dict": "curve_dict"}
+
+
+OOS_KEPT = _defined(ROOT / "skbmodel" / "evidence" / "outofsample.py")
+#: ``{name: protocol module}`` of every name a protocol module defines itself (the first module wins)
+OOS_HOME = {}
+for _p in sorted((ROOT / "skbmodel" / "evidence" / "protocols").glob("*.py")):
+    if _p.stem != "__init__":
+        for _n in sorted(_defined(_p) - {"NAME", "TITLE", "run", "format", "add_arguments"}):
+            OOS_HOME.setdefault(_n, _p.stem)
+OOS_HOME.update({n: "base" for n in ("SIG_FIGS", "pct", "num", "unit_of", "subsystem_of")})
+OOS_HOME.update(curve_dict="curves", fit_points="curves", curve_profile="curves")
+_OOS_DOTTED = re.compile(r"skbmodel\.evidence\.outofsample\.([A-Za-z_]\w*)")
+
+
+def _oos_target(name: str) -> str | None:
+    """``module.NAME`` under ``protocols`` where a moved outofsample name lives (None: it stayed or is unknown)."""
+    new = OOS_RENAMED.get(name, name)
+    if name in OOS_KEPT or new not in OOS_HOME:
+        return None
+    return f"{OOS_HOME[new]}.{new}"
+
+
+def rewrite_outofsample(src: str, path: Path) -> str:
+    """``outofsample.NAME`` (any alias) of a moved name -> ``protocols.<module>.NAME``, imports adjusted."""
+    dotted = _OOS_DOTTED.sub(lambda m: f"skbmodel.evidence.protocols.{_oos_target(m.group(1))}"
+                             if _oos_target(m.group(1)) else m.group(0), src)
+    if path.suffix != ".py" or "outofsample" not in dotted:
+        return dotted
+    tree = ast.parse(dotted)
+    nodes = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and _import_of(n, path) == "skbmodel.evidence"
+             and any(a.name == "outofsample" for a in n.names)]
+    if not nodes:
+        return dotted
+    aliases = {a.asname or a.name for n in nodes for a in n.names if a.name == "outofsample"}
+    out = dotted
+    for alias in aliases:
+        out = re.sub(rf"(?<![\w.]){re.escape(alias)}\.([A-Za-z_]\w*)",
+                     lambda m: f"protocols.{_oos_target(m.group(1))}" if _oos_target(m.group(1)) else m.group(0), out)
+    if out == dotted:
+        return out
+    lines = out.split("\n")
+    for node in sorted(nodes, key=lambda n: n.lineno, reverse=True):
+        still = any(re.search(rf"(?<![\w.]){re.escape(a.asname or a.name)}\.", out) for a in node.names
+                    if a.name == "outofsample")
+        names = [a.name + (f" as {a.asname}" if a.asname else "") for a in node.names
+                 if a.name != "outofsample" or still]
+        if "protocols" not in [a.name for a in node.names]:
+            names.append("protocols")
+        head = lines[node.lineno - 1][: node.col_offset]
+        mod = "." * node.level + (node.module or "")
+        comment = re.search(r"\s+#.*$", lines[node.end_lineno - 1])
+        lines[node.lineno - 1: node.end_lineno] = [f"{head}from {mod} import {', '.join(sorted(names))}"
+                                                   + (comment.group(0) if comment else "")]
+    return "\n".join(lines)
 
 
 def _target(name: str) -> tuple[str, str] | None:
@@ -57,35 +127,29 @@ def _target(name: str) -> tuple[str, str] | None:
     return (HOME[new], new) if new in HOME else None
 
 
-def _package(path: Path) -> list[str]:
-    parts = list(path.relative_to(ROOT).with_suffix("").parts)
-    return parts if parts[-1] == "__init__" else parts[:-1]
+def _package(path: Path) -> str:
+    """The package a file's relative imports start from (``scripts.wings_move.package_of``: run from the root)."""
+    return package_of(path)
 
 
 def _import_of(node: ast.ImportFrom, path: Path) -> str:
     """The absolute package a ``from ... import`` reads."""
-    if not node.level:
-        return node.module or ""
-    base = _package(path)
-    base = base[: len(base) - (node.level - 1)]
-    return ".".join(base + ([node.module] if node.module else []))
+    return resolve(node, _package(path))
 
 
-def _spelled(package: str, path: Path, relative: bool) -> str:
+def _spelled(package: str, path: Path, rel: bool) -> str:
     """``package`` as the file spells its imports: relative inside skbmodel when the file's own import was."""
-    if not relative:
-        return package
-    here, there = _package(path), package.split(".")
-    common = 0
-    while common < min(len(here), len(there)) and here[common] == there[common]:
-        common += 1
-    return "." * (len(here) - common + 1) + ".".join(there[common:])
+    return relative(package, _package(path)) if rel else package
 
 
 def rewrite_code(path: Path) -> bool:
     src = path.read_text(encoding="utf-8")
-    if "uarch" not in src:
-        return False
+    moved = rewrite_outofsample(src, path)
+    if moved != src:
+        path.write_text(moved, encoding="utf-8")
+    if "uarch" not in moved:
+        return moved != src
+    src0, src = src, moved
     tree = ast.parse(src)
     imports = [n for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
                and _import_of(n, path) == "skbmodel.machine" and any(a.name == "uarch" for a in n.names)]
@@ -115,8 +179,7 @@ def rewrite_code(path: Path) -> bool:
     out = rewrite_dotted(out)
     if out != src:
         path.write_text(out, encoding="utf-8")
-        return True
-    return False
+    return out != src0
 
 
 def rewrite_dotted(text: str) -> str:
@@ -129,7 +192,7 @@ def rewrite_dotted(text: str) -> str:
 
 def rewrite_text(path: Path) -> bool:
     src = path.read_text(encoding="utf-8")
-    out = rewrite_dotted(src)
+    out = rewrite_outofsample(rewrite_dotted(src), path)
     out = _REF.sub(lambda m: "{}.{}".format(*_target(m.group(1))) if _target(m.group(1)) else m.group(0), out)
     if out != src:
         path.write_text(out, encoding="utf-8")

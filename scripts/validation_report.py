@@ -6,7 +6,7 @@ Validation page and by the intervals' structural term), ``docs/validation.md`` a
     python scripts/validation_report.py --check  # exit 1 if one differs from what the code gives
     python scripts/validation_report.py --record # also record today's figures as the gate (say why in the commit)
 
-Every computed number is kept to :data:`skbmodel.evidence.outofsample.SIG_FIGS` significant figures (inputs as
+Every computed number is kept to :data:`skbmodel.evidence.protocols.base.SIG_FIGS` significant figures (inputs as
 given), and ``--check`` compares them within that rounding: the last digits of a refit differ
 between numpy/BLAS builds.  A row the report calls not predictable has no predicted value.
 

@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__, answers, design, drivers, mailtext, model, uncertainty
-from .evidence import calibration, corpus, outofsample, parsers, userfit, userinput, validation
+from .evidence import (calibration, corpus, derive, outofsample, parsers, protocols, userfit, userinput,
+                       validation)
 from .physics import cpumap
 from .machine import cpuinfo, custom, description, kconfig
-from .evidence import derive
 from .links import shortlink, state, versions
 from .bench import run_bench
 from .machine.profile import (DEFAULT_PROFILE, PROFILE_DIR, ProfileError, archive_current,
@@ -190,7 +190,7 @@ def _configure(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    if args.out_of_sample:
+    if args.out_of_sample or args.protocol:
         return _validate_out_of_sample(args)
     rows = validation.validate()
     bad = [r for r in rows if not r["ok"]]
@@ -217,12 +217,14 @@ def _validate_out_of_sample(args) -> int:
         df = corpus.load_corpus(args.corpus)
     except (corpus.CorpusError, OSError) as e:
         raise UsageError(f"--corpus: {e}") from None
-    rep = outofsample.rounded(outofsample.report(df))  # the precision the docs report, not the machine's
+    chosen = protocols.selected(args.protocol)
+    # the precision the docs report, not the machine's
+    rep = outofsample.rounded(outofsample.report(df, protocols=chosen, args=args))
     if args.json:
         json.dump(rep, sys.stdout, indent=1, default=float)
         sys.stdout.write("\n")
     else:
-        print(outofsample.format_report(rep))
+        print(outofsample.format_report(rep, chosen))
     return 0
 
 
@@ -566,6 +568,7 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
                         "of freedom")
     v.add_argument("--corpus", metavar="CSV", help="public measurements to validate against (default: the shipped "
                    "corpus, skbmodel/data/public-measurements.csv; same columns)")
+    protocols.add_arguments(v)
     v.set_defaults(func=cmd_validate)
     c = sub.add_parser("calibrate", help="refit the profiles' fitted constants to the seed rows")
     c.add_argument("--out", help="folder for the profile files (default: the shipped profiles)")
