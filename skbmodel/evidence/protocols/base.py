@@ -19,7 +19,6 @@ report holds it, rounded to :data:`SIG_FIGS` significant figures.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import re
 
 import numpy as np
@@ -44,18 +43,19 @@ class Inputs:
     df: object
     profiles: dict[str, Profile] | None = None
     args: object = None
+    _shared: dict = dataclasses.field(default_factory=dict, repr=False)
 
     def option(self, name: str, default=None):
         """The value of a protocol's own option (its ``dest``), ``default`` when not given."""
         value = getattr(self.args, name, None)
         return default if value is None else value
 
-    @functools.cached_property
-    def curves(self) -> list:
-        """The corpus curves fitted on three points (:func:`skbmodel.evidence.protocols.curves.fitted`), once
-        for every protocol that reads them (the curves' own, the differences between them)."""
-        from . import curves
-        return curves.fitted(self)
+    def shared(self, name: str, compute):
+        """``compute(self)``, once for every protocol that reads it under ``name`` (the corpus curves fitted on
+        three points: the curves' own protocol and the differences between them)."""
+        if name not in self._shared:
+            self._shared[name] = compute(self)
+        return self._shared[name]
 
 
 def add_arguments(group) -> None:

@@ -298,6 +298,11 @@ def fitted(inputs: Inputs) -> list[CurveResult]:
     return validate_corpus(df)
 
 
+def of(inputs: Inputs) -> list[CurveResult]:
+    """:func:`fitted`, once per report (every protocol that reads the curves shares them)."""
+    return inputs.shared(NAME, fitted)
+
+
 def summarise(curves: list[CurveResult]) -> list[dict]:
     """Per group (:attr:`CurveResult.group`): points predicted out of sample, MAPE and max |error|."""
     acc: dict[tuple[str, str], list[float]] = {}
@@ -309,7 +314,7 @@ def summarise(curves: list[CurveResult]) -> list[dict]:
 def run(inputs: Inputs) -> dict:
     """Every curve (:func:`fitted`), the summary, the coverage per group and the structural sd per output
     prefix (:data:`STRUCTURAL_PREFIX`)."""
-    curves = inputs.curves
+    curves = of(inputs)
     struct = structural_rel_sd(curves)
     return dict(summary=summarise(curves), coverage=coverage(curves),
                 structural_rel_sd={STRUCTURAL_PREFIX[g]: v for g, v in struct.items() if g in STRUCTURAL_PREFIX},

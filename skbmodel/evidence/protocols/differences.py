@@ -19,9 +19,10 @@ from ...links import state as st
 from ...machine.profile import Profile, available_profiles, load_profile
 from ...physics import units
 from .. import validation
-from . import base
+from .base import add_arguments as add_arguments  # no options of its own
 from .base import Inputs, num, pct
 from .curves import CurveResult, source_of, structural_rel_sd
+from .curves import of as fitted_curves
 
 NAME = "differences"
 TITLE = "before/after pairs (seed rows, corpus curves): the predicted B - A against the measured one"
@@ -251,13 +252,11 @@ def format_differences(d: dict) -> list[str]:
     return lines
 
 
-add_arguments = base.add_arguments  # no options of its own
-
-
 def run(inputs: Inputs) -> dict:
-    """:func:`summarise_differences` of the seed pairs and of the corpus curves' pairs (:attr:`Inputs.curves`)."""
+    """:func:`summarise_differences` of the seed pairs and of the corpus curves' pairs (the curves fitted once
+    per report, :func:`skbmodel.evidence.protocols.curves.of`)."""
     return dict(differences=summarise_differences(seed_differences(inputs.profiles)
-                                                  + corpus_differences(inputs.curves)))
+                                                  + corpus_differences(fitted_curves(inputs))))
 
 
 def format(rep: dict) -> list[str]:

@@ -8,13 +8,11 @@ rows in their own unit, the relative error per subsystem and profile.
 from __future__ import annotations
 
 from .. import era_validation
-from . import base
+from .base import add_arguments as add_arguments  # no options of its own
 from .base import Inputs
 
 NAME = "eras"
 TITLE = "published points on a profiled CPU, each predicted by the profile of its kernel era"
-
-add_arguments = base.add_arguments  # no options of its own
 
 
 def run(inputs: Inputs) -> dict:

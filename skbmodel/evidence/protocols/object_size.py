@@ -18,7 +18,7 @@ import numpy as np
 from ... import model, uncertainty
 from ...machine.profile import Profile
 from .. import validation
-from . import base
+from .base import add_arguments as add_arguments  # no options of its own
 from .base import Inputs, num, pct, unit_of
 from .curves import curve_profile, fit_points
 
@@ -173,9 +173,6 @@ def format_object_size(results: list[dict]) -> list[str]:
             lines.append(f"| {r['series']} | {p['x']:g} | {num(p['measured'])} | — | — | — | not predicted: "
                          f"{p['why']} |")
     return lines
-
-
-add_arguments = base.add_arguments  # no options of its own
 
 
 def run(inputs: Inputs) -> dict:

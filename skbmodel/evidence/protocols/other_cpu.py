@@ -10,13 +10,11 @@ of SLUB, zeroing and the page allocator (:mod:`skbmodel.evidence.protocols.other
 from __future__ import annotations
 
 from .. import leave_one_out
-from . import base
+from .base import add_arguments as add_arguments  # no options of its own
 from .base import Inputs, pct
 
 NAME = "other-cpu"
 TITLE = "each described CPU's page_pool points, derived from its description and the other CPUs' data"
-
-add_arguments = base.add_arguments  # no options of its own
 
 
 def run(inputs: Inputs) -> dict:

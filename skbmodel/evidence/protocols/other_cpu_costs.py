@@ -9,13 +9,11 @@ other CPUs (:data:`skbmodel.evidence.derive.COST_MODEL`); an accuracy is claimed
 from __future__ import annotations
 
 from .. import leave_one_out
-from . import base
+from .base import add_arguments as add_arguments  # no options of its own
 from .base import Inputs
 
 NAME = "other-cpu-costs"
 TITLE = "each described CPU's SLUB, zeroing and page-allocator points, derived without its own data"
-
-add_arguments = base.add_arguments  # no options of its own
 
 
 def run(inputs: Inputs) -> dict:

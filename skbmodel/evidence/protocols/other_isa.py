@@ -9,13 +9,11 @@ claimed.
 from __future__ import annotations
 
 from .. import leave_one_out
-from . import base
+from .base import add_arguments as add_arguments  # no options of its own
 from .base import Inputs, pct
 
 NAME = "other-isa"
 TITLE = "the arm64 server's page_pool points, predicted from the x86 CPUs' instruction counts"
-
-add_arguments = base.add_arguments  # no options of its own
 
 
 def run(inputs: Inputs) -> dict:

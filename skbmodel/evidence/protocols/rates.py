@@ -10,13 +10,11 @@ lab's seed value carried over), and the runs it leaves out with the reason
 from __future__ import annotations
 
 from .. import era_validation
-from . import base
+from .base import add_arguments as add_arguments  # no options of its own
 from .base import Inputs
 
 NAME = "rates"
 TITLE = "published whole-path rates, each predicted in its own run's scenario"
-
-add_arguments = base.add_arguments  # no options of its own
 
 
 def run(inputs: Inputs) -> dict:

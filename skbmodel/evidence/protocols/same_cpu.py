@@ -12,7 +12,7 @@ from __future__ import annotations
 from ... import model
 from ...machine.profile import load_profile
 from .. import era_validation, parsers
-from . import base
+from .base import add_arguments as add_arguments  # no options of its own
 from .base import Inputs, num, subsystem_of, summary_rows, unit_of
 from .curves import predict_curve
 
@@ -47,9 +47,6 @@ def profile_cpu_points(df) -> list[dict]:
                             kernel=r.kernel, measured=float(r.value), predicted=pred, unit=unit,
                             rel_error=(pred - float(r.value)) / float(r.value), source=r.source))
     return out
-
-
-add_arguments = base.add_arguments  # no options of its own
 
 
 def run(inputs: Inputs) -> dict:

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...machine.profile import Profile, load_profile
 from .. import calibration, userfit, validation
-from . import base
+from .base import add_arguments as add_arguments  # no options of its own
 from .base import Inputs, num, subsystem_of, summary_rows
 from ..observations import seed_observations
 
@@ -167,9 +167,6 @@ def in_sample_dof(profiles: dict[str, Profile] | None = None) -> list[dict]:
                         fitted_constants=sorted(d["constants"]), dof=n_rows - n_const,
                         by_construction=n_rows <= n_const))
     return out
-
-
-add_arguments = base.add_arguments  # no options of its own
 
 
 def run(inputs: Inputs) -> dict:

@@ -9,13 +9,11 @@ call, 14 - 3 cycles); naive: the ibpb run unchanged.
 from __future__ import annotations
 
 from ...machine import kconfig
-from . import base
+from .base import add_arguments as add_arguments  # no options of its own
 from .base import Inputs
 
 NAME = "srso"
 TITLE = "runs under SRSO's safe-RET return thunk, predicted from the same kernel's ibpb run"
-
-add_arguments = base.add_arguments  # no options of its own
 
 
 def run(inputs: Inputs) -> dict:
