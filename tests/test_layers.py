@@ -246,3 +246,19 @@ def test_no_wing_imports_the_answers_or_a_program():
     for mod in MODULES:
         if _room(mod) in WINGS:
             assert not {_room(m) for m in _project_edges(mod)} & (PROGRAMS | {"answers", "scenario", "drivers"}), mod
+
+
+def test_every_out_of_sample_protocol_has_the_one_shape():
+    """Each module of ``skbmodel/evidence/protocols/`` (but the shared ``base``) is one protocol of the registry,
+    with a name, a title, ``run``, ``format`` and ``add_arguments``: the CLI and the combined report iterate the
+    registry and know no protocol by name."""
+    from skbmodel.evidence import protocols
+    files = {p.stem for p in (ROOT / "skbmodel" / "evidence" / "protocols").glob("*.py")} - {"__init__", "base"}
+    assert {p.__name__.rsplit(".", 1)[1] for p in protocols.PROTOCOLS} == files
+    assert len(protocols.BY_NAME) == len(protocols.PROTOCOLS)
+    for p in protocols.PROTOCOLS:
+        assert isinstance(p.NAME, str) and isinstance(p.TITLE, str), p.__name__
+        assert all(callable(getattr(p, f)) for f in ("run", "format", "add_arguments")), p.__name__
+    for mod in ("skbmodel.cli", "skbmodel.evidence.outofsample"):
+        assert not {m for m in IMPORTS[mod] if m.startswith("skbmodel.evidence.protocols.")} - {
+            "skbmodel.evidence.protocols.base"}, mod

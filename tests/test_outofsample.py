@@ -337,8 +337,20 @@ def test_object_size_fit_recovers_the_constants_of_a_model_curve():
 
 def test_cli_out_of_sample_json(oos_report, monkeypatch, capsys):
     from skbmodel import cli
-    monkeypatch.setattr(oos, "report", lambda df, profiles=None: oos_report)  # the session's one refit
+    monkeypatch.setattr(oos, "report", lambda df, profiles=None, protocols=None, args=None: oos_report)  # one refit
     assert cli.main(["validate", "--out-of-sample", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert {"summary", "curves", "loso", "loro", "in_sample", "object_size"} <= set(rep)
     assert any(c["output"] == "slub.bulk_cycles" for c in rep["curves"])
+
+
+def test_one_protocol_runs_alone_and_reports_what_the_whole_report_does(capsys):
+    """``validate --protocol same-cpu``: only that protocol's keys and summary rows, the same numbers as in the
+    committed report of every protocol."""
+    from skbmodel import cli
+    assert cli.main(["validate", "--protocol", "same-cpu", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    whole = oos.load_report()
+    assert set(rep) == {"summary", "coverage", "points"} and rep["coverage"] == {}
+    assert rep["points"] == whole["points"]
+    assert rep["summary"] == [s for s in whole["summary"] if s["protocol"] == "same CPU, other kernel"]
