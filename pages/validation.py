@@ -2,8 +2,9 @@
 import pandas as pd
 import streamlit as st
 
-from skbmodel.machine import kconfig, uarch
-from skbmodel.evidence import outofsample, validation
+from skbmodel.machine import kconfig
+from skbmodel.evidence import leave_one_out
+from skbmodel.evidence import outofsample, protocols, validation
 from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import charts
 from skbview.app import appstate, ui
@@ -54,7 +55,7 @@ st.dataframe(pd.DataFrame(diff["groups"], columns=["group", "n_pairs", "n_resolv
              hide_index=True, width="stretch", key="val_diff_groups",
              column_config={k: st.column_config.NumberColumn(format="percent")
                             for k in ("sign_agreement", "mape", "coverage")})
-misses = outofsample.difference_goal_misses(diff)
+misses = protocols.differences.difference_goal_misses(diff)
 if misses:
     st.warning("Short of the goals (right sign on at least 90 % of the pairs above their noise, 80–95 % inside the "
                "paired 90 % interval): " + "; ".join(misses) + ". Reported as measured, not tuned back.")
@@ -96,7 +97,7 @@ ui.show_chart(charts.oos_summary(state, rep), "oos_summary", state)
 
 def _other_cpu(rep: dict) -> None:
     """Leave one CPU out: the derived profile's MAPE next to the naive baseline's on the same points."""
-    rows = [s for s in rep["summary"] if s["protocol"] == uarch.PROTOCOL]
+    rows = [s for s in rep["summary"] if s["protocol"] == leave_one_out.PROTOCOL]
     if not rows:
         return
     st.subheader("Other CPU: a CPU predicted from its description and the other CPUs' data")

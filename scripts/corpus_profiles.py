@@ -27,7 +27,7 @@ measured on its CPU, each constant with the rows it comes from:
   clock and the start-ups of its two 256 B memsets (time_bench_memset), each the row less four lines at
   the derived per-line cost (two rows at one size do not split a start-up from a per-line cost).
 
-Where a CPU's own data stop, a profile takes what :func:`skbmodel.machine.uarch.derive` gives it from its
+Where a CPU's own data stop, a profile takes what :func:`skbmodel.evidence.derive.derive` gives it from its
 machine description (the page_pool costs and cache sizes of ``i7-4790k``), each such constant's source
 starting ``derived:``; the rest is inherited.  Each profile states the kernels its own constants
 were measured on (``kernels``, :mod:`skbmodel.machine.era`).
@@ -48,14 +48,15 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from skbmodel.evidence import corpus, outofsample, userfit  # noqa: E402  (after the path set-up)
-from skbmodel.machine import era, uarch  # noqa: E402  (after the path set-up)
+from skbmodel.evidence import corpus, protocols, userfit  # noqa: E402  (after the path set-up)
+from skbmodel.machine import description, era  # noqa: E402  (after the path set-up)
+from skbmodel.evidence import derive  # noqa: E402  (after the path set-up)
 from skbmodel.physics import zeroing  # noqa: E402  (after the path set-up)
 from skbmodel.machine.profile import PROFILE_DIR, Constant, Profile, load_profile  # noqa: E402
 
 BASE = "e5-1650v4"
 #: how a profile's notes say where its path bases come from
-CARRIED = "carried from {b}'s CPU as core cycles, unmeasured here (skbmodel.machine.uarch.carried_constants)"
+CARRIED = "carried from {b}'s CPU as core cycles, unmeasured here (skbmodel.evidence.derive.carried_constants)"
 TB = "time_bench precision: whole-cycle rounding sd 0.29 cycles and 1 % run-to-run"
 
 
@@ -81,7 +82,8 @@ def i7_4790k(df) -> Profile:
     ms = []
     for s in series:
         g = df[df["series"] == s].sort_values("x_value")
-        ms += outofsample.curve_measurements(s, str(g["output"].iloc[0]), "bulk", g["x_value"], g["value"], "cycles")
+        ms += protocols.curves.curve_measurements(s, str(g["output"].iloc[0]), "bulk", g["x_value"], g["value"],
+                                                  "cycles")
     free = ["slub_fast_pair_cycles", "slub_loop_call_cycles", "slub_bulk_obj_pair_cycles",
             "slub_free_slow_extra_cycles", "slub_refill_cycles", "l1_miss_cycles"]
     ghz = float(df[df["series"] == series[0]]["ghz"].iloc[0])
@@ -109,7 +111,7 @@ def i7_4790k(df) -> Profile:
                    topology_source="Intel ARK, Core i7-4790K: a desktop part (one socket, one memory controller)",
                    notes=("SLUB constants fitted to the published detached-freelist curves of this CPU; the page_pool "
                           "costs, the zeroing costs and cache sizes derived from its description (haswell, kernel 4.5; "
-                          "skbmodel.machine.uarch); the page allocator from the 2017 bulk RFC thread (4.10-rc2, "
+                          "skbmodel.evidence.derive); the page allocator from the 2017 bulk RFC thread (4.10-rc2, "
                           "the CPU "
                           "inferred from its 4.00 GHz TSC); the path bases " + CARRIED.format(b="e5-1650v4") + ": a "
                           "Haswell desktop part, not the Broadwell-EP server part"))
@@ -119,7 +121,7 @@ def i7_4790k(df) -> Profile:
 def page_allocator_2017(df) -> dict:
     """The page allocator of the 2017 list-based bulk RFC (corpus series pa-2017-rfc-*, 4.10-rc2), taken
     to be this CPU's (the message does not name it: TSC 4.00 GHz from cycles/ns, the tester's i7-4790K;
-    skbmodel.machine.uarch.INFERRED_CPU): one page at a time, and ``p + c/n`` over bulk 2..128 (least squares,
+    skbmodel.evidence.derive.INFERRED_CPU): one page at a time, and ``p + c/n`` over bulk 2..128 (least squares,
     as the E5-1650 v4's array curve); the step past the pcp list at 256 gives the buddy cost per page."""
     single = _row(df, "pa-2017-rfc-single")
     g = df[df["series"] == "pa-2017-rfc-bulk-list"].sort_values("x_value")
@@ -132,7 +134,7 @@ def page_allocator_2017(df) -> dict:
     v256 = float(v[n == 256][0])
     buddy = (v256 - (p + c / 256.0)) * 256.0 / (256.0 - high)
     src = (f"{single['source']}; the CPU is not named there, taken to be this one (TSC 4.00 GHz from cycles/ns, "
-           "skbmodel.machine.uarch.INFERRED_CPU); kernel 4.10-rc2")
+           "skbmodel.evidence.derive.INFERRED_CPU); kernel 4.10-rc2")
     return {
         "page_single_cycles": _published("page_single_cycles", single["value"], "cycles",
                                          f"page_bench04_bulk single-page baseline, corpus row pa-2017-rfc-single: "
@@ -154,10 +156,10 @@ def page_allocator_2017(df) -> dict:
 
 
 def derived_where_unmeasured(uarch_name: str, ghz: float, kernel: str, own: dict, cpu: str | None = None) -> dict:
-    """The constants :func:`skbmodel.machine.uarch.derive` gives a CPU that its own data does not (the derived
+    """The constants :func:`skbmodel.evidence.derive.derive` gives a CPU that its own data does not (the derived
     page_pool costs and the description's cache sizes), each with its derivation as source (``cpu``: the
     SKU of the description the profile was measured on, whose figures replace the description's)."""
-    prof = uarch.derive(uarch_name, ghz=ghz, kernel=kernel, cpu=cpu)
+    prof = derive.derive(uarch_name, ghz=ghz, kernel=kernel, cpu=cpu)
     base = load_profile(prof.inherits)
     return {k: c for k, c in prof.constants.items()
             if k not in own and k != "ghz" and base.constants.get(k) != c}
@@ -167,7 +169,7 @@ def kunpeng_920(df) -> Profile:
     """The arm64 server of the page_pool threads (Huawei; taken to be a Kunpeng 920): its page_pool
     costs from the mainline ("before") runs of the kernels since the direct-recycle change, in ns at
     the core clock; the spread between those runs is the uncertainty."""
-    desc = uarch.load("kunpeng-920")
+    desc = description.load("kunpeng-920")
     ghz = desc.value("base_ghz")
     runs = ("pp-arm64-2024-before-tasklet", "pp-arm64-2025-01-before-tasklet")
     clock = f"the core clock: {desc.figures['base_ghz'].source} (description {desc.name})"
@@ -182,14 +184,14 @@ def kunpeng_920(df) -> Profile:
                                f"2025-01) x the core clock {ghz:g} GHz; {r0['source'][:120]}",
                                round(float(ns.std(ddof=1)) * ghz, 3),
                                "the sd between the two runs (the same machine, two kernels of one era)",
-                               clock=uarch.counting_clock(desc))
+                               clock=derive.counting_clock(desc))
     consts.update(derived_where_unmeasured("kunpeng-920", ghz, "6.13", consts))
     return Profile(id="kunpeng-920", name="arm64 server, Huawei (taken to be a HiSilicon Kunpeng 920; page_pool "
                    "threads 2024-2025)", constants=consts, inherits="e5-1650v4-2025", kernels=("6.12", "6.13"),
                    notes=("page_pool costs measured on this CPU (ns, converted at the assumed 2.6 GHz core clock: "
                           "the corpus names neither the model nor the clock); the cache sizes from its description "
                           "(kunpeng-920); SLUB, zeroing and the page allocator derived from it "
-                          "(skbmodel.machine.uarch: the "
+                          "(skbmodel.evidence.derive: the "
                           "x86 counts and residuals, no arm64 CPU measures them); the path bases "
                           + CARRIED.format(b="e5-1650v4-2025") + " (an x86 CPU: another instruction set too)"))
 
@@ -334,7 +336,7 @@ def epyc_7351(df) -> Profile:
     times the line's sd, correlated with the line so that the row itself is reproduced to its precision.
     The kernel is not stated; :func:`skbmodel.machine.era.kernel_of` dates 2020-06 to the release after it, 5.8.
     """
-    desc = uarch.load("zen1-naples").for_cpu("EPYC 7351")
+    desc = description.load("zen1-naples").for_cpu("EPYC 7351")
     rows = {k: _row(df, rid) for k, (rid, _line, _what) in ZEN1_ROWS.items()}
     r0 = rows["stos_setup_cycles"]
     ghz = float(r0["ghz"])
@@ -374,7 +376,7 @@ def epyc_7351(df) -> Profile:
                           "page_pool costs, "
                           "SLUB, zeroing (the rest of it) and the page allocator derived from its description "
                           f"(zen1-naples with the EPYC 7351's clocks, {desc.value('tsc_ghz'):g} GHz base, "
-                          f"{desc.value('turbo_ghz'):g} GHz boost; kernel {kernel}; skbmodel.machine.uarch); "
+                          f"{desc.value('turbo_ghz'):g} GHz boost; kernel {kernel}; skbmodel.evidence.derive); "
                           "the rest (the "
                           "path bases) " + CARRIED.format(b="e5-1650v4")))
     # setup = row - L * line: cov(setup, line) = -L var(line); the two start-ups share the line (the
@@ -393,14 +395,14 @@ def epyc_7351(df) -> Profile:
 
 
 def with_derived(prof: Profile, uarch_name: str, kernel: str, cpu: str | None = None) -> Profile:
-    """``prof`` with what :func:`skbmodel.machine.uarch.derive` gives its CPU where the profile has no data of its
+    """``prof`` with what :func:`skbmodel.evidence.derive.derive` gives its CPU where the profile has no data of its
     own (SLUB, zeroing, the page allocator), said in its notes (``cpu``: the description's SKU)."""
     consts = dict(prof.constants)
     consts.update(derived_where_unmeasured(uarch_name, prof.ghz, kernel, consts, cpu=cpu))
-    own = " (the rest of it)" if any(uarch.COST_MODEL.get(k, ("",))[0] == "page_alloc" for k in prof.constants) else ""
+    own = " (the rest of it)" if any(derive.COST_MODEL.get(k, ("",))[0] == "page_alloc" for k in prof.constants) else ""
     notes = prof.notes.replace("; the rest inherited from e5-1650v4 unmeasured",
                                f"; SLUB, zeroing and the page allocator{own} derived from its description "
-                               f"({uarch_name}, kernel {kernel}; skbmodel.machine.uarch); the rest (the path bases) "
+                               f"({uarch_name}, kernel {kernel}; skbmodel.evidence.derive); the rest (the path bases) "
                                + CARRIED.format(b="e5-1650v4"))
     return dataclasses.replace(prof, constants=consts, notes=notes)
 

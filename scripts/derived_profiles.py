@@ -3,9 +3,9 @@
     python scripts/derived_profiles.py           # (re)write them (and remove those of deleted descriptions)
     python scripts/derived_profiles.py --check   # exit 1 if a written profile differs from what this gives
 
-Each is :func:`skbmodel.machine.uarch.shipped_derived`: the description's clock and cache sizes, the page_pool
+Each is :func:`skbmodel.evidence.derive.shipped_derived`: the description's clock and cache sizes, the page_pool
 costs derived from the measured CPUs' core cycles for the latest kernel
-(:data:`skbmodel.machine.uarch.LATEST_KERNEL`), everything else inherited from the era's base profile.  They are
+(:data:`skbmodel.evidence.derive.LATEST_KERNEL`), everything else inherited from the era's base profile.  They are
 shipped files so that the sidebar offers every described CPU and a share link pins their version like
 any other profile's.  Run it after a change to a description or to a measured CPU's profile
 (``scripts/corpus_profiles.py`` first: a derivation reads the measured profiles), then
@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from scripts.corpus_profiles import write_profiles  # noqa: E402  (after the path set-up)
-from skbmodel.machine import uarch  # noqa: E402
+from skbmodel.machine import description  # noqa: E402
+from skbmodel.evidence import derive  # noqa: E402
 from skbmodel.machine.profile import PROFILE_DIR  # noqa: E402
 
 
@@ -29,9 +30,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args(argv)
-    want = {uarch.derived_id(name): uarch.shipped_derived(name).to_toml() for name in uarch.descriptions()}
+    want = {description.derived_id(name): derive.shipped_derived(name).to_toml() for name in description.descriptions()}
     stale = []
-    for path in sorted(PROFILE_DIR.glob(f"{uarch.DERIVED_PREFIX}*.toml")):
+    for path in sorted(PROFILE_DIR.glob(f"{description.DERIVED_PREFIX}*.toml")):
         if path.stem not in want:
             if args.check:
                 stale.append(path.name)

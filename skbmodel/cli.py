@@ -19,9 +19,10 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__, answers, design, drivers, mailtext, model, uncertainty
-from .evidence import calibration, corpus, outofsample, parsers, userfit, userinput, validation
+from .evidence import (calibration, corpus, derive, outofsample, parsers, protocols, userfit, userinput,
+                       validation)
 from .physics import cpumap
-from .machine import custom, kconfig, uarch
+from .machine import cpuinfo, custom, description, kconfig
 from .links import shortlink, state, versions
 from .bench import run_bench
 from .machine.profile import (DEFAULT_PROFILE, PROFILE_DIR, ProfileError, archive_current,
@@ -134,7 +135,7 @@ def _profile_file(path: str):
 def cmd_profile(args) -> int:
     try:
         if args.action == "list-uarch":
-            print("\n".join(uarch.list_lines()))
+            print("\n".join(description.list_lines()))
             return 0
         if args.action == "configure":
             return _configure(args)
@@ -143,10 +144,10 @@ def cmd_profile(args) -> int:
             try:
                 ghz = float(args.ghz)
             except ValueError:
-                raise uarch.UarchError(f"--ghz {args.ghz[:20]!r}: expected a number of GHz") from None
-        prof = uarch.derive(args.uarch, ghz=ghz, kernel=args.kernel,
+                raise description.UarchError(f"--ghz {args.ghz[:20]!r}: expected a number of GHz") from None
+        prof = derive.derive(args.uarch, ghz=ghz, kernel=args.kernel,
                             exclude=(args.uarch,) if args.leave_out else (), from_isa=args.from_isa)
-    except uarch.UarchError as e:
+    except description.UarchError as e:
         raise UsageError(str(e)) from None
     text = prof.to_toml()
     if args.out:
@@ -154,7 +155,7 @@ def cmd_profile(args) -> int:
             Path(args.out).write_text(text, encoding="utf-8")
         except OSError as e:
             raise UsageError(f"--out {args.out}: cannot write it ({e.__class__.__name__})") from None
-        derived = ", ".join(f"{k} {prof.value(k):.4g} ± {prof.stderr(k):.2g}" for k in uarch.DERIVED_PP)
+        derived = ", ".join(f"{k} {prof.value(k):.4g} ± {prof.stderr(k):.2g}" for k in derive.DERIVED_PP)
         print(f"wrote {args.out}: {prof.name}; {derived} cycles (1 sd)")
     else:
         sys.stdout.write(text)
@@ -170,7 +171,7 @@ def _configure(args) -> int:
         prof = kconfig.configured(load_profile(args.base), settings)
     except kconfig.ConfigError as e:
         raise UsageError(str(e)) from None
-    thunk, cpu = settings.get("return_thunk", ""), uarch.match_cpu(args.base).description
+    thunk, cpu = settings.get("return_thunk", ""), cpuinfo.match_cpu(args.base).description
     if thunk.startswith("srso") and cpu is not None and cpu.vendor != "AMD":
         # SRSO (Speculative Return Stack Overflow) is a bug of AMD's Zen cores: no other core runs its thunk
         raise UsageError(f"return_thunk={thunk}: SRSO is a mitigation for AMD Zen cores, and {args.base} runs on "
@@ -189,7 +190,7 @@ def _configure(args) -> int:
 
 
 def cmd_validate(args) -> int:
-    if args.out_of_sample:
+    if args.out_of_sample or args.protocol:
         return _validate_out_of_sample(args)
     rows = validation.validate()
     bad = [r for r in rows if not r["ok"]]
@@ -216,12 +217,14 @@ def _validate_out_of_sample(args) -> int:
         df = corpus.load_corpus(args.corpus)
     except (corpus.CorpusError, OSError) as e:
         raise UsageError(f"--corpus: {e}") from None
-    rep = outofsample.rounded(outofsample.report(df))  # the precision the docs report, not the machine's
+    chosen = protocols.selected(args.protocol)
+    # the precision the docs report, not the machine's
+    rep = outofsample.rounded(outofsample.report(df, protocols=chosen, args=args))
     if args.json:
         json.dump(rep, sys.stdout, indent=1, default=float)
         sys.stdout.write("\n")
     else:
-        print(outofsample.format_report(rep))
+        print(outofsample.format_report(rep, chosen))
     return 0
 
 
@@ -374,7 +377,7 @@ def _start(args, texts) -> dict:
     in the input files) matched to a machine description, else the default."""
     if args.base is not None:
         return {"profile": args.base, "cpu": None, "description": None, "line": None}
-    pid, m = uarch.start_profile(args.cpu, texts, default=DEFAULT_PROFILE)
+    pid, m = cpuinfo.start_profile(args.cpu, texts, default=DEFAULT_PROFILE)
     return {"profile": pid, "cpu": m.text if m else None,
             "description": m.description.name if m and m.description else None,
             "line": m.line(DEFAULT_PROFILE) if m else None}
@@ -540,7 +543,7 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
     dv = pr_sub.add_parser("derive", help="derive a profile from a machine description")
     dv.add_argument("--uarch", required=True, metavar="NAME", help="description name (see list-uarch)")
     dv.add_argument("--ghz", metavar="X", help="TSC clock of your machine (default: the description's)")
-    dv.add_argument("--kernel", metavar="K", help=f"mainline kernel, e.g. 6.12 (default {uarch.LATEST_KERNEL})")
+    dv.add_argument("--kernel", metavar="K", help=f"mainline kernel, e.g. 6.12 (default {derive.LATEST_KERNEL})")
     dv.add_argument("--out", metavar="FILE.toml", help="write the profile there (default: print it)")
     dv.add_argument("--leave-out", action="store_true",
                     help="do not use this CPU's own measurements (as validate --out-of-sample's 'other CPU' does)")
@@ -565,6 +568,7 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
                         "of freedom")
     v.add_argument("--corpus", metavar="CSV", help="public measurements to validate against (default: the shipped "
                    "corpus, skbmodel/data/public-measurements.csv; same columns)")
+    protocols.add_arguments(v)
     v.set_defaults(func=cmd_validate)
     c = sub.add_parser("calibrate", help="refit the profiles' fitted constants to the seed rows")
     c.add_argument("--out", help="folder for the profile files (default: the shipped profiles)")

@@ -14,7 +14,7 @@ import pytest
 from skbmodel import answers
 from skbmodel import model, uncertainty
 from skbmodel.physics import noise
-from skbmodel.evidence import outofsample, validation
+from skbmodel.evidence import outofsample, protocols, validation
 from skbmodel.links import shortlink, state as sk_state
 from skbmodel.links import versions as sk_versions
 from skbmodel.evidence.observations import seed_observations
@@ -481,7 +481,7 @@ def test_validation_page():
     assert _metric(at, "Right sign") == f"{d['sign_agreement'] * 100:.0f} %"
     assert _metric(at, "Inside the paired interval") == f"{d['coverage'] * 100:.0f} %"
     # a group short of the goals is said so on the page, by name and figure
-    misses = outofsample.difference_goal_misses(d)
+    misses = protocols.differences.difference_goal_misses(d)
     warned = [w.value for w in at.warning if "Short of the goals" in w.value]
     assert len(warned) == (1 if misses else 0) and all(m in warned[0] for m in misses), (warned, misses)
     frames = [f.value for f in at.dataframe]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from skbmodel.evidence import corpus, parsers, userfit
-from skbmodel.machine import uarch
+from skbmodel.machine import cpuinfo
 from skbmodel.machine.profile import load_profile
 
 RUN = "pp-epyc9684x-2025-02-v613-srso"
@@ -52,13 +52,13 @@ def test_zen4_has_both_configurations_from_the_measured_runs():
 
 
 def test_a_stock_kernel_run_starts_from_the_safe_ret_profile_and_an_ibpb_boot_from_the_ibpb_one():
-    pid, m = uarch.start_profile(None, [_stock_run_text()])
+    pid, m = cpuinfo.start_profile(None, [_stock_run_text()])
     assert pid == "epyc-9684x-srso"
     assert "safe-RET" in m.line("e5-1650v4")
-    assert uarch.start_profile(None, [_stock_run_text("booted with spec_rstack_overflow=ibpb")])[0] == "epyc-9684x"
-    assert uarch.boot_setup([_stock_run_text()]) == {"kernel": "6.13", "return_thunk": "default-srso"}
+    assert cpuinfo.start_profile(None, [_stock_run_text("booted with spec_rstack_overflow=ibpb")])[0] == "epyc-9684x"
+    assert cpuinfo.boot_setup([_stock_run_text()]) == {"kernel": "6.13", "return_thunk": "default-srso"}
     # a typed CPU name and no run: the CPU's first profile, as before
-    assert uarch.start_profile("AMD EPYC 9684X")[0] == "epyc-9684x"
+    assert cpuinfo.start_profile("AMD EPYC 9684X")[0] == "epyc-9684x"
 
 
 def _fit(base_id: str):

@@ -8,7 +8,8 @@ import pytest
 
 from skbmodel.evidence import corpus
 from skbmodel import model
-from skbmodel.machine import uarch
+from skbmodel.machine import description
+from skbmodel.evidence import derive
 from skbmodel.machine.profile import PROFILE_DIR, load_profile
 from tests.limits import SUBPROCESS_TIMEOUT_S
 
@@ -53,8 +54,8 @@ def test_every_own_constant_names_corpus_rows_that_exist(pid):
             assert c.stderr > 0
     # what a CPU's own data do not give is derived: the i7's page_pool costs and zeroing (its SLUB and page
     # allocator are its own), every SLUB, zeroing and page-allocator cost of the page_pool-only CPUs
-    costs = set(uarch.COST_MODEL) - set(uarch.MEASURES.get(pid, ()))
-    zeroing = {k for k in costs if uarch.COST_MODEL[k][0] == "zeroing"}
+    costs = set(derive.COST_MODEL) - set(derive.MEASURES.get(pid, ()))
+    zeroing = {k for k in costs if derive.COST_MODEL[k][0] == "zeroing"}
     assert derived == {"i7-4790k": {"pp_fast_cycles", "pp_ring_cycles", "page_slow_cycles", "l1d_bytes", "l2_bytes",
                                     "l2_miss_cycles", "store_buffer_bytes"} | zeroing,
                        "kunpeng-920": {"ghz", "l1d_bytes", "l2_bytes"} | costs - {"l2_miss_cycles"},
@@ -120,8 +121,8 @@ def test_epyc_9684x_own_constants_are_its_v613_ibpb_rows_and_the_rest_is_derived
         assert c.source.startswith(("derived:", "carried from ")) and c.kind == "assumed" and c.stderr > 0, name
     assert {"page_bulk_page_cycles", "page_bulk_call_cycles", "page_buddy_extra_cycles"} <= listed
     assert prof.config["return_thunk"] == "srso-ibpb" and prof.config["machine"] == "bare metal"
-    assert "epyc-9684x" in uarch.load("zen4-genoa").profiles
-    assert uarch.MEASURES["epyc-9684x"] == {"page_single_cycles": "6.13"}
+    assert "epyc-9684x" in description.load("zen4-genoa").profiles
+    assert derive.MEASURES["epyc-9684x"] == {"page_single_cycles": "6.13"}
 
 
 def test_epyc_9684x_evaluates_from_the_cli():
@@ -164,8 +165,8 @@ def test_epyc_7351_start_ups_are_its_rows_less_four_derived_lines():
     for name in listed - set(ZEN1_ROWS) - {"ghz", "l1d_bytes", "l2_bytes", "store_buffer_bytes"}:
         c = prof.constants[name]
         assert c.source.startswith(("derived:", "carried from ")) and c.kind == "assumed" and c.stderr > 0, name
-    assert uarch.load("zen1-naples").profiles == ("epyc-7351",)
-    assert uarch.MEASURES["epyc-7351"] == {"stos_setup_cycles": "5.8", "erms_setup_cycles": "5.8"}
+    assert description.load("zen1-naples").profiles == ("epyc-7351",)
+    assert derive.MEASURES["epyc-7351"] == {"stos_setup_cycles": "5.8", "erms_setup_cycles": "5.8"}
 
 
 def test_epyc_7351_evaluates_from_the_cli():

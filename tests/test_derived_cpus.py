@@ -10,7 +10,8 @@ from urllib.parse import parse_qsl
 import pytest
 
 from skbmodel.links.pages import BY_SLUG
-from skbmodel.machine import custom, uarch
+from skbmodel.machine import custom, description
+from skbmodel.evidence import derive
 from skbmodel import model
 from skbmodel.links import shortlink
 from skbmodel.machine import profile as P
@@ -44,10 +45,10 @@ def test_derived_profiles_are_what_the_script_writes():
 
 def test_the_sidebar_offers_every_described_cpu():
     choices = S.PARAMS["cpu"].choices
-    for name, d in uarch.descriptions().items():  # each description's shipped file, as the sidebar lists it
-        assert uarch.derived_id(name) in choices, name
-        prof = P.load_profile(uarch.derived_id(name))
-        assert prof.kernels == (uarch.LATEST_KERNEL,) * 2 and d.uarch in prof.name
+    for name, d in description.descriptions().items():  # each description's shipped file, as the sidebar lists it
+        assert description.derived_id(name) in choices, name
+        prof = P.load_profile(description.derived_id(name))
+        assert prof.kernels == (derive.LATEST_KERNEL,) * 2 and d.uarch in prof.name
         assert prof.constants["pp_fast_cycles"].source.startswith("derived:")
     assert S.PARAMS["cpu"].default == "e5-1650v4"
 

@@ -203,8 +203,9 @@ def test_the_schema_is_at_the_bottom_of_the_model():
 WINGS = {
     # the kernel's subsystems: leaves, arrays in and out, labelled by the output schema only
     "physics": {"schema"},
-    # profiles and the micro-architecture derivation: the derivation evaluates the model and reads the corpus
-    "machine": {"paths", "model", "uncertainty", "evidence"},
+    # profiles, their kernel configuration and era, the machine descriptions and the user's CPU: files read,
+    # nothing evaluated (the derivation from a description reads the corpus: it is evidence, evidence/derive.py)
+    "machine": {"paths"},
     # the address of a scenario: a link names profiles and the headline it was made with
     "links": {"machine", "params", "paths", "schema", "model"},
     # measurements, fits and protocols: read everything below the answers
@@ -245,3 +246,19 @@ def test_no_wing_imports_the_answers_or_a_program():
     for mod in MODULES:
         if _room(mod) in WINGS:
             assert not {_room(m) for m in _project_edges(mod)} & (PROGRAMS | {"answers", "scenario", "drivers"}), mod
+
+
+def test_every_out_of_sample_protocol_has_the_one_shape():
+    """Each module of ``skbmodel/evidence/protocols/`` (but the shared ``base``) is one protocol of the registry,
+    with a name, a title, ``run``, ``format`` and ``add_arguments``: the CLI and the combined report iterate the
+    registry and know no protocol by name."""
+    from skbmodel.evidence import protocols
+    files = {p.stem for p in (ROOT / "skbmodel" / "evidence" / "protocols").glob("*.py")} - {"__init__", "base"}
+    assert {p.__name__.rsplit(".", 1)[1] for p in protocols.PROTOCOLS} == files
+    assert len(protocols.BY_NAME) == len(protocols.PROTOCOLS)
+    for p in protocols.PROTOCOLS:
+        assert isinstance(p.NAME, str) and isinstance(p.TITLE, str), p.__name__
+        assert all(callable(getattr(p, f)) for f in ("run", "format", "add_arguments")), p.__name__
+    for mod in ("skbmodel.cli", "skbmodel.evidence.outofsample"):
+        assert not {m for m in IMPORTS[mod] if m.startswith("skbmodel.evidence.protocols.")} - {
+            "skbmodel.evidence.protocols.base"}, mod

@@ -8,6 +8,8 @@ import pytest
 
 from skbmodel import model
 from skbmodel.evidence import outofsample as oos, userfit
+from skbmodel.evidence.protocols import curves as pcurves, differences as pdiff, object_size as psize
+from skbmodel.evidence.protocols import seed_rows as pseed
 from skbmodel.physics import slub
 from skbmodel.machine.profile import load_profile
 
@@ -16,8 +18,8 @@ BULKS = np.array([1, 2, 3, 4, 8, 16, 30, 32, 34, 48, 64, 128, 158, 250], dtype=f
 
 
 def test_fit_points_spread_over_the_range():
-    assert BULKS[oos.fit_points(BULKS)].tolist() == [1, 16, 250]
-    assert oos.fit_points(np.array([5.0, 1.0, 3.0])).tolist() == [0, 1, 2]
+    assert BULKS[pcurves.fit_points(BULKS)].tolist() == [1, 16, 250]
+    assert pcurves.fit_points(np.array([5.0, 1.0, 3.0])).tolist() == [0, 1, 2]
 
 
 @pytest.mark.parametrize("output", ["slub.loop_cycles", "slub.bulk_cycles"])
@@ -28,7 +30,7 @@ def test_fit_on_three_recovers_a_known_curve(output):
              "slub_free_slow_extra_cycles": 55.0, "l1_miss_cycles": 30.0}
     truth = load_profile("e5-1650v4").with_values({k: other[k] for k in userfit.FAMILY[output]})
     values = model.evaluate({"bulk": BULKS}, truth)[output]
-    res = oos.validate_curve("synthetic", output, "bulk", BULKS, values, "cycles", ghz=truth.ghz)
+    res = pcurves.validate_curve("synthetic", output, "bulk", BULKS, values, "cycles", ghz=truth.ghz)
     assert not res.errors
     assert len(res.free) == 3 and len(res.predicted) == BULKS.size - 3
     assert res.max_error < 1e-3
@@ -44,8 +46,8 @@ def test_fit_on_three_predicts_a_published_curve(series, mape, worst):
     1.8 % and 6.6 %, worst 4.5 % and 18.1 %; docs/validation.md)."""
     from skbmodel.evidence import corpus
 
-    c = next(c for c in oos.corpus_curves(corpus.load_corpus()) if c["series"] == series)
-    res = oos.validate_curve(c["series"], c["output"], c["x_name"], c["xs"], c["values"], c["unit"], ghz=c["ghz"])
+    c = next(c for c in pcurves.corpus_curves(corpus.load_corpus()) if c["series"] == series)
+    res = pcurves.validate_curve(c["series"], c["output"], c["x_name"], c["xs"], c["values"], c["unit"], ghz=c["ghz"])
     assert not res.errors and res.fit_x == [1.0, 16.0, 250.0] and len(res.predicted) == 11
     assert res.mape < mape and res.max_error < worst, (res.mape, res.max_error)
 
@@ -130,9 +132,9 @@ def test_interval_coverage_on_the_out_of_sample_points(report):
 
 def test_structural_sd_comes_from_the_other_curves():
     """A curve the model cannot follow gets a structural sd; left out, it leaves nothing to estimate from."""
-    curves = [oos.validate_curve("syn-a", "slub.loop_cycles", "bulk", BULKS, BULKS * 0 + 100.0, "cycles", ghz=3.6)]
-    assert oos.structural_rel_sd(curves)["slub"] > 0.03  # a flat curve the model cannot follow
-    assert oos.structural_rel_sd(curves, leave_out_source="") == {}  # its source (none stated) left out
+    curves = [pcurves.validate_curve("syn-a", "slub.loop_cycles", "bulk", BULKS, BULKS * 0 + 100.0, "cycles", ghz=3.6)]
+    assert pcurves.structural_rel_sd(curves)["slub"] > 0.03  # a flat curve the model cannot follow
+    assert pcurves.structural_rel_sd(curves, leave_out_source="") == {}  # its source (none stated) left out
 
 
 def test_coverage_judges_each_source_with_an_sd_set_without_it():
@@ -141,13 +143,13 @@ def test_coverage_judges_each_source_with_an_sd_set_without_it():
     them), and the bad source's are set by the good one's, so they miss."""
     good = load_profile("e5-1650v4")
     v = model.evaluate({"bulk": BULKS}, good)["slub.loop_cycles"]
-    curves = [oos.validate_curve(f"ok-{i}", "slub.loop_cycles", "bulk", BULKS, v, "cycles", ghz=3.6, source="A")
+    curves = [pcurves.validate_curve(f"ok-{i}", "slub.loop_cycles", "bulk", BULKS, v, "cycles", ghz=3.6, source="A")
               for i in range(2)]
-    curves += [oos.validate_curve(f"flat-{i}", "slub.loop_cycles", "bulk", BULKS, BULKS * 0 + 100.0, "cycles",
+    curves += [pcurves.validate_curve(f"flat-{i}", "slub.loop_cycles", "bulk", BULKS, BULKS * 0 + 100.0, "cycles",
                                   ghz=3.6, source="B") for i in range(2)]
-    assert oos.structural_rel_sd(curves, leave_out_source="A")["slub"] > 0.03
-    assert oos.structural_rel_sd(curves, leave_out_source="B")["slub"] < 1e-3
-    cov = oos.coverage(curves)["slub"]
+    assert pcurves.structural_rel_sd(curves, leave_out_source="A")["slub"] > 0.03
+    assert pcurves.structural_rel_sd(curves, leave_out_source="B")["slub"] < 1e-3
+    cov = pcurves.coverage(curves)["slub"]
     assert cov["sources"] == 2 and cov["points"] == 4 * 11
     # the flat curves miss with the good source's sd: coverage is not pulled to 90 % by construction
     assert cov["coverage"] < 0.75
@@ -156,11 +158,11 @@ def test_coverage_judges_each_source_with_an_sd_set_without_it():
 def test_not_estimable_is_linear_estimability():
     j = np.array([[1.0, 0.0, 0.0], [0.0, 1.0, 1.0]])
     names = ["a", "b", "c"]
-    assert oos._not_estimable(j, np.array([2.0, 0.0, 0.0]), names) == []
-    assert oos._not_estimable(j, np.array([0.0, 3.0, 3.0]), names) == []         # b + c is determined
-    assert oos._not_estimable(j, np.array([0.0, 1.0, 0.0]), names) == ["b", "c"]  # b alone is not
-    assert oos._not_estimable(j, np.zeros(3), names) == []                         # depends on nothing
-    assert oos._not_estimable(np.zeros((0, 3)), np.array([1.0, 0.0, 2.0]), names) == ["a", "c"]
+    assert pseed._not_estimable(j, np.array([2.0, 0.0, 0.0]), names) == []
+    assert pseed._not_estimable(j, np.array([0.0, 3.0, 3.0]), names) == []         # b + c is determined
+    assert pseed._not_estimable(j, np.array([0.0, 1.0, 0.0]), names) == ["b", "c"]  # b alone is not
+    assert pseed._not_estimable(j, np.zeros(3), names) == []                         # depends on nothing
+    assert pseed._not_estimable(np.zeros((0, 3)), np.array([1.0, 0.0, 2.0]), names) == ["a", "c"]
 
 
 def test_a_left_out_source_never_reaches_its_refit(monkeypatch):
@@ -168,7 +170,7 @@ def test_a_left_out_source_never_reaches_its_refit(monkeypatch):
     that one is the source whose rows it then predicts (spied on the fit)."""
     from skbmodel.evidence import calibration, validation
 
-    group = oos.source_groups()
+    group = pseed.source_groups()
     profile_of = {s.id: s.profile for s in validation.ROWS}
     seen = []
 
@@ -176,7 +178,7 @@ def test_a_left_out_source_never_reaches_its_refit(monkeypatch):
         seen.append({s.id for s in specs})
         return prof, None
     monkeypatch.setattr(calibration, "fit_profile", spy)
-    recs = oos.leave_one_source_out()
+    recs = pseed.leave_one_source_out()
     left_out = {(r["profile"], r["left_out"]) for r in recs}
     sources_of = {}
     for r in recs:
@@ -195,12 +197,12 @@ def test_predicted_only_when_other_sources_constrain_every_constant(report):
     out depends only on constants that some row of another source moves (calibration.row_sensitivity)."""
     from skbmodel.evidence import calibration, validation
 
-    group = oos.source_groups()
+    group = pseed.source_groups()
     spec = {s.id: s for s in validation.ROWS}
     for pid in {r["profile"] for r in report["loso"]}:
         recs = [r for r in report["loso"] if r["profile"] == pid]
         rows = [spec[r["id"]] for r in recs]
-        names = oos.free_names(pid)
+        names = pseed.free_names(pid)
         sens = calibration.row_sensitivity(load_profile(pid), rows, names)
         for i, r in enumerate(recs):
             others = [j for j, q in enumerate(recs) if group[q["id"]] != group[r["id"]]]
@@ -263,7 +265,7 @@ def test_differences_protocol(report):
     assert d["protocol"] == "differences" and d["n_pairs"] >= 100
     pairs = {p["pair"]: p for p in d["pairs"]}
     # seeds: every before/after pair of SEED_PAIRS is there, with its evidence
-    for a, b, _ in oos.SEED_PAIRS:
+    for a, b, _ in pdiff.SEED_PAIRS:
         assert f"{a} -> {b}" in pairs
     assert pairs["cpm-03 -> cpm-06"]["evidence"] == "reproduced by construction"
     assert pairs["veth-05 -> veth-03"]["evidence"] == "predicted"
@@ -280,26 +282,26 @@ def test_the_differences_meet_their_goals_and_a_group_that_misses_is_named(repor
     80-95 % inside the paired 90 % interval.  A group that misses is named with the figure it misses;
     a group reproduced by construction, or with too few pairs above their noise, is not judged."""
     d = report["differences"]
-    assert d["sign_agreement"] >= oos.SIGN_GOAL and oos.COVERAGE_GOAL[0] <= d["coverage"] <= oos.COVERAGE_GOAL[1]
+    assert d["sign_agreement"] >= pdiff.SIGN_GOAL and pdiff.COVERAGE_GOAL[0] <= d["coverage"] <= pdiff.COVERAGE_GOAL[1]
 
     def group(name, sign, cov, n=10):
         return dict(group=name, n_pairs=n, n_resolved=n, sign_agreement=sign, mape=0.1, coverage=cov)
     ok = dict(group(None, 0.95, 0.9), groups=[group("a", 1.0, 0.85), group("seed rows, reproduced by construction",
                                                                           0.5, 0.2)])
-    assert oos.difference_goal_misses(ok) == []
+    assert pdiff.difference_goal_misses(ok) == []
     bad = dict(ok, groups=[group("a", 0.8, 0.9), group("b", 0.95, 0.99), group("c", 0.5, 0.5, n=4)])
-    assert oos.difference_goal_misses(bad) == ["a: right sign 80.0 %", "b: inside 99.0 %"]
-    assert oos.difference_goal_misses(dict(bad, sign_agreement=0.7, groups=[])) == [
+    assert pdiff.difference_goal_misses(bad) == ["a: right sign 80.0 %", "b: inside 99.0 %"]
+    assert pdiff.difference_goal_misses(dict(bad, sign_agreement=0.7, groups=[])) == [
         "all pairs of predicted evidence: right sign 70.0 %"]
 
 
 def test_a_pair_is_judged_on_its_sign_size_and_interval():
-    p = oos._pair("a -> b", "", "g", "cycles", 100.0, 90.0, 101.0, 93.0, -9.0, -7.0, "predicted")
+    p = pdiff._pair("a -> b", "", "g", "cycles", 100.0, 90.0, 101.0, 93.0, -9.0, -7.0, "predicted")
     assert p["measured_delta"] == -10.0 and p["predicted_delta"] == -8.0
     assert p["resolved"] and p["sign_agrees"] and p["rel_error"] == pytest.approx(-0.2) and not p["inside"]
-    q = oos._pair("a -> b", "", "g", "cycles", 100.0, 100.5, 101.0, 99.0, -3.0, -1.0, "predicted")
+    q = pdiff._pair("a -> b", "", "g", "cycles", 100.0, 100.5, 101.0, 99.0, -3.0, -1.0, "predicted")
     assert not q["resolved"] and q["sign_agrees"] is None and q["rel_error"] is None  # within 1 cycle
-    w = oos._pair("a -> b", "", "g", "Mpps", 3.766, 3.737, 3.70, 3.72, 0.01, 0.03, "predicted")
+    w = pdiff._pair("a -> b", "", "g", "Mpps", 3.766, 3.737, 3.70, 3.72, 0.01, 0.03, "predicted")
     assert w["resolved"] and w["sign_agrees"] is False  # 2.1 ns/packet apart: above veth's 2 ns
 
 
@@ -315,19 +317,19 @@ def test_object_size_curves_fit_on_three_sizes_and_predict_the_rest(report):
         assert [p["x"] for p in c["not_predicted"]] == [16384.0]
         assert c["mape"] <= 0.12 and c["max_error"] <= 0.30
         assert all(p["lo"] <= p["predicted"] <= p["hi"] for p in c["points"])
-    row = next(s for s in report["summary"] if s["protocol"] == oos.OBJECT_SIZE_PROTOCOL)
+    row = next(s for s in report["summary"] if s["protocol"] == psize.OBJECT_SIZE_PROTOCOL)
     assert row["subsystem"] == "slub" and row["points"] == 32
     gated = oos.load_recorded()
-    assert f"slub / {oos.OBJECT_SIZE_PROTOCOL}: MAPE" in gated and "coverage slub, object size" in gated
+    assert f"slub / {psize.OBJECT_SIZE_PROTOCOL}: MAPE" in gated and "coverage slub, object size" in gated
 
 
 def test_object_size_fit_recovers_the_constants_of_a_model_curve():
     """A curve the model itself drew is fitted back exactly and predicted without error."""
-    prof = oos.curve_profile(2.5)
+    prof = pcurves.curve_profile(2.5)
     sizes = 2.0 ** np.arange(3, 14)
     truth = {"slub_fast_pair_cycles": 60.0, "l2_miss_cycles": 40.0, "slub_refill_cycles": 600.0}
     values = model.evaluate({"obj_bytes": sizes, "bulk": 10000.0}, prof, constants=truth)["slub.loop_cycles"]
-    r = oos.validate_object_size(dict(series="syn", output="slub.loop_cycles", xs=sizes, values=values,
+    r = psize.validate_object_size(dict(series="syn", output="slub.loop_cycles", xs=sizes, values=values,
                                       unit="cycles", bulk=10000.0, ghz=2.5, cpu="", source=""))
     assert r["fitted"] == pytest.approx(truth, rel=1e-6)
     assert r["max_error"] < 1e-9
@@ -335,8 +337,20 @@ def test_object_size_fit_recovers_the_constants_of_a_model_curve():
 
 def test_cli_out_of_sample_json(oos_report, monkeypatch, capsys):
     from skbmodel import cli
-    monkeypatch.setattr(oos, "report", lambda df, profiles=None: oos_report)  # the session's one refit
+    monkeypatch.setattr(oos, "report", lambda df, profiles=None, protocols=None, args=None: oos_report)  # one refit
     assert cli.main(["validate", "--out-of-sample", "--json"]) == 0
     rep = json.loads(capsys.readouterr().out)
     assert {"summary", "curves", "loso", "loro", "in_sample", "object_size"} <= set(rep)
     assert any(c["output"] == "slub.bulk_cycles" for c in rep["curves"])
+
+
+def test_one_protocol_runs_alone_and_reports_what_the_whole_report_does(capsys):
+    """``validate --protocol same-cpu``: only that protocol's keys and summary rows, the same numbers as in the
+    committed report of every protocol."""
+    from skbmodel import cli
+    assert cli.main(["validate", "--protocol", "same-cpu", "--json"]) == 0
+    rep = json.loads(capsys.readouterr().out)
+    whole = oos.load_report()
+    assert set(rep) == {"summary", "coverage", "points"} and rep["coverage"] == {}
+    assert rep["points"] == whole["points"]
+    assert rep["summary"] == [s for s in whole["summary"] if s["protocol"] == "same CPU, other kernel"]

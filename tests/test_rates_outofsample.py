@@ -86,18 +86,18 @@ def test_a_profile_moved_to_another_kernel_gains_the_drift_on_its_costs_only():
 
     import numpy as np
 
-    from skbmodel.machine import uarch
+    from skbmodel.evidence import derive
     prof = load_profile("xeon-platinum-iavf")
     assert ev.kernel_moved(prof, prof.kernels[0]) is prof
     moved = ev.kernel_moved(prof, "6.11")
     assert moved.kernels == ("6.11", "6.11")
     dy = era.year_of("6.11") - era.year_of("6.3")
     assert 1.3 < dy < 1.5
-    d = uarch.kernel_drift(sub="page_pool")[0]
+    d = derive.kernel_drift(sub="page_pool")[0]
     for k, c in prof.constants.items():
         m = moved.constants[k]
         assert m.value == c.value
-        if c.unit in ev.COST_UNITS and k not in uarch.COST_MODEL:
+        if c.unit in ev.COST_UNITS and k not in derive.COST_MODEL:
             assert m.stderr == pytest.approx(math.hypot(c.stderr, d * math.sqrt(dy) * c.value), rel=1e-12)
         elif c.unit not in ev.COST_UNITS:
             assert m.stderr == c.stderr
@@ -230,7 +230,7 @@ def test_the_e5_points_against_the_published_rates(points):
         assert -0.2 < p["rel_error"] < -0.1 and -0.5 < p["naive_rel_error"] < -0.4
         assert abs(p["rel_error"]) < abs(p["naive_rel_error"])
         # inside an interval that reaches 0: the cpumap constants carried from another CPU add the transfer
-        # spread of skbmodel.machine.uarch (0.69 relative sd) to their own
+        # spread of skbmodel.evidence.derive (0.69 relative sd) to their own
         assert 0 <= p["lo"] < p["predicted"] < p["measured"] < p["hi"] and p["inside"]
         assert p["rel_half_width"] > 0.45
     assert p0["predicted"] == pytest.approx(2.74e6, rel=0.01)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from skbmodel import model
-from skbmodel.machine import uarch
+from skbmodel.machine import cpuinfo, description
 from skbmodel.evidence import userinput
 from skbmodel.machine import profile as P
 from tests.limits import SUBPROCESS_TIMEOUT_S
@@ -59,25 +59,25 @@ CPU revision\t: 1
 
 @pytest.mark.parametrize("name", list(MODEL_NAMES))
 def test_a_model_name_matches_exactly_one_description(name):
-    hits = [d.name for d in uarch.descriptions().values() if any(re.search(rx, name, re.I) for rx in d.match)]
+    hits = [d.name for d in description.descriptions().values() if any(re.search(rx, name, re.I) for rx in d.match)]
     assert hits == [MODEL_NAMES[name]]
-    assert uarch.match_cpu(name).description.name == MODEL_NAMES[name]
+    assert cpuinfo.match_cpu(name).description.name == MODEL_NAMES[name]
 
 
 @pytest.mark.parametrize("part,want", [("0xd0c", "neoverse-n1"), ("0xd40", "neoverse-v1"), ("0xd4f", "neoverse-v2")])
 def test_arm64_cpuinfo_is_read_by_its_cpu_part(part, want):
-    m = uarch.user_cpu(ARM_CPUINFO.format(part=part))
+    m = cpuinfo.user_cpu(ARM_CPUINFO.format(part=part))
     assert m.description.name == want and m.text == f"CPU part 0x41:{part}"
     assert m.profile == f"derived-{want}"
     huawei = ARM_CPUINFO.format(part="0xd01").replace("0x41", "0x48")
-    assert uarch.user_cpu(huawei).profile == "kunpeng-920"   # measured: its own profile
+    assert cpuinfo.user_cpu(huawei).profile == "kunpeng-920"   # measured: its own profile
 
 
 def test_cpuinfo_lscpu_and_typed_names():
-    assert uarch.cpuinfo_text(X86_CPUINFO) == "Intel(R) Xeon(R) Gold 6140 CPU @ 2.30GHz"
-    assert uarch.user_cpu(X86_CPUINFO).profile == "xeon-gold-6140"
-    assert uarch.user_cpu("Architecture:  aarch64\nModel name:    Neoverse-N1\n").description.name == "neoverse-n1"
-    assert uarch.user_cpu(" kmem-in-loop Per elem: 109 cycles(tsc) 30.532 ns (step:16)") is None
+    assert cpuinfo.cpuinfo_text(X86_CPUINFO) == "Intel(R) Xeon(R) Gold 6140 CPU @ 2.30GHz"
+    assert cpuinfo.user_cpu(X86_CPUINFO).profile == "xeon-gold-6140"
+    assert cpuinfo.user_cpu("Architecture:  aarch64\nModel name:    Neoverse-N1\n").description.name == "neoverse-n1"
+    assert cpuinfo.user_cpu(" kmem-in-loop Per elem: 109 cycles(tsc) 30.532 ns (step:16)") is None
     # Zen 4 and Zen 1 have measured profiles (the EPYC 9684X, the EPYC 7351): such a CPU starts from its
     # data, not from the derivation
     for typed, want in (("zen4-genoa", "epyc-9684x"), ("AMD EPYC 9654 96-Core Processor", "epyc-9684x"),
@@ -85,18 +85,18 @@ def test_cpuinfo_lscpu_and_typed_names():
                         ("zen3-milan", "derived-zen3-milan"), ("derived-zen3-milan", "derived-zen3-milan"),
                         ("xeon-gold-6140", "xeon-gold-6140"), ("Xeon Gold 6140", "xeon-gold-6140"),
                         ("e5-1650v4-2025", "e5-1650v4")):
-        assert uarch.match_cpu(typed).profile == want, typed
+        assert cpuinfo.match_cpu(typed).profile == want, typed
 
 
 def test_an_unknown_cpu_starts_from_the_default_with_one_line():
-    pid, m = uarch.start_profile("Intel(R) Core(TM) i9-13900K", default="e5-1650v4")
+    pid, m = cpuinfo.start_profile("Intel(R) Core(TM) i9-13900K", default="e5-1650v4")
     assert pid == "e5-1650v4" and m.description is None
     line = m.line("e5-1650v4")
     assert "\n" not in line and line.startswith("unknown CPU 'Intel(R) Core(TM) i9-13900K'") and "e5-1650v4" in line
-    assert uarch.start_profile(None, ["no cpu here"], default="e5-1650v4") == ("e5-1650v4", None)
+    assert cpuinfo.start_profile(None, ["no cpu here"], default="e5-1650v4") == ("e5-1650v4", None)
     # a name typed by the user wins over the cpuinfo pasted with the measurements
-    assert uarch.start_profile("AMD EPYC 7742", [X86_CPUINFO])[0] == "derived-zen2-rome"
-    assert uarch.start_profile("", [X86_CPUINFO])[0] == "xeon-gold-6140"
+    assert cpuinfo.start_profile("AMD EPYC 7742", [X86_CPUINFO])[0] == "derived-zen2-rome"
+    assert cpuinfo.start_profile("", [X86_CPUINFO])[0] == "xeon-gold-6140"
 
 
 def test_the_calibrate_page_input_carries_the_cpu_it_names():

@@ -11,7 +11,7 @@ import hashlib
 
 import numpy as np
 
-from ..machine import custom, uarch
+from ..machine import cpuinfo, custom
 from .. import model
 from . import parsers, userfit
 from ..links import state as _state
@@ -28,7 +28,7 @@ class Parsed:
     runs: list
     repairs: list[str] = dataclasses.field(default_factory=list)   # one line per source: mail damage undone
     cpu: str | None = None    # the CPU the input names (cpuinfo "model name", lscpu, arm64 "CPU part")
-    setup: dict = dataclasses.field(default_factory=dict)  # its kernel and SRSO mode (uarch.boot_setup)
+    setup: dict = dataclasses.field(default_factory=dict)  # its kernel and SRSO mode (cpuinfo.boot_setup)
 
 
 def signature(sources) -> str:
@@ -47,8 +47,8 @@ def parse_sources(sources) -> Parsed:
         notes += res.notes
         runs += res.runs
         repairs += res.repairs
-    cpu = next((found for found in (uarch.cpuinfo_text(_text_of(d)) for _, d in sources) if found), None)
-    setup = uarch.boot_setup([_text_of(d) for _, d in sources])
+    cpu = next((found for found in (cpuinfo.cpuinfo_text(_text_of(d)) for _, d in sources) if found), None)
+    setup = cpuinfo.boot_setup([_text_of(d) for _, d in sources])
     return Parsed(signature(sources), ms, errs, notes, runs, repairs, cpu, setup)
 
 

@@ -192,7 +192,7 @@ REPORT_JSON = paths.DATA_DIR / "outofsample.json"
 def evidence_of_rows(in_sample: list[dict] | None = None) -> dict[str, str]:
     """``{row id: kind}`` (:data:`EVIDENCE_KINDS`) for every row of :data:`ROWS`.
 
-    ``in_sample``: the per-subsystem degrees of freedom (``skbmodel.evidence.outofsample.in_sample_dof``),
+    ``in_sample``: the per-subsystem degrees of freedom (``skbmodel.evidence.protocols.seed_rows.in_sample_dof``),
     by default those of the committed report.  An exact row restates an input; a row (or a row that
     restates it in another unit) of a subsystem with no degree of freedom is reproduced by
     construction; every other row is predicted.

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from skbmodel.machine import custom, uarch
+from skbmodel.machine import cpuinfo, custom
 from skbmodel import model
 from skbmodel.evidence import parsers, userfit, userinput
 from skbmodel.links import state as sk_state
@@ -181,7 +181,7 @@ def _your_cpu(cpu: str | None, setup: dict | None = None) -> str | None:
                           help="The fit starts from this CPU's profile (its own data where the public corpus has "
                                "some, else derived from its machine description). Empty: the 'model name' line of "
                                "/proc/cpuinfo (arm64: 'CPU part') pasted with the measurements, if any.")
-    start_id, match = uarch.start_profile(typed or cpu, default=default, setup=setup or {})
+    start_id, match = cpuinfo.start_profile(typed or cpu, default=default, setup=setup or {})
     if match is None:
         return None
     with st.container(key="cal_cpu_line"):

@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 import skbmodel
 from skbmodel import model
-from skbmodel.evidence import outofsample, validation
+from skbmodel.evidence import outofsample, protocols, validation
 
 from .base import (
     COLORS, Scatter, Bar, band, Fig, finish,
@@ -130,9 +130,9 @@ def oos_curve(state: Mapping, rep=None, series: str | None = None) -> go.Figure:
     pred = np.array([p["predicted"] for p in pts])
     err = np.array([p["rel_error"] * 100 for p in pts])
     # the 90 % interval: the fitted constants' share and the structural sd of the curve's subsystem
-    s_m = rep["structural_rel_sd"].get(outofsample.STRUCTURAL_PREFIX.get(c["group"], ""), 0.0)
+    s_m = rep["structural_rel_sd"].get(protocols.curves.STRUCTURAL_PREFIX.get(c["group"], ""), 0.0)
     fig = Fig()
-    band(fig, x, outofsample.point_interval(pred, [p["constants_rel_sd"] for p in pts], s_m), COLORS["a"])
+    band(fig, x, protocols.curves.point_interval(pred, [p["constants_rel_sd"] for p in pts], s_m), COLORS["a"])
     for trace in (
             Scatter(x=x, y=pred, mode="lines+markers", name="model (fitted on the 3 filled points)",
                     line=dict(color=COLORS["a"]), marker=dict(size=5), customdata=err,

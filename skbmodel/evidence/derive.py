@@ -1,10 +1,4 @@
-"""Machine descriptions and the profiles derived from them: a CPU predicted before it is measured.
-
-A description (``skbmodel/data/uarch/<name>.toml``, in the spirit of Kerncraft's machine files)
-holds what the physics needs of one CPU -- clocks (TSC, base, turbo), cache sizes and latencies,
-the cost of a locked add and of ``lock cmpxchg16b``, the rename width, ``rep stos`` throughput,
-store-buffer size -- each figure with its public source and ``uncertain = true`` where the figure
-is not documented for that part.  ``profiles`` names the shipped profiles measured on that CPU.
+"""Profiles derived from machine descriptions: a CPU predicted before it is measured.
 
 Derivation (:func:`derive`), ECM style.  Each bench_page_pool_simple cost (one page allocated and
 returned per loop, all of it L1-resident on one core) is split into a part that carries over
@@ -39,13 +33,6 @@ one CPU out over the training set; :func:`spread`), pooled over the three costs.
 The cache sizes come from the description; every other constant is inherited from the base
 profile of the era (``e5-1650v4`` or ``e5-1650v4-2025``) and says so.
 
-Leave one CPU out (:func:`leave_one_cpu_out`): each described CPU with published page_pool
-numbers is derived from the *other* CPUs only and its numbers predicted (a measured CPU such as the
-EPYC 9684X without its own profile and rows, a CPU no profile measures from every measured CPU); next
-to each, the naive prediction (the other CPUs' mean ns, the same on every CPU).  Runs under a boot
-option whose cost the derivation does not count (:data:`UNPRICED_CONDITIONS`: SRSO's safe-RET return
-thunk) are listed, not predicted.
-
 An arm64 core is derived from the arm64 CPUs measured (only the Kunpeng 920 of the corpus); with
 none in its kernel era (or asked, ``from_isa="x86"``), from the x86 CPUs' instruction counts with
 what the kernel does differently on arm64 priced on top (:func:`isa_cost_cycles`)::
@@ -58,13 +45,17 @@ what the kernel does differently on arm64 priced on top (:func:`isa_cost_cycles`
 (7 instructions more) around an LSE ``STADD``, which TaiShan v110 may execute outside its L1
 (``percpu_atomic_cycles``, bracketed: not published); its locked RMWs are LSE atomics at the
 description's ``lock_add_cycles`` (TaiShan v110: bracketed too, near or far by core), each bracket
-widening the interval on its share of the cost (:func:`bracket_sd`).  Leave one instruction set out
-(:func:`leave_one_isa_out`) predicts the Kunpeng 920's published page_pool points so, from the x86
-CPUs alone; the figures, before and after the translation, are in docs/validation.md.
+widening the interval on its share of the cost (:func:`bracket_sd`).
+
+SLUB, zeroing and the page allocator (:func:`derive_costs`): operation counts of each constant's kernel
+code path times the description's per-operation costs [core cycles], plus a residual fitted on the CPUs
+that measure the constant (:data:`COST_MODEL`, :data:`MEASURES`, and the corpus rows of
+:data:`DIRECT_MEASURES`: the derivation reads the public corpus, which is why it lives with the
+evidence); what the derivation does not give is carried from the base CPU (:func:`carried_constants`).
+The descriptions are read by :mod:`skbmodel.machine.description`; how well the derived profiles predict
+CPUs they never saw is :mod:`skbmodel.evidence.leave_one_out`.
 """
 from __future__ import annotations
-
-from pathlib import Path
 
 import dataclasses
 import functools
@@ -74,15 +65,13 @@ import tomllib
 
 import numpy as np
 
-from .. import paths
-from . import era
-from .. import model, uncertainty
-from .custom import GHZ_RANGE
-from .profile import PROFILE_DIR, Constant, Profile, available_profiles, load_profile
+from .. import uncertainty
+from ..machine import era
+from ..machine.custom import GHZ_RANGE
+from ..machine.description import (NEEDED, Description, Figure, UarchError, derived_id, descriptions, load,
+                                   measured_on)
+from ..machine.profile import PROFILE_DIR, Constant, Profile, available_profiles, load_profile
 
-UARCH_DIR = paths.DATA_DIR / "uarch"
-#: figures the derivation reads (a description without one cannot be derived)
-NEEDED = ("tsc_ghz", "turbo_ghz", "l1d_bytes", "l2_bytes", "issue_width", "lock_add_cycles")
 #: the page_pool constants the derivation gives, and the model output of each (TSC cycles)
 DERIVED_PP = {"pp_fast_cycles": "page_pool.fast_cycles", "pp_ring_cycles": "page_pool.ring_cycles",
               "page_slow_cycles": "page_pool.slow_cycles"}
@@ -117,131 +106,7 @@ LOCKED_OPS = {False: {"pp_fast_cycles": 0, "pp_ring_cycles": 1, "page_slow_cycle
               True: {"pp_fast_cycles": 0, "pp_ring_cycles": 1, "page_slow_cycles": 5}}
 
 
-class UarchError(ValueError):
-    """Bad input to a derivation: one line naming the problem."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Figure:
-    name: str
-    value: float
-    unit: str
-    source: str
-    uncertain: bool = False
-    #: the range a figure that is not published for the part is bracketed by (``low``, ``high`` in its file),
-    #: or None: the derivation widens its interval by it (:func:`percpu_rmw_price`)
-    bracket: tuple[float, float] | None = None
-
-
-@dataclasses.dataclass(frozen=True)
-class Description:
-    name: str
-    cpu: str
-    uarch: str
-    vendor: str
-    year: int
-    profiles: tuple[str, ...]
-    figures: dict[str, Figure]
-    #: regular expressions (case ignored) for the CPU's names: a cpuinfo ``model name``, lscpu, a user's text
-    match: tuple[str, ...] = ()
-    #: arm64 ``"0x41:0xd0c"`` (``CPU implementer`` : ``CPU part`` of /proc/cpuinfo)
-    cpu_parts: tuple[str, ...] = ()
-    #: the string-operation CPUID flags the kernel's memset reads (``erms``, ``fsrm``), lower case, and
-    #: their source; ``None``: the description does not say (priced as ERMS, see :attr:`has_erms`)
-    features: tuple[str, ...] | None = None
-    features_source: str = ""
-    #: per-SKU figures that differ from the part the description names (``{SKU name: {figure: Figure}}``):
-    #: a row measured on another SKU of the same die uses its own clocks (:meth:`for_cpu`)
-    skus: dict[str, dict[str, Figure]] = dataclasses.field(default_factory=dict)
-
-    @property
-    def has_erms(self) -> bool:
-        """Whether ``memset`` runs ``memset_erms`` (``rep stosb``): X86_FEATURE_ERMS set.
-
-        The 5.x-6.1 ``arch/x86/lib/memset_64.S`` picks with ``ALTERNATIVE_2``: ``memset_erms`` with
-        ERMS, else the ``rep stosq`` + ``rep stosb`` body with X86_FEATURE_REP_GOOD (which
-        ``init_amd`` sets for every AMD family >= 0x10), else ``memset_orig``.  A description that does
-        not list its features is priced as ERMS (every Intel core since Ivy Bridge).
-        """
-        return self.features is None or "erms" in self.features
-
-    def for_cpu(self, text) -> "Description":
-        """This description with the figures of the SKU that ``text`` (a corpus row's CPU) names, if any."""
-        for sku, figs in self.skus.items():
-            if re.search(rf"\b{re.escape(sku)}\b", str(text or ""), re.I):
-                return dataclasses.replace(self, figures={**self.figures, **figs}, skus={},
-                                           cpu=f"{self.cpu.split()[0]} {sku}")
-        return self
-
-    @property
-    def isa(self) -> str:
-        """``x86`` or ``arm64``: the derivation carries core cycles between cores of one instruction set."""
-        return "x86" if self.vendor in ("Intel", "AMD") else "arm64"
-
-    def value(self, name: str) -> float:
-        if name not in self.figures:
-            raise UarchError(f"description {self.name} lacks the figure {name}, which the derivation needs")
-        return self.figures[name].value
-
-
-def _figures(path: Path, table: dict, where: str = "") -> dict[str, Figure]:
-    figs = {}
-    for k, rec in table.items():
-        if not isinstance(rec, dict) or "value" not in rec or not str(rec.get("source", "")).strip():
-            raise UarchError(f"{path.name}: figure {where}{k} needs a value and a source")
-        v = float(rec["value"])
-        if not (math.isfinite(v) and v > 0):
-            raise UarchError(f"{path.name}: figure {where}{k} = {rec['value']!r} must be a positive number")
-        bracket = None
-        if "low" in rec or "high" in rec:
-            try:
-                lo, hi = float(rec["low"]), float(rec["high"])
-            except (KeyError, TypeError, ValueError):
-                raise UarchError(f"{path.name}: figure {where}{k} needs both low and high as numbers") from None
-            if not (math.isfinite(lo) and math.isfinite(hi) and 0 < lo <= v <= hi):
-                raise UarchError(f"{path.name}: figure {where}{k}: expected 0 < low <= value <= high")
-            bracket = (lo, hi)
-        figs[k] = Figure(k, v, str(rec.get("unit", "")), str(rec["source"]), bool(rec.get("uncertain", False)),
-                         bracket)
-    return figs
-
-
-def _parse(path: Path) -> Description:
-    try:
-        doc = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as e:
-        raise UarchError(f"{path.name}: not valid TOML ({e})") from None
-    figs = _figures(path, doc.get("figures", {}))
-    features = doc.get("features")
-    if features is not None and not str(doc.get("features_source", "")).strip():
-        raise UarchError(f"{path.name}: features needs a features_source")
-    skus = {str(name): _figures(path, table, f"{name}.") for name, table in doc.get("sku", {}).items()}
-    return Description(name=str(doc["name"]), cpu=str(doc["cpu"]), uarch=str(doc["uarch"]),
-                       vendor=str(doc["vendor"]), year=int(doc["year"]),
-                       profiles=tuple(doc.get("profiles", ())), figures=figs,
-                       match=tuple(str(m) for m in doc.get("match", ())),
-                       cpu_parts=tuple(str(c).lower() for c in doc.get("cpu_parts", ())),
-                       features=None if features is None else tuple(str(f).lower() for f in features),
-                       features_source=str(doc.get("features_source", "")), skus=skus)
-
-
-def descriptions() -> dict[str, Description]:
-    """Every shipped description by name (sorted)."""
-    out = {}
-    for p in sorted(UARCH_DIR.glob("*.toml")):
-        d = _parse(p)
-        out[d.name] = d
-    return out
-
-
-def load(name: str) -> Description:
-    ds = descriptions()
-    if name not in ds:
-        raise UarchError(f"unknown uarch {str(name)[:40]!r}; known: {', '.join(ds)}")
-    return ds[name]
-
-
-def _since_split(kernel: str) -> bool:
+def since_split(kernel: str) -> bool:
     return era.version_key(kernel) >= era.version_key(era.DIRECT_RECYCLE_ANY_CONTEXT)
 
 
@@ -264,7 +129,7 @@ def cost_era(kernel: str, name: str) -> bool:
     """
     if name == "page_slow_cycles":
         return era.version_key(kernel) >= era.version_key(BENCH_EXTRA_REF_SINCE)
-    return _since_split(kernel)
+    return since_split(kernel)
 
 
 def training(exclude: tuple[str, ...] = (), isa: str = "x86") -> list[dict]:
@@ -284,7 +149,7 @@ def training(exclude: tuple[str, ...] = (), isa: str = "x86") -> list[dict]:
                 continue
             # a profile measured on another SKU of the die (its name names the SKU) converts with that SKU's clocks
             dp = d.for_cpu(prof.name)
-            new = _since_split(prof.kernels[0])
+            new = since_split(prof.kernels[0])
             eras = {k: cost_era(prof.kernels[0], k) for k in DERIVED_PP}
             scale = dp.value("turbo_ghz") / (dp.value("tsc_ghz") if "tsc_ghz" in dp.figures else prof.ghz)
             core = {k: prof.value(k) * scale for k in DERIVED_PP}
@@ -492,7 +357,7 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
     turbo = d.value("turbo_ghz")
     if ghz is None:
         ghz = d.value("tsc_ghz")
-    new = _since_split(kernel)
+    new = since_split(kernel)
     train = training(exclude=exclude, isa=d.isa)
     translate = d.isa != "x86" and (from_isa == "x86" or not [t for t in train if t["new_era"] == new])
     isa_note = ""
@@ -553,7 +418,7 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
                              f"{ARM64_PERCPU_EXTRA_INSTR} preempt-count instructions) / issue width {width:g} + "
                              f"{n_lock} locked ops x {lock:g} cycles{spin_text} + {n_pcpu} per-CPU atomics x "
                              f"{pc:.1f} cycles) x {ghz:g} / turbo {turbo:g} GHz "
-                             "(skbmodel.machine.uarch.isa_cost_cycles; "
+                             "(skbmodel.evidence.derive.isa_cost_cycles; "
                              f"width: {fig['issue_width'].source}; locked op: {fig['lock_add_cycles'].source}; "
                              f"per-CPU atomic: {pc_src}{in_run}); uncertainty: relative sd {sd:.2f}, {spread_text} "
                              f"and the per-CPU atomic's relative sd {pc_sd:.2f} on its share {share:.2f}"
@@ -572,24 +437,17 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
     consts.update(carried_constants(d, float(ghz), base, [k for k, c in base.constants.items()
                                                           if c.unit == "cycles" and consts[k] is c], exclude))
     lo, hi = kernel, kernel
-    priced = ("priced at this core's rename width, locked-op latency and per-CPU atomic (skbmodel.machine.uarch."
+    priced = ("priced at this core's rename width, locked-op latency and per-CPU atomic (skbmodel.evidence.derive."
               "isa_cost_cycles)" if translate else "priced at this core's rename width and locked-op latency")
     notes = (f"derived from the {d.uarch} description ({d.name}) for kernel {kernel}: the clock and the cache "
              f"sizes from the description, the page_pool costs from the instruction counts measured on {who} "
              f"{priced}; "
              f"{costs_note(costs)}; the path bases and the other cycles of {base.id} carried as core cycles "
-             f"(skbmodel.machine.uarch.carried_constants); every other constant inherited from {base.id}, not derived")
+             f"(skbmodel.evidence.derive.carried_constants); every other constant inherited from {base.id}, "
+             "not derived")
     return Profile(id=f"derived-{d.name}", name=f"{d.cpu} (derived: {d.uarch}, kernel {kernel})",
                    constants=consts, inherits=base.id, notes=notes, kernels=(lo, hi),
                    fit_names=base.fit_names, fit_correlation=base.fit_correlation)
-
-
-DERIVED_PREFIX = "derived-"
-
-
-def derived_id(name: str) -> str:
-    """Id of the shipped profile derived from description ``name``."""
-    return DERIVED_PREFIX + name
 
 
 def shipped_derived(name: str) -> Profile:
@@ -603,181 +461,7 @@ def shipped_derived(name: str) -> Profile:
     return dataclasses.replace(full, id=derived_id(name), constants=own)
 
 
-def list_lines() -> list[str]:
-    """``python -m skbmodel profile list-uarch``: one line per description, name first."""
-    out = []
-    for d in descriptions().values():
-        missing = [f for f in NEEDED if f not in d.figures]
-        unc = sum(f.uncertain for f in d.figures.values())
-        state = f"lacks {', '.join(missing)}" if missing else "derivable"
-        meas = f"measured: {', '.join(d.profiles)}" if d.profiles else "not measured"
-        out.append(f"{d.name}  {d.cpu} ({d.uarch}, {d.year}); {len(d.figures)} figures, {unc} uncertain; "
-                   f"{state}; {meas}")
-    return out
-
-
-# ---- leave one CPU out -------------------------------------------------------------------
-
-PROTOCOL = "other CPU"
-_PP_OUTPUTS = ("page_pool.fast_cycles", "page_pool.ring_cycles", "page_pool.slow_cycles",
-               "page_pool.nosoftirq01_cycles", "page_pool.nosoftirq02_cycles", "page_pool.nosoftirq03_cycles")
-
-
-def _naive_profile(base: Profile, train: list[dict], ghz: float, kernel: str) -> Profile:
-    """The naive prediction as a profile: the other CPUs' mean ns of each cost, the same on every CPU."""
-    vals = {k: float(np.mean([t["ns"][k] for t in train])) * ghz for k in DERIVED_PP}
-    return dataclasses.replace(base.with_values(vals), kernels=(kernel, kernel))
-
-
-#: boot options under which a published run's costs hold work the derivation does not count: such a
-#: run is listed, not predicted (the same machine's run without the option is)
-UNPRICED_CONDITIONS = {
-    "spec_rstack_overflow=safe-ret": (
-        "SRSO's safe-RET return thunk (AMD Zen 3/4's default): every kernel function return pays about 11 TSC "
-        "cycles more on the EPYC 9684X (time_bench_sample function call 14 against 3 cycles, the same machine "
-        "and kernel booted with spec_rstack_overflow=ibpb); the derivation counts instructions and locked "
-        "operations, not returns"),
-}
-
-
-def unpriced_condition(conditions) -> str | None:
-    """The :data:`UNPRICED_CONDITIONS` key a corpus row's conditions name, if any."""
-    return next((k for k in UNPRICED_CONDITIONS if k in str(conditions)), None)
-
-
-def _page_pool_rows(df) -> list[tuple]:
-    """The single page_pool points of the corpus whose CPU a description names (:func:`_row_uarch`), as
-    ``(row, description name)``, in the order of the descriptions."""
-    ds = descriptions()
-    pp = df[(df["x_name"] == "") & df["output"].isin(_PP_OUTPUTS)]
-    owned = [(r, _row_uarch(r, ds)) for r in pp.itertuples(index=False)]
-    return [(r, name) for d in ds for r, name in owned if name == d]
-
-
-def unpriced_points(df) -> list[dict]:
-    """The page_pool points of a described CPU that :func:`leave_one_cpu_out` lists but does not predict:
-    runs under a boot option of :data:`UNPRICED_CONDITIONS`, each with the option and the measured cost."""
-    return [dict(id=r.id, uarch=name, kernel=era.kernel_of(r.kernel) or "", output=r.output,
-                 measured=float(r.value), unit=str(r.unit), condition=unpriced_condition(r.conditions))
-            for r, name in _page_pool_rows(df) if unpriced_condition(r.conditions)]
-
-
-def leave_one_cpu_out(df) -> list[dict]:
-    """Every published page_pool point of a described CPU, predicted from the other CPUs.
-
-    A row's CPU is the one of a measured profile or one a description's ``match`` patterns recognise
-    (:func:`_row_uarch`): a CPU no profile measures is predicted from every measured CPU.  One record per
-    point: measured, the derived profile's prediction and 90 % interval, the naive prediction; points
-    whose kernel cannot be read, that ran a debug configuration or a boot option the derivation does not
-    price (:data:`UNPRICED_CONDITIONS`) are left out.
-    """
-    out = []
-    z = uncertainty.z_value(uncertainty.LEVEL)
-    for r, name in _page_pool_rows(df):
-        kernel = era.kernel_of(r.kernel) or era.kernel_of(r.source)
-        if (kernel is None or "debug" in str(r.kernel).lower() or not str(r.unit).startswith("cycles")
-                or unpriced_condition(r.conditions)):
-            continue
-        prof = derive(name, ghz=float(r.ghz), kernel=kernel, exclude=(name,), cpu=r.cpu)
-        train = training(exclude=(name,))
-        naive = _naive_profile(prof, train, float(r.ghz), kernel)
-        pred = float(model.evaluate({}, prof)[r.output])
-        sd = _output_sd(prof, r.output)
-        npred = float(model.evaluate({}, naive)[r.output])
-        meas = float(r.value)
-        out.append(dict(id=r.id, uarch=name, cpu=r.cpu, kernel=kernel, output=r.output, measured=meas,
-                        predicted=pred, lo=pred - z * sd, hi=pred + z * sd, naive=npred,
-                        rel_error=(pred - meas) / meas, naive_rel_error=(npred - meas) / meas,
-                        inside=bool(pred - z * sd <= meas <= pred + z * sd),
-                        rel_half_width=float(z * sd / pred), trained_on=sorted({t["profile"] for t in train})))
-    return out
-
-
-def _output_sd(prof: Profile, output: str) -> float:
-    """One sd of a page_pool output from its derived constant's stderr (each output reads one constant)."""
-    base = float(model.evaluate({}, prof)[output])
-    for k in DERIVED_PP:
-        bumped = dataclasses.replace(prof, constants={**prof.constants, k: dataclasses.replace(
-            prof.constants[k], value=prof.constants[k].value + 1.0)})
-        if float(model.evaluate({}, bumped)[output]) != base:
-            return prof.constants[k].stderr
-    return 0.0
-
-
-def summarise(points: list[dict]) -> list[dict]:
-    """The "other CPU" row of the out-of-sample summary, with ``baseline_mape`` (the naive
-    prediction's error on the same points), the 90 % intervals' coverage and median half-width."""
-    if not points:
-        return []
-    e = np.abs([p["rel_error"] for p in points])
-    b = np.abs([p["naive_rel_error"] for p in points])
-    return [dict(subsystem="page_pool", protocol=PROTOCOL, points=len(points), mape=float(np.mean(e)),
-                 max_error=float(np.max(e)), baseline_mape=float(np.mean(b)),
-                 coverage=float(np.mean([p["inside"] for p in points])),
-                 median_rel_half_width=float(np.median([p["rel_half_width"] for p in points])),
-                 cpus=sorted({p["uarch"] for p in points}))]
-
-
-def format_unpriced(points: list[dict]) -> list[str]:
-    """The lines of :func:`unpriced_points`: one per boot option, its reason and the rows it holds out."""
-    lines = []
-    for cond, why in UNPRICED_CONDITIONS.items():
-        mine = [p for p in points if p["condition"] == cond]
-        if mine:
-            rows = ", ".join(f"{p['id']} ({p['measured']:.6g})" for p in mine)
-            lines.append(f"Listed, not predicted: {len(mine)} points run with {cond}: {why}. {rows}")
-    return lines
-
-
-def format_points(points: list[dict]) -> list[str]:
-    lines = ["| row | CPU (description) | kernel | measured | derived | 90 % interval | error | naive | naive error |",
-             "|---|---|---|---:|---:|---|---:|---:|---:|"]
-    for p in points:
-        lines.append(f"| {p['id']} | {p['uarch']} | {p['kernel']} | {p['measured']:.6g} | {p['predicted']:.4g} | "
-                     f"{p['lo']:.4g} – {p['hi']:.4g} | {p['rel_error'] * 100:+.1f} % | {p['naive']:.4g} | "
-                     f"{p['naive_rel_error'] * 100:+.1f} % |")
-    return lines
-
-
-
-# ---- leave one instruction set out: arm64 from the x86 CPUs --------------------------------
-
-ISA_PROTOCOL = "other ISA (arm64 from x86)"
-ISA_INRUN_PROTOCOL = "other ISA, in-run baselines"
-#: the corpus outputs of an arm64 page_pool run (published in ns: its cycle counter is the ~100 MHz arch
-#: timer) and the model output each is
-ISA_OUTPUTS = {"page_pool.fast_cycles": "page_pool.fast_cycles", "page_pool.ring_cycles": "page_pool.ring_cycles",
-               "page_pool.slow_cycles": "page_pool.slow_cycles",
-               "other:page_pool.nosoftirq01_ns": "page_pool.nosoftirq01_cycles",
-               "other:page_pool.nosoftirq02_ns": "page_pool.nosoftirq02_cycles",
-               "other:page_pool.nosoftirq03_ns": "page_pool.nosoftirq03_cycles"}
-#: the in-run baselines of a run that the in-run variant reads, and the key of :func:`derive`'s ``inrun``
-INRUN_OUTPUTS = {"other:atomic_inc_ns": "atomic", "other:spin_lock_unlock_ns": "spinlock"}
-_THREAD = re.compile(r"^(.*?)-(?:before|after)-")
-
-
-def _thread(row_id: str) -> str:
-    """The thread of a corpus row: its id before ``-before-``/``-after-`` (one machine, one mail thread)."""
-    m = _THREAD.match(str(row_id))
-    return m.group(1) if m else str(row_id)
-
-
-def _inrun_baselines(df, d: Description, rows) -> dict[str, dict]:
-    """Per thread, the in-run baselines of :data:`INRUN_OUTPUTS` among ``rows`` (the machine's rows), in
-    core cycles at the description's turbo clock (the baseline loops run one core), mean over the thread's
-    runs, and the row ids they come from."""
-    out = {}
-    turbo = d.value("turbo_ghz")
-    base = rows[rows["output"].isin(list(INRUN_OUTPUTS)) & rows["unit"].eq("ns")]
-    for r in base.itertuples(index=False):
-        rec = out.setdefault(_thread(r.id), {"ids": [], "values": {}})
-        rec["ids"].append(r.id)
-        rec["values"].setdefault(INRUN_OUTPUTS[r.output], []).append(float(r.value) * turbo)
-    return {t: {**{k: float(np.mean(v)) for k, v in rec["values"].items()},
-                "source": ", ".join(sorted(rec["ids"]))} for t, rec in out.items()}
-
-
-def _untranslated(d: Description, kernel: str, exclude: tuple[str, ...], ghz: float) -> dict[str, float]:
+def untranslated(d: Description, kernel: str, exclude: tuple[str, ...], ghz: float) -> dict[str, float]:
     """The page_pool constants as derived before the ISA translation: the x86 CPUs' instruction counts at
     the core's width and locked-op latency alone (:func:`cost_cycles`), for the before/after comparison."""
     train, out = training(exclude=exclude), {}
@@ -786,230 +470,6 @@ def _untranslated(d: Description, kernel: str, exclude: tuple[str, ...], ghz: fl
         pts = _era_points(train, nk, k)
         out[k] = cost_cycles(float(np.mean([t["instr"][k] for t in pts])), d, nk, k, ghz)
     return out
-
-
-def leave_one_isa_out(df, inrun: bool = False) -> list[dict]:
-    """Every published page_pool point of a measured arm64 CPU, predicted from the x86 CPUs only.
-
-    Each point's profile is :func:`derive` with every arm64 description excluded and ``from_isa="x86"``:
-    no arm64 profile and no arm64 page_pool row is read.  ``inrun``: the run's own ``time_bench``
-    baselines (:data:`INRUN_OUTPUTS`, rows of the same thread, :func:`_inrun_baselines`; a thread without
-    them keeps the description's figures) price the per-CPU atomic and the spinlock.  One record per point,
-    in ns (the rows' unit; the model's cycles at the description's clock): measured, derived with its 90 %
-    interval (``pred +- z sd``), the naive prediction (the x86 CPUs' mean ns, :func:`_naive_profile`) and
-    ``untranslated``, the derivation without the translation (:func:`_untranslated`).
-    """
-    z = uncertainty.z_value(uncertainty.LEVEL)
-    ds = descriptions()
-    arm = tuple(n for n, d in ds.items() if d.isa != "x86")
-    out, profs = [], {}
-    for d in (d for d in ds.values() if d.isa != "x86" and d.profiles):
-        mine = df[df["cpu"].astype(str).apply(lambda c: any(re.search(rx, c, re.I) for rx in d.match))]
-        ghz = d.value("tsc_ghz") if "tsc_ghz" in d.figures else d.value("base_ghz")
-        baselines = _inrun_baselines(df, d, mine) if inrun else {}
-        rows = mine[mine["output"].isin(list(ISA_OUTPUTS)) & (mine["x_name"] == "") & mine["unit"].eq("ns")]
-        for r in rows.itertuples(index=False):
-            kernel = era.kernel_of(r.kernel) or era.kernel_of(r.source)
-            if kernel is None or "debug" in str(r.kernel).lower():
-                continue
-            base = baselines.get(_thread(r.id), {})
-            key = (d.name, kernel, tuple(sorted(base.items())))
-            if key not in profs:
-                prof = derive(d.name, ghz=ghz, kernel=kernel, exclude=arm, from_isa="x86", inrun=base)
-                train = training(exclude=arm)
-                profs[key] = (prof, _naive_profile(prof, train, ghz, kernel),
-                              prof.with_values(_untranslated(d, kernel, arm, ghz)), train)
-            prof, naive, before, train = profs[key]
-            output = ISA_OUTPUTS[r.output]
-            pred = float(model.evaluate({}, prof)[output]) / ghz
-            sd = _output_sd(prof, output) / ghz
-            npred = float(model.evaluate({}, naive)[output]) / ghz
-            upred = float(model.evaluate({}, before)[output]) / ghz
-            meas = float(r.value)
-            out.append(dict(id=r.id, uarch=d.name, cpu=r.cpu, kernel=kernel, output=output, measured=meas,
-                            predicted=pred, lo=pred - z * sd, hi=pred + z * sd, naive=npred, untranslated=upred,
-                            rel_error=(pred - meas) / meas, naive_rel_error=(npred - meas) / meas,
-                            untranslated_rel_error=(upred - meas) / meas,
-                            inside=bool(pred - z * sd <= meas <= pred + z * sd),
-                            rel_half_width=float(z * sd / pred), inrun=base.get("source", ""),
-                            trained_on=sorted({t["profile"] for t in train})))
-    return out
-
-
-def summarise_isa(points: list[dict], protocol: str) -> list[dict]:
-    """The summary row of :func:`leave_one_isa_out`: as :func:`summarise`, under ``protocol``, with the
-    MAPE of the untranslated derivation (``untranslated_mape``) next to the naive one."""
-    rows = summarise(points)
-    for row in rows:
-        row.update(protocol=protocol,
-                   untranslated_mape=float(np.mean(np.abs([p["untranslated_rel_error"] for p in points]))))
-    return rows
-
-
-def format_isa_points(points: list[dict]) -> list[str]:
-    lines = ["| row | kernel | in-run baselines | measured ns | derived ns | 90 % interval | error | untranslated | "
-             "naive | naive error |", "|---|---|---|---:|---:|---|---:|---:|---:|---:|"]
-    for p in points:
-        lines.append(f"| {p['id']} | {p['kernel']} | {p['inrun'] or '—'} | {p['measured']:.6g} | "
-                     f"{p['predicted']:.4g} | {p['lo']:.4g} – {p['hi']:.4g} | {p['rel_error'] * 100:+.1f} % | "
-                     f"{p['untranslated']:.4g} ({p['untranslated_rel_error'] * 100:+.1f} %) | {p['naive']:.4g} | "
-                     f"{p['naive_rel_error'] * 100:+.1f} % |")
-    return lines
-
-# ---- the user's own CPU ----------------------------------------------------------------------
-
-_MODEL_NAME = re.compile(r"^\s*model name\s*:\s*(\S.*?)\s*$", re.I | re.M)
-#: a notebook's or a mail's own line naming the machine: ``CPU: AMD EPYC 9684X 96-Core Processor (CF Gen 12)``
-_CPU_LINE = re.compile(r"^\s*CPU\s*:\s*(\S.*?)\s*$", re.M)
-#: ``Kernel: 6.13.0-rc6+``, ``Same kernel: ...``, ``Linux version 6.13.7 (...)``, ``uname -r``-style ``6.13.0-...``
-_KERNEL_LINE = re.compile(r"^\s*(?:[A-Za-z ]*kernel\s*:|Linux version)\s*v?(\d+\.\d+)", re.I | re.M)
-#: what a text says of the SRSO mitigation: the boot option, or the vulnerabilities file's line
-_SRSO_TEXT = (("srso-ibpb", re.compile(r"spec_rstack_overflow=ibpb|Mitigation:\s*IBPB", re.I)),
-              ("none", re.compile(r"spec_rstack_overflow=off|\bmitigations=off", re.I)),
-              ("srso-safe-ret", re.compile(r"spec_rstack_overflow=safe-ret|Mitigation:\s*Safe RET", re.I)))
-#: the first kernel with the SRSO mitigation (v6.5, 2023-08; its default on Zen 1-4 is safe-RET)
-SRSO_SINCE = "6.5"
-_LSCPU_NAME = re.compile(r"^\s*Model name:\s*(\S.*?)\s*$", re.I | re.M)
-_IMPLEMENTER = re.compile(r"^\s*CPU implementer\s*:\s*(0x[0-9a-f]+)\s*$", re.I | re.M)
-_PART = re.compile(r"^\s*CPU part\s*:\s*(0x[0-9a-f]+)\s*$", re.I | re.M)
-
-
-@dataclasses.dataclass(frozen=True)
-class CpuMatch:
-    """A user's CPU as read (``text``: a model name, ``CPU part 0x41:0xd0c`` or a typed name) and the
-    description it matches (None: unknown)."""
-    text: str
-    description: Description | None
-    #: the profile chosen for the run's kernel configuration, and why (:func:`start_profile`)
-    start: str | None = None
-    start_why: str = ""
-
-    @property
-    def profile(self) -> str | None:
-        """The shipped profile a fit starts from: the CPU's own measured profile where the corpus has
-        one (its data, derived where it has none), else the profile derived from its description."""
-        d = self.description
-        if d is None:
-            return None
-        return d.profiles[0] if d.profiles else derived_id(d.name)
-
-    def line(self, default: str) -> str:
-        """One line saying which profile the fit starts from and why."""
-        if self.description is None:
-            return (f"unknown CPU {self.text[:80]!r}: no machine description matches it, so the fit starts from "
-                    f"the default {default} (python -m skbmodel profile list-uarch lists the described CPUs)")
-        d = self.description
-        why = f" ({self.start_why})" if self.start_why else ""
-        return (f"CPU {self.text[:80]!r} is {d.uarch} (description {d.name}): the fit starts from "
-                f"{self.start or self.profile}{why}")
-
-
-def cpuinfo_text(text: str) -> str | None:
-    """What identifies the CPU in pasted /proc/cpuinfo or lscpu output: the first ``model name``, or
-    on arm64 (no model name) ``CPU implementer:CPU part`` (``"0x41:0xd0c"``); None when neither is there."""
-    s = str(text or "")
-    m = _MODEL_NAME.search(s) or _LSCPU_NAME.search(s) or _CPU_LINE.search(s)
-    if m:
-        return m.group(1)
-    imp, part = _IMPLEMENTER.search(s), _PART.search(s)
-    if imp and part:
-        return f"{imp.group(1).lower()}:{part.group(1).lower()}"
-    return None
-
-
-def match_cpu(name: str) -> CpuMatch:
-    """The description of a CPU named by the user: a description name, a shipped profile measured on or
-    derived from a description, a cpuinfo model name, an lscpu name or an arm64 ``implementer:part``."""
-    text = " ".join(str(name or "").split())
-    key = text.lower()
-    part = re.fullmatch(r"(?:cpu part\s*)?(0x[0-9a-f]+):(0x[0-9a-f]+)", key)
-    for d in descriptions().values():
-        if key in (d.name, derived_id(d.name)) or key in d.profiles:
-            return CpuMatch(text, d)
-        if part and f"{part.group(1)}:{part.group(2)}" in d.cpu_parts:
-            return CpuMatch(f"CPU part {part.group(1)}:{part.group(2)}", d)
-    for d in descriptions().values():
-        if any(re.search(rx, text, re.I) for rx in d.match):
-            return CpuMatch(text, d)
-    return CpuMatch(f"CPU part {key}" if part else text, None)
-
-
-def user_cpu(text: str) -> CpuMatch | None:
-    """The CPU of pasted measurements (their cpuinfo/lscpu lines), or None when they name none."""
-    found = cpuinfo_text(text)
-    return match_cpu(found) if found else None
-
-
-def boot_setup(texts) -> dict[str, str]:
-    """What pasted text says of the kernel it ran: ``{"kernel": "6.13", "return_thunk": ...}``, each key only
-    when read.  The SRSO mode comes from a boot option or the vulnerabilities file's line; a text that names
-    a kernel since :data:`SRSO_SINCE` and no mode ran the default, ``default-srso`` (safe-RET on Zen 1-4)."""
-    text = "\n".join(str(t or "") for t in texts)
-    out = {}
-    k = _KERNEL_LINE.search(text)
-    if k:
-        out["kernel"] = k.group(1)
-    mode = next((m for m, rx in _SRSO_TEXT if rx.search(text)), None)
-    if mode is None and "kernel" in out and era.version_key(out["kernel"]) >= era.version_key(SRSO_SINCE):
-        mode = "default-srso"
-    if mode:
-        out["return_thunk"] = mode
-    return out
-
-
-def same_machine_profiles(profile_id: str) -> list[str]:
-    """The shipped profiles of the machine ``profile_id`` was measured on (itself first): one per kernel
-    configuration (the EPYC 9684X's IBPB and safe-RET boots)."""
-    try:
-        d = measured_on(profile_id)[0] if profile_id in available_profiles() else None
-    except UarchError:  # a derived profile: one configuration
-        d = None
-    if d is None:
-        return [profile_id]
-    names = [profile_id] + [p for p, (n, _w) in ASSUMED_MEASURED_ON.items() if n == d.name and p != profile_id]
-    return [p for p in names if p in available_profiles() and load_profile(p).name.split(" (")[0]
-            == load_profile(profile_id).name.split(" (")[0]]
-
-
-def _by_setup(profile_id: str, setup: dict) -> str:
-    """Of the same machine's profiles, the one whose return thunk the run's text names (the stock default on
-    an AMD core: safe-RET where a profile has it)."""
-    want = setup.get("return_thunk")
-    if not want:
-        return profile_id
-    cands = same_machine_profiles(profile_id)
-    thunk = {p: load_profile(p).config.get("return_thunk") for p in cands}
-    if want == "default-srso":
-        want = "srso-safe-ret" if "srso-safe-ret" in thunk.values() else None
-    return next((p for p in cands if want and thunk[p] == want), profile_id)
-
-
-def start_profile(cpu: str | None, texts=(), default: str = "e5-1650v4",
-                  setup: dict | None = None) -> tuple[str, CpuMatch | None]:
-    """The shipped profile a fit of the user's measurements starts from, and the CPU match behind it.
-
-    ``cpu``: the CPU as the user names it (wins); otherwise the first cpuinfo/lscpu/``CPU:`` lines in
-    ``texts`` (the pasted or uploaded measurements).  Of that CPU's profiles the one of the kernel
-    configuration the texts name (:func:`boot_setup`: a stock Zen 4 kernel runs SRSO safe-RET).  No CPU
-    named: ``default`` and None; an unknown CPU: ``default`` and its match (:meth:`CpuMatch.line` says so).
-    ``setup``: :func:`boot_setup` of the texts, when the caller has it already.
-    """
-    if cpu is not None and str(cpu).strip():
-        m = match_cpu(cpu)
-    else:
-        m = next((found for found in map(user_cpu, texts) if found is not None), None)
-    if m is None:
-        return default, None
-    if m.profile not in available_profiles():
-        return default, m
-    setup = boot_setup(texts) if setup is None else setup
-    pid = _by_setup(m.profile, setup)
-    if pid != m.profile or setup.get("return_thunk"):
-        mode = setup.get("return_thunk", "")
-        said = ("no SRSO mode named on a kernel since " + SRSO_SINCE + ": the default, safe-RET"
-                if mode == "default-srso" else f"the text names {mode}")
-        m = dataclasses.replace(m, start=pid, start_why=f"{load_profile(pid).configuration_label}: {said}")
-    return pid, m
 
 
 # ---- SLUB, zeroing and the page allocator: operation counts x per-operation cost ----------
@@ -1174,17 +634,17 @@ DIRECT_MIN_YEARS = 1.0
 def _direct_rows_all() -> tuple[tuple[str, str, str, str, float], ...]:
     """``(uarch, constant, row id, kernel, TSC cycles)`` of every corpus row of :data:`DIRECT_MEASURES` on a
     described x86 CPU whose kernel is known (the shipped corpus, read once per process)."""
-    from ..evidence.corpus import load_corpus  # imported here: the model's import does not read the corpus
+    from .corpus import load_corpus  # imported here: the model's import does not read the corpus
 
     ds = descriptions()
     df = load_corpus()
     out = []
     for r in df[df["output"].isin(list(DIRECT_MEASURES))].itertuples(index=False):
-        name = _row_uarch(r, ds)
+        name = row_uarch(r, ds)
         kernel = era.kernel_of(r.kernel) or era.kernel_of(r.source)
         if name is None or ds[name].isa != "x86" or kernel is None:
             continue
-        if "memcg-active" in str(r.series):  # a configuration the model does not describe (see _judged)
+        if "memcg-active" in str(r.series):  # a configuration the model does not describe (see leave_one_out._judged)
             continue
         if str(r.unit).startswith("cycles"):
             out.append((name, DIRECT_MEASURES[r.output], r.id, kernel, float(r.value)))
@@ -1333,7 +793,7 @@ def costs_note(costs: dict[str, Constant]) -> str:
     names = {"slub": "SLUB", "zeroing": "zeroing", "page_alloc": "the page allocator"}
     return (f"{', '.join(names[s] for s in subs)} as operation counts of their kernel code paths x the "
             "description's per-operation costs plus residual core cycles fitted on the CPUs that measure them "
-            "(skbmodel.machine.uarch.COST_MODEL)" if subs else "SLUB, zeroing and the page allocator inherited")
+            "(skbmodel.evidence.derive.COST_MODEL)" if subs else "SLUB, zeroing and the page allocator inherited")
 
 
 #: on a core without ERMS the variable-size ``memset`` (what ``__GFP_ZERO`` calls) is ``__memset``'s
@@ -1466,30 +926,6 @@ def counting_clock(d: Description) -> str:
 #: constants carried between CPUs as ns, not as core cycles: a cacheline moving between two cores'
 #: caches waits on the interconnect (mesh, Infinity Fabric), whose clock is not the core's
 CARRIED_AS_NS = ("xcpu_line_cycles",)
-#: the CPU a profile measured on that no description lists in ``profiles``, and why it is taken to be
-#: that one: seed 003's lab names only "Xeon Platinum" (its profile's clock is assumed the same way)
-ASSUMED_MEASURED_ON = {  # not in zen4-genoa's ``profiles``: a boot option the derivation does not count
-    "epyc-9684x-srso": ("zen4-genoa", "the EPYC 9684X of epyc-9684x under SRSO safe-RET")}
-#: profiles measured on a CPU no source names, and why: their cycles are carried unchanged (the clocks that
-#: would convert them are not known), with a move's uncertainty.  Seed 003 names "a Xeon Platinum" with
-#: iavf, not its model or clocks (its profile's 2.3 GHz is assumed); taking it to be an Ice Lake-SP at its
-#: 3.4 GHz turbo made the E5-1650 v4's out-of-sample cpumap rates (Jesper Brouer's 2019 runs) 36 % off
-#: instead of 14 %, evidence against that guess, not for another one
-UNKNOWN_CPU = {"xeon-platinum-iavf": "seed 003 names a Xeon Platinum with iavf, not its model or clocks"}
-
-
-def measured_on(profile_id: str) -> tuple[Description | None, str]:
-    """The description of the CPU profile ``profile_id`` measured on, and how that is known (None and why
-    for a CPU no source names, :data:`UNKNOWN_CPU`)."""
-    if profile_id in UNKNOWN_CPU:
-        return None, UNKNOWN_CPU[profile_id]
-    for d in descriptions().values():
-        if profile_id in d.profiles:
-            return d, f"description {d.name} lists profile {profile_id}"
-    if profile_id in ASSUMED_MEASURED_ON:
-        name, why = ASSUMED_MEASURED_ON[profile_id]
-        return load(name), why
-    raise UarchError(f"no description says which CPU profile {profile_id} measured on")
 
 
 def carry_factor(src: Description, src_ghz: float, dst: Description, dst_ghz: float, as_ns: bool = False) -> float:
@@ -1535,7 +971,7 @@ def carried_constants(d: Description, ghz: float, base: Profile, names,
                     f"{c.value * src.value('turbo_ghz') / base.ghz:.1f} core cycles of {src.name} under load, carried "
                     f"as core cycles, x {ghz:g} / turbo {d.value('turbo_ghz'):g} GHz ({clock} cycles of {d.name})")
         unc = (f"relative sd {rel:.2f}: its own {c.stderr / c.value if c.value else 0.0:.2f} and {s_move:.2f} "
-               f"for another CPU (skbmodel.machine.uarch.transfer_spread, {n_move} residuals, {who}), in quadrature"
+               f"for another CPU (skbmodel.evidence.derive.transfer_spread, {n_move} residuals, {who}), in quadrature"
                if not same else f"relative sd {rel:.2f}: its own (the same CPU)")
         out[k] = dataclasses.replace(  # not fitted here: an assumption that the other CPU's cost carries
             c, value=round(value, 3), stderr=round(rel * value, 3), clock=clock, bounds=None,
@@ -1545,17 +981,7 @@ def carried_constants(d: Description, ghz: float, base: Profile, names,
     return out
 
 
-# ---- leave one CPU out: SLUB, zeroing, the page allocator ------------------------------------
-
-#: the outputs judged per subsystem, and the subsystem's summary name
-COST_OUTPUTS = {"slub.loop_cycles": "slub", "slub.bulk_cycles": "slub", "zero.memset_cycles": "zeroing",
-                "zero.erms_cycles": "zeroing", "page_alloc.single_cycles": "page_alloc",
-                "page_alloc.bulk_cycles": "page_alloc"}
-#: a subsystem's accuracy is claimed only with at least this many CPUs of one kernel era
-MIN_CPUS_FOR_CLAIM = 3
-
-
-def _row_uarch(r, ds: dict[str, Description]) -> str | None:
+def row_uarch(r, ds: dict[str, Description]) -> str | None:
     """The description a corpus row was measured on: an inferred CPU (:data:`INFERRED_CPU`), the CPU of a
     measured profile, or a CPU the row names that a description's name patterns (``match``) recognise."""
     for prefix, (name, _why) in INFERRED_CPU.items():
@@ -1570,160 +996,3 @@ def _row_uarch(r, ds: dict[str, Description]) -> str | None:
         if any(re.search(rx, str(r.cpu), re.I) for rx in d.match):
             return d.name
     return None
-
-
-def _judged(r) -> bool:
-    """A corpus row the model describes: a SLUB curve of the upstream design (detached freelists,
-    memcg kmem not active, the skb head's 256 B objects), a zeroing row, a page allocator row (a
-    bulk of two or more: the list-based RFC of 2017 served a bulk of one through the bulk path, which
-    the kernel's ``alloc_pages_bulk`` does not, commit 387ba26fb1cb)."""
-    cond, series = str(r.conditions), str(r.series)
-    if r.output.startswith("slub."):
-        return ("design=detached-freelist" in cond and "memcg-active" not in series
-                and r.x_name == "bulk" and "obj_bytes" not in cond)
-    if r.output == "page_alloc.bulk_cycles":
-        return r.x_name == "bulk" and float(r.x_value) >= 2
-    return True
-
-
-def _cost_naive(prof: Profile, exclude: tuple[str, ...], ghz: float) -> Profile:
-    """The naive prediction: each derived constant as the training CPUs' mean ns x the clock (the base
-    profile's ns where no training CPU measures it), the same on every CPU."""
-    train = cost_training(exclude)
-    base = load_profile(prof.inherits)
-    vals = {}
-    for k in COST_MODEL:
-        ns = [t["ns"] for t in train[k]] or [base.value(k) / base.ghz]
-        vals[k] = float(np.mean(ns)) * ghz
-    return prof.with_values(vals)
-
-
-def _cost_output_rel_sd(prof: Profile, params: dict, output: str) -> float:
-    """Relative sd of one output from the derived constants' stderr (independent), by finite differences."""
-    base = float(model.evaluate(params, prof)[output])
-    var = 0.0
-    for k in COST_MODEL:
-        c = prof.constants.get(k)
-        if c is None or not c.stderr:
-            continue
-        h = max(abs(c.value) * 1e-3, 1e-6)
-        bumped = dataclasses.replace(prof, constants={**prof.constants, k: dataclasses.replace(c, value=c.value + h)})
-        slope = (float(model.evaluate(params, bumped)[output]) - base) / h
-        var += (slope * c.stderr) ** 2
-    return math.sqrt(var) / base if base > 0 else float("inf")
-
-
-def _own_through_base(prof: Profile, d: Description, params: dict, output: str) -> list[str]:
-    """The constants of :data:`COST_MODEL` that ``output`` depends on and that ``prof`` (derived without
-    ``d``'s data) inherits from a base profile measured on ``d`` itself (:data:`MEASURES`): where no other
-    CPU measures a constant the derivation leaves it to the base, and when the left-out CPU is the base's,
-    that is its own value, so the point is no prediction from the other CPUs."""
-    base = prof.inherits
-    if base not in d.profiles:
-        return []
-    at = float(model.evaluate(params, prof)[output])
-    out = []
-    for k in MEASURES.get(base, {}):
-        c = prof.constants.get(k)
-        if c is None or c.source.startswith("derived:"):
-            continue
-        if float(model.evaluate(params, prof.with_values({k: c.value + max(abs(c.value) * 1e-3, 1e-6)}))[output]) != at:
-            out.append(k)
-    return out
-
-
-def leave_one_cpu_out_costs(df) -> list[dict]:
-    """Every published SLUB, zeroing and page-allocator point of a described CPU (:func:`_judged`),
-    predicted by :func:`derive` from the *other* CPUs' data only (``exclude``), next to the naive
-    prediction (the other CPUs' mean ns).  The 90 % interval is log-normal,
-    ``pred * exp(+-z * rel_sd)`` (positive and finite), ``rel_sd`` from the derived constants' stderr.
-    A point whose constants no other CPU measures (only counted operations, or inherited) is kept; a
-    CPU with no other CPU to train on for the subsystem is skipped (nothing to derive from), and so is a
-    point that would read the left-out CPU's own value of a constant through the base profile
-    (:func:`_own_through_base`: the E5-1650 v4's zeroing rows, whose per-line costs no other CPU measures)."""
-    z = uncertainty.z_value(uncertainty.LEVEL)
-    ds = descriptions()
-    rows = df[df["output"].isin(list(COST_OUTPUTS))]
-    out, profs = [], {}
-    for r in rows.itertuples(index=False):
-        name = _row_uarch(r, ds)
-        if name is None or not _judged(r) or not str(r.unit).startswith("cycles"):
-            continue
-        kernel = era.kernel_of(r.kernel) or era.kernel_of(r.source)
-        if kernel is None or "debug" in str(r.kernel).lower() or unpriced_condition(r.conditions):
-            continue
-        sub = COST_OUTPUTS[r.output]
-        train = cost_training(exclude=(name,))
-        used = {t["profile"] for k, recs in train.items() if COST_MODEL[k][0] == sub for t in recs}
-        if not used:
-            continue
-        ghz = float(r.ghz)
-        key = (name, ghz, kernel, ds[name].for_cpu(r.cpu).cpu)
-        if key not in profs:
-            prof = derive(name, ghz=ghz, kernel=kernel, exclude=(name,), cpu=r.cpu)
-            profs[key] = (prof, _cost_naive(prof, (name,), ghz))
-        prof, naive = profs[key]
-        x_name = outofsample_input(r.output, r.x_name)
-        params = {x_name: float(r.x_value)} if x_name else {}
-        if _own_through_base(prof, ds[name], params, r.output):
-            continue
-        pred = float(model.evaluate(params, prof)[r.output])
-        npred = float(model.evaluate(params, naive)[r.output])
-        rel = _cost_output_rel_sd(prof, params, r.output)
-        lo, hi = pred * math.exp(-z * rel), pred * math.exp(z * rel)
-        meas = float(r.value)
-        out.append(dict(id=r.id, uarch=name, subsystem=sub, cpu=r.cpu, kernel=kernel, output=r.output,
-                        x=float(r.x_value) if x_name else None, measured=meas, predicted=pred, lo=lo, hi=hi,
-                        naive=npred, rel_error=(pred - meas) / meas, naive_rel_error=(npred - meas) / meas,
-                        inside=bool(lo <= meas <= hi), rel_half_width=(hi - lo) / (2.0 * pred),
-                        inferred_cpu=any(str(r.series).startswith(p) for p in INFERRED_CPU),
-                        trained_on=sorted(used)))
-    return out
-
-
-def outofsample_input(output: str, x_name) -> str | None:
-    """The model input of a corpus row's varied quantity (``bulk``, ``page_bulk``, ``zero_bytes``)."""
-    if not isinstance(x_name, str) or not x_name:
-        return None
-    if output.startswith("page_alloc.") and x_name == "bulk":
-        return "page_bulk"
-    return {"bulk": "bulk", "zero_bytes": "zero_bytes"}.get(x_name)
-
-
-def cpus_per_era(points: list[dict]) -> int:
-    """The most CPUs of one kernel era (before/since the page_pool split release) among ``points``."""
-    eras = {}
-    for p in points:
-        eras.setdefault(_since_split(p["kernel"]), set()).add(p["uarch"])
-    return max((len(v) for v in eras.values()), default=0)
-
-
-def summarise_costs(points: list[dict]) -> list[dict]:
-    """One "other CPU" row per subsystem of :func:`leave_one_cpu_out_costs`: MAPE, the naive MAPE, the
-    90 % intervals' coverage and median relative half-width, and whether an accuracy is claimed
-    (``claim``: at least :data:`MIN_CPUS_FOR_CLAIM` CPUs of one kernel era)."""
-    out = []
-    for sub in sorted({p["subsystem"] for p in points}):
-        pts = [p for p in points if p["subsystem"] == sub]
-        e = np.abs([p["rel_error"] for p in pts])
-        b = np.abs([p["naive_rel_error"] for p in pts])
-        out.append(dict(subsystem=sub, protocol=PROTOCOL, points=len(pts), mape=float(np.mean(e)),
-                        max_error=float(np.max(e)), baseline_mape=float(np.mean(b)),
-                        coverage=float(np.mean([p["inside"] for p in pts])),
-                        median_rel_half_width=float(np.median([p["rel_half_width"] for p in pts])),
-                        cpus=sorted({p["uarch"] for p in pts}),
-                        claim=cpus_per_era(pts) >= MIN_CPUS_FOR_CLAIM))
-    return out
-
-
-def format_cost_points(points: list[dict]) -> list[str]:
-    lines = ["| row | subsystem | CPU (description) | kernel | x | measured | derived | 90 % interval | error | "
-             "naive | naive error |", "|---|---|---|---|---:|---:|---:|---|---:|---:|---:|"]
-    for p in points:
-        x = "—" if p["x"] is None else f"{p['x']:g}"
-        star = " *" if p["inferred_cpu"] else ""
-        lines.append(f"| {p['id']} | {p['subsystem']} | {p['uarch']}{star} | {p['kernel']} | {x} | "
-                     f"{p['measured']:.6g} | {p['predicted']:.4g} | {p['lo']:.4g} – {p['hi']:.4g} | "
-                     f"{p['rel_error'] * 100:+.1f} % | "
-                     f"{p['naive']:.4g} | {p['naive_rel_error'] * 100:+.1f} % |")
-    return lines
