@@ -1,4 +1,4 @@
-"""Where the carried constants' relative sd (skbmodel.machine.uarch.transfer_spread) comes from, and the
+"""Where the carried constants' relative sd (skbmodel.evidence.derive.transfer_spread) comes from, and the
 intervals a same-era move would give instead.
 
     python benchmarks/transfer_spread.py
@@ -27,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from skbmodel import model, uncertainty  # noqa: E402
 from skbmodel.links import state as st  # noqa: E402
-from skbmodel.machine import era, uarch  # noqa: E402
+from skbmodel.machine import description, era  # noqa: E402
+from skbmodel.evidence import derive  # noqa: E402
 from skbmodel.machine.profile import load_profile  # noqa: E402
 
 MOVE_TEXT = re.compile(r"relative sd [0-9.]+: its own ([0-9.]+) and ([0-9.]+) for another CPU")
@@ -38,18 +39,18 @@ CASES = (("veth", {}, ("veth.mpps",)),
 
 def residuals(exclude=()):
     """``[(constant, cpu, kernel, ln error, mean year gap, drift variance)]`` as transfer_spread sees them."""
-    train_all = uarch.cost_training(exclude)
-    s_cpu = uarch.spread(uarch.training(exclude=exclude))[0]
-    drifts = {sub: uarch.kernel_drift(exclude, sub, train_all) for sub in {v[0] for v in uarch.COST_MODEL.values()}}
+    train_all = derive.cost_training(exclude)
+    s_cpu = derive.spread(derive.training(exclude=exclude))[0]
+    drifts = {sub: derive.kernel_drift(exclude, sub, train_all) for sub in {v[0] for v in derive.COST_MODEL.values()}}
     out = []
     for k, recs in train_all.items():
-        if len({t["uarch"] for t in recs}) < 2 or not uarch.COST_MODEL[k][2]:
+        if len({t["uarch"] for t in recs}) < 2 or not derive.COST_MODEL[k][2]:
             continue
-        drift = drifts[uarch.COST_MODEL[k][0]][0]
+        drift = drifts[derive.COST_MODEL[k][0]][0]
         for cpu in sorted({t["uarch"] for t in recs}):
             rest = [t for t in recs if t["uarch"] != cpu]
             for t in (t for t in recs if t["uarch"] == cpu):
-                pred = uarch.derive_cost(k, uarch.load(cpu), t["kernel"], rest, s_cpu, drift)["core"]
+                pred = derive.derive_cost(k, description.load(cpu), t["kernel"], rest, s_cpu, drift)["core"]
                 gap = float(np.mean([abs(era.year_of(t["kernel"]) - era.year_of(r["kernel"])) for r in rest]))
                 out.append((k, cpu, t["kernel"], math.log(t["core"] / pred), gap, drift ** 2 * gap))
     return out
@@ -59,7 +60,7 @@ def carry_unchanged_residuals():
     """``[(to, from, cost, ln(core_to / core_from))]``: each measured CPU's page_pool costs in core cycles
     against every other CPU's of the same kernel era (``training()['eras']``), carried unchanged, as a
     path base is.  A constant measured on five CPUs gives each pair twice, mirrored."""
-    tr = uarch.training()
+    tr = derive.training()
     out = []
     for t in tr:
         for k in t["core"]:
@@ -115,7 +116,7 @@ def main(profiles=("epyc-9684x", "xeon-gold-6140", "derived-zen4-genoa")) -> int
           f"{np.mean(dvar):.3f}: CPU part sqrt(max(0, diff)) = {math.sqrt(max(0.0, np.mean(e ** 2 - dvar))):.3f}")
     same = [r for r in rows if r[4] <= 2.0]
     print(f"same-era residuals (gap <= 2 years): {len(same)}: " + ", ".join(f"{r[0]} {r[1]} {r[3]:+.3f}" for r in same))
-    s_old = uarch._move_spread(())[0]
+    s_old = derive._move_spread(())[0]
     carry = carry_unchanged_residuals()
     ce = np.array([r[3] for r in carry])
     s_new = float(np.sqrt(np.mean(ce ** 2)))
