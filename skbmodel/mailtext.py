@@ -78,7 +78,7 @@ def _setting(key: str, raw: str) -> str:
 
 
 def _profile_text(ident: answers.ProfileIdentity, who: str = "") -> str:
-    kernels = f", kernels {'-'.join(ident.kernels)}" if ident.kernels else ""
+    kernels = f", {_profile.kernels_text(ident.kernels)}" if ident.kernels else ""
     if ident.custom:
         what = f"custom profile {ident.name} on {ident.base}"
     else:

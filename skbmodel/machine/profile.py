@@ -118,10 +118,7 @@ class Profile:
     @property
     def kernel_label(self) -> str:
         """``kernel 6.13`` / ``kernels 5.11-6.7`` / ``kernel not stated``: the kernels the constants describe."""
-        if not self.kernels:
-            return "kernel not stated"
-        lo, hi = self.kernels
-        return f"kernel {lo}" if lo == hi else f"kernels {lo}-{hi}"
+        return kernels_text(self.kernels)
 
     @property
     def mitigation_label(self) -> str:
@@ -211,6 +208,14 @@ class Profile:
             lines += ["  [" + ", ".join(_num(x) for x in row) + "]," for row in corr]
             lines.append("]")
         return "\n".join(lines) + "\n"
+
+
+def kernels_text(kernels) -> str:
+    """``kernel 6.13`` / ``kernels 5.11-6.7`` / ``kernel not stated`` of a ``(first, last)`` kernel range."""
+    if not kernels:
+        return "kernel not stated"
+    lo, hi = kernels
+    return f"kernel {lo}" if lo == hi else f"kernels {lo}-{hi}"
 
 
 def _merge_correlation(old_names, old_corr, names, corr) -> dict:
