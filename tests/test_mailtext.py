@@ -3,8 +3,6 @@ give the same block; ASCII, 70 columns (72 quoted), the link alone on its line; 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +12,7 @@ from skbmodel.links.pages import BY_SLUG
 from skbmodel import cli, uncertainty
 from skbmodel.physics import noise
 from skbmodel.links import shortlink, state as S, versions as V
-from tests.limits import SUBPROCESS_TIMEOUT_S
+from tests.cli_util import skbmodel_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 README_QUERY = "page=compare&b_xdp_batch=4"
@@ -112,9 +110,7 @@ def test_the_readme_walk_through_states_the_model_s_verdict():
 
 
 def test_cli_text_prints_what_the_module_builds():
-    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "page=slub&bulk=32", "--text", "--base",
-                        "https://skb.example.org/slub"], cwd=ROOT, capture_output=True, text=True,
-                       timeout=SUBPROCESS_TIMEOUT_S)
+    r = skbmodel_cli("eval", "page=slub&bulk=32", "--text", "--base", "https://skb.example.org/slub", cwd=ROOT)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[-1] == "https://skb.example.org/slub?" + shortlink.shorten(
         V.share_query(S.decode("page=slub&bulk=32")[0]))
