@@ -253,7 +253,7 @@ def test_cli_export_bad_input_is_one_line_exit_2(tmp_path, query, page, key):
 # ---------------------------------------------------------------- download buttons (AppTest)
 _APP = """
 import streamlit as st
-from skbmodel import state as S
+from skbmodel.links import state as S
 from skbview import charts
 from skbview.app import downloads
 state, warnings = S.decode(dict(st.query_params))
