@@ -231,7 +231,8 @@ MUTATIONS = [
     # ---- mail text
     Mutation("mailtext", "return max(0, digits - 1 - int(np.floor(np.log10(x)))) if x > 0 and np.isfinite(x) else 0",
              "return max(0, digits - int(np.floor(np.log10(x)))) if x > 0 and np.isfinite(x) else 0",
-             ("tests/test_mailtext.py::test_default_view_says_defaults_and_quotes_the_headline_with_its_interval",),
+             ("tests/test_mailtext.py::test_default_view_says_defaults_and_quotes_the_headline_with_its_interval",
+              "tests/test_mailtext.py::test_a_and_b_on_the_compare_line_have_four_significant_digits"),
              "four significant digits in the mail text"),
     # ---- parsers
     Mutation("parsers.mail", '_SOFT = re.compile(r"(?<!=)=$")', '_SOFT = re.compile(r"=$")',

@@ -3,6 +3,8 @@
 # (ruff, config in ruff.toml), then run the whole test suite with the venv's python. Extra arguments go to pytest.
 # A lint finding fails the run before any test.
 # Exits with pytest's exit code, except that "no tests collected" (pytest exit 5) is a failure.
+# The tests run on SKB_TEST_WORKERS pytest-xdist workers (default 2, the machine's cores); each module runs
+# whole on one worker (groups: tests/conftest.py). `-n 0` among the arguments runs them in this one process.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 # SKB_NEED_NGINX=1 also tells the proxy test that a missing nginx is a failure, not a skip
@@ -13,7 +15,7 @@ if [ -z "$PY" ] || [ ! -x "$PY" ]; then
     exit 1
 fi
 "$PY" -m ruff check . || { echo "test.sh: FAILED: ruff check found problems (see above)" >&2; exit 1; }
-"$PY" -m pytest -q tests "$@"
+"$PY" -m pytest -q tests -n "${SKB_TEST_WORKERS:-2}" --dist loadgroup "$@"
 rc=$?
 if [ "$rc" -eq 5 ]; then
     echo "test.sh: FAILED: pytest collected no tests (exit 5) -- an empty test selection is an error" >&2

@@ -14,6 +14,7 @@ Playwright always drives the system Chromium (skbview.exporter.chromium_path());
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import signal
@@ -28,6 +29,7 @@ from pathlib import Path
 from typing import Iterator, Mapping
 
 from skbview.exporter import chromium_path
+from tests.limits import SERVER_START_TIMEOUT_S
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = chromium_path()
@@ -39,7 +41,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--no-first-run",
 ]
-HEALTH_TIMEOUT_S = 60.0
 #: A link of the dashboard's sidebar navigation (skbview/app/nav.py draws them with st.page_link)
 NAV_LINK = '.st-key-page_nav [data-testid="stPageLink-NavLink"]'
 
@@ -74,22 +75,9 @@ def _stop_group(proc: subprocess.Popen, timeout: float = 10.0) -> None:
             continue
 
 
-@contextlib.contextmanager
-def streamlit_server(
-    script_path: str | os.PathLike,
-    port: int | None = None,
-    env: Mapping[str, str] | None = None,
-    timeout: float = HEALTH_TIMEOUT_S,
-) -> Iterator[str]:
-    """Run `streamlit run script_path` from the repo root; yield its base URL.
-
-    Waits until /_stcore/health answers "ok" (RuntimeError after `timeout` s,
-    with the server's log), and terminates the whole process group on exit.
-    """
-    port = port or free_port()
-    script = Path(script_path)
-    if not script.is_absolute():
-        script = REPO_ROOT / script
+def _start_streamlit(script: Path, port: int, env: Mapping[str, str] | None, timeout: float):
+    """``(process, log)`` of `streamlit run script` on ``port`` once /_stcore/health says ok; RuntimeError
+    (with the server's log) if it exits or ``timeout`` s pass first."""
     cmd = [
         sys.executable, "-m", "streamlit", "run", str(script),
         "--server.headless=true",
@@ -109,22 +97,90 @@ def streamlit_server(
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+    deadline = time.monotonic() + timeout
+    while not _health_ok(port):
+        if proc.poll() is not None or time.monotonic() > deadline:
+            _stop_group(proc)
+            log.seek(0)
+            output = log.read().decode(errors="replace")[-4000:]
+            log.close()
+            state = f"exited with {proc.returncode}" if proc.poll() is not None else "timed out"
+            raise RuntimeError(
+                f"streamlit server for {script} {state} before /_stcore/health said ok "
+                f"(port {port}). Output:\n{output}"
+            )
+        time.sleep(0.1)
+    if proc.poll() is not None:  # the health answer came from another process's server on that port
+        log.close()
+        raise RuntimeError(f"streamlit server for {script} exited with {proc.returncode}: Port {port} is not available")
+    return proc, log
+
+
+#: tries of a server start on a port found free that another process took first (parallel test workers)
+PORT_TRIES = 3
+
+
+@contextlib.contextmanager
+def streamlit_server(
+    script_path: str | os.PathLike,
+    port: int | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = SERVER_START_TIMEOUT_S,
+) -> Iterator[str]:
+    """Run `streamlit run script_path` from the repo root; yield its base URL.
+
+    Waits until /_stcore/health answers "ok" (RuntimeError after `timeout` s,
+    with the server's log), and terminates the whole process group on exit.
+    Without a ``port``, a free one; if another process took it before the server bound it, another.
+    """
+    script = Path(script_path)
+    if not script.is_absolute():
+        script = REPO_ROOT / script
+    for attempt in range(1 if port else PORT_TRIES):
+        chosen = port or free_port()
+        try:
+            proc, log = _start_streamlit(script, chosen, env, timeout)
+            break
+        except RuntimeError as e:
+            if port or attempt == PORT_TRIES - 1 or f"Port {chosen} is not available" not in str(e):
+                raise
     try:
-        deadline = time.monotonic() + timeout
-        while not _health_ok(port):
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.seek(0)
-                output = log.read().decode(errors="replace")[-4000:]
-                state = f"exited with {proc.returncode}" if proc.poll() is not None else "timed out"
-                raise RuntimeError(
-                    f"streamlit server for {script} {state} before /_stcore/health said ok "
-                    f"(port {port}). Output:\n{output}"
-                )
-            time.sleep(0.1)
-        yield f"http://127.0.0.1:{port}"
+        yield f"http://127.0.0.1:{chosen}"
     finally:
         _stop_group(proc)
         log.close()
+
+
+#: script -> (the context that stops its server, URL): the servers one test process shares
+_SHARED: dict[str, tuple[contextlib.ExitStack, str]] = {}
+
+
+def shared_server(script: str = "dashboard.py") -> str:
+    """The URL of one `streamlit run script` for the whole test process (each xdist worker has its own),
+    started on first use and stopped by :func:`stop_shared_servers` (tests/conftest.py, at the end of the
+    session). Every browser session on it is a new Streamlit session with its own state; what they share
+    is what a real server's visitors share (the process, its caches). A server that stopped answering is
+    started again."""
+    if script in _SHARED:
+        stack, url = _SHARED[script]
+        if _health_ok(int(url.rsplit(":", 1)[1])):
+            return url
+        stack.close()
+        del _SHARED[script]
+    stack = contextlib.ExitStack()
+    url = stack.enter_context(streamlit_server(script))
+    _SHARED[script] = (stack, url)
+    return url
+
+
+def stop_shared_servers() -> None:
+    """Stop every server :func:`shared_server` started."""
+    while _SHARED:
+        _, (stack, _) = _SHARED.popitem()
+        stack.close()
+
+
+atexit.register(stop_shared_servers)  # also when the session ends without the fixture's teardown
 
 
 def launch_chromium(playwright, **kwargs):
@@ -220,11 +276,15 @@ def wait_for_plotly(page, chart_index: int = 0, timeout: float = 30.0) -> None:
 
 
 @contextlib.contextmanager
-def app_and_browser(script: str = "dashboard.py"):
-    """A Streamlit server for ``script`` and one headless system Chromium: yields ``(url, browser)``."""
+def app_and_browser(script: str = "dashboard.py", fresh: bool = False):
+    """A Streamlit server for ``script`` and one headless system Chromium: yields ``(url, browser)``.
+    The server is the test process's shared one (:func:`shared_server`), or with ``fresh`` one of its own
+    (for what a server does on its first request), stopped on exit."""
     from playwright.sync_api import sync_playwright
 
-    with streamlit_server(script) as url, sync_playwright() as p:
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(streamlit_server(script)) if fresh else shared_server(script)
+        p = stack.enter_context(sync_playwright())
         browser = launch_chromium(p)
         try:
             yield url, browser

@@ -3,7 +3,13 @@
 ``SKB_TEST_ORDER_SEED=<int>`` runs the collected tests in an order drawn from that seed: the modules
 shuffled, then the tests inside each module (so a module's fixtures are still set up once). With
 ``SKB_TEST_ORDER=items`` as well, every test is shuffled among all the others, across modules. The seed
-is printed in the session header, so an order that fails can be run again."""
+is printed in the session header, so an order that fails can be run again.
+
+Under pytest-xdist (``scripts/test.sh`` runs ``-n 2 --dist loadgroup``) every test is put in a group that
+one worker runs whole: its module (so a module's server, browser and fixtures are set up once, as in one
+process), except that the modules reading ``oos_report`` form one group (the report is computed once, not
+once per worker). With ``SKB_TEST_ORDER=items`` no group is set, so the shuffled tests are spread over the
+workers one by one."""
 import os
 import random
 import shutil
@@ -29,6 +35,37 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(ORDER_LINE)
 
 
+#: the session fixtures whose modules one worker runs together (each is computed once per process)
+SHARED_SESSION_FIXTURES = ("oos_report",)
+
+
+def _xdist_groups(items) -> None:
+    """Mark each test with the ``xdist_group`` its worker is chosen by (see the module's docstring)."""
+    shared = {}
+    for item in items:
+        for name in SHARED_SESSION_FIXTURES:
+            if name in getattr(item, "fixturenames", ()):
+                shared.setdefault(item.nodeid.split("::", 1)[0], name)
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        item.add_marker(pytest.mark.xdist_group(shared.get(module, module)))
+
+
+class _Groups:
+    """A plugin of its own: a module has one ``pytest_collection_modifyitems``, and the shuffle below must
+    run last while this runs first."""
+
+    @pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the groups
+    def pytest_collection_modifyitems(self, session, config, items):
+        if not (ORDER_SEED and ORDER_MODE == "items"):
+            _xdist_groups(items)
+
+
+def pytest_configure(config):
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_Groups(), "skb-xdist-groups")
+
+
 @pytest.hookimpl(trylast=True)  # after pytest's own reordering by fixture, which would regroup
 def pytest_collection_modifyitems(session, config, items):
     if not ORDER_SEED:
@@ -50,6 +87,17 @@ def pytest_collection_modifyitems(session, config, items):
         rng.shuffle(group)
         shuffled.extend(group)
     items[:] = shuffled
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _stop_shared_servers():
+    """At the end of the session, stop the Streamlit servers the browser tests shared
+    (tests/browser_util.py ``shared_server``; none if no browser test ran)."""
+    yield
+    import sys
+    browser_util = sys.modules.get("tests.browser_util")
+    if browser_util is not None:
+        browser_util.stop_shared_servers()
 
 
 @pytest.fixture

@@ -8,3 +8,5 @@ can take many times what it takes on an idle one."""
 APPTEST_TIMEOUT_S = 180
 #: one `python -m skbmodel ...` or `scripts/*.py` subprocess (a regeneration evaluates every profile)
 SUBPROCESS_TIMEOUT_S = 900
+#: a `streamlit run` until its /_stcore/health answers (tests/browser_util.py)
+SERVER_START_TIMEOUT_S = 180

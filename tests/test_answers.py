@@ -24,9 +24,8 @@ from skbmodel.machine.profile import available_profiles, load_profile
 from skbmodel.scenario import Scenario
 from skbview import report
 from skbview.charts import base as chart_base
+from tests.limits import SUBPROCESS_TIMEOUT_S
 
-#: a subprocess is the CLI contract under test; generous, named (a loaded 2-core runner)
-CLI_TIMEOUT_S = 300
 
 
 def _decode(q: str) -> dict:
@@ -193,11 +192,13 @@ def test_the_text_block_and_the_footer_name_a_custom_profile():
 
 
 def test_eval_text_and_json_print_the_same_answer():
-    """The CLI contract: ``eval --text`` and ``eval --json`` of one query print one answer."""
+    """The CLI contract: ``eval --text`` and ``eval --json`` of one query print one answer (a real process: the
+    entry point ``python -m skbmodel`` and its exit status 0 are part of what is tested)."""
     q = "page=compare&cpu=epyc-9684x&xdp_batch=8&b_xdp_batch=32"
     run = [sys.executable, "-m", "skbmodel", "eval", q]
-    text = subprocess.run(run + ["--text"], capture_output=True, text=True, timeout=CLI_TIMEOUT_S, check=True).stdout
-    out = json.loads(subprocess.run(run + ["--json"], capture_output=True, text=True, timeout=CLI_TIMEOUT_S,
+    text = subprocess.run(run + ["--text"], capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S,
+                          check=True).stdout
+    out = json.loads(subprocess.run(run + ["--json"], capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S,
                                     check=True).stdout)
     d = out["answers"]["differences"][0]
     assert out["b_overrides"] == {"xdp_batch": 32}

@@ -19,7 +19,7 @@ from tests.browser_util import (
     plotly_y,
     slider_selector,
     slider_value,
-    streamlit_server,
+    shared_server,
     wait_for_app,
     wait_for_plotly,
 )
@@ -33,7 +33,8 @@ ERROR_SELECTOR = '[data-testid="stException"], [data-testid="stAlertContentError
 
 @pytest.fixture(scope="module")
 def browser_page():
-    with streamlit_server("dashboard.py") as url, sync_api.sync_playwright() as p:
+    url = shared_server("dashboard.py")
+    with sync_api.sync_playwright() as p:
         browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})

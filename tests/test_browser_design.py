@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from urllib.parse import urlsplit
 
 import pytest
@@ -14,7 +12,7 @@ from skbmodel import design
 from skbmodel.links import state as S
 from tests.browser_util import (REPO_ROOT, app_and_browser, eventually, page_with_errors, wait_for_app,
                                 wait_for_plotly)
-from tests.limits import SUBPROCESS_TIMEOUT_S
+from tests.cli_util import skbmodel_cli
 
 pytestmark = pytest.mark.browser
 
@@ -91,8 +89,7 @@ def test_composition_share_link_in_a_fresh_context_shows_the_same_numbers(app):
 
     eventually(same)
     # the CLI gives the page's numbers for the same link
-    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", urlsplit(link).query, "--json"], cwd=REPO_ROOT,
-                       capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
+    r = skbmodel_cli("eval", urlsplit(link).query, "--json", cwd=REPO_ROOT)
     assert r.returncode == 0, r.stderr
     ns = json.loads(r.stdout)["outputs"]["path.ns_per_packet"]
     assert before["Cost (ns/packet)"] == f"{ns:.4g}"

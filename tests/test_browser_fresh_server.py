@@ -16,7 +16,7 @@ pytestmark = pytest.mark.browser
 
 def test_a_compare_link_as_the_first_request_keeps_scenario_b():
     st, _ = S.decode("page=compare&zero=memset&b_zero=gfp_zero&b_bulk=8")
-    with app_and_browser("dashboard.py") as (url, browser):
+    with app_and_browser("dashboard.py", fresh=True) as (url, browser):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
             page.goto(f"{url}/compare?{S.encode(st)}")
@@ -54,7 +54,7 @@ def test_a_fresh_server_shows_only_its_own_navigation_from_the_first_byte(path):
     page list in any frame at any poll from the first response, and the first chart comes with the
     sidebar's own links, one per page, in the registry's order and titles."""
     titles = [p.title for p in (*pages.PAGES, pages.CALIBRATE)]
-    with app_and_browser("dashboard.py") as (url, browser):
+    with app_and_browser("dashboard.py", fresh=True) as (url, browser):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.add_init_script(_WATCH_NAV)
         try:

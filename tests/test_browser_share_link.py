@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -19,7 +17,7 @@ import pytest
 from skbmodel.links import shortlink, state as S, versions as V
 from tests.browser_util import (app_and_browser, eventually, focus_slider, REPO_ROOT, slider_value, wait_for_app,
                                 wait_for_plotly)
-from tests.limits import SUBPROCESS_TIMEOUT_S
+from tests.cli_util import skbmodel_cli
 
 pytestmark = pytest.mark.browser
 
@@ -54,8 +52,7 @@ def _open(app, query: str, path: str = "/"):
 
 
 def _eval(query: str) -> dict:
-    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", query, "--json"], cwd=REPO_ROOT,
-                       capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
+    r = skbmodel_cli("eval", query, "--json", cwd=REPO_ROOT)
     assert r.returncode == 0, r.stderr
     return json.loads(r.stdout)
 

@@ -1,7 +1,5 @@
 """The CPU profiles built from the public corpus: reproducible from it, and honest about each constant."""
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -11,7 +9,7 @@ from skbmodel import model
 from skbmodel.machine import description
 from skbmodel.evidence import derive
 from skbmodel.machine.profile import PROFILE_DIR, load_profile
-from tests.limits import SUBPROCESS_TIMEOUT_S
+from tests.cli_util import skbmodel_cli, script_main
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS_PROFILES = ("i7-4790k", "xeon-gold-6140", "xeon-platinum-8481c", "kunpeng-920", "epyc-9684x", "epyc-7351")
@@ -22,8 +20,7 @@ DERIVED_FROM = {"i7-4790k": "haswell", "kunpeng-920": "kunpeng-920", "xeon-gold-
 
 
 def test_profiles_are_what_the_script_writes_from_the_corpus():
-    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "corpus_profiles.py"), "--check"],
-                       capture_output=True, text=True)
+    r = script_main(str(ROOT / "scripts" / "corpus_profiles.py"), "--check")
     assert r.returncode == 0, r.stderr
 
 
@@ -127,8 +124,7 @@ def test_epyc_9684x_own_constants_are_its_v613_ibpb_rows_and_the_rest_is_derived
 
 def test_epyc_9684x_evaluates_from_the_cli():
     import json
-    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "cpu=epyc-9684x", "--json"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=SUBPROCESS_TIMEOUT_S)
+    r = skbmodel_cli("eval", "cpu=epyc-9684x", "--json", cwd=ROOT)
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
     assert "epyc-9684x" in r.stdout and doc
@@ -171,7 +167,6 @@ def test_epyc_7351_start_ups_are_its_rows_less_four_derived_lines():
 
 def test_epyc_7351_evaluates_from_the_cli():
     import json
-    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "cpu=epyc-7351", "--json"],
-                       capture_output=True, text=True, cwd=ROOT, timeout=SUBPROCESS_TIMEOUT_S)
+    r = skbmodel_cli("eval", "cpu=epyc-7351", "--json", cwd=ROOT)
     assert r.returncode == 0, r.stderr
     assert "epyc-7351" in r.stdout and json.loads(r.stdout)

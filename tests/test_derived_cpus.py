@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -17,7 +15,7 @@ from skbmodel.links import shortlink
 from skbmodel.machine import profile as P
 from skbmodel.links import state as S
 from skbmodel.links import versions as V
-from tests.limits import SUBPROCESS_TIMEOUT_S
+from tests.cli_util import script_main
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -38,8 +36,7 @@ def _clear():
 
 
 def test_derived_profiles_are_what_the_script_writes():
-    r = subprocess.run([sys.executable, str(ROOT / "scripts" / "derived_profiles.py"), "--check"],
-                       capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
+    r = script_main(str(ROOT / "scripts" / "derived_profiles.py"), "--check")
     assert r.returncode == 0, r.stderr
 
 

@@ -4,8 +4,6 @@ the Design page (AppTest)."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +14,7 @@ from skbmodel import design, model, uncertainty
 from skbmodel.physics import noise
 from skbmodel.links import state as S
 from skbmodel.machine.profile import load_profile
+from tests.cli_util import skbmodel_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ("e5-1650v4", "xeon-platinum-iavf")
@@ -67,8 +66,8 @@ def test_intervals_of_a_start_equal_those_of_its_path():
 
 def test_cli_contract_design_from_veth_equals_veth():
     def ns(q):
-        r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", q, "--json"], cwd=ROOT, capture_output=True,
-                           text=True, check=True)
+        r = skbmodel_cli("eval", q, "--json", cwd=ROOT)
+        assert r.returncode == 0, r.stderr
         return json.loads(r.stdout)["outputs"]["path.ns_per_packet"]
     for path in S.PATHS:
         assert ns(f"path=design&d_from={path}") == ns(f"path={path}")
@@ -209,14 +208,13 @@ def test_a_composition_that_makes_no_sense_names_its_stage(query, tmp_path):
     assert found and found[0][0] == BAD[query], found
     out = model.evaluate(S.scenario(st))  # still evaluates: nothing crashes
     assert np.isfinite(out["path.ns_per_packet"])
-    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", f"path=design&{query}"], cwd=ROOT,
-                       capture_output=True, text=True)
+    r = skbmodel_cli("eval", f"path=design&{query}", cwd=ROOT)
     assert r.returncode == 2 and r.stdout == ""
     err = [line for line in r.stderr.splitlines() if line.startswith("error:")]
     assert len(err) == 1 and BAD[query] in err[0] and "Traceback" not in r.stderr
     if query == next(iter(BAD)):  # chart export refuses it the same way
-        r = subprocess.run([sys.executable, "-m", "skbmodel", "export", f"path=design&{query}", "--page", "design",
-                            "--format", "svg", "--out", str(tmp_path)], cwd=ROOT, capture_output=True, text=True)
+        r = skbmodel_cli("export", f"path=design&{query}", "--page", "design", "--format", "svg", "--out", tmp_path,
+                         cwd=ROOT)
         assert r.returncode == 2 and "skb head" in r.stderr and not list(tmp_path.iterdir())
 
 
@@ -230,8 +228,8 @@ def test_usable_starts_have_no_problems_and_out_of_range_is_clamped():
 
 
 def test_eval_help_lists_the_design_keys():
-    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "--help"], cwd=ROOT, capture_output=True,
-                       text=True, check=True)
+    r = skbmodel_cli("eval", "--help", cwd=ROOT)
+    assert r.returncode == 0, r.stderr
     for k in design.KEY_NAMES:
         assert k + "=" in r.stdout
 

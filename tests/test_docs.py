@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import importlib.util
 import re
-import subprocess
-import sys
 from pathlib import Path
+
+from tests.cli_util import script_main
 
 ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = ROOT / "scripts" / "constants_table.py"
@@ -19,7 +19,7 @@ def _script():
 
 
 def test_constants_table_in_model_doc_is_up_to_date():
-    r = subprocess.run([sys.executable, str(SCRIPT), "--check"], cwd=ROOT, capture_output=True, text=True)
+    r = script_main(SCRIPT, "--check")
     assert r.returncode == 0, r.stderr
 
 

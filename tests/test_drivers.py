@@ -12,6 +12,7 @@ from skbmodel import drivers, model, uncertainty
 from skbmodel.links import state as sk_state
 from skbmodel.machine.profile import archived_versions, load_profile
 from tests import cases
+from tests.cli_util import skbmodel_cli
 
 E5, PLAT = "e5-1650v4", "xeon-platinum-iavf"
 Z = uncertainty.z_value()
@@ -217,20 +218,17 @@ def test_json_rounds_to_four_digits():
 
 def test_eval_json_names_the_drivers_and_the_flag():
     import json
-    import subprocess
-    import sys
     from pathlib import Path
     repo = Path(__file__).resolve().parent.parent
-    res = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "page=compare&path=cpumap&b_path=cpumap"
-                          "&b_pp_recycle=0.5&b_numa=cross", "--json"], cwd=repo, capture_output=True, text=True)
+    res = skbmodel_cli("eval", "page=compare&path=cpumap&b_path=cpumap&b_pp_recycle=0.5&b_numa=cross", "--json",
+                       cwd=repo)
     assert res.returncode == 0, res.stderr
     drv = json.loads(res.stdout)["drivers"]
     assert drv["about"] == "B - A"
     head = drv["outputs"]["path.ns_per_packet"]
     assert head["value"] == pytest.approx(98.04, abs=0.01) and head["dominated_by_assumed"]
     assert {r["kind"] for r in head["rows"]} <= {"fitted", "published", "assumed", "structural"}
-    res = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "page=slub&bulk=8", "--json"], cwd=repo,
-                         capture_output=True, text=True)
+    res = skbmodel_cli("eval", "page=slub&bulk=8", "--json", cwd=repo)
     drv = json.loads(res.stdout)["drivers"]
     assert drv["about"] == "A" and list(drv["outputs"]) == ["slub.loop_cycles"]
 

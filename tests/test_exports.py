@@ -9,8 +9,6 @@ from __future__ import annotations
 import io
 import re
 import struct
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
@@ -21,7 +19,8 @@ import skbmodel
 from skbmodel.links import state as S
 from skbview import charts, exporter, report
 from tests.browser_util import REPO_ROOT
-from tests.limits import APPTEST_TIMEOUT_S, SUBPROCESS_TIMEOUT_S
+from tests.limits import APPTEST_TIMEOUT_S
+from tests.cli_util import skbmodel_cli
 
 pytestmark = pytest.mark.export
 
@@ -217,8 +216,7 @@ def test_html_report_opens_in_chromium_with_all_charts_drawn(html_report, page_f
 
 # ---------------------------------------------------------------- CLI
 def _cli(*args, cwd=REPO_ROOT):
-    return subprocess.run([sys.executable, "-m", "skbmodel", "export", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=SUBPROCESS_TIMEOUT_S)
+    return skbmodel_cli("export", *args, cwd=cwd)
 
 
 def test_cli_export_png_svg_html(tmp_path):

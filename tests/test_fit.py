@@ -5,8 +5,6 @@ import dataclasses
 import json
 import math
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -19,7 +17,7 @@ from skbmodel.evidence.parsers import Measurement
 from skbmodel.machine.profile import load_profile
 
 from tests.test_parsers import SEED_000, SEED_002, SEED_004
-from tests.limits import SUBPROCESS_TIMEOUT_S
+from tests.cli_util import skbmodel_cli
 
 E5 = load_profile("e5-1650v4")
 REPO = Path(__file__).resolve().parent.parent
@@ -137,8 +135,7 @@ def test_cli_fit_json_and_out(tmp_path):
     f = tmp_path / "lab.txt"
     f.write_text(SEED_004)
     out = tmp_path / "lab.toml"
-    p = subprocess.run([sys.executable, "-m", "skbmodel", "fit", str(f), "--json", "--out", str(out), "--label", "lab"],
-                       cwd=REPO, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
+    p = skbmodel_cli("fit", str(f), "--json", "--out", str(out), "--label", "lab", cwd=REPO)
     assert p.returncode == 0, p.stderr
     doc = json.loads(p.stdout)
     assert doc["ok"] and doc["free"] == ["slub_fast_pair_cycles", "slub_bulk_obj_pair_cycles"]
@@ -146,8 +143,7 @@ def test_cli_fit_json_and_out(tmp_path):
     prof = custom.load_profile_text(out.read_text(), "lab.toml")
     assert prof.id == doc["profile"]["id"] and custom.encode_profile(prof) == doc["profile"]["link"]
     # the link drives CLI eval
-    e = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "prof=" + doc["profile"]["link"], "--json"],
-                       cwd=REPO, capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
+    e = skbmodel_cli("eval", "prof=" + doc["profile"]["link"], "--json", cwd=REPO)
     assert e.returncode == 0, e.stderr
     assert json.loads(e.stdout)["profile"] == prof.id
 
@@ -156,8 +152,7 @@ def test_cli_fit_json_and_out(tmp_path):
 def test_cli_fit_bad_files_exit_2_with_a_message(tmp_path, content):
     f = tmp_path / "bad.txt"
     f.write_bytes(content)
-    p = subprocess.run([sys.executable, "-m", "skbmodel", "fit", str(f)], cwd=REPO, capture_output=True, text=True,
-                       timeout=SUBPROCESS_TIMEOUT_S)
+    p = skbmodel_cli("fit", str(f), cwd=REPO)
     assert p.returncode == 2
     assert "Traceback" not in p.stderr and "bad.txt" in p.stderr and "error:" in p.stderr
 
@@ -172,9 +167,8 @@ KFL_MD = DATA / "kfree_skb_list_bulk.md"          # pktgen before/after kfree_sk
 SLUB3 = ("slub_fast_pair_cycles", "slub_bulk_obj_pair_cycles", "slub_free_slow_extra_cycles")
 
 
-def cli(*args, timeout=SUBPROCESS_TIMEOUT_S):
-    return subprocess.run([sys.executable, "-m", "skbmodel", "fit", *map(str, args)], cwd=REPO,
-                          capture_output=True, text=True, timeout=timeout)
+def cli(*args):
+    return skbmodel_cli("fit", *map(str, args), cwd=REPO)
 
 
 def _curve():
@@ -486,8 +480,7 @@ def test_repeats_give_the_fitted_profile_its_measured_noise_through_link_toml_an
 
 def test_cli_json_refusals_are_json_on_stdout_one_line_on_stderr_exit_2(tmp_path):
     def run(*args):
-        p = subprocess.run([sys.executable, "-m", "skbmodel", *map(str, args)], capture_output=True, text=True,
-                           cwd=REPO, timeout=SUBPROCESS_TIMEOUT_S)
+        p = skbmodel_cli(*map(str, args), cwd=REPO)
         assert p.returncode == 2, p.stderr
         return json.loads(p.stdout), p.stderr.strip().splitlines()
     # runs that clash: the runs are the reason and are listed

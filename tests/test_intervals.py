@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +13,7 @@ from skbmodel import model, uncertainty
 from skbmodel.physics import noise
 from skbmodel.links import state as sk_state
 from skbmodel.machine.profile import ProfileError, load_profile, parse_profile
+from tests.cli_util import skbmodel_cli
 
 REPO = Path(__file__).resolve().parent.parent
 E5, PLAT = "e5-1650v4", "xeon-platinum-iavf"
@@ -270,8 +269,7 @@ def test_compare_rows_carry_paired_intervals_and_verdicts():
 
 # ---------------------------------------------------------------- CLI and dashboard
 def test_eval_json_has_an_interval_for_every_output():
-    res = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "bulk=32&zero=memset", "--json"], cwd=REPO,
-                         capture_output=True, text=True)
+    res = skbmodel_cli("eval", "bulk=32&zero=memset", "--json", cwd=REPO)
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
     assert set(doc["intervals"]) == set(doc["outputs"]) == set(model.OUTPUT_UNITS)
@@ -279,8 +277,7 @@ def test_eval_json_has_an_interval_for_every_output():
     _, iv = uncertainty.evaluate_with_intervals(sk_state.scenario(st), sk_state.profile_for(st))
     for k in doc["outputs"]:  # the interval the model computes, printed as is
         assert doc["intervals"][k] == pytest.approx([float(x) for x in iv[k]], rel=1e-9, abs=1e-12), k
-    plain = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "bulk=32"], cwd=REPO, capture_output=True,
-                           text=True)
+    plain = skbmodel_cli("eval", "bulk=32", cwd=REPO)
     assert plain.returncode == 0 and plain.stdout.count("[") >= len(model.OUTPUT_UNITS)
 
 

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
@@ -15,7 +13,7 @@ from skbmodel.evidence import corpus
 from skbmodel.machine import kconfig
 from skbmodel import model
 from skbmodel.machine import profile as P
-from tests.limits import SUBPROCESS_TIMEOUT_S
+from tests.cli_util import skbmodel_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 MEMCG_ACTIVE = ("slub-i7-4790k-2016-01-kfree-bulk-memcg-active-loop",
@@ -26,8 +24,7 @@ MEMCG_ACTIVE = ("slub-i7-4790k-2016-01-kfree-bulk-memcg-active-loop",
 
 
 def cli(*args):
-    return subprocess.run([sys.executable, "-m", "skbmodel", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=SUBPROCESS_TIMEOUT_S)
+    return skbmodel_cli(*args, cwd=ROOT)
 
 
 def test_profiles_state_their_configuration_with_defaults():

@@ -3,8 +3,6 @@ give the same block; ASCII, 70 columns (72 quoted), the link alone on its line; 
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +12,7 @@ from skbmodel.links.pages import BY_SLUG
 from skbmodel import cli, uncertainty
 from skbmodel.physics import noise
 from skbmodel.links import shortlink, state as S, versions as V
-from tests.limits import SUBPROCESS_TIMEOUT_S
+from tests.cli_util import skbmodel_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 README_QUERY = "page=compare&b_xdp_batch=4"
@@ -112,9 +110,7 @@ def test_the_readme_walk_through_states_the_model_s_verdict():
 
 
 def test_cli_text_prints_what_the_module_builds():
-    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "page=slub&bulk=32", "--text", "--base",
-                        "https://skb.example.org/slub"], cwd=ROOT, capture_output=True, text=True,
-                       timeout=SUBPROCESS_TIMEOUT_S)
+    r = skbmodel_cli("eval", "page=slub&bulk=32", "--text", "--base", "https://skb.example.org/slub", cwd=ROOT)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[-1] == "https://skb.example.org/slub?" + shortlink.shorten(
         V.share_query(S.decode("page=slub&bulk=32")[0]))
@@ -134,3 +130,17 @@ def test_the_page_s_copy_as_text_is_the_cli_block(capsys, query):
     link = at.sidebar.code[0].value
     assert block.splitlines()[-1] == link
     assert block.rstrip("\n") == _text(capsys, query, "--base", link.split("?", 1)[0]).rstrip("\n")
+
+
+def test_a_and_b_on_the_compare_line_have_four_significant_digits(capsys):
+    """Every number of the block has four significant digits, A's value on the Compare line as well as B's:
+    a value x in [10^k, 10^(k+1)) is printed with 3 - k decimals (265.7 ns, not 265.66 or 266)."""
+    q = "page=compare&bulk=32&xdp_batch=8&b_bulk=32&b_xdp_batch=16"
+    flat = " ".join(_text(capsys, q).split())
+    st, _ = S.decode(q)
+    import math
+    from skbmodel import model
+    a = float(model.evaluate(S.scenario(st), S.profile_for(st))["path.ns_per_packet"])
+    b = float(model.evaluate(S.scenario(st, "b"), S.profile_for(st, "b"))["path.ns_per_packet"])
+    four = {x: f"{x:.{3 - math.floor(math.log10(abs(x)))}f}" for x in (a, b)}
+    assert f"(ns/packet): A {four[a]}, B {four[b]} ns/packet" in flat, flat

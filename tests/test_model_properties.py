@@ -1,7 +1,5 @@
 """Properties of the model over the slider ranges (on the profiles that carry the cases: tests/cases.py)."""
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -13,6 +11,7 @@ from skbmodel.links import state
 from skbmodel.bench import random_states
 
 from tests import cases
+from tests.cli_util import skbmodel_cli
 
 PROFILES = profile.available_profiles()
 
@@ -180,7 +179,7 @@ def test_calibrate_reproduces_the_shipped_profiles(tmp_path):
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "skbmodel", *args], capture_output=True, text=True)
+    return skbmodel_cli(*args)
 
 
 def test_cli_eval_json_contract():

@@ -7,6 +7,7 @@ from skbmodel.evidence import validation
 from skbmodel.evidence.observations import seed_observations
 from skbmodel.machine.profile import load_profile
 from skbmodel.links.state import defaults, scenario
+from tests.cli_util import skbmodel_cli
 
 OBS = seed_observations()
 E5 = load_profile("e5-1650v4")
@@ -118,9 +119,7 @@ def test_validate_covers_every_row_in_tolerance():
 
 
 def test_validate_cli_exit_code():
-    import subprocess
-    import sys
-    res = subprocess.run([sys.executable, "-m", "skbmodel", "validate"], capture_output=True, text=True)
+    res = skbmodel_cli("validate")
     assert res.returncode == 0, res.stdout + res.stderr
     counts = validation.evidence_counts(validation.validate())
     n = sum(c["rows"] for c in counts.values())
@@ -146,9 +145,7 @@ def test_every_row_says_what_evidence_it_is():
 
 def test_validate_json_carries_the_evidence_of_each_row():
     import json
-    import subprocess
-    import sys
-    res = subprocess.run([sys.executable, "-m", "skbmodel", "validate", "--json"], capture_output=True, text=True)
+    res = skbmodel_cli("validate", "--json")
     doc = json.loads(res.stdout)
     assert all(r["evidence"] in validation.EVIDENCE_KINDS for r in doc["rows"])
     assert doc["evidence"]["predicted"] == {"rows": 15, "ok": 15}

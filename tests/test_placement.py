@@ -13,6 +13,8 @@ from skbmodel.physics import cpumap
 from skbmodel import model
 from skbmodel.links import state as S
 from skbmodel.machine.profile import load_archived, archived_versions, load_profile, parse_profile
+from tests.cli_util import skbmodel_cli
+from tests.limits import SUBPROCESS_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parents[1]
 #: an AMD and an Intel two-socket profile, each a machine with more than one node (or nodes not stated)
@@ -72,8 +74,9 @@ def test_the_sleep_fraction_solves_its_equation():
 
 
 def test_cross_node_on_a_one_node_machine_exits_2_with_one_line():
+    """A real process: a refused question is the entry point's exit status 2, with nothing on stdout."""
     r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "page=cpumap&numa=cross"], cwd=ROOT,
-                       capture_output=True, text=True)
+                       capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
     assert r.returncode == 2 and r.stdout == ""
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "one NUMA node" in lines[0] and "e5-1650v4" in lines[0]
@@ -94,7 +97,6 @@ def test_a_stated_topology_needs_its_source():
 
 
 def test_the_text_block_names_the_bottleneck():
-    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "--text", "page=cpumap&cpu=epyc-9684x&numa=cross"],
-                       cwd=ROOT, capture_output=True, text=True)
+    r = skbmodel_cli("eval", "--text", "page=cpumap&cpu=epyc-9684x&numa=cross", cwd=ROOT)
     assert r.returncode == 0
     assert "Bottleneck: the destination CPU" in " ".join(r.stdout.split())

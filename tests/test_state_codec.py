@@ -12,7 +12,7 @@ import skbmodel
 from skbmodel.links import state as S
 from skbmodel.links import versions as VERSIONS
 from skbmodel.links.pages import BY_SLUG
-from tests.limits import SUBPROCESS_TIMEOUT_S
+from tests.cli_util import skbmodel_cli
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -502,20 +502,15 @@ def test_any_version_value_never_raises_and_keeps_the_state(s, key, raw):
 
 def test_eval_cli_prints_the_notice_and_fails_on_unknown_versions():
     import json as _json
-    import subprocess
-    import sys
     q = S.encode({**S.defaults(), "page": "slub"}).replace(f"mv={skbmodel.__version__}", "mv=0.0.1")
-    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", q, "--json"], capture_output=True, text=True,
-                       timeout=SUBPROCESS_TIMEOUT_S)
+    r = skbmodel_cli("eval", q, "--json")
     assert r.returncode == 0, r.stderr
     doc = _json.loads(r.stdout)
     assert doc["version_notice"]["model"]["link_version"] == "0.0.1"
     assert doc["profile_version"] == CUR and doc["model_version"] == skbmodel.__version__
     assert r.stderr.count("\n") == 1 and r.stderr.startswith("notice: This link was made with model 0.0.1")
-    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", S.encode(S.defaults()), "--json"],
-                       capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
+    r = skbmodel_cli("eval", S.encode(S.defaults()), "--json")
     assert r.returncode == 0 and r.stderr == "" and _json.loads(r.stdout)["version_notice"] is None
     for bad, key in (("pv=deadbeef&bulk=8", "pv"), ("mv=x&bulk=8", "mv"), ("b_pv=12&bulk=8", "b_pv")):
-        r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", bad], capture_output=True, text=True,
-                           timeout=SUBPROCESS_TIMEOUT_S)
+        r = skbmodel_cli("eval", bad)
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith(f"error: {key}:"), r.stderr

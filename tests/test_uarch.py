@@ -4,8 +4,6 @@ from __future__ import annotations
 import math
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,14 +14,13 @@ from skbmodel.machine import description, era
 from skbmodel.evidence import derive, leave_one_out
 from skbmodel import model
 from skbmodel.machine import profile as P
-from tests.limits import SUBPROCESS_TIMEOUT_S
+from tests.cli_util import skbmodel_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def cli(*args, cwd=ROOT):
-    return subprocess.run([sys.executable, "-m", "skbmodel", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=SUBPROCESS_TIMEOUT_S)
+    return skbmodel_cli(*args, cwd=cwd)
 
 
 def test_every_figure_names_a_source_and_the_measured_cpus_have_descriptions():

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,7 +11,7 @@ from skbmodel import model
 from skbmodel.machine import cpuinfo, description
 from skbmodel.evidence import userinput
 from skbmodel.machine import profile as P
-from tests.limits import SUBPROCESS_TIMEOUT_S
+from tests.cli_util import skbmodel_cli
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -114,8 +112,7 @@ PP_LINES = """[  1.3] time_bench: Type:no-softirq-page_pool01 Per elem: 14 cycle
 def _fit(tmp_path, text, *args):
     f = tmp_path / "lab.txt"
     f.write_text(text)
-    return subprocess.run([sys.executable, "-m", "skbmodel", "fit", str(f), *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=SUBPROCESS_TIMEOUT_S)
+    return skbmodel_cli("fit", str(f), *args, cwd=ROOT)
 
 
 #: three made-up page_pool points of a Zen 4 at its 2.4 GHz TSC, near what its description derives
