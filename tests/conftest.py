@@ -8,8 +8,8 @@ is printed in the session header, so an order that fails can be run again.
 Under pytest-xdist (``scripts/test.sh`` runs ``-n 2 --dist loadgroup``) every test is put in a group that
 one worker runs whole: its module (so a module's server, browser and fixtures are set up once, as in one
 process), except that the modules reading ``oos_report`` form one group (the report is computed once, not
-once per worker). With ``SKB_TEST_ORDER=items`` no group is set, so the shuffled tests are spread over the
-workers one by one."""
+once per worker), and every browser test is in one group (one Chromium at a time). With
+``SKB_TEST_ORDER=items`` no group is set, so the shuffled tests are spread over the workers one by one."""
 import os
 import random
 import shutil
@@ -37,6 +37,8 @@ def pytest_terminal_summary(terminalreporter):
 
 #: the session fixtures whose modules one worker runs together (each is computed once per process)
 SHARED_SESSION_FIXTURES = ("oos_report",)
+#: the one group of every test marked ``browser``
+BROWSER_GROUP = "browser"
 
 
 def _xdist_groups(items) -> None:
@@ -48,7 +50,10 @@ def _xdist_groups(items) -> None:
                 shared.setdefault(item.nodeid.split("::", 1)[0], name)
     for item in items:
         module = item.nodeid.split("::", 1)[0]
-        item.add_marker(pytest.mark.xdist_group(shared.get(module, module)))
+        # browser tests run one at a time, on one worker: two Chromiums and two Streamlit servers on two
+        # cores made their waits time out (a click on an inert page, a download never started)
+        group = BROWSER_GROUP if item.get_closest_marker("browser") else shared.get(module, module)
+        item.add_marker(pytest.mark.xdist_group(group))
 
 
 class _Groups:

@@ -117,7 +117,7 @@ def design_breakdown_live(sweep: Sweep) -> dict:
              {"name": "caption", "text": _captions(sweep)}]
     top = np.maximum(tot.max(axis=1), budget) * 1.2
     layout = {"title.text": [_title(a, d, v) for a, d, v in zip(a_tot, delta.tolist(), verdict)],
-              "yaxis.range": np.stack([np.zeros(n), top], axis=-1)}
+              "yaxis.range": np.stack([np.zeros_like(top), top], axis=-1)}
     return {"traces": traces, "annotations": notes, "layout": layout}
 
 
