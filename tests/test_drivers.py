@@ -126,8 +126,9 @@ def test_an_answers_interval_and_its_drivers_are_one_propagation():
     rich = uncertainty.linearise(a, b, pa, pa, outs, elasticities=True)
     assert plain.dims == rich.dims and not plain.value_dims and rich.value_dims
     for o in outs:
-        assert np.array_equal(plain.per_sd[o], rich.per_sd[o])
-        assert plain.bounds(o) == rich.bounds(o)
+        # the same rows in a longer call: equal to rounding (vectorised kernels may round a tail otherwise)
+        np.testing.assert_allclose(plain.per_sd[o], rich.per_sd[o], rtol=1e-12, atol=1e-12)
+        np.testing.assert_allclose(plain.bounds(o), rich.bounds(o), rtol=1e-12, atol=1e-12)
 
 
 def test_value_shares_of_a_sum_of_cycle_constants_add_up():
