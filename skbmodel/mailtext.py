@@ -45,14 +45,6 @@ def _num(x: float, decimals: int | None = None, sign: str = "") -> str:
     return f"{x:{sign}.{_decimals(x) if decimals is None else decimals}f}"
 
 
-def _with_interval(value, lo, hi, unit: str, sign: str = "") -> str:
-    """``3.769 Mpps (90 %: 3.738 to 3.800)``: the interval to the decimals of the value."""
-    value, lo, hi = (float(np.asarray(v)) for v in (value, lo, hi))
-    d = _decimals(value if value else max(abs(lo), abs(hi)))
-    unit = f" {unit}" if unit else ""
-    return f"{_num(value, d, sign)}{unit} (90 %: {_num(lo, d, sign)} to {_num(hi, d, sign)})"
-
-
 def _unit(output: str) -> str:
     return answers.unit_text(output)
 
