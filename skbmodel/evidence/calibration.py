@@ -26,10 +26,31 @@ from ..machine.profile import PROFILE_DIR, Profile, load_profile, parse_profile
 CHILD_COPIED = ("cpumap_src_base_cycles", "cpumap_dst_stack_cycles", "cpumap_redirect_cycles", "xcpu_line_cycles")
 
 
+def fd_jacobian(fun, x, h, central: bool = False, f0=None):
+    """Finite-difference Jacobian ``d fun_i / d x_j`` [rows x len(x)] of a vectorised ``fun``.
+
+    ``fun`` maps a ``(K, n)`` stack of points to ``(K, rows)``; every column's step (``x + h_j e_j``, and
+    ``x - h_j e_j`` when ``central``) is one row of a single call, so the model is evaluated once per
+    Jacobian instead of once per column.  Forward differences take ``f0 = fun(x)`` when given.
+    """
+    x = np.asarray(x, dtype=float)
+    if not x.size:
+        return np.empty((np.shape(fun(x))[-1], 0))
+    h = np.broadcast_to(np.asarray(h, dtype=float), x.shape)
+    steps = np.diag(h)
+    if central:
+        f = fun(np.concatenate([x + steps, x - steps]))
+        return ((f[:x.size] - f[x.size:]) / (2 * h[:, None])).T
+    f = fun(np.concatenate([x + steps, x[None, :]])) if f0 is None else fun(x + steps)
+    base = f[-1] if f0 is None else f0
+    return ((f[:x.size] - base) / h[:, None]).T
+
+
 def least_squares(fun, x0, lo, hi, weights=None, max_iter=100, tol=1e-12):
     """Levenberg-Marquardt for ``min sum w * fun(x)^2`` with ``lo <= x <= hi`` (clipped).
 
-    Returns ``(x, residuals)``.
+    ``fun`` is vectorised (:func:`fd_jacobian`): a point ``(n,)`` gives ``(rows,)``, a stack ``(K, n)``
+    gives ``(K, rows)``.  Returns ``(x, residuals)``.
     """
     x = np.clip(np.asarray(x0, dtype=float), lo, hi)
     w = np.ones_like(fun(x)) if weights is None else np.asarray(weights, dtype=float)
@@ -39,11 +60,7 @@ def least_squares(fun, x0, lo, hi, weights=None, max_iter=100, tol=1e-12):
     lam = 1e-3
     for _ in range(max_iter):
         h = 1e-6 * np.maximum(np.abs(x), 1.0)
-        jac = np.empty((r.size, x.size))
-        for j in range(x.size):
-            xp = x.copy()
-            xp[j] += h[j]
-            jac[:, j] = (fun(xp) * sw - r) / h[j]
+        jac = fd_jacobian(lambda xs: fun(xs) * sw, x, h, f0=r)
         g = jac.T @ r
         a = jac.T @ jac
         improved = False
@@ -170,16 +187,13 @@ def _fit_cov(prof: Profile, specs, names) -> dict:
     m = np.array([v for v, _ in meas])
     sd = np.array([measurement_sd(s, v, u, prof.ghz) for s, (v, u) in zip(specs, meas)])
 
+    predict = validation.RowPredictor(specs, {prof.id: prof})
+
     def pred(xx):
-        return validation.predict_rows(specs, {prof.id: prof}, {prof.id: dict(zip(names, xx))})
+        return predict({prof.id: _named(names, xx)})
     p0 = pred(x)
-    jac = np.empty((len(specs), len(names)))
-    for j in range(len(names)):  # central differences, in measured units per constant unit
-        h = 1e-4 * max(abs(x[j]), 1.0)
-        xp, xm = x.copy(), x.copy()
-        xp[j] += h
-        xm[j] -= h
-        jac[:, j] = (pred(xp) - pred(xm)) / (2 * h)
+    # central differences, in measured units per constant unit
+    jac = fd_jacobian(pred, x, 1e-4 * np.maximum(np.abs(x), 1.0), central=True)
     dep = np.abs(jac) * np.maximum(np.abs(x), 1.0) > 1e-9 * np.maximum(np.abs(p0), 1e-12)[:, None]
     k_all = len(names)
     cov = np.zeros((k_all, k_all))
@@ -281,10 +295,19 @@ def with_fit_uncertainty(prof: Profile, specs, free=None, staged: bool = True) -
     return dataclasses.replace(prof, constants=consts).with_correlation(names_all, np.round(corr, 6))
 
 
+def _named(names, x) -> dict:
+    """``{name: value}`` of a point ``(n,)``, or ``{name: K values}`` of a stack of points ``(K, n)``."""
+    x = np.asarray(x, dtype=float)
+    return {n: x[..., j] for j, n in enumerate(names)}
+
+
 def residual_fun(prof: Profile, specs, names):
+    """The normalised residuals of ``specs`` as a function of the constants ``names``: vectorised, a
+    point ``(n,)`` gives ``(rows,)`` and a stack ``(K, n)`` gives ``(K, rows)`` in one evaluation."""
+    predict = validation.RowPredictor(specs, {prof.id: prof})
+
     def fun(x):
-        preds = validation.predict_rows(specs, {prof.id: prof}, {prof.id: dict(zip(names, x))})
-        return validation.residuals_normalised(specs, preds)
+        return validation.residuals_normalised(specs, predict({prof.id: _named(names, x)}))
     return fun
 
 
@@ -292,7 +315,8 @@ def _depends(prof: Profile, specs, name: str) -> bool:
     """Whether any row of ``specs`` changes when constant ``name`` moves by 1 %."""
     fun = residual_fun(prof, specs, [name])
     v = prof.value(name)
-    return bool(np.any(np.abs(fun(np.array([v * 1.01 + 1e-6])) - fun(np.array([v]))) > 1e-9))
+    moved, at = fun(np.array([[v * 1.01 + 1e-6], [v]]))
+    return bool(np.any(np.abs(moved - at) > 1e-9))
 
 
 def row_sensitivity(prof: Profile, specs, names) -> np.ndarray:
@@ -307,12 +331,8 @@ def row_sensitivity(prof: Profile, specs, names) -> np.ndarray:
         return out
     fun = residual_fun(prof, specs, names)
     x = np.array([prof.value(n) for n in names])
-    z = fun(x)
-    for j in range(len(names)):
-        xp = x.copy()
-        xp[j] = x[j] * 1.01 + 1e-6
-        out[:, j] = np.abs(fun(xp) - z) > 1e-9
-    return out
+    moved = fun(np.concatenate([x[None, :] + np.diag(x * 0.01 + 1e-6), x[None, :]]))
+    return (np.abs(moved[:-1] - moved[-1]) > 1e-9).T
 
 
 def calibrate(out_dir: Path | str = PROFILE_DIR) -> tuple[dict[str, Profile], list]:

@@ -617,7 +617,13 @@ def counted_cycles(counts: dict[str, float], costs: dict[str, float]) -> float:
 
 def own_names(profile_id: str) -> list[str]:
     """Constants a shipped profile's own file lists (its parent gives the others)."""
-    return list(tomllib.loads((PROFILE_DIR / f"{profile_id}.toml").read_text()).get("constants", {}))
+    return list(_listed_constants((PROFILE_DIR / f"{profile_id}.toml").read_text()))
+
+
+@functools.lru_cache(maxsize=128)
+def _listed_constants(text: str) -> tuple[str, ...]:
+    """The constant names a profile file's text lists (parsed once per content: the derivation asks often)."""
+    return tuple(tomllib.loads(text).get("constants", {}))
 
 
 #: corpus outputs that measure one constant of :data:`COST_MODEL` by themselves (the benchmark runs that

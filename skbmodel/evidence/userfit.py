@@ -276,16 +276,8 @@ def jacobian(prof: Profile, specs, names, relative: bool = False, x=None) -> np.
     per 1 % change of each constant instead of per unit."""
     fun = calibration.residual_fun(prof, specs, list(names))
     x = np.array([prof.value(n) for n in names], dtype=float) if x is None else np.asarray(x, dtype=float)
-    jac = np.empty((len(specs), len(names)))
-    for j in range(len(names)):
-        h = 1e-4 * max(abs(x[j]), 1.0)
-        xp, xm = x.copy(), x.copy()
-        xp[j] += h
-        xm[j] -= h
-        jac[:, j] = (fun(xp) - fun(xm)) / (2 * h)
-        if relative:
-            jac[:, j] *= 0.01 * max(abs(x[j]), 1e-9)
-    return jac
+    jac = calibration.fd_jacobian(fun, x, 1e-4 * np.maximum(np.abs(x), 1.0), central=True)
+    return jac * (0.01 * np.maximum(np.abs(x), 1e-9)) if relative else jac
 
 
 def _lines(ms) -> str:

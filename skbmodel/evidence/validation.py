@@ -15,6 +15,7 @@ Not every row is evidence.  Each carries its kind (:func:`evidence_of_rows`):
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 
 import numpy as np
@@ -129,55 +130,97 @@ def to_measured_unit(v, out_unit: str, unit: str, ghz):
     return units.convert(v, out_unit, unit)
 
 
+class RowPredictor:
+    """The rows ``specs`` made ready for repeated prediction (a fit calls it hundreds of times): each
+    profile's states stacked once, the outputs the rows read, their measured units.
+
+    Call it with ``constants`` (``{profile id: {name: value}}``, see :func:`predict_rows`) for the
+    predictions in the rows' measured units.
+    """
+
+    def __init__(self, specs, profiles: dict[str, Profile] | None = None):
+        self.specs = list(specs)
+        profiles = profiles or {}
+        self.groups = []
+        by_profile: dict[str, list[int]] = {}
+        for i, s in enumerate(self.specs):
+            by_profile.setdefault(s.profile, []).append(i)
+        for pid, idx in by_profile.items():
+            prof = profiles.get(pid) or load_profile(pid)
+            keys = {k for i in idx for k in self.specs[i].state}
+            base = _base_state(pid)
+            base["ghz"] = prof.value("ghz")
+            params = {k: np.array([self.specs[i].state.get(k, base[k]) for i in idx]) for k in set(base) | keys}
+            outputs = {self.specs[i].output for i in idx} - set(UNIT_OF_OUTPUT)
+            units_of = [(_output_unit(self.specs[i]), measured_of(self.specs[i])[1]) for i in idx]
+            self.groups.append((pid, prof, idx, params, outputs, units_of, "ghz" in keys))
+
+    def __call__(self, constants: dict[str, dict] | None = None) -> np.ndarray:
+        constants = constants or {}
+        sets = {np.size(v) for c in constants.values() for v in c.values() if np.ndim(v)}
+        if len(sets) > 1:
+            raise ValueError(f"predict_rows: constant sets of different lengths {sorted(sets)}")
+        lead = (sets.pop(),) if sets else ()
+        preds = np.empty(lead + (len(self.specs),))
+        for pid, prof, idx, params, outputs, units_of, own_ghz in self.groups:
+            given = constants.get(pid, {})
+            cvals = {**prof.values(), **{k: (np.reshape(v, (-1, 1)) if np.ndim(v) else v) for k, v in given.items()}}
+            if not own_ghz and "ghz" in given:
+                params = {**params, "ghz": np.broadcast_to(cvals["ghz"], lead + (len(idx),))}
+            # one vectorised evaluation for all rows of this profile, of the outputs they read only
+            out = model.evaluate(params, prof, constants=cvals, outputs=outputs) if outputs else {}
+            for j, i in enumerate(idx):
+                o = self.specs[i].output
+                if o.startswith("const:"):
+                    v = np.reshape(cvals[o[6:]], lead or ())
+                elif o.startswith("state:"):
+                    v = params[o[6:]][..., j]
+                else:
+                    v = out[o][..., j]
+                preds[..., i] = to_measured_unit(v, *units_of[j], params["ghz"][..., j])
+        return preds
+
+
 def predict_rows(specs, profiles: dict[str, Profile] | None = None, constants: dict[str, dict] | None = None):
-    """Predicted value of each row in the row's *measured* unit (array, one per spec)."""
-    profiles = profiles or {}
-    constants = constants or {}
-    preds = np.empty(len(specs))
-    by_profile: dict[str, list[int]] = {}
-    for i, s in enumerate(specs):
-        by_profile.setdefault(s.profile, []).append(i)
-    for pid, idx in by_profile.items():
-        prof = profiles.get(pid) or load_profile(pid)
-        cvals = {**prof.values(), **constants.get(pid, {})}
-        # one vectorised evaluation for all rows of this profile
-        keys = {k for i in idx for k in specs[i].state}
-        base = st.scenario(st.defaults(pid if pid in available_profiles() else None))
-        base["ghz"] = cvals["ghz"]
-        params = {}
-        for k in set(base) | keys:
-            vals = [specs[i].state.get(k, base[k]) for i in idx]
-            params[k] = np.array(vals)
-        out = model.evaluate(params, prof, constants=cvals)
-        for j, i in enumerate(idx):
-            s = specs[i]
-            if s.output.startswith("const:"):
-                v = cvals[s.output[6:]]
-            elif s.output.startswith("state:"):
-                v = params[s.output[6:]][j]
-            else:
-                v = out[s.output][j]
-            preds[i] = to_measured_unit(v, _output_unit(s), measured_of(s)[1], params["ghz"][j])
-    return preds
+    """Predicted value of each row in the row's *measured* unit: an array, one per spec.
+
+    A constant of ``constants`` may be a 1-D array of ``K`` values (the same length for all): the rows
+    are then predicted for each of the ``K`` constant sets in the one vectorised evaluation per profile
+    (:func:`skbmodel.model.evaluate` broadcasts a ``(K, 1)`` constant against the rows), and the result
+    is ``(K, len(specs))``.  A fit's finite-difference Jacobian is one such call.
+    """
+    return RowPredictor(specs, profiles)(constants)
+
+
+@functools.lru_cache(maxsize=64)
+def _base_state_cached(pid: str, shipped: bool) -> dict:
+    return st.scenario(st.defaults(pid if shipped else None))
+
+
+def _base_state(pid: str) -> dict:
+    """The default state of profile ``pid`` (a profile that is not shipped: the default profile's)."""
+    return dict(_base_state_cached(pid, pid in available_profiles()))
 
 
 def residuals_normalised(specs, preds):
-    """Residual / tolerance for each row (|x| <= 1 means within tolerance)."""
-    out = np.empty(len(specs))
+    """Residual / tolerance for each row (|x| <= 1 means within tolerance); ``preds`` may carry a leading
+    axis of constant sets (:func:`predict_rows`)."""
+    preds = np.asarray(preds, dtype=float)
+    out = np.empty(preds.shape)
     for i, s in enumerate(specs):
         m, m_unit = measured_of(s)
-        p = preds[i]
+        p = preds[..., i]
         if s.tol_kind == "rel":
-            out[i] = (p - m) / (abs(m) * s.tol)
+            out[..., i] = (p - m) / (abs(m) * s.tol)
         elif s.tol_kind == "abs_ns":
             # compare time per packet: 1e3/Mpps
-            mn = float(units.mpps_to_ns(units.convert(m, m_unit, "Mpps")))
-            pn = float(units.mpps_to_ns(units.convert(p, m_unit, "Mpps")))
-            out[i] = (pn - mn) / s.tol
+            mn = units.mpps_to_ns(units.convert(m, m_unit, "Mpps"))
+            pn = units.mpps_to_ns(units.convert(p, m_unit, "Mpps"))
+            out[..., i] = (pn - mn) / s.tol
         elif s.tol_kind == "abs":
-            out[i] = (p - m) / s.tol
+            out[..., i] = (p - m) / s.tol
         else:
-            out[i] = 0.0 if np.isclose(p, m, rtol=1e-12, atol=1e-12) else np.inf * np.sign(p - m or 1)
+            out[..., i] = np.where(np.isclose(p, m, rtol=1e-12, atol=1e-12), 0.0, np.where(p > m, np.inf, -np.inf))
     return out
 
 

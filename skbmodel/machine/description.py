@@ -17,6 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import dataclasses
+import functools
 import math
 import re
 import tomllib
@@ -118,8 +119,15 @@ def _figures(path: Path, table: dict, where: str = "") -> dict[str, Figure]:
 
 
 def _parse(path: Path) -> Description:
+    return _parse_text(path.name, path.read_text())
+
+
+#: a parse per file content: the derivation reads every description hundreds of times in one report
+@functools.lru_cache(maxsize=256)
+def _parse_text(file_name: str, text: str) -> Description:
+    path = Path(file_name)
     try:
-        doc = tomllib.loads(path.read_text())
+        doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         raise UarchError(f"{path.name}: not valid TOML ({e})") from None
     figs = _figures(path, doc.get("figures", {}))
