@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from skbmodel.machine import kconfig  # noqa: E402 - after the sys.path set-up
-from skbmodel.evidence.calibration import own_names  # noqa: E402 - after the sys.path set-up
+from skbmodel.machine.profile import own_names  # noqa: E402 - after the sys.path set-up
 from skbmodel.machine.profile import available_profiles, load_profile  # noqa: E402 - after the sys.path set-up
 
 BEGIN = "<!-- constants:begin -->"

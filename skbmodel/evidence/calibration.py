@@ -14,14 +14,13 @@ parent's CPU (:func:`skbmodel.evidence.derive.carried_constants`: core cycles, t
 from __future__ import annotations
 
 import dataclasses
-import tomllib
 from pathlib import Path
 
 import numpy as np
 
 from ..physics import units
 from . import validation
-from ..machine.profile import PROFILE_DIR, Profile, load_profile, parse_profile
+from ..machine.profile import PROFILE_DIR, Profile, listed_constants, load_profile, parse_profile
 
 CHILD_COPIED = ("cpumap_src_base_cycles", "cpumap_dst_stack_cycles", "cpumap_redirect_cycles", "xcpu_line_cycles")
 
@@ -345,7 +344,7 @@ def calibrate(out_dir: Path | str = PROFILE_DIR) -> tuple[dict[str, Profile], li
     parent, rep1 = fit_profile(parent, rows_e5)
     parent = with_fit_uncertainty(parent, rows_e5)
     child = parse_profile(child_file, origin=validation.PLAT, resolve_parent=lambda _id: parent)
-    own_names = _own_names(child_file)
+    own_names = list(listed_constants(child_file))
     own_fitted = [n for n in own_names if child.constants[n].kind == "fitted"]
     child, rep2 = fit_profile(child, rows_pl, free=own_fitted)
     child = with_fit_uncertainty(child, rows_pl, free=own_fitted)
@@ -361,12 +360,3 @@ def calibrate(out_dir: Path | str = PROFILE_DIR) -> tuple[dict[str, Profile], li
     (out_dir / f"{parent.id}.toml").write_text(parent.to_toml())
     (out_dir / f"{child.id}.toml").write_text(child_out.to_toml())
     return {parent.id: parent, child.id: child}, rep1 + rep2
-
-
-def _own_names(toml_text: str) -> list[str]:
-    return list(tomllib.loads(toml_text).get("constants", {}))
-
-
-def own_names(profile_id: str) -> list[str]:
-    """Constants a shipped profile's own file lists (a child inherits the others)."""
-    return _own_names((PROFILE_DIR / f"{profile_id}.toml").read_text())

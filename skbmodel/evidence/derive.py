@@ -61,7 +61,6 @@ import dataclasses
 import functools
 import math
 import re
-import tomllib
 
 import numpy as np
 
@@ -70,7 +69,7 @@ from ..machine import era
 from ..machine.custom import GHZ_RANGE
 from ..machine.description import (NEEDED, Description, Figure, UarchError, derived_id, descriptions, load,
                                    measured_on)
-from ..machine.profile import PROFILE_DIR, Constant, Profile, available_profiles, load_profile
+from ..machine.profile import Constant, Profile, available_profiles, load_profile, own_names
 
 #: the page_pool constants the derivation gives, and the model output of each (TSC cycles)
 DERIVED_PP = {"pp_fast_cycles": "page_pool.fast_cycles", "pp_ring_cycles": "page_pool.ring_cycles",
@@ -613,17 +612,6 @@ def op_costs(d: Description, fallback: dict[str, float] | None = None) -> tuple[
 def counted_cycles(counts: dict[str, float], costs: dict[str, float]) -> float:
     """``sum(count_i * cost_i)`` [core cycles]: the operations of a code path at a CPU's costs."""
     return float(sum(n * costs[f] for f, n in counts.items() if n))
-
-
-def own_names(profile_id: str) -> list[str]:
-    """Constants a shipped profile's own file lists (its parent gives the others)."""
-    return list(_listed_constants((PROFILE_DIR / f"{profile_id}.toml").read_text()))
-
-
-@functools.lru_cache(maxsize=128)
-def _listed_constants(text: str) -> tuple[str, ...]:
-    """The constant names a profile file's text lists (parsed once per content: the derivation asks often)."""
-    return tuple(tomllib.loads(text).get("constants", {}))
 
 
 #: corpus outputs that measure one constant of :data:`COST_MODEL` by themselves (the benchmark runs that

@@ -44,6 +44,7 @@ parent's fields unless it states its own.  Metadata too: a term it implies is ap
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import math
 import re
@@ -400,6 +401,18 @@ _CACHE: dict[str, Profile] = {}
 def available_profiles() -> list[str]:
     """Ids of the profiles shipped in ``skbmodel/profiles``."""
     return sorted(p.stem for p in PROFILE_DIR.glob("*.toml"))
+
+
+def own_names(profile_id: str) -> list[str]:
+    """Constants a shipped profile's own file lists (its parent gives the others)."""
+    return list(listed_constants((PROFILE_DIR / f"{profile_id}.toml").read_text()))
+
+
+@functools.lru_cache(maxsize=128)
+def listed_constants(toml_text: str) -> tuple[str, ...]:
+    """The constant names a profile file's text lists, in order (parsed once per content: the derivation
+    and the constants table ask for every profile many times)."""
+    return tuple(tomllib.loads(toml_text).get("constants", {}))
 
 
 def load_profile(profile_id: str) -> Profile:

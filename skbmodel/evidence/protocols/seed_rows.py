@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...machine.profile import Profile, load_profile
+from ...machine.profile import Profile, load_profile, own_names
 from .. import calibration, userfit, validation
 from .base import add_arguments as add_arguments  # no options of its own
 from .base import Inputs, num, subsystem_of, summary_rows
@@ -45,7 +45,7 @@ def source_groups() -> dict[str, str]:
 def free_names(profile_id: str) -> list[str]:
     """The constants the calibration fits in this profile's own file (a child inherits the rest)."""
     prof = load_profile(profile_id)
-    own = calibration.own_names(profile_id)
+    own = own_names(profile_id)
     return [n for n in own if prof.constants[n].kind == "fitted"]
 
 
