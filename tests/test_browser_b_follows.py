@@ -1,11 +1,11 @@
-"""B follows A, in the browser: on every page, change A's CPU and one of A's controls; the address bar and
-the share link of a page without B never gain a ``b_`` key, and Compare then opens with B equal to A (on
-A's CPU) until a difference is added.
+"""B follows A, in the browser: on the pages that carry the rule's cases (``SLUGS``), change A's CPU and one of
+A's controls; the address bar and the share link of a page without B never gain a ``b_`` key, and Compare
+then opens with B equal to A (on A's CPU) until a difference is added.
 
-One server, one browser; each page starts a fresh session (``goto``).
-"""
+One server, one browser; each page starts a fresh session (``goto``)."""
 from __future__ import annotations
 
+import random
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
@@ -41,17 +41,32 @@ def _set_a(page) -> None:
     wait_for_app(page)
     eventually(lambda: _assert(_query(page).get("cpu") == CPU, page.url), timeout=60)
     before = _query(page).get("ghz")
-    focus_slider(page, "ghz")
-    page.keyboard.press("ArrowRight")
-    wait_for_app(page)
-    eventually(lambda: _assert(_query(page).get("ghz") not in (None, before), page.url), timeout=60)
+    # a rerun that redraws the sidebar after the CPU change can take the focus with the old slider; a key
+    # press then moves nothing, and a user presses again: so does this, up to three times
+    for attempt in range(3):
+        focus_slider(page, "ghz")
+        page.keyboard.press("ArrowRight")
+        wait_for_app(page)
+        try:
+            eventually(lambda: _assert(_query(page).get("ghz") not in (None, before), page.url), timeout=20)
+            return
+        except AssertionError:
+            if attempt == 2:
+                raise
 
 
 def _assert(cond: bool, what: str) -> None:
     assert cond, what
 
 
-@pytest.mark.parametrize("slug", [p.slug for p in pages.PAGES])
+#: The pages that carry the rule's cases: the default page at ``/``, Compare itself (no navigation: B is shown
+#: where A was changed), the other page with B (Design: its link may carry ``b_`` keys, A's change adds none),
+#: and one page without B drawn with a fixed seed from the rest (its link never carries a ``b_`` key).
+SLUGS = [pages.DEFAULT_PAGE, "compare", "design",
+         random.Random(32).choice([p.slug for p in pages.PAGES if not p.has_b and p.slug != pages.DEFAULT_PAGE])]
+
+
+@pytest.mark.parametrize("slug", SLUGS)
 def test_changing_a_writes_no_b_key_and_compare_follows(tab, slug):
     url, page, errors = tab
     page.goto(f"{url}/{slug}" if slug != pages.DEFAULT_PAGE else url)  # the default page lives at /
