@@ -984,8 +984,10 @@ def carried_constants(d: Description, ghz: float, base: Profile, names,
     Each is a cost that ``base``'s CPU measured, or one carried to it already from the CPU that measured
     it (``origin``), converted with :func:`carry_factor` from ``base``'s clocks.  Its error is one move,
     from the CPU that measured it to ``d``, however often it was carried: on log scale (``scale = "log"``,
-    a factor), ``s = sqrt(s_own^2 + s_move^2)``, with ``s_own`` its relative sd in the profile that
-    measured it and ``s_move`` :func:`carry_spread` (0 when that CPU is ``d``)."""
+    a factor), ``s = sqrt(s_own^2 + s_move^2)``, with ``s_own`` the sd of its ``ln`` in the profile that
+    measured it (:attr:`skbmodel.machine.profile.Constant.log_sd`: a fit's linear ``r = stderr / value``
+    as ``sqrt(ln(1 + r^2))``, the log-normal of the same mean and sd) and ``s_move`` :func:`carry_spread`
+    (0 when that CPU is ``d``: the constant keeps its own sd and scale)."""
     s_move, n_move, who = carry_spread(exclude)
     clock = counting_clock(d)
     src, how = measured_on(base.id)
@@ -994,12 +996,12 @@ def carried_constants(d: Description, ghz: float, base: Profile, names,
         c = base.constants[k]
         origin = c.origin or base.id
         o = load_profile(origin).constants[k] if c.origin else c
-        own = o.stderr / o.value if o.value else 0.0
         measured = measured_on(origin)[0]
         move = 0.0 if measured is not None and measured.name == d.name or s_move is None else s_move
         as_ns = k in CARRIED_AS_NS
         f = 1.0 if src is None else carry_factor(src, base.ghz, d, ghz, as_ns)
         value = c.value * f
+        own = o.log_sd if move else (o.stderr / o.value if o.value else 0.0)
         rel = math.hypot(own, move)
         if src is None:
             conv = (f"{c.value:g} cycles taken unchanged: the clocks that would convert them (the measured CPU's "
@@ -1011,7 +1013,7 @@ def carried_constants(d: Description, ghz: float, base: Profile, names,
             conv = (f"{c.value:g} cycles of {base.ghz:g} GHz x turbo {src.value('turbo_ghz'):g} / {base.ghz:g} = "
                     f"{c.value * src.value('turbo_ghz') / base.ghz:.1f} core cycles of {src.name} under load, carried "
                     f"as core cycles, x {ghz:g} / turbo {d.value('turbo_ghz'):g} GHz ({clock} cycles of {d.name})")
-        unc = (f"relative sd {rel:.2f} on log scale: its own {own:.2f} in {origin}, which measured it, and "
+        unc = (f"sd of ln {rel:.2f} (log scale): its own {own:.2f} in {origin}, which measured it, and "
                f"{move:.2f} for one move to another CPU (skbmodel.evidence.derive.carry_spread: the same-era page_pool "
                f"costs of {who} carried unchanged as core cycles, {n_move} residuals), in quadrature"
                if move else f"relative sd {rel:.2f}: its own in {origin} (measured on this CPU)")

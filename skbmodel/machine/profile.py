@@ -104,6 +104,15 @@ class Constant:
         if not (math.isfinite(self.stderr) and self.stderr >= 0):
             raise ValueError(f"constant {self.name}: stderr {self.stderr!r} must be finite and >= 0")
 
+    @property
+    def log_sd(self) -> float:
+        """The sd of ``ln value`` [1]: ``stderr / value`` on log scale; on linear scale that of the log-normal
+        with the same mean and sd, ``sqrt(ln(1 + (stderr / value)^2))`` (``~ stderr / value`` when small)."""
+        if not self.stderr or not self.value:
+            return 0.0
+        rel = self.stderr / abs(self.value)
+        return rel if self.scale == "log" else math.sqrt(math.log1p(rel * rel))
+
 
 @dataclasses.dataclass(frozen=True)
 class Profile:
