@@ -140,6 +140,7 @@ def _steps(base: np.ndarray, sd: np.ndarray, log: np.ndarray | None, x: np.ndarr
     lin = x * sd
     if log is None or not np.any(log):
         return lin
+    log = np.asarray(log, dtype=bool) & (np.asarray(base, dtype=float) > 0)  # a factor needs a positive value
     with np.errstate(invalid="ignore", divide="ignore"):
         rel = np.where(log, sd / np.where(log, base, 1.0), 0.0)
         return np.where(log, base * np.expm1(x * rel), lin)

@@ -124,3 +124,15 @@ def test_no_cost_or_rate_reaches_zero_for_its_carried_constants(pid):
         for o in HEADLINES:
             lo = float(np.asarray(iv[o][0]))
             assert lo > 0.1 * float(np.asarray(f[o])), (pid, extra, o, lo)
+
+
+def test_a_value_the_user_sets_is_no_longer_a_carried_one():
+    """A custom value (or a fit) of a carried constant is the user's measurement: linear, no origin."""
+    from skbmodel.machine import custom
+    base = load_profile("epyc-9684x")
+    prof = custom.build(base, {"veth_base_cycles": 600.0})
+    c = prof.constants["veth_base_cycles"]
+    assert base.constants["veth_base_cycles"].scale == "log"
+    assert (c.scale, c.origin) == ("linear", "")
+    f, iv = uncertainty.evaluate_with_intervals(S.scenario(S.defaults("epyc-9684x")), prof, ["veth.mpps"])
+    assert 0 <= float(iv["veth.mpps"][0]) < float(f["veth.mpps"]) < float(iv["veth.mpps"][1])
