@@ -1,23 +1,23 @@
-"""Where the carried constants' relative sd (skbmodel.evidence.derive.transfer_spread) comes from, and the
-intervals a same-era move would give instead.
+"""The carried constants' relative sd: where the old figure (skbmodel.evidence.derive.transfer_spread) came
+from, the move that replaced it (skbmodel.evidence.derive.carry_spread), and the intervals before and after.
 
-    python benchmarks/transfer_spread.py
+    python benchmarks/transfer_spread.py [--markdown] [profile ...]
 
 Prints (1) every residual behind ``transfer_spread``: the constant, the CPU left out, its record's
 kernel, ``ln(measured / predicted)``, the mean kernel-year gap to the records that predict it and the
 kernel drift the derivation itself gives that gap (``kernel_drift`` ^ 2 x years); (2) the summary:
-rms, the rms with that drift taken out, the same-era residuals alone; (3) the same-era carry of measured kernel
-code paths (the page_pool costs of the measured CPUs, as core cycles, carried unchanged as a path base
-is); (4) the 90 % intervals of the headline rates on the profiles asked for (default epyc-9684x,
-xeon-gold-6140, derived-zen4-genoa; veth and cpumap) as shipped (linear propagation, sd 0.69 x value),
-with the same 0.69 as a log-scale sd (Monte Carlo, log-normal carried constants), and with the move of
-(3) on log scale and one move per constant however often it was carried.  Computed in memory: no
-profile file is written.
+rms, the rms with that drift taken out, the same-era residuals alone; (3) the same-era carry of measured
+kernel code (``carry_residuals``: the page_pool costs of the measured CPUs, as core cycles, carried
+unchanged as a path base is) and its rms, the move now used; (4) the 90 % intervals (linearised, as the
+pages show them) of the headline outputs of the profiles asked for (default: every shipped profile but
+the E5-1650 v4's two) before, with the archived version of the same values (model 0.3.0: each carry
+adding ``transfer_spread`` linearly, a constant carried twice getting two moves), and after, with the
+shipped profile (one move of ``carry_spread`` on log scale).  ``--markdown``: (4) as the table of
+docs/intervals.md.  Nothing is written.
 """
 from __future__ import annotations
 
 import math
-import re
 import sys
 from pathlib import Path
 
@@ -25,16 +25,16 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from skbmodel import model, uncertainty  # noqa: E402
+from skbmodel import uncertainty  # noqa: E402
 from skbmodel.links import state as st  # noqa: E402
 from skbmodel.machine import description, era  # noqa: E402
 from skbmodel.evidence import derive  # noqa: E402
-from skbmodel.machine.profile import load_profile  # noqa: E402
+from skbmodel.machine.profile import available_profiles, load_profile, profile_version  # noqa: E402
 
-MOVE_TEXT = re.compile(r"relative sd [0-9.]+: its own ([0-9.]+) and ([0-9.]+) for another CPU")
-CASES = (("veth", {}, ("veth.mpps",)),
-         ("cpumap", {}, ("cpumap.src_mpps", "cpumap.dst_mpps")),
-         ("cpumap", {"numa": "cross"}, ("cpumap.src_mpps", "cpumap.dst_mpps")))
+#: (page, extra state, outputs): the headline outputs of the veth and cpumap pages and the path cost
+CASES = (("veth", {}, ("veth.mpps", "path.ns_per_packet")),
+         ("cpumap", {"path": "cpumap"}, ("cpumap.src_mpps", "cpumap.dst_mpps")),
+         ("cpumap/cross", {"path": "cpumap", "numa": "cross"}, ("cpumap.src_mpps", "cpumap.dst_mpps")))
 
 
 def residuals(exclude=()):
@@ -56,52 +56,40 @@ def residuals(exclude=()):
     return out
 
 
-def carry_unchanged_residuals():
-    """``[(to, from, cost, ln(core_to / core_from))]``: each measured CPU's page_pool costs in core cycles
-    against every other CPU's of the same kernel era (``training()['eras']``), carried unchanged, as a
-    path base is.  A constant measured on five CPUs gives each pair twice, mirrored."""
-    tr = derive.training()
-    out = []
-    for t in tr:
-        for k in t["core"]:
-            for u in tr:
-                if u["uarch"] != t["uarch"] and u["eras"][k] == t["eras"][k]:
-                    out.append((t["profile"], u["profile"], k, math.log(t["core"][k] / u["core"][k])))
-    return out
+def before_after(pid: str):
+    """``[(case, output, value, before (lo, hi), after (lo, hi))]`` of profile ``pid``: the archived version of
+    its current values (the sds of model 0.3.0) against the shipped profile, linearised 90 % intervals."""
+    now = load_profile(pid)
+    old = load_profile(f"{pid}@{profile_version(pid)}")
+    rows = []
+    for case, extra, outs in CASES:
+        if extra.get("numa") == "cross" and now.numa_nodes == 1:
+            continue
+        p = {**st.scenario(st.defaults(pid)), **extra}
+        f, iv_old = uncertainty.evaluate_with_intervals(p, old, outs)
+        _, iv_new = uncertainty.evaluate_with_intervals(p, now, outs)
+        for o in outs:
+            rows.append((case, o, float(np.asarray(f[o])), tuple(float(np.asarray(x)) for x in iv_old[o]),
+                         tuple(float(np.asarray(x)) for x in iv_new[o])))
+    return rows
 
 
-def _own_and_move(prof, k, c):
-    """``(own relative sd, True)`` of a carried constant (its first profile's own where it was carried
-    twice), or ``(None, False)`` for a constant that is not carried to another CPU."""
-    m = MOVE_TEXT.search(c.source)
-    if not m or not c.value:
-        return None, False
-    own = float(m.group(1))
-    there = c.source.split("; there: ", 1)[1] if "; there: " in c.source else ""
-    origin = re.match(r"carried from (\S+) ", there)
-    if origin:  # carried already: the sd it brings holds a move; take its first profile's own
-        o = load_profile(origin.group(1)).constants[k]
-        own = o.stderr / o.value if o.value else 0.0
-    return own, True
+def _iv(lo_hi, digits: int) -> str:
+    return f"{lo_hi[0]:.{digits}f} to {lo_hi[1]:.{digits}f}"
 
 
-def sampled_interval(prof, params, outs, s_move: float, n: int = 4000, seed: int = 1):
-    """90 % interval by Monte Carlo: each carried constant drawn log-normal, ``c exp(N(0, hypot(own,
-    s_move)))`` (one move, however often it was carried), every other uncertain constant normal with its
-    stderr, all independent (the fitted constants' correlations are left out: an approximation)."""
-    names, sd, _ = uncertainty._relevant(prof, outs)
-    rng = np.random.default_rng(seed)
-    draws = {}
-    for name, s in zip(names, sd):
-        c = prof.constants[name]
-        own, carried = _own_and_move(prof, name, c)
-        z = rng.standard_normal(n)
-        draws[name] = c.value * np.exp(math.hypot(own, s_move) * z) if carried else c.value + s * z
-    out = model.evaluate(params, prof, constants={**prof.values(), **draws}, outputs=outs)
-    return {o: tuple(np.quantile(np.asarray(out[o], dtype=float), (0.05, 0.95))) for o in outs}
-
-
-def main(profiles=("epyc-9684x", "xeon-gold-6140", "derived-zen4-genoa")) -> int:
+def main(argv=None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    markdown = "--markdown" in args
+    profiles = [a for a in args if not a.startswith("--")] or [p for p in available_profiles()
+                                                               if not p.startswith("e5-1650v4")]
+    if markdown:
+        print("| profile | page | output | value | before (0.3.0) | after |\n|---|---|---|---|---|---|")
+        for pid in profiles:
+            for case, o, f, old, new in before_after(pid):
+                d = 0 if o.endswith("_ns_per_packet") or o == "path.ns_per_packet" else 2
+                print(f"| {pid} | {case} | {o} | {f:.{d}f} | {_iv(old, d)} | {_iv(new, d)} |")
+        return 0
     rows = residuals()
     e = np.array([r[3] for r in rows])
     dvar = np.array([r[5] for r in rows])
@@ -116,34 +104,22 @@ def main(profiles=("epyc-9684x", "xeon-gold-6140", "derived-zen4-genoa")) -> int
           f"{np.mean(dvar):.3f}: CPU part sqrt(max(0, diff)) = {math.sqrt(max(0.0, np.mean(e ** 2 - dvar))):.3f}")
     same = [r for r in rows if r[4] <= 2.0]
     print(f"same-era residuals (gap <= 2 years): {len(same)}: " + ", ".join(f"{r[0]} {r[1]} {r[3]:+.3f}" for r in same))
-    s_old = derive._move_spread(())[0]
-    carry = carry_unchanged_residuals()
-    ce = np.array([r[3] for r in carry])
-    s_new = float(np.sqrt(np.mean(ce ** 2)))
-    print(f"\nsame-era page_pool costs carried unchanged as core cycles ({len(carry)} residuals, "
-          f"{len({r[0] for r in carry})} profiles):")
+    carry = derive.carry_residuals()
+    s_new, n_new, who = derive.carry_spread()
+    print(f"\nsame-era page_pool costs carried unchanged as core cycles (carry_residuals: {n_new} residuals, "
+          f"profiles {who}):")
     for to, frm, k, err in carry:
         print(f"  {to:20} <- {frm:20} {k:17} {err:+.3f}")
-    print(f"rms ln error {s_new:.3f}; without the EPYC 9684X (booted without a return thunk) "
-          f"{np.sqrt(np.mean([r[3] ** 2 for r in carry if 'epyc' not in r[0] + r[1]])):.3f}")
-    print(f"\nmove as shipped {s_old:.3f} (linear); proposed {s_new:.3f} on log scale, one move per constant\n")
-    print(f"{'profile':20} {'page':13} {'output':16} {'value':>7}  {'shipped (linear)':>18}  "
-          f"{'0.69 on log scale':>18}  {'proposed':>18}")
+    print(f"rms ln error (carry_spread, the move now used) {s_new:.3f}; without the EPYC 9684X (booted without a "
+          f"return thunk) {np.sqrt(np.mean([r[3] ** 2 for r in carry if 'epyc' not in r[0] + r[1]])):.3f}")
+    print(f"\n90 % intervals, linearised: before (archived version, model 0.3.0: linear, a move per carry) and "
+          f"after (one move of {s_new:.2f} on log scale)")
+    print(f"{'profile':22} {'page':13} {'output':20} {'value':>8}  {'before':>20}  {'after':>20}")
     for pid in profiles:
-        prof = load_profile(pid)
-        for page, extra, outs in CASES:
-            if extra.get("numa") == "cross" and prof.numa_nodes == 1:
-                continue
-            p = {**st.scenario(st.defaults(pid)), **extra}
-            f0, iv0 = uncertainty.evaluate_with_intervals(p, prof, outs)
-            iv1 = sampled_interval(prof, p, outs, s_old)
-            iv2 = sampled_interval(prof, p, outs, s_new)
-            for o in outs:
-                cols = ["{:6.2f} to {:6.2f}".format(*(float(np.asarray(x)) for x in iv[o])) for iv in (iv0, iv1, iv2)]
-                print(f"{pid:20} {page + ('/cross' if extra else ''):13} {o:16} {float(np.asarray(f0[o])):7.3f}  "
-                      + "  ".join(f"{c:>18}" for c in cols))
+        for case, o, f, old, new in before_after(pid):
+            print(f"{pid:22} {case:13} {o:20} {f:8.3f}  {_iv(old, 2):>20}  {_iv(new, 2):>20}")
     return 0
 
 
 if __name__ == "__main__":
-    raise SystemExit(main(tuple(sys.argv[1:]) or ("epyc-9684x", "xeon-gold-6140", "derived-zen4-genoa")))
+    raise SystemExit(main())

@@ -16,6 +16,20 @@ of :func:`skbmodel.model.evaluate`, vectorised over the parameter grid, by one o
   vectorised call each; the interval's half-widths are the distances from ``f`` to the sample
   quantiles ``(1 - level) / 2`` and ``(1 + level) / 2``.
 
+**Log-scale constants** (``scale = "log"`` on the constant, :data:`skbmodel.machine.profile.SCALES`: a
+constant carried from another CPU, whose error is a factor): ``s = stderr / value`` is an sd of
+``ln c``.  Linearisation steps it to ``c exp(+-s)`` and, for an output that cannot be negative, takes its
+sensitivity on log scale too, ``u_j = f (ln f(c e^s) - ln f(c e^-s)) / 2``; the log-scale dimensions'
+variance ``V_log`` (their terms of ``u^T R u``) spreads the interval as a factor and the rest ``V_rest``
+as an addend, in quadrature::
+
+    sigma = sqrt(V_log) / f
+    lo = f - sqrt((f (1 - exp(-z sigma)))^2 + z^2 V_rest),  hi = f + sqrt((f (exp(z sigma) - 1))^2 + z^2 V_rest)
+
+so that one such constant alone (``f = c``) gives ``[c exp(-z s), c exp(z s)]``, never 0.  A signed output
+(a difference) keeps the symmetric ``f +- z sd`` with the secant of the same steps.  Sampling draws it
+log-normal, ``c exp(s x)`` with ``x`` the correlated standard normal of its dimension.
+
 Reference: JCGM 100:2008 (GUM), section 5 (law of propagation of uncertainty, with correlations)
 and JCGM 101:2008 (GUM Supplement 1, propagation of distributions by Monte Carlo).
 
@@ -115,6 +129,23 @@ def z_value(level: float = LEVEL) -> float:
     return NormalDist().inv_cdf((1.0 + level) / 2.0)
 
 
+def log_scale(profile: Profile, names) -> np.ndarray:
+    """Whether each of ``names`` spreads on log scale (its constant's ``scale``, :mod:`skbmodel.machine.profile`)."""
+    return np.array([profile.constants[n].scale == "log" for n in names], dtype=bool)
+
+
+def _steps(base: np.ndarray, sd: np.ndarray, log: np.ndarray | None, x: np.ndarray) -> np.ndarray:
+    """Perturbations [constant units] of constants ``base`` moved by ``x`` (``(K, D)``) standard deviations:
+    ``sd x`` on linear scale, ``base (exp(x sd / base) - 1)`` on log scale (``log``, ``(D,)``)."""
+    lin = x * sd
+    if log is None or not np.any(log):
+        return lin
+    log = np.asarray(log, dtype=bool) & (np.asarray(base, dtype=float) > 0)  # a factor needs a positive value
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rel = np.where(log, sd / np.where(log, base, 1.0), 0.0)
+        return np.where(log, base * np.expm1(x * rel), lin)
+
+
 def uncertain_constants(profile: Profile) -> tuple[list[str], np.ndarray, np.ndarray]:
     """``(names, sd, corr)`` of the constants with ``stderr > 0``: sd [constant units], correlation [1]."""
     names = [k for k, c in profile.constants.items() if c.stderr > 0]
@@ -161,7 +192,8 @@ def relevance(profile: Profile) -> tuple[list[str], np.ndarray]:
     ratio below 1, bulk free off) are seen.
     """
     names, sd, corr = uncertain_constants(profile)
-    key = (profile.id, tuple(names), tuple(sd), tuple(profile.value(n) for n in names))
+    log = log_scale(profile, names)
+    key = (profile.id, tuple(names), tuple(sd), tuple(profile.value(n) for n in names), tuple(log))
     hit = _RELEVANCE.get(key)
     if hit is None and not names:
         hit = np.zeros((len(model.OUTPUT_UNITS), 0), dtype=bool)
@@ -169,7 +201,7 @@ def relevance(profile: Profile) -> tuple[list[str], np.ndarray]:
         params = _probe_params(profile)
         base = np.array([profile.value(n) for n in names])
         d = len(names)
-        vals = _evaluate_sets(params, profile, names, base, _deltas("linear", sd, corr, 0))
+        vals = _evaluate_sets(params, profile, names, base, _deltas("linear", sd, corr, 0, base=base, log=log))
         hit = np.zeros((len(model.OUTPUT_UNITS), d), dtype=bool)
         for i, o in enumerate(model.OUTPUT_UNITS):
             v = np.asarray(vals[o], dtype=float)
@@ -241,7 +273,7 @@ def same_quantity(profile_a: Profile, profile_b: Profile, name: str) -> bool:
     """
     ca, cb = profile_a.constants.get(name), profile_b.constants.get(name)
     return (ca is not None and cb is not None and machine(profile_a) == machine(profile_b)
-            and ca.value == cb.value and ca.stderr == cb.stderr)
+            and ca.value == cb.value and ca.stderr == cb.stderr and ca.scale == cb.scale)
 
 
 def _joint(profiles: Sequence[Profile], outputs):
@@ -280,8 +312,10 @@ def _joint(profiles: Sequence[Profile], outputs):
     return dims, sd, corr, index
 
 
-def _deltas(method: str, sd: np.ndarray, corr: np.ndarray, n_samples: int, labels=()) -> np.ndarray:
-    """Perturbations ``(K, D)`` [constant units]: row 0 is the nominal set.
+def _deltas(method: str, sd: np.ndarray, corr: np.ndarray, n_samples: int, labels=(), base=None,
+            log=None) -> np.ndarray:
+    """Perturbations ``(K, D)`` [constant units]: row 0 is the nominal set; a dimension on log scale
+    (``log``, with its nominal value in ``base``) is moved by a factor (:func:`_steps`).
 
     Sampling draws each dimension's standard normals from its own stream, seeded by :data:`SEED`
     and the dimension's label (its constant's name), then correlates them: the draws of one
@@ -289,14 +323,14 @@ def _deltas(method: str, sd: np.ndarray, corr: np.ndarray, n_samples: int, label
     """
     d = sd.size
     if method == "linear":
-        eye = np.diag(sd)
-        return np.vstack([np.zeros((1, d)), eye, -eye])
+        eye = np.eye(d)
+        return np.vstack([np.zeros((1, d)), _steps(base, sd, log, eye), _steps(base, sd, log, -eye)])
     z = np.empty((n_samples, d))
     for j in range(d):
         label = str(labels[j]) if j < len(labels) else str(j)
         z[:, j] = np.random.default_rng([SEED, zlib.crc32(label.encode())]).standard_normal(n_samples)
     z = z @ _factor(corr).T
-    return np.vstack([np.zeros((1, d)), z * sd])
+    return np.vstack([np.zeros((1, d)), _steps(base, sd, log, z)])
 
 
 def _blocks(k: int, grid: int) -> list[slice]:
@@ -304,11 +338,21 @@ def _blocks(k: int, grid: int) -> list[slice]:
     return [slice(i, min(i + step, k)) for i in range(0, k, step)]
 
 
-def _per_sd(v: np.ndarray, d: int) -> np.ndarray:
+def _per_sd(v: np.ndarray, d: int, log: np.ndarray | None = None) -> np.ndarray:
     """``u_j = (f(c + sd_j e_j) - f(c - sd_j e_j)) / 2`` [output unit per sd]: ``(d, ...)`` from rows
-    ``1 .. d`` (+sd) and ``d + 1 .. 2d`` (-sd) of ``v``."""
+    ``1 .. d`` (+sd) and ``d + 1 .. 2d`` (-sd) of ``v``.  With ``log`` (``(d,)``), those dimensions take
+    ``f (ln f_+ - ln f_-) / 2`` where ``f`` and both steps are positive (the secant elsewhere)."""
+    up, down = v[1:1 + d], v[1 + d:1 + 2 * d]
     with np.errstate(invalid="ignore"):
-        return (v[1:1 + d] - v[1 + d:1 + 2 * d]) / 2.0
+        u = (up - down) / 2.0
+    if log is None or not np.any(log):
+        return u
+    f = v[0]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ok = (f > 0) & (up > 0) & (down > 0) & np.isfinite(f) & np.isfinite(up) & np.isfinite(down)
+        g = f * (np.log(np.where(ok, up, 1.0)) - np.log(np.where(ok, down, 1.0))) / 2.0
+    mask = np.asarray(log, dtype=bool).reshape((d,) + (1,) * (np.ndim(u) - 1))
+    return np.where(mask & ok, g, u)
 
 
 def _variance_terms(u: np.ndarray, corr: np.ndarray) -> np.ndarray:
@@ -379,7 +423,11 @@ class Linearisation:
     * ``dims``: the uncertain dimensions ``(seed label, side, name)`` (:func:`_joint`), ``sd`` and
       ``corr`` their sd [constant units] and correlation [1];
     * ``per_sd``: ``{output: (D, ...)}`` the change of ``value`` per ``+1`` sd of each dimension (a
-      secant over ``+-1`` sd, see the module docstring);
+      secant over ``+-1`` sd, see the module docstring; of a log-scale dimension on an output of
+      ``log_outputs``, ``f`` times the secant of ``ln f``);
+    * ``log_dims``: ``(D,)`` whether each dimension is on log scale; ``log_outputs``: the outputs whose
+      interval spreads the log-scale dimensions' variance as a factor (one scenario's non-negative
+      outputs, :meth:`bounds`);
     * ``structural_sd``: ``{output: sd}`` [output unit]: ``rel |f|`` for one scenario or a pair on one
       machine (one model error), ``rel sqrt(f_A^2 + f_B^2)`` across machines (two);
     * with elasticities asked: ``value_dims`` (every constant that is not the clock or a kernel size,
@@ -400,6 +448,8 @@ class Linearisation:
     value_dims: tuple = ()
     elasticity: dict = dataclasses.field(default_factory=dict)
     clock_elasticity: dict = dataclasses.field(default_factory=dict)
+    log_dims: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=bool))
+    log_outputs: frozenset = frozenset()
 
     def variance_terms(self, output: str) -> np.ndarray:
         """``u_j (R u)_j`` of each uncertain dimension [output unit²]: with the structural term's square
@@ -412,11 +462,23 @@ class Linearisation:
             return np.sum(self.variance_terms(output), axis=0) + self.structural_sd[output] ** 2
 
     def bounds(self, output: str, level: float = LEVEL) -> tuple:
-        """``f +- z sd``, ``z = Phi^-1((1 + level) / 2)`` [output unit]."""
+        """``f +- z sd``, ``z = Phi^-1((1 + level) / 2)`` [output unit]; on an output of ``log_outputs``
+        with log-scale dimensions, their variance as a factor and the rest as an addend (module docstring)."""
         f = self.value[output]
+        z = z_value(level)
         with np.errstate(invalid="ignore"):
-            hw = z_value(level) * np.sqrt(np.clip(self.variance(output), 0.0, None))
-        return f - hw, f + hw
+            hw = z * np.sqrt(np.clip(self.variance(output), 0.0, None))
+        if output not in self.log_outputs or not np.any(self.log_dims):
+            return f - hw, f + hw
+        terms = self.variance_terms(output)
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            v_log = np.clip(np.sum(terms[self.log_dims], axis=0), 0.0, None)
+            v_rest = np.clip(np.sum(terms[~self.log_dims], axis=0) + self.structural_sd[output] ** 2, 0.0, None)
+            ok = np.isfinite(f) & (f > 0)
+            sigma = np.sqrt(v_log) / np.where(ok, f, 1.0)
+            down = np.hypot(f * -np.expm1(-z * sigma), z * np.sqrt(v_rest))
+            up = np.hypot(f * np.expm1(z * sigma), z * np.sqrt(v_rest))
+        return np.where(ok, f - down, f - hw), np.where(ok, f + up, f + hw)
 
     def intervals(self, level: float = LEVEL) -> dict:
         """``{output: (lo, hi)}``: :meth:`bounds` of each output; a difference (two sides) of kernel-fixed
@@ -469,10 +531,13 @@ def linearise(params_a: Mapping, params_b: Mapping | None = None, profile_a: Pro
     k = 1 + 2 * d + (2 * e + 2 * len(sides) if elasticities else 0)
     of = {side: prof for side, _, prof in sides}
     base = np.array([of[side[0]].value(n) for side, n in cols])
+    log = np.array([of[side[0]].constants[n].scale == "log" for _, side, n in dims], dtype=bool)
+    at = [col[(side, n)] for _, side, n in dims]
+    up, down = (_steps(base[at], sd, log, np.full((1, d), x))[0] for x in (1.0, -1.0))
     deltas = np.zeros((k, len(cols)))
-    for j, (_, side, n) in enumerate(dims):
-        deltas[1 + j, col[(side, n)]] = sd[j]
-        deltas[1 + d + j, col[(side, n)]] = -sd[j]
+    for j, c in enumerate(at):
+        deltas[1 + j, c] = up[j]
+        deltas[1 + d + j, c] = down[j]
     e0 = 1 + 2 * d
     h = np.array([REL_STEP * abs(of[side[0]].value(n)) for _, side, n in vdims])
     for j, (_, side, n) in enumerate(vdims):
@@ -496,7 +561,10 @@ def linearise(params_a: Mapping, params_b: Mapping | None = None, profile_a: Pro
     across = len(sides) == 2 and machine(profiles[0]) != machine(profiles[1])
     rel = {o: structural_rel_sd(o) if structural else 0.0 for o in outputs}
     struct = {o: rel[o] * (np.hypot(own["A"][o], own["B"][o]) if across else np.abs(value[o])) for o in outputs}
-    per_sd = {o: _per_sd(rows[o], d) for o in outputs}
+    # one scenario's outputs that cannot be negative take a log-scale dimension's sensitivity on log scale
+    log_outputs = frozenset(o for o in outputs if o in NONNEGATIVE_OUTPUTS) if len(sides) == 1 and log.any() \
+        else frozenset()
+    per_sd = {o: _per_sd(rows[o], d, log if o in log_outputs else None) for o in outputs}
     elast, clock_e = {}, {}
     if elasticities:
         shape = (e,) + (1,) * (rows[outputs[0]].ndim - 1) if outputs else (e,)
@@ -508,7 +576,7 @@ def linearise(params_a: Mapping, params_b: Mapping | None = None, profile_a: Pro
                 clock_e[o] = tuple((side, (v[c0 + 2 * si] - v[c0 + 2 * si + 1]) / (2 * REL_STEP))
                                    for si, (side, _, _) in enumerate(sides))
     return Linearisation(tuple(outputs), value, own, tuple(dims), sd, corr, per_sd, struct, tuple(vdims),
-                         elast, clock_e)
+                         elast, clock_e, log, log_outputs)
 
 
 def _check(method, outputs):
@@ -578,8 +646,8 @@ def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, out
     n_samples : draws for ``"sampling"``.
     structural : add :func:`structural_rel_sd` (default); ``False`` gives the constants' share alone
         (the out-of-sample validation estimates the structural term from that).
-    physical : apply :func:`physical_intervals` (default); ``False`` gives the symmetric normal
-        interval ``f +- z sd`` (the out-of-sample validation reads ``sd`` from it).
+    physical : apply :func:`physical_intervals` (default); ``False`` gives the propagated interval,
+        ``f +- z sd`` where no log-scale constant spreads it (the out-of-sample validation reads ``sd`` from it).
 
     Returns
     -------
@@ -597,7 +665,7 @@ def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, out
     else:
         names, sd, corr = _relevant(prof, outputs)
         base = np.array([prof.value(n) for n in names])
-        deltas = _deltas(method, sd, corr, n_samples, names)
+        deltas = _deltas(method, sd, corr, n_samples, names, base, log_scale(prof, names))
         grid = int(np.prod(np.broadcast_shapes(*[np.shape(v) for v in model.raw_inputs(params, prof).values()])))
 
         def values_of(rows):
@@ -656,7 +724,10 @@ def _sampled_delta(params_a, params_b, profile_a, profile_b, outputs, level, n_s
     pa = model.profile_of(params_a, profile_a)
     pb = model.profile_of(params_b, profile_b)
     dims, sd, corr, index = _joint([pa, pb], outputs)
-    deltas = _deltas("sampling", sd, corr, n_samples, [label for label, _, _ in dims])
+    of = [pa if "A" in side else pb for _, side, _ in dims]
+    deltas = _deltas("sampling", sd, corr, n_samples, [label for label, _, _ in dims],
+                     np.array([p.value(n) for p, (_, _, n) in zip(of, dims)]),
+                     np.array([p.constants[n].scale == "log" for p, (_, _, n) in zip(of, dims)], dtype=bool))
     shapes = [np.broadcast_shapes(*[np.shape(v) for v in model.raw_inputs(p, q).values()])
               for p, q in ((params_a, pa), (params_b, pb))]
     grid = int(np.prod(np.broadcast_shapes(*shapes)))
@@ -698,7 +769,7 @@ def pair_interval(params_a: Mapping, output_a: str, params_b: Mapping, output_b:
     _, outputs = _check("linear", [output_a, output_b])
     names, sd, corr = _relevant(profile, outputs)
     base = np.array([profile.value(n) for n in names])
-    deltas = _deltas("linear", sd, corr, 0)
+    deltas = _deltas("linear", sd, corr, 0, base=base, log=log_scale(profile, names))
 
     def values_of(rows):
         va = _evaluate_sets(params_a, profile, names, base, deltas[rows])[output_a]

@@ -76,7 +76,7 @@ def test_a_carry_to_another_cpu_widens_the_interval_and_to_the_same_cpu_does_not
     e5, same, other = load_profile("e5-1650v4"), load_profile("derived-broadwell-ep"), load_profile("epyc-9684x")
     rel = lambda p: p.stderr("veth_base_cycles") / p.value("veth_base_cycles")  # noqa: E731
     assert rel(same) == pytest.approx(rel(e5), abs=1e-3)
-    s_move = derive._move_spread(())[0]
+    s_move = derive.carry_spread(())[0]
     assert rel(other) == pytest.approx(math.hypot(rel(e5), s_move), abs=2e-3)
     assert rel(other) > rel(e5) + 0.1
 
@@ -84,9 +84,9 @@ def test_a_carry_to_another_cpu_widens_the_interval_and_to_the_same_cpu_does_not
 def test_the_e5_takes_the_cpumap_lab_s_cycles_unchanged_with_a_move_s_uncertainty():
     """seed 003's lab names no CPU model or clock: no conversion can be made, only the move's sd added."""
     e5, lab = load_profile("e5-1650v4"), load_profile("xeon-platinum-iavf")
-    s_move = derive._move_spread(())[0]
+    s_move = derive.carry_spread(())[0]
     for k in ("cpumap_src_base_cycles", "cpumap_dst_stack_cycles", "xcpu_line_cycles"):
         assert e5.value(k) == pytest.approx(lab.value(k), rel=1e-4)
-        own = lab.stderr(k) / lab.value(k)
+        own = lab.constants[k].log_sd  # its linear sd as the sd of ln of a log-normal
         assert e5.stderr(k) / e5.value(k) == pytest.approx(math.hypot(own, s_move), abs=2e-3)
         assert e5.constants[k].kind == "assumed"  # not fitted on the E5: the calibration must not refit it

@@ -842,7 +842,10 @@ def derive_costs(d: Description, ghz: float, kernel: str, exclude: tuple[str, ..
     with which the constants that two CPUs measure carry from one CPU to the other.  The note names the
     vendors behind that figure: where they are Intel cores only, a move to another vendor's core (another
     microcode for the same string instruction, another store path) is not in it either: a lower bound,
-    stated as such.
+    stated as such.  :func:`transfer_spread` and not :func:`carry_spread` (the move of a carried path base):
+    its residuals are this derivation's own (counted operations plus a residual fitted on the other CPUs,
+    across kernel years), the error a derived constant of one CPU's data does have; it stays a floor
+    (``max``) on ``rel_sd``, not a term added to it, so its kernel drift is not counted twice.
     """
     train_all = cost_training(exclude)
     s_cpu = spread(training(exclude=exclude))[0]
@@ -934,26 +937,66 @@ def carry_factor(src: Description, src_ghz: float, dst: Description, dst_ghz: fl
     return src.value("turbo_ghz") / src_ghz * dst_ghz / dst.value("turbo_ghz")
 
 
+def carry_residuals(exclude: tuple[str, ...] = ()) -> list[tuple[str, str, str, float]]:
+    """Measured kernel code carried unchanged between CPUs of one kernel era: ``[(to, from, cost, ln error)]``.
+
+    For every pair of measured profiles of two different CPUs (:func:`training`, less ``exclude``) and every
+    page_pool cost of :data:`DERIVED_PP` whose kernel era (:func:`cost_era`) the two share, ``ln(core_to /
+    core_from)``: the error of taking one CPU's core cycles (under load, at its turbo clock) for the other's,
+    as :func:`carried_constants` takes a path base.  A pair is listed both ways (the same magnitude,
+    mirrored), as a carry in either direction is one a profile can make.
+    """
+    tr = training(exclude=exclude)
+    return [(t["profile"], u["profile"], k, math.log(t["core"][k] / u["core"][k]))
+            for t in tr for k in DERIVED_PP for u in tr
+            if u["uarch"] != t["uarch"] and u["eras"][k] == t["eras"][k]]
+
+
+@functools.lru_cache(maxsize=8)
+def carry_spread(exclude: tuple[str, ...] = ()) -> tuple[float | None, int, str]:
+    """The relative sd of one move of a constant from the CPU that measured it to another [1, in ``ln``]:
+    ``(s, residuals, profiles)``.
+
+    ``s = sqrt(mean(e^2))`` over :func:`carry_residuals` (each ``e = ln(core_to / core_from)``): the
+    same-era carry error of measured kernel code, the population a path base belongs to (kernel code
+    paths measured on one CPU in core cycles, carried unchanged within a kernel era).  Not
+    :func:`transfer_spread`: its residuals are the derivation's (counted operations plus a fitted residual)
+    between records years of kernel apart, so they hold kernel drift that a same-era carry does not have
+    (docs/intervals.md, "Constants carried to another CPU").  ``None`` and 0 with fewer than two CPUs.
+    """
+    res = carry_residuals(exclude)
+    if not res:
+        return None, 0, ""
+    s = float(np.sqrt(np.mean(np.square([e for *_, e in res]))))
+    return s, len(res), ", ".join(sorted({r[0] for r in res}))
+
+
 def carried_constants(d: Description, ghz: float, base: Profile, names,
                       exclude: tuple[str, ...] = ()) -> dict[str, Constant]:
     """The cycles constants ``names`` of ``base`` carried to CPU ``d`` counted at ``ghz`` [cycles].
 
-    Each is a cost ``base``'s CPU measured (or inherited, then carried to it already): converted with
-    :func:`carry_factor` and, between two different CPUs, given the extra relative sd of a move from one
-    CPU to another, :func:`transfer_spread` (the rms error of carrying the constants two CPUs measure),
-    in quadrature with its own."""
-    src, how = measured_on(base.id)
-    same = src is not None and src.name == d.name
-    s_move, n_move, who = _move_spread(exclude)
-    s_move = 0.0 if same or s_move is None else s_move
+    Each is a cost that ``base``'s CPU measured, or one carried to it already from the CPU that measured
+    it (``origin``), converted with :func:`carry_factor` from ``base``'s clocks.  Its error is one move,
+    from the CPU that measured it to ``d``, however often it was carried: on log scale (``scale = "log"``,
+    a factor), ``s = sqrt(s_own^2 + s_move^2)``, with ``s_own`` the sd of its ``ln`` in the profile that
+    measured it (:attr:`skbmodel.machine.profile.Constant.log_sd`: a fit's linear ``r = stderr / value``
+    as ``sqrt(ln(1 + r^2))``, the log-normal of the same mean and sd) and ``s_move`` :func:`carry_spread`
+    (0 when that CPU is ``d``: the constant keeps its own sd and scale)."""
+    s_move, n_move, who = carry_spread(exclude)
     clock = counting_clock(d)
+    src, how = measured_on(base.id)
     out = {}
     for k in names:
         c = base.constants[k]
+        origin = c.origin or base.id
+        o = load_profile(origin).constants[k] if c.origin else c
+        measured = measured_on(origin)[0]
+        move = 0.0 if measured is not None and measured.name == d.name or s_move is None else s_move
         as_ns = k in CARRIED_AS_NS
         f = 1.0 if src is None else carry_factor(src, base.ghz, d, ghz, as_ns)
         value = c.value * f
-        rel = math.hypot(c.stderr / c.value if c.value else 0.0, s_move)
+        own = o.log_sd if move else (o.stderr / o.value if o.value else 0.0)
+        rel = math.hypot(own, move)
         if src is None:
             conv = (f"{c.value:g} cycles taken unchanged: the clocks that would convert them (the measured CPU's "
                     "TSC and turbo) are not known")
@@ -964,12 +1007,14 @@ def carried_constants(d: Description, ghz: float, base: Profile, names,
             conv = (f"{c.value:g} cycles of {base.ghz:g} GHz x turbo {src.value('turbo_ghz'):g} / {base.ghz:g} = "
                     f"{c.value * src.value('turbo_ghz') / base.ghz:.1f} core cycles of {src.name} under load, carried "
                     f"as core cycles, x {ghz:g} / turbo {d.value('turbo_ghz'):g} GHz ({clock} cycles of {d.name})")
-        unc = (f"relative sd {rel:.2f}: its own {c.stderr / c.value if c.value else 0.0:.2f} and {s_move:.2f} "
-               f"for another CPU (skbmodel.evidence.derive.transfer_spread, {n_move} residuals, {who}), in quadrature"
-               if not same else f"relative sd {rel:.2f}: its own (the same CPU)")
+        unc = (f"sd of ln {rel:.2f} (log scale): its own {own:.2f} in {origin}, which measured it, and "
+               f"{move:.2f} for one move to another CPU (skbmodel.evidence.derive.carry_spread: the same-era page_pool "
+               f"costs of {who} carried unchanged as core cycles, {n_move} residuals), in quadrature"
+               if move else f"relative sd {rel:.2f}: its own in {origin} (measured on this CPU)")
         out[k] = dataclasses.replace(  # not fitted here: an assumption that the other CPU's cost carries
             c, value=round(value, 3), stderr=round(rel * value, 3), clock=clock, bounds=None,
-            kind="assumed" if c.kind == "fitted" else c.kind,
+            kind="assumed" if c.kind == "fitted" else c.kind, scale="log" if move else o.scale,
+            origin=origin,
             source=f"carried from {base.id} ({how}): {conv}; there: {c.source.split('; uncertainty: ')[0]}; "
                    f"uncertainty: {unc}")
     return out

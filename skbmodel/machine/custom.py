@@ -193,8 +193,9 @@ def build(base: Profile, changes: dict[str, float], label: str = "", source: str
     for k, v in changes.items():
         c = consts[k]
         src = sources.get(k) or (source or "custom value").format(base=base.id, old=f"{c.value:g}")
+        # the user's value, not one carried from another CPU: its sd is an addend again (linear scale)
         consts[k] = dataclasses.replace(c, value=float(v), kind="fitted", source=src,
-                                        bounds=c.bounds or default_bounds(k, c.value))
+                                        bounds=c.bounds or default_bounds(k, c.value), scale="linear", origin="")
     cid = custom_id(base.id, {k: v for k, v in changes.items() if base.constants[k].value != v})
     name = label or f"custom fit on {base.id}"
     # the base's correlations stay: the unchanged constants are the same quantities

@@ -18,13 +18,18 @@ cycles of one profile count one clock, the one ``ghz`` gives, so every conversio
 ``cycles / ghz``; a cost measured in another clock (a core under load at its turbo clock, a constant
 carried from another CPU) is converted before it enters a profile, and its source says how
 (:func:`skbmodel.evidence.derive.carried_constants`).  A file that does not state ``clock`` counts the TSC.
+Such a carried constant names the profile that measured it (``origin``), so that carrying it on adds
+no second move.
 
 Uncertainty (optional; files without it load unchanged, missing ``stderr`` = 0): each constant may
 carry ``stderr``, one standard deviation in the constant's own unit, and the profile may carry a
 ``[fit]`` table, ``names = [...]`` and ``correlation = [[...]]``, the correlation matrix of those
 (fitted) constants.  How each number was obtained is stated in the constant's ``source``.  An
 inheriting profile keeps the parent's correlations; a ``[fit]`` table of its own overrides the
-entries among the names it lists.  :mod:`skbmodel.uncertainty` propagates both to every output.
+entries among the names it lists.  ``scale`` (optional, default ``linear``) says how ``stderr`` spreads:
+``linear``, a normal ``value +- stderr``; ``log``, a relative error, log-normal with ``s = stderr / value``
+in ``ln`` (a constant carried from another CPU: its error is a factor, not an addend).
+:mod:`skbmodel.uncertainty` propagates all of it to every output.
 
 Kernel era (optional): ``kernels = ["6.13", "6.16"]``, the first and last mainline kernel the
 profile's constants describe (an inheriting profile keeps its parent's range unless it states its
@@ -60,6 +65,9 @@ PROFILE_DIR = paths.PROFILE_DIR
 KINDS = ("fitted", "published", "kernel", "assumed")
 #: the clocks a constant in cycles may count (see the module text)
 CLOCKS = ("tsc", "core")
+#: how a constant's ``stderr`` spreads (see the module text): ``linear`` (normal, ``value +- stderr``) or
+#: ``log`` (log-normal, ``value x exp(+-s)`` with ``s = stderr / value``)
+SCALES = ("linear", "log")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,6 +83,10 @@ class Constant:
     stderr: float = 0.0
     #: the clock its cycles count (:data:`CLOCKS`); "" for a constant in another unit
     clock: str = ""
+    #: how ``stderr`` spreads (:data:`SCALES`): ``log`` for a relative error, ``s = stderr / value`` in ``ln``
+    scale: str = "linear"
+    #: the profile that measured it when it was carried here from another CPU; "" = measured (or inherited) here
+    origin: str = ""
 
     def __post_init__(self):
         if self.unit == "cycles" and not self.clock:
@@ -83,12 +95,24 @@ class Constant:
             raise ValueError(f"constant {self.name}: clock {self.clock!r} needs unit cycles and one of {CLOCKS}")
         if self.kind not in KINDS:
             raise ValueError(f"constant {self.name}: kind {self.kind!r} not in {KINDS}")
+        if self.scale not in SCALES or (self.scale == "log" and self.stderr and self.value <= 0):
+            raise ValueError(f"constant {self.name}: scale {self.scale!r} must be one of {SCALES} (log: a positive "
+                             "value)")
         if not self.source.strip():
             raise ValueError(f"constant {self.name}: empty source")
         if not math.isfinite(self.value):
             raise ValueError(f"constant {self.name}: value {self.value!r} is not finite")
         if not (math.isfinite(self.stderr) and self.stderr >= 0):
             raise ValueError(f"constant {self.name}: stderr {self.stderr!r} must be finite and >= 0")
+
+    @property
+    def log_sd(self) -> float:
+        """The sd of ``ln value`` [1]: ``stderr / value`` on log scale; on linear scale that of the log-normal
+        with the same mean and sd, ``sqrt(ln(1 + (stderr / value)^2))`` (``~ stderr / value`` when small)."""
+        if not self.stderr or not self.value:
+            return 0.0
+        rel = self.stderr / abs(self.value)
+        return rel if self.scale == "log" else math.sqrt(math.log1p(rel * rel))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -201,6 +225,10 @@ class Profile:
                 lines.append(f"bounds = [{_num(c.bounds[0])}, {_num(c.bounds[1])}]")
             if c.stderr:
                 lines.append(f"stderr = {_num(c.stderr)}")
+            if c.scale != "linear":
+                lines.append(f"scale = {_q(c.scale)}")
+            if c.origin:
+                lines.append(f"origin = {_q(c.origin)}")
         # only the correlations among constants this file lists (an inheriting file: its own block)
         names = [n for n in self.fit_names if n in self.constants]
         if len(names) > 1:
@@ -332,7 +360,8 @@ def parse_profile(text: str, origin: str = "<profile>", resolve_parent=None, def
                 name=name, value=float(rec["value"]), unit=str(rec["unit"]), kind=str(rec["kind"]),
                 source=str(rec["source"]), bounds=tuple(float(b) for b in bounds) if bounds else None,
                 stderr=float(rec.get("stderr", 0.0)), clock=str(rec.get("clock", default_clock if
-                                                                     rec.get("unit") == "cycles" else "")))
+                                                                     rec.get("unit") == "cycles" else "")),
+                scale=str(rec.get("scale", "linear")), origin=str(rec.get("origin", "")))
         except KeyError as e:
             raise ProfileError(f"{origin}: constants.{name} lacks field {e.args[0]!r}") from None
         except (TypeError, ValueError) as e:
