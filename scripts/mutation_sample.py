@@ -250,7 +250,7 @@ MUTATIONS = [
     Mutation("validation", "ok = bool(abs(z) <= 1.0)", "ok = bool(abs(z) <= 2.0)",
              (R + "test_a_seed_row_is_within_tolerance_exactly_when_its_relative_error_is",),
              "a row is within tolerance iff |error| <= tol"),
-    Mutation("validation", "out[i] = (p - m) / (abs(m) * s.tol)", "out[i] = (p - m) / (abs(p) * s.tol)",
+    Mutation("validation", "out[..., i] = (p - m) / (abs(m) * s.tol)", "out[..., i] = (p - m) / (abs(p) * s.tol)",
              (R + "test_a_relative_residual_is_of_the_measured_value",),
              "a relative tolerance is of the measured value"),
     Mutation("protocols.curves", 'return [p for p in self.points if not p["fit"]]', 'return [p for p in self.points]',

@@ -11,7 +11,7 @@ import pytest
 from skbmodel.links import pages, shortlink, state as S, versions as V
 from tests.browser_util import NAV_LINK, app_and_browser, eventually, wait_for_app, wait_for_plotly
 
-pytestmark = pytest.mark.browser
+pytestmark = [pytest.mark.browser, pytest.mark.first_load]
 
 
 def test_a_compare_link_as_the_first_request_keeps_scenario_b():
