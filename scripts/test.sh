@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Install what is missing (scripts/setup.sh: Debian packages, nginx included, the project's .venv), lint
-# (ruff, config in ruff.toml), then run the whole test suite with the venv's python. Extra arguments go to pytest
-# (one run of what they select, on the workers).
+# (ruff, config in ruff.toml), then run the whole test suite with the venv's python. Extra arguments go to pytest.
 # A lint finding fails the run before any test.
-# Exits with pytest's exit code (the first failing run's), except that "no tests collected" (pytest exit 5) is a failure.
+# Exits with pytest's exit code, except that "no tests collected" (pytest exit 5) is a failure.
 # The tests run on SKB_TEST_WORKERS pytest-xdist workers (default 2, the machine's cores); each module runs
 # whole on one worker (groups: tests/conftest.py). `-n 0` among the arguments runs them in this one process.
 set -uo pipefail
@@ -16,23 +15,10 @@ if [ -z "$PY" ] || [ ! -x "$PY" ]; then
     exit 1
 fi
 "$PY" -m ruff check . || { echo "test.sh: FAILED: ruff check found problems (see above)" >&2; exit 1; }
-run() {  # pytest with its exit code; "no tests collected" (exit 5) is a failure
-    "$PY" -m pytest -q "$@"
-    local rc=$?
-    if [ "$rc" -eq 5 ]; then
-        echo "test.sh: FAILED: pytest collected no tests (exit 5) -- an empty test selection is an error" >&2
-    fi
-    return "$rc"
-}
-if [ "$#" -gt 0 ]; then
-    run tests -n "${SKB_TEST_WORKERS:-2}" --dist loadgroup "$@"
-    exit $?
-fi
-# The whole suite: everything on the workers, then the tests of what a first load shows (marker first_load),
-# alone in one process: they assert the order in which the browser draws, which another test's load changes.
-run tests -n "${SKB_TEST_WORKERS:-2}" --dist loadgroup -m "not first_load"
+"$PY" -m pytest -q tests -n "${SKB_TEST_WORKERS:-2}" --dist loadgroup "$@"
 rc=$?
-run tests -m first_load
-rc2=$?
-[ "$rc" -ne 0 ] && exit "$rc"
-exit "$rc2"
+if [ "$rc" -eq 5 ]; then
+    echo "test.sh: FAILED: pytest collected no tests (exit 5) -- an empty test selection is an error" >&2
+    exit 5
+fi
+exit "$rc"
