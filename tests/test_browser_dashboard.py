@@ -79,9 +79,16 @@ def test_every_page_opens_without_error_and_is_screenshotted(browser_page):
         # a page with several charts shows them as tabs: each tab, clicked, draws its own chart
         seen = set(page.evaluate(_CHART_KEYS))
         tabs = page.locator('[data-testid="stMain"] [role="tab"]')
+        expected = {lab: n for n, lab in charts.chart_labels(slug).items() if n in _drawn_charts(slug)}
         for i in reversed(range(tabs.count())):
-            tabs.nth(i).click()
-            page.wait_for_function("(n) => document.querySelectorAll('.js-plotly-plot').length >= 1", arg=1)
+            tab = tabs.nth(i)
+            label = tab.inner_text().strip()
+            tab.click()
+            # the click starts a rerun that builds the tab's chart: wait for that chart itself, since
+            # an idle app seen before the rerun has begun (a loaded machine) still shows the old tab
+            if label in expected:
+                page.locator(f".st-key-chart_{slug}_{expected[label]} .js-plotly-plot").wait_for(
+                    state="attached", timeout=30000)
             wait_for_app(page)
             wait_for_plotly(page, 0)
             seen |= set(page.evaluate(_CHART_KEYS))
