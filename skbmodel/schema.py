@@ -116,8 +116,8 @@ OUTPUTS: tuple[Output, ...] = (
        grid=3, mappable=True, path="cpumap"),
     _O("cpumap.sleep_fraction", "1", "cpumap flushes that find the kthread asleep", "share", "cpumap"),
     _O("cpumap.bottleneck", "code", "cpumap bottleneck", "category", "cpumap",
-       codes=("the source CPU (RX, XDP, the redirect)", "the destination CPU (the cpumap kthread)",
-              "neither: the offered load")),
+       # short: a metric shows the code whole; which work each CPU does is in the page's text and docs
+       codes=("source CPU", "destination CPU", "offered load")),
     _O("xdp_pass.mpps", "Mpps", "XDP_PASS one CPU rate (Mpps)", "rate", "cpumap", per_packet=True, mappable=True),
     _O("xdp_pass.ns_per_packet", "ns", "XDP_PASS one CPU (ns/packet)", "cost", "cpumap", verdict=4,
        per_packet=True, grid=5, mappable=True, path="xdp_pass"),

@@ -158,13 +158,6 @@ def bottleneck(src_ns, dst_ns, offered_mpps):
     return np.where(1e3 / dst_ns < src_rate, 1.0, np.where(1e3 / src_ns < offered_mpps, 0.0, 2.0))
 
 
-def bottleneck_text(out) -> str:
-    """One line: which CPU limits the rate and how often the kthread sleeps (outputs of one scenario)."""
-    code = int(round(float(np.asarray(out["cpumap.bottleneck"]).flat[0])))
-    asleep = float(np.asarray(out["cpumap.sleep_fraction"]).flat[0])
-    return f"Bottleneck: {BOTTLENECK[code]}; the kthread is asleep at {asleep:.0%} of the flushes"
-
-
 def placement_problem(profile, numa) -> str | None:
     """Why a placement cannot be evaluated on ``profile`` (one line), or None: a cross-node destination on a
     machine whose profile states one NUMA node."""

@@ -448,6 +448,14 @@ def _profile_label(pid: str) -> str:
         return pid
 
 
+def _profile_caption(pid: str) -> str:
+    try:
+        prof = sk_profile.load_profile(pid)
+        return f"{prof.configuration_label}; {prof.name}"
+    except Exception:  # noqa: BLE001 - as in the label: a profile that does not load is named by its id
+        return pid
+
+
 def param_widget(key: str, container=None, label: str | None = None, short=None, help: str | None = None,
                  whole_page: bool = False, shown=None) -> None:
     """The widget of one model parameter (A, or B with the ``b_`` prefix); key == state key.
@@ -471,8 +479,10 @@ def param_widget(key: str, container=None, label: str | None = None, short=None,
         live = functools.partial(_b_recorded if whole_page else _b_changed, key)
     show = short or p.label_of
     if base == "cpu":
-        c.selectbox(label, p.choices, key=key, format_func=_profile_label, on_change=_cpu_changed, args=(prefix,),
-                    help=help)
+        pid = c.selectbox(label, p.choices, key=key, format_func=_profile_label, on_change=_cpu_changed,
+                          args=(prefix,), help=help)
+        # a sidebar-wide box cuts a long label: the chosen profile's kernel and mitigation, whole, below it
+        c.caption(_profile_caption(pid))
     elif base.startswith("d_") and p.kind == "choice":  # the Design page's stages: many options, a list
         c.selectbox(label, p.choices, key=key, format_func=show, on_change=live, help=help)
     elif p.kind == "choice":  # zero, numa, path: the texts shown are the schema's labels

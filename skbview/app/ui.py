@@ -196,16 +196,25 @@ def chart_tabs(page: str, state: Mapping, names=None) -> None:
                 show_chart(charts.figure_for(page, name, state), name, state)
 
 
+#: metrics side by side at most: a 1,400-pixel window shows four labels like "Source CPU rx (Mpps)" whole
+METRICS_PER_ROW = 4
+
+
 def metrics(items) -> None:
     """A row of headline numbers: ``[(label, value text, help or None[, ± text or None]), ...]``.
 
     The optional fourth element (:func:`pm`) is shown as the metric's delta line, without colour
     or arrow: it is the value's uncertainty, not a change.
     """
-    cols = st.columns(len(items))
-    for col, (label, value, help_, *rest) in zip(cols, items):
-        pm_ = rest[0] if rest else None
-        col.metric(label, value, delta=pm_, delta_color="off", delta_arrow="off", help=help_)
+    # more than METRICS_PER_ROW in a row cut their labels and values short ("Source CPU rx (Mp…"): as
+    # many rows as that takes, of equal length, in the same order (the live control finds the cards by it)
+    rows = -(-len(items) // METRICS_PER_ROW)
+    per_row = -(-len(items) // rows) if items else 0
+    for r in range(rows):
+        row = items[r * per_row:(r + 1) * per_row]
+        for col, (label, value, help_, *rest) in zip(st.columns(per_row), row):
+            pm_ = rest[0] if rest else None
+            col.metric(label, value, delta=pm_, delta_color="off", delta_arrow="off", help=help_)
 
 
 def pm_text(half_width: float, scale: float = 1.0, digits: int = 2) -> str | None:
