@@ -830,8 +830,19 @@ def derive_costs(d: Description, ghz: float, kernel: str, exclude: tuple[str, ..
     """The SLUB, zeroing and page-allocator constants of CPU ``d`` for ``kernel`` at TSC clock ``ghz``
     [TSC cycles]: :func:`derive_cost` of each constant of :data:`COST_MODEL`, converted with the
     description's clocks, ``cost_tsc = core * ghz / turbo_ghz`` (a time_bench loop runs one core at
-    turbo); ``stderr = rel_sd * cost_tsc``.  ``store_buffer_bytes = store_buffer_entries * 8`` (one
-    8-byte rep stosq store per entry).  Constants without a count or data are left out (inherited).
+    turbo); ``stderr = rel_sd * cost_tsc`` on log scale (``scale = "log"``: ``rel_sd`` [1] is the sd of
+    ``ln cost``).  ``store_buffer_bytes = store_buffer_entries * 8`` (one 8-byte rep stosq store per
+    entry).  Constants without a count or data are left out (inherited).
+
+    Log scale because every term of ``rel_sd`` is an sd of ``ln``: :func:`derive_cost` combines its
+    candidates as ``ln`` with variances ``s_cpu^2 + drift^2 |dyear|`` (:func:`kernel_drift`: a random
+    walk of ``ln cost``) and takes the weighted spread of their ``ln``, and :func:`transfer_spread` is the
+    rms of ``ln(measured / predicted)``.  The error is a factor, so a constant alone has the interval
+    ``[v exp(-z rel_sd), v exp(z rel_sd)]`` (:mod:`skbmodel.uncertainty`), never 0; read as a linear sd,
+    ``v -+ z rel_sd v``, the sds of 0.4-1.1 these constants have put the 90 % lower bound below 0
+    (docs/intervals.md, "Derived constants on log scale").  ``s_cpu`` (:func:`spread`) is an rms of
+    relative residuals, ``~ ln`` residuals at the sizes it has; it enters here as the ``ln`` sd it
+    approximates.
 
     On a core without ERMS (:attr:`Description.has_erms`) the ``erms_*`` constants are derived as their
     ``rep stosq`` counterparts (:data:`NO_ERMS_AS`).
@@ -885,9 +896,9 @@ def derive_costs(d: Description, ghz: float, kernel: str, exclude: tuple[str, ..
         out[k] = Constant(k, round(value, 3), "cycles", "assumed",
                           f"derived: {ops} ({path}) = {r['counted']:.1f} core cycles at the description's costs"
                           f"{lacks}; {data}{isa_note}; {r['core']:.1f} core cycles x TSC {ghz:g} / turbo {turbo:g} "
-                          f"GHz; uncertainty: relative sd {rel_sd:.2f}, the spread between CPUs "
+                          f"GHz; uncertainty: sd of ln {rel_sd:.2f} (log scale), the spread between CPUs "
                           f"({s_cpu:.2f}) and a kernel drift of {drift_note}{move_note}",
-                          stderr=round(rel_sd * value, 3), clock=clock)
+                          stderr=round(rel_sd * value, 3), clock=clock, scale="log")
     if "store_buffer_entries" in d.figures:
         f = d.figures["store_buffer_entries"]
         out["store_buffer_bytes"] = Constant(
