@@ -8,7 +8,8 @@ is printed in the session header, so an order that fails can be run again.
 Under pytest-xdist (``scripts/test.sh`` runs ``-n 2 --dist loadgroup``) every test is put in a group that
 one worker runs whole: its module (so a module's server, browser and fixtures are set up once, as in one
 process), except that the modules reading ``oos_report`` form one group (the report is computed once, not
-once per worker), and every browser test is in one group (one Chromium at a time). With
+once per worker), and the browser tests form two groups (``BROWSER_SECOND``: one server and one Chromium
+a worker). With
 ``SKB_TEST_ORDER=items`` no group is set, so the shuffled tests are spread over the workers one by one."""
 import os
 import random
@@ -37,8 +38,14 @@ def pytest_terminal_summary(terminalreporter):
 
 #: the session fixtures whose modules one worker runs together (each is computed once per process)
 SHARED_SESSION_FIXTURES = ("oos_report",)
-#: the one group of every test marked ``browser``
+#: the groups of the tests marked ``browser``: the modules of ``BROWSER_SECOND`` form one, the rest the other
 BROWSER_GROUP = "browser"
+#: about half the browser tests' CPU (walks, drags and the load test stay in the first group): in one group
+#: the browser tests were the run's longest stretch on one worker, and the other core sat idle 15 % of the
+#: run after its modules were done (docs/benchmarks.md, "Test suite speed")
+BROWSER_SECOND = ("tests/test_browser_share_link.py", "tests/test_browser_fresh_server.py",
+                  "tests/test_deploy_proxy.py", "tests/test_exports.py", "tests/test_browser_harness.py",
+                  "tests/test_browser_answers.py", "tests/test_browser_design.py", "tests/test_browser_calibrate.py")
 
 
 def _xdist_groups(items) -> None:
@@ -50,9 +57,14 @@ def _xdist_groups(items) -> None:
                 shared.setdefault(item.nodeid.split("::", 1)[0], name)
     for item in items:
         module = item.nodeid.split("::", 1)[0]
-        # browser tests run one at a time, on one worker: two Chromiums and two Streamlit servers on two
-        # cores made their waits time out (a click on an inert page, a download never started)
-        group = BROWSER_GROUP if item.get_closest_marker("browser") else shared.get(module, module)
+        # browser tests in two groups, not one per module: each worker starts one Streamlit server and one
+        # Chromium for its group and keeps them.  Two Chromiums side by side under a heavy load from other
+        # sessions (load average 10-22) once made waits time out; with the two cores to itself the suite
+        # passed with every test shuffled among the others (SKB_TEST_ORDER=items), browsers side by side.
+        if item.get_closest_marker("browser"):
+            group = f"{BROWSER_GROUP}-{2 if module in BROWSER_SECOND else 1}"
+        else:
+            group = shared.get(module, module)
         item.add_marker(pytest.mark.xdist_group(group))
 
 
