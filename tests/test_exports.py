@@ -304,7 +304,9 @@ def test_back_to_back_exports_never_mix_figures(page_figures):
 
 @pytest.mark.browser
 def test_chart_text_fits_inside_each_chart(html_report):
-    """Titles, captions and annotations of every chart lie inside the figure (nothing clipped in a report)."""
+    """Titles, captions and annotations of every chart lie inside the figure, and every legend is whole: a
+    legend taller than the plot area is cut to it (Plotly's ``_effHeight`` below its ``_height``), so a
+    printed chart would name fewer lines than it draws (nothing clipped in a report)."""
     from playwright.sync_api import sync_playwright
 
     from tests.browser_util import launch_chromium
@@ -326,6 +328,9 @@ def test_chart_text_fits_inside_each_chart(html_report):
                         if (r.right > box.right + 1 || r.left < box.left - 1)
                             out.push(gd.id + ': ' + t.textContent.slice(0, 60));
                     }
+                    const leg = gd._fullLayout.legend;
+                    if (leg && leg._effHeight < leg._height - 1)
+                        out.push(gd.id + ': legend cut to ' + leg._effHeight + ' of ' + leg._height + ' px');
                 }
                 return out; }""")
             assert over == [], over

@@ -342,14 +342,34 @@ def tell_apart(traces: list[dict]) -> None:
         taken.add(style)
 
 
+#: Height of a vertical legend [px]: per entry, and per further line of a two-line entry (legend font 12 px).
+#: Read off Plotly's own legends of every chart (``_fullLayout.legend._height``): 21 px an entry (19-22 by the
+#: group gaps), 15-18 px a second line; the larger figures, so an estimate is never short.
+LEGEND_ENTRY_PX, LEGEND_LINE_PX, LEGEND_PAD_PX = 22, 18, 10
+
+
+def legend_height(traces: list[dict]) -> int:
+    """The height a vertical legend of ``traces`` takes [px] (``LEGEND_ENTRY_PX`` an entry, ``LEGEND_LINE_PX``
+    each further line of one, ``LEGEND_PAD_PX`` around them)."""
+    names = [t.get("name") or "" for t in traces if t.get("showlegend") is not False]
+    return (LEGEND_ENTRY_PX * len(names) + LEGEND_LINE_PX * sum(n.count("<br>") for n in names)
+            + LEGEND_PAD_PX) if names else 0
+
+
 def finish(fig: Fig, title: str, xtitle: str, ytitle: str, cap: str, height: int = HEIGHT,
            cap_width: int = 115) -> go.Figure:
     """``cap_width``: characters per caption line; narrower where long category labels push the plot
-    area (where the caption starts) to the right.  Lines are told apart without colour (:func:`tell_apart`)."""
+    area (where the caption starts) to the right.  Lines are told apart without colour (:func:`tell_apart`).
+
+    A figure is made taller than ``height`` where its legend would not fit beside the plot area: Plotly
+    scrolls such a legend on the page and cuts it off in a PNG, SVG or report, which then names fewer
+    lines than it draws."""
     tell_apart(fig.traces)
     cap = _wrap(cap, cap_width)
     extra = 14 * cap.count("<br>")
     bottom = 105 + extra
+    if (fig.layout.get("legend") or {}).get("orientation") != "h":
+        height = max(height, 60 + bottom + legend_height(fig.traces))
     fig.update_layout(
         template=TEMPLATE, title=dict(text=title), height=height,
         margin=dict(l=80, r=30, t=60, b=bottom),
