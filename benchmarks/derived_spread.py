@@ -15,7 +15,9 @@ PATH``) as JSON, what the child process prints.  Nothing is written.
 """
 from __future__ import annotations
 
+import argparse
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
@@ -28,15 +30,6 @@ PROFILES = ("epyc-9684x-srso", "epyc-9684x", "derived-zen4-genoa", "derived-neov
 #: cost outputs that derived constants enter, and the veth path's cost
 OUTPUTS = ("slub.bulk_cycles", "slub.loop_cycles", "zero.memset_ns", "kfree_skb_list.free_cycles_per_drop",
            "path.ns_per_packet")
-
-
-def _option(args: list[str], name: str) -> str | None:
-    if name not in args:
-        return None
-    i = args.index(name)
-    value = args[i + 1]
-    del args[i:i + 2]
-    return value
 
 
 def rows(profiles) -> list[list]:
@@ -63,35 +56,43 @@ def _iv(lo: float, hi: float, d: int) -> str:
     return f"{lo:.{d}f} to {hi:.{d}f}"
 
 
+def _same_values(old: list[list], new: list[list]) -> bool:
+    """Both lists name the same (profile, output) rows with the same point values (to rounding)."""
+    return len(old) == len(new) and all(a[:2] == b[:2] and math.isclose(a[2], b[2], rel_tol=1e-9)
+                                        for a, b in zip(old, new))
+
+
 def main(argv=None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    model = _option(args, "--model")
-    before = _option(args, "--before")
-    flags = {a for a in args if a.startswith("--")}
-    profiles = [a for a in args if not a.startswith("--")] or list(PROFILES)
-    sys.path.insert(0, str(Path(model).resolve() if model else ROOT))
-    after = rows(profiles)
-    if "--json" in flags:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("profiles", nargs="*", default=list(PROFILES))
+    ap.add_argument("--before", help="a checkout of the model before the change")
+    ap.add_argument("--model", help="(child process) the checkout whose skbmodel to import")
+    ap.add_argument("--markdown", action="store_true", help="the table of docs/intervals.md")
+    ap.add_argument("--json", action="store_true", help="this checkout's (or --model's) rows as JSON")
+    a = ap.parse_args(argv)
+    sys.path.insert(0, str(Path(a.model).resolve() if a.model else ROOT))
+    after = rows(a.profiles)
+    if a.json:
         print(json.dumps(after))
         return 0
     import skbmodel
-    old = _before(before, profiles) if before else None
-    if old is not None and [r[:3] for r in old] != [r[:3] for r in after]:
-        moved = [(a[:3], b[:3]) for a, b in zip(old, after) if a[:3] != b[:3]]
+    old = _before(a.before, a.profiles) if a.before else None
+    if old is not None and not _same_values(old, after):
+        moved = [(o[:3], n[:3]) for o, n in zip(old, after) if o[:3] != n[:3]]
         print(f"point values moved: {moved}", file=sys.stderr)
         return 1
     old = old or [[None] * 5] * len(after)
-    if "--markdown" in flags:
+    if a.markdown:
         print(f"| profile | output | value | before | after ({skbmodel.__version__}) |\n|---|---|---|---|---|")
     for (pid, o, f, lo, hi), (_, _, _, lo0, hi0) in zip(after, old):
         d = 0 if o.startswith("path.") else 1
         was = _iv(lo0, hi0, d) if lo0 is not None else "-"
-        if "--markdown" in flags:
+        if a.markdown:
             print(f"| {pid} | {o} | {f:.{d}f} | {was} | {_iv(lo, hi, d)} |")
         else:
             print(f"{pid:20} {o:36} {f:9.{d}f}  {was:>18}  {_iv(lo, hi, d):>18}")
-    if before:
-        print(f"\nno point value moved ({len(after)} outputs compared with {before})", file=sys.stderr)
+    if a.before:
+        print(f"\nno point value moved ({len(after)} outputs compared with {a.before})", file=sys.stderr)
     return 0
 
 

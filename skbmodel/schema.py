@@ -116,7 +116,7 @@ OUTPUTS: tuple[Output, ...] = (
        grid=3, mappable=True, path="cpumap"),
     _O("cpumap.sleep_fraction", "1", "cpumap flushes that find the kthread asleep", "share", "cpumap"),
     _O("cpumap.bottleneck", "code", "cpumap bottleneck", "category", "cpumap",
-       # short: a metric shows the code whole; which work each CPU does is in the page's text and docs
+       # short, so that a metric shows the code whole; which work each CPU does: skbmodel/physics/cpumap.py
        codes=("source CPU", "destination CPU", "offered load")),
     _O("xdp_pass.mpps", "Mpps", "XDP_PASS one CPU rate (Mpps)", "rate", "cpumap", per_packet=True, mappable=True),
     _O("xdp_pass.ns_per_packet", "ns", "XDP_PASS one CPU (ns/packet)", "cost", "cpumap", verdict=4,

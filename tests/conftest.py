@@ -8,8 +8,7 @@ is printed in the session header, so an order that fails can be run again.
 Under pytest-xdist (``scripts/test.sh`` runs ``-n 2 --dist loadgroup``) every test is put in a group that
 one worker runs whole: its module (so a module's server, browser and fixtures are set up once, as in one
 process), except that the modules reading ``oos_report`` form one group (the report is computed once, not
-once per worker), and the browser tests form two groups (``BROWSER_SECOND``: one server and one Chromium
-a worker). With
+once per worker), and the browser tests form two groups (``BROWSER_SECOND``), one a worker. With
 ``SKB_TEST_ORDER=items`` no group is set, so the shuffled tests are spread over the workers one by one."""
 import os
 import random
@@ -57,10 +56,10 @@ def _xdist_groups(items) -> None:
                 shared.setdefault(item.nodeid.split("::", 1)[0], name)
     for item in items:
         module = item.nodeid.split("::", 1)[0]
-        # browser tests in two groups, not one per module: each worker starts one Streamlit server and one
-        # Chromium for its group and keeps them.  Two Chromiums side by side under a heavy load from other
-        # sessions (load average 10-22) once made waits time out; with the two cores to itself the suite
-        # passed with every test shuffled among the others (SKB_TEST_ORDER=items), browsers side by side.
+        # browser tests in two groups, not one per module: the worker of a group starts one shared Streamlit
+        # server for it (tests/browser_util.py shared_server) and keeps it.  Two Chromiums side by side under
+        # a heavy load from other sessions (load average 10-22) once made waits time out; with the two cores
+        # to itself the suite passed with every test shuffled among the others (SKB_TEST_ORDER=items).
         if item.get_closest_marker("browser"):
             group = f"{BROWSER_GROUP}-{2 if module in BROWSER_SECOND else 1}"
         else:

@@ -439,21 +439,23 @@ def _b_changed(key: str) -> None:
     _rerun_views()
 
 
-def _profile_label(pid: str) -> str:
+def _loaded_profile(pid: str):
+    """``pid``'s profile, or None where it does not load (it is still listed and named, by its id)."""
     try:
-        prof = sk_profile.load_profile(pid)
-        # the kernel and its mitigation first: a narrow box cuts the end of the label, not them
-        return f"{pid} — {prof.configuration_label} — {prof.name}"
-    except Exception:  # noqa: BLE001 - a profile that does not load is still listed, by its id
-        return pid
+        return sk_profile.load_profile(pid)
+    except Exception:  # noqa: BLE001 - any failure to load leaves the choice in the list
+        return None
+
+
+def _profile_label(pid: str) -> str:
+    prof = _loaded_profile(pid)
+    # the kernel and its mitigation first: a narrow box cuts the end of the label, not them
+    return f"{pid} — {prof.configuration_label} — {prof.name}" if prof else pid
 
 
 def _profile_caption(pid: str) -> str:
-    try:
-        prof = sk_profile.load_profile(pid)
-        return f"{prof.configuration_label}; {prof.name}"
-    except Exception:  # noqa: BLE001 - as in the label: a profile that does not load is named by its id
-        return pid
+    prof = _loaded_profile(pid)
+    return f"{prof.configuration_label}; {prof.name}" if prof else pid
 
 
 def param_widget(key: str, container=None, label: str | None = None, short=None, help: str | None = None,
