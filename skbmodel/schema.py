@@ -48,6 +48,20 @@ class Output:
     counts: tuple[str, str] | None = None
     #: for a category: the text of each code (code ``i`` is ``codes[i]``)
     codes: tuple[str, ...] = ()
+    #: ``(minuend, subtrahend)``: the output is their difference, evaluated sample by sample.  Its interval
+    #: spreads additively (never as a factor of its own value, which may sit near 0 while its inputs do not)
+    #: and cannot pass the minuend's own upper bound (the subtrahend is never negative)
+    difference_of: tuple[str, str] = ()
+    #: the largest value it can take (1 for a fraction of events); None: unbounded above
+    upper: float | None = None
+
+    @property
+    def factor_spread(self) -> bool:
+        """Whether a log-scale constant spreads its interval as a factor: a cost or a rate built from sums,
+        products and quotients of positive constants, or an unbounded share (a cost over a fixed budget).
+        A difference of two such outputs is not, nor a fraction of events (bounded by 1, it saturates)."""
+        return (self.kind in ("cost", "rate") or (self.kind == "share" and self.upper is None)) \
+            and not self.difference_of
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -94,7 +108,7 @@ OUTPUTS: tuple[Output, ...] = (
        per_packet=True, mappable=True),
     _O("kfree_skb_list.ns_per_packet", "ns", "kfree_skb_list drop path (ns/packet)", "cost", "kfree_skb_list",
        verdict=5, per_packet=True, grid=6, mappable=True, path="kfree_skb_list"),
-    _O("kfree_skb_list.drop_fraction", "1", "kfree_skb_list dropped fraction", "share", "kfree_skb_list"),
+    _O("kfree_skb_list.drop_fraction", "1", "kfree_skb_list dropped fraction", "share", "kfree_skb_list", upper=1.0),
     _O("kfree_skb_list.free_cycles_per_drop", "cycles", "kfree_skb_list free (cycles/dropped skb)", "cost",
        "kfree_skb_list", mappable=True),
     _O("kfree_skb_list.saving_ns", "ns", "kfree_skb_list saving of bulk free (ns/packet)", "difference",
@@ -109,12 +123,13 @@ OUTPUTS: tuple[Output, ...] = (
        mappable=True),
     _O("cpumap.dst_mpps", "Mpps", "cpumap destination CPU rate (Mpps)", "rate", "cpumap", per_packet=True,
        mappable=True),
-    _O("cpumap.drop_mpps", "Mpps", "cpumap drops (Mpps)", "rate", "cpumap", mappable=True),
+    _O("cpumap.drop_mpps", "Mpps", "cpumap drops (Mpps)", "rate", "cpumap", mappable=True,
+       difference_of=("cpumap.src_mpps", "cpumap.dst_mpps")),
     _O("cpumap.src_ns", "ns", "cpumap source CPU (ns/packet)", "cost", "cpumap", verdict=3, per_packet=True,
        grid=4, mappable=True),
     _O("cpumap.dst_ns", "ns", "cpumap destination CPU (ns/packet)", "cost", "cpumap", verdict=2, per_packet=True,
        grid=3, mappable=True, path="cpumap"),
-    _O("cpumap.sleep_fraction", "1", "cpumap flushes that find the kthread asleep", "share", "cpumap"),
+    _O("cpumap.sleep_fraction", "1", "cpumap flushes that find the kthread asleep", "share", "cpumap", upper=1.0),
     _O("cpumap.bottleneck", "code", "cpumap bottleneck", "category", "cpumap",
        # short, so that a metric shows the code whole; which work each CPU does: skbmodel/physics/cpumap.py
        codes=("source CPU", "destination CPU", "offered load")),
@@ -157,6 +172,12 @@ PATH_OUTPUTS: dict[str, str] = {o.path: o.name for o in OUTPUTS if o.path}
 #: Kernel-fixed outputs (no uncertainty) and ``{count: (difference, noise key)}``.
 EXACT_OUTPUTS = frozenset(of_kind("exact", "category"))
 RUNS_OUTPUTS: dict[str, tuple[str, str]] = {o.name: o.counts for o in OUTPUTS if o.counts}
+#: ``{difference: (minuend, subtrahend)}`` of the outputs that are a difference of two others
+DIFFERENCE_OUTPUTS: dict[str, tuple[str, str]] = {o.name: o.difference_of for o in OUTPUTS if o.difference_of}
+#: The outputs a log-scale constant spreads as a factor (:attr:`Output.factor_spread`).
+FACTOR_OUTPUTS = frozenset(o.name for o in OUTPUTS if o.factor_spread)
+#: ``{output: largest value}`` of the bounded outputs.
+UPPER_BOUNDS: dict[str, float] = {o.name: o.upper for o in OUTPUTS if o.upper is not None}
 
 
 #: The named per-packet cost components of a path, in the order they are summed.

@@ -26,9 +26,14 @@ as an addend, in quadrature::
     sigma = sqrt(V_log) / f
     lo = f - sqrt((f (1 - exp(-z sigma)))^2 + z^2 V_rest),  hi = f + sqrt((f (exp(z sigma) - 1))^2 + z^2 V_rest)
 
-so that one such constant alone (``f = c``) gives ``[c exp(-z s), c exp(z s)]``, never 0.  A signed output
-(a difference) keeps the symmetric ``f +- z sd`` with the secant of the same steps.  Sampling draws it
-log-normal, ``c exp(s x)`` with ``x`` the correlated standard normal of its dimension.
+so that one such constant alone (``f = c``) gives ``[c exp(-z s), c exp(z s)]``, never 0.  Only an output
+built from sums, products and quotients of positive constants spreads so (a cost, a rate:
+:data:`skbmodel.schema.FACTOR_OUTPUTS`).  A difference (a signed output, B - A, or the drops of cpumap,
+source minus destination) keeps the symmetric ``f +- z sd`` with the secant of the same steps, each step's
+difference taken from that step's own evaluation of both terms: its own value may sit near 0 while its
+terms do not, and a factor of it would scale a clamped point (a drop rate of 0.94 Mpps had a bound of
+4,432 Mpps that way).  Sampling draws it log-normal, ``c exp(s x)`` with ``x`` the correlated standard
+normal of its dimension.
 
 Reference: JCGM 100:2008 (GUM), section 5 (law of propagation of uncertainty, with correlations)
 and JCGM 101:2008 (GUM Supplement 1, propagation of distributions by Monte Carlo).
@@ -53,6 +58,12 @@ sd per output prefix (0 until out-of-sample validation fills it), combined in qu
   puts probability below 0 where the quantity cannot go; clipping removes only that impossible part.
   A signed difference (a saving, memset minus ``__GFP_ZERO``) is never clipped, whatever sign its
   value has in the states a profile happens to produce;
+* a difference of two outputs (:data:`DIFFERENCE_OUTPUTS`: drops = source - destination rate) is at most
+  its minuend's upper bound: in every set of constants the subtrahend is a rate, never below 0; a fraction
+  of events (:data:`UPPER_BOUNDS`) is at most 1;
+* a difference on one machine (a signed output, or B - A of a pair whose sides share their constants) that
+  keeps its sign when each constant alone moves by ``z`` sd (the ``+-1`` sd secant carried to ``z``) keeps
+  that sign in its interval: a cross-node excess is a sum of line moves and cannot be negative;
 * a value fixed by the kernel (:data:`EXACT_OUTPUTS`, objects per slab) is exact: ``[f, f]``;
 * "runs needed" is a monotone function of the zeroing difference, so its range is that function of
   the difference's interval: from the runs at the interval's largest ``|delta|`` to those at its
@@ -450,6 +461,9 @@ class Linearisation:
     clock_elasticity: dict = dataclasses.field(default_factory=dict)
     log_dims: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=bool))
     log_outputs: frozenset = frozenset()
+    #: a difference on one machine (one scenario's signed output, or ``B - A`` of a pair on one machine):
+    #: ``{output: (min, max)}`` of its change over the ``+-1`` sd sets of constants (:meth:`intervals`)
+    spans: dict = dataclasses.field(default_factory=dict)
 
     def variance_terms(self, output: str) -> np.ndarray:
         """``u_j (R u)_j`` of each uncertain dimension [output unit²]: with the structural term's square
@@ -485,13 +499,30 @@ class Linearisation:
         values is as exact as they are.  The physical limits of one scenario's outputs are
         :func:`physical_intervals`' (they need its parameters)."""
         pair = "B" in self.sides
-        return {o: (self.value[o], self.value[o]) if pair and o in EXACT_OUTPUTS else self.bounds(o, level)
-                for o in self.outputs}
+        z = z_value(level)
+        out = {}
+        for o in self.outputs:
+            if pair and o in EXACT_OUTPUTS:
+                out[o] = (self.value[o], self.value[o])
+                continue
+            lo, hi = self.bounds(o, level)
+            if o in self.spans:
+                # a difference that keeps its sign with every constant moved alone by z sd (the ±1 sd secant
+                # carried to z) keeps it in the interval: a bound past 0 would come from the normal
+                # approximation of a sum of non-negative terms (a cross-node excess), not from the model
+                f = self.value[o]
+                low, high = (f + z * dv for dv in self.spans[o])
+                lo = np.where((f > 0) & (low >= 0), np.maximum(lo, 0.0), lo)
+                hi = np.where((f < 0) & (high <= 0), np.minimum(hi, 0.0), hi)
+            out[o] = (lo, hi)
+        return out
 
 
 def with_counted(outputs) -> list[str]:
-    """``outputs`` and, for each count of runs among them, the difference it counts (its interval needs it)."""
-    return list(dict.fromkeys([*outputs, *(RUNS_OUTPUTS[o][0] for o in outputs if o in RUNS_OUTPUTS)]))
+    """``outputs`` and what their intervals need: for each count of runs among them, the difference it counts;
+    for each difference of two outputs, its minuend (whose upper bound is its own)."""
+    return list(dict.fromkeys([*outputs, *(RUNS_OUTPUTS[o][0] for o in outputs if o in RUNS_OUTPUTS),
+                               *(DIFFERENCE_OUTPUTS[o][0] for o in outputs if o in DIFFERENCE_OUTPUTS)]))
 
 
 def _value_dims(profiles: Sequence[Profile]) -> list[tuple[str, str, str]]:
@@ -562,9 +593,14 @@ def linearise(params_a: Mapping, params_b: Mapping | None = None, profile_a: Pro
     rel = {o: structural_rel_sd(o) if structural else 0.0 for o in outputs}
     struct = {o: rel[o] * (np.hypot(own["A"][o], own["B"][o]) if across else np.abs(value[o])) for o in outputs}
     # one scenario's outputs that cannot be negative take a log-scale dimension's sensitivity on log scale
-    log_outputs = frozenset(o for o in outputs if o in NONNEGATIVE_OUTPUTS) if len(sides) == 1 and log.any() \
+    log_outputs = frozenset(o for o in outputs if o in FACTOR_OUTPUTS) if len(sides) == 1 and log.any() \
         else frozenset()
     per_sd = {o: _per_sd(rows[o], d, log if o in log_outputs else None) for o in outputs}
+    # a difference on one machine (one scenario's, or B - A with both sides on the same constants)
+    signed = [o for o in outputs if o in SIGNED_OUTPUTS] if len(sides) == 1 else [] if across else outputs
+    with np.errstate(invalid="ignore"):
+        spans = {o: (np.min(rows[o][1:1 + 2 * d] - rows[o][0], axis=0, initial=0.0),
+                     np.max(rows[o][1:1 + 2 * d] - rows[o][0], axis=0, initial=0.0)) for o in signed}
     elast, clock_e = {}, {}
     if elasticities:
         shape = (e,) + (1,) * (rows[outputs[0]].ndim - 1) if outputs else (e,)
@@ -576,7 +612,7 @@ def linearise(params_a: Mapping, params_b: Mapping | None = None, profile_a: Pro
                 clock_e[o] = tuple((side, (v[c0 + 2 * si] - v[c0 + 2 * si + 1]) / (2 * REL_STEP))
                                    for si, (side, _, _) in enumerate(sides))
     return Linearisation(tuple(outputs), value, own, tuple(dims), sd, corr, per_sd, struct, tuple(vdims),
-                         elast, clock_e, log, log_outputs)
+                         elast, clock_e, log, log_outputs, spans)
 
 
 def _check(method, outputs):
@@ -602,6 +638,10 @@ def _check(method, outputs):
 EXACT_OUTPUTS = schema.EXACT_OUTPUTS
 RUNS_OUTPUTS = schema.RUNS_OUTPUTS
 NONNEGATIVE_OUTPUTS = frozenset(schema.of_kind(*schema.NONNEGATIVE_KINDS))
+FACTOR_OUTPUTS = schema.FACTOR_OUTPUTS
+SIGNED_OUTPUTS = frozenset(schema.of_kind("difference"))
+DIFFERENCE_OUTPUTS = schema.DIFFERENCE_OUTPUTS
+UPPER_BOUNDS = schema.UPPER_BOUNDS
 
 
 def physical_intervals(values: Mapping, bounds: dict, profile: Profile, params: Mapping) -> dict:
@@ -626,6 +666,10 @@ def physical_intervals(values: Mapping, bounds: dict, profile: Profile, params: 
             hi = np.maximum(noise.runs_needed(near, noise_ns), f)
         elif o in nonneg:
             lo = np.where(f >= 0, np.maximum(lo, 0.0), lo)
+        if o in DIFFERENCE_OUTPUTS:  # minuend - subtrahend, the subtrahend never negative, in every sample
+            hi = np.minimum(hi, np.asarray(bounds[DIFFERENCE_OUTPUTS[o][0]][1], dtype=float))
+        if o in UPPER_BOUNDS:
+            hi = np.minimum(hi, UPPER_BOUNDS[o])
         out[o] = (lo, hi)
     return out
 

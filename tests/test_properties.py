@@ -9,7 +9,7 @@ from skbmodel import model, schema, uncertainty
 from skbmodel.physics import noise
 from skbmodel.links import state
 from skbmodel.bench import random_states
-from skbmodel.machine.profile import load_profile
+from skbmodel.machine.profile import available_profiles, load_profile
 from tests import cases
 
 N = 2_000
@@ -108,8 +108,10 @@ def test_page_allocator_spills_past_the_pcp_list(prof):
 @pytest.mark.parametrize("seed", range(2))  # two draws: the second varies what the first may have missed
 def test_intervals_respect_physics_over_4000_random_states(prof, seed):
     """2 x 2,000 random states per profile: a cost, rate or share (by its kind in the schema) is never
-    negative and keeps a non-negative interval, a signed difference is never clipped, the slab geometry is
-    exact, runs needed stay within [1, MAX_RUNS], and every interval holds its value."""
+    negative and keeps a non-negative interval, a signed difference is not clipped by its kind (only by
+    the sign its own constant moves agree on, which the raw interval has too), the slab geometry is
+    exact, runs needed stay within [1, MAX_RUNS], every interval holds its value, no cost or rate reaches
+    10 x its value, a difference of two rates stays below its minuend's bound and a fraction below 1."""
     st = _states(seed=100 + seed)
     values, iv = uncertainty.evaluate_with_intervals(st, prof)
     _, raw = uncertainty.evaluate_with_intervals(st, prof, physical=False)
@@ -129,6 +131,41 @@ def test_intervals_respect_physics_over_4000_random_states(prof, seed):
     assert np.array_equal(iv["slub.objects_per_slab"][1], values["slub.objects_per_slab"])
     lo, hi = iv["veth.zero_delta_runs"]
     assert np.all(lo >= 1) and np.all(hi <= noise.MAX_RUNS)
+    _assert_bounded(values, iv)
+
+
+def _assert_bounded(values, iv):
+    """A factor-spread output (a cost, a rate) within 10 x its value; a difference of two outputs
+    within [0, the minuend's upper bound]; a fraction of events within [0, 1]."""
+    for o in schema.FACTOR_OUTPUTS & set(iv):
+        f = np.asarray(values[o], dtype=float)
+        hi = np.broadcast_to(iv[o][1], f.shape)
+        pos = f > 0
+        assert np.all(hi[pos] <= 10.0 * f[pos]), (o, float(np.max(hi[pos] / f[pos])))
+    for o in schema.DIFFERENCE_OUTPUTS.keys() & iv.keys():
+        minuend, lo, hi = schema.DIFFERENCE_OUTPUTS[o][0], *iv[o]
+        assert np.all(np.asarray(lo) >= 0) and np.all(np.asarray(hi) <= np.asarray(iv[minuend][1]) + 1e-12), o
+    for o in schema.UPPER_BOUNDS.keys() & iv.keys():
+        assert np.all(np.asarray(iv[o][1]) <= schema.UPPER_BOUNDS[o]), o
+
+
+@pytest.mark.parametrize("pid", [p for p in available_profiles() if load_profile(p).numa_nodes != 1])
+def test_cpumap_intervals_hold_on_every_profile_that_can_cross_nodes(pid):
+    """Every profile a cross-node cpumap may be asked of (its machine has more than one NUMA node, or does not
+    say): 400 random cpumap states, both programs and both placements, obey the bounds above; and the paired
+    cross - same excess of each CPU's time, a sum of line moves that cannot be negative, keeps a lower bound
+    of at least 0 (it reached -8 ns on the EPYC before the sign of its constant moves was read)."""
+    prof = load_profile(pid)
+    st = _states(400, seed=5, path="cpumap")
+    values, iv = uncertainty.evaluate_with_intervals(st, prof, [o for o in schema.OUTPUT_UNITS
+                                                                if o.startswith(("cpumap.", "path."))])
+    _assert_bounded(values, iv)
+    same = {**_defaults(prof), "path": "cpumap", "numa": "same", "cpumap_prog": np.array(["pass", "drop"]),
+            "pp_recycle": np.array([[0.0], [0.5], [1.0]])}
+    delta, div = uncertainty.delta_intervals(same, {**same, "numa": "cross"}, prof, prof,
+                                             ["cpumap.src_ns", "cpumap.dst_ns"])
+    for o in delta:
+        assert np.all(np.asarray(delta[o]) > 0) and np.all(np.asarray(div[o][0]) >= 0), o
 
 
 def test_runs_needed_follow_the_interval_of_the_difference():
