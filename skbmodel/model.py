@@ -11,6 +11,7 @@ their sum is the path's total (one composition rule, as in Kerncraft's ECM resul
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 
@@ -150,17 +151,39 @@ def evaluate(params: Mapping, profile: Profile | None = None, constants: Mapping
     return out
 
 
+class _CpumapCpus(NamedTuple):
+    """The cpumap path's two CPUs [cycles per packet]: parts and totals of each, the limiting CPU's total and
+    parts, the share of flushes that find the kthread asleep and the share of frames delivered [1]."""
+    src_parts: dict
+    dst_parts: dict
+    src: np.ndarray
+    dst: np.ndarray
+    limit: np.ndarray
+    limit_parts: dict
+    p_sleep: np.ndarray
+    delivered: np.ndarray
+
+
 class _Paths:
     """The compositions of one evaluation, each composed on first use (:data:`skbmodel.design.STARTS`
     for a modelled path, the ``d_*`` inputs for ``design``); they share one memo of option-free costs."""
 
     def __init__(self, x, c):
         self.x, self.c, self.memo, self.done, self.alone = x, c, {}, {}, {}
+        self._cpumap = None
 
     def __getitem__(self, name: str) -> design.Composed:
         if name not in self.done:
             self.done[name] = design.per_packet(self.x, self.c, None if name == "design" else name, self.memo)
         return self.done[name]
+
+    def path_ns(self, name: str) -> np.ndarray:
+        """A modelled path's per-packet time [ns]: its composition's, and for ``cpumap`` the busier CPU's."""
+        return units.cycles_to_ns(self.cpumap().limit, self.x["ghz"]) if name == "cpumap" else self.ns(name)
+
+    def path_parts(self, name: str) -> dict:
+        """A modelled path's components [cycles] (:data:`COMPONENTS`), summing to :meth:`path_ns` x the clock."""
+        return self.cpumap().limit_parts if name == "cpumap" else self[name].parts
 
     def ns(self, name: str) -> np.ndarray:
         """``self[name].ns``; a composition not kept yet gives its time only (its components are then
@@ -170,6 +193,27 @@ class _Paths:
         if name not in self.alone:
             self.alone[name] = design.per_packet(self.x, self.c, None if name == "design" else name, self.memo).ns
         return self.alone[name]
+
+    def cpumap(self) -> _CpumapCpus:
+        """Both CPUs of the cpumap path, each with its parts [cycles]: the source (:func:`cpumap.src_cycles`)
+        and the destination (the ``cpumap`` composition, or :func:`cpumap.drop_dst_cycles` under an
+        XDP_DROP program), placed (:func:`cpumap.placed_cycles`); the path's cost is the busier CPU's."""
+        if self._cpumap is None:
+            x, c = self.x, self.c
+            r = np.clip(x["pp_recycle"], 0.0, 1.0)
+            src0 = cpumap.src_cycles(r, c, x["page_bulk"])
+            dst0 = dict(self["cpumap"].parts)
+            drop_dst = x["is_drop_dst"]
+            if np.any(drop_dst):
+                numa = np.where(x["is_cross"], c["numa_remote_factor"], 1.0)
+                drop = cpumap.drop_dst_cycles(r, numa, c)
+                dst0 = {k: np.where(drop_dst, drop.get(k, 0.0), v) for k, v in dst0.items()}
+            src, dst, p, u = cpumap.placed_cycles(src0, dst0, x["is_cross"], r, c, x["ghz"])
+            s, d = _total(src), _total(dst)
+            on_src = s > d
+            limit = {k: np.where(on_src, src.get(k, 0.0), dst.get(k, 0.0)) for k in COMPONENTS}
+            self._cpumap = _CpumapCpus(src, dst, s, d, np.maximum(s, d), limit, p, u)
+        return self._cpumap
 
     def chosen(self) -> list[str]:
         """The paths the states choose (``path``), in :data:`PATH_CODES` order."""
@@ -272,17 +316,13 @@ def _evaluate_inputs(x, c, outputs=None) -> dict:
         out["veth.zero_delta_runs"] = noise.runs_needed(out["veth.zero_delta_ns"], x["noise_ns"])
 
     if need("cpumap"):  # cpumap redirect: both CPUs respond to the placement and the destination's program
-        src0_ns = units.cycles_to_ns(_total(cpumap.src_cycles(r, c, x["page_bulk"])), ghz)
-        drop_dst = x["is_drop_dst"]
-        dst0_ns = sc["cpumap"].ns
-        if np.any(drop_dst):
-            numa = np.where(x["is_cross"], c["numa_remote_factor"], 1.0)
-            dst0_ns = np.where(drop_dst, units.cycles_to_ns(cpumap.drop_dst_cycles(r, numa, c), ghz), dst0_ns)
-        src_ns, dst_ns, p_sleep = cpumap.placed_ns(src0_ns, dst0_ns, x["is_cross"], r, c, ghz)
+        cpus = sc.cpumap()
+        src_ns, dst_ns = units.cycles_to_ns(cpus.src, ghz), units.cycles_to_ns(cpus.dst, ghz)
         s_mpps, d_mpps, drop = cpumap.rates_mpps(src_ns, dst_ns, c["offered_mpps"])
         out["cpumap.src_mpps"], out["cpumap.dst_mpps"], out["cpumap.drop_mpps"] = s_mpps, d_mpps, drop
         out["cpumap.src_ns"], out["cpumap.dst_ns"] = src_ns, dst_ns
-        out["cpumap.sleep_fraction"] = p_sleep
+        out["cpumap.ns_per_packet"] = units.cycles_to_ns(cpus.limit, ghz)
+        out["cpumap.sleep_fraction"] = cpus.p_sleep
         out["cpumap.bottleneck"] = cpumap.bottleneck(src_ns, dst_ns, c["offered_mpps"])
     if need("xdp_pass"):  # plain XDP_PASS
         xp_ns = sc["xdp_pass"].ns
@@ -298,7 +338,7 @@ def _evaluate_inputs(x, c, outputs=None) -> dict:
         out["budget.line_rate_mpps"] = line_mpps
         out["budget.ns_per_packet"] = units.mpps_to_ns(line_mpps)
     if need("path"):
-        path_ns = _pick(x["path"], {p: sc.ns(p) for p in sc.chosen()})
+        path_ns = _pick(x["path"], {p: sc.path_ns(p) for p in sc.chosen()})
         out["path.ns_per_packet"] = path_ns
         out["path.mpps"] = units.ns_to_mpps(path_ns)
         out["path.budget_pct"] = budget.share_of_budget_pct(path_ns, out["budget.ns_per_packet"])
@@ -333,7 +373,8 @@ def _pick(path, values: dict) -> np.ndarray:
 def _select_path(sc: _Paths) -> dict[str, np.ndarray]:
     """The chosen path's components: :func:`_pick` applied to each component."""
     chosen = sc.chosen()
-    return {comp: _pick(sc.x["path"], {p: np.asarray(sc[p].parts[comp], dtype=float) for p in chosen})
+    parts = {p: sc.path_parts(p) for p in chosen}
+    return {comp: _pick(sc.x["path"], {p: np.asarray(parts[p].get(comp, 0.0), dtype=float) for p in chosen})
             for comp in COMPONENTS}
 
 
@@ -341,7 +382,8 @@ def path_breakdown(params: Mapping, profile: Profile | None = None,
                    constants: Mapping | None = None) -> dict[str, np.ndarray]:
     """Per-packet cost of the chosen ``path`` as named components [cycles], in :data:`COMPONENTS` order.
 
-    Paths: ``veth`` (veth XDP_PASS CPU), ``cpumap`` (the destination CPU, the bottleneck),
+    Paths: ``veth`` (veth XDP_PASS CPU), ``cpumap`` (the CPU that limits it, source or destination, with the
+    placement's line moves and wake-ups in "cross-CPU transfer"),
     ``xdp_pass`` (one CPU), ``kfree_skb_list`` (per injected packet on the pktgen CPU), ``design``
     (the composition of the ``d_*`` keys, :mod:`skbmodel.design`).
     The components sum to ``path.ns_per_packet * ghz``.
@@ -350,6 +392,16 @@ def path_breakdown(params: Mapping, profile: Profile | None = None,
     c = {**prof.values(), **(constants or {})}
     x = inputs(params, prof)
     return _select_path(_Paths(x, c))
+
+
+def cpumap_breakdown_ns(params: Mapping, profile: Profile | None = None) -> dict[str, dict[str, np.ndarray]]:
+    """Each cpumap CPU's per-packet components [ns]: ``{"source": {...}, "destination": {...}}``, in
+    :data:`COMPONENTS` order; each sums to ``cpumap.src_ns`` or ``cpumap.dst_ns``."""
+    prof = profile_of(params, profile)
+    x = inputs(params, prof)
+    cpus = _Paths(x, prof.values()).cpumap()
+    return {side: {k: units.cycles_to_ns(np.asarray(parts.get(k, 0.0), dtype=float), x["ghz"]) for k in COMPONENTS}
+            for side, parts in (("source", cpus.src_parts), ("destination", cpus.dst_parts))}
 
 
 def breakdown_ns(params: Mapping, profile: Profile | None = None) -> dict[str, np.ndarray]:

@@ -30,11 +30,20 @@ SCENARIOS = (
 @pytest.mark.parametrize("cpu", PROFILES)
 @pytest.mark.parametrize("path", S.PATHS)
 def test_each_modelled_path_is_reproduced_exactly_as_a_composition(cpu, path):
+    """Exactly, with no tolerance.  A composition is one CPU's: the cpumap path is its destination's
+    composition where that CPU limits it at the same node (seed 003's runs); elsewhere the path is the
+    busier CPU, and the destination's parts are the composition's but for the placement's ring-slot lines
+    and sleeps, which only add to its cross-CPU transfer."""
     prof = load_profile(cpu)
     for sc in SCENARIOS:
         a = {**sc, "cpu": cpu, "path": path}
         b = {**a, "path": "design", "d_from": path}
         oa, ob = model.evaluate(a, prof), model.evaluate(b, prof)
+        if path == "cpumap" and (sc.get("numa") == "cross" or oa["cpumap.bottleneck"] != 1):
+            dst, comp = model.cpumap_breakdown_ns(a, prof)["destination"], model.breakdown_ns(b, prof)
+            for k in model.COMPONENTS:
+                assert dst[k] >= comp[k] if k == "cross-CPU transfer" else dst[k] == comp[k], (sc, k)
+            continue
         for k in ("path.ns_per_packet", "path.mpps", "path.budget_pct"):
             assert oa[k] == ob[k], (path, sc, k)  # exact: no tolerance
         ba, bb = model.path_breakdown(a, prof), model.path_breakdown(b, prof)

@@ -53,24 +53,54 @@ def test_seed_003_s_runs_are_destination_bound_and_no_wake_up_finds_the_kthread_
 
 
 def test_a_faster_consumer_sleeps_more_and_the_source_pays_the_wake_ups():
-    cheap = [200.0, 60.0, 0.0]  # the XDP_DROP destination's own cycles, ever cheaper
-    outs = [_eval("xeon-platinum-iavf", {"cpumap_drop_dst_cycles": v, "cpumap_xfer_lines": 0.0},
-                  cpumap_prog="drop", numa="cross") for v in cheap]
-    p = [o["cpumap.sleep_fraction"] for o in outs]
-    src = [o["cpumap.src_ns"] for o in outs]
-    assert p[0] < p[1] < p[2] and p[2] > 0.2
-    assert src[0] < src[1] < src[2]  # more wake-ups: the source slows down as the destination gets cheaper
-    assert outs[2]["cpumap.bottleneck"] == 0  # the source limits the rate now
-    assert outs[2]["cpumap.dst_mpps"] == pytest.approx(outs[2]["cpumap.src_mpps"])
+    """XDP_DROP on the cpumap entry, across nodes, the destination's own cycles ever cheaper: while it cannot
+    keep up it never sleeps and the source drops the rest (recycled on the source, no line moves: the
+    source's time grows as more frames are delivered); once it keeps up no frame is dropped and it sleeps
+    after a share of the flushes, then after every one, and the source pays every wake-up."""
+    cheap = [1200.0, 800.0, 600.0, 450.0, 400.0, 0.0]
+    # a sleep dearer than the profile's (3 x), so that the band where the kthread sleeps after some flushes
+    # only, D(p) = T(p), is wide enough to hold a step of this grid
+    slow_sleep = 3.0 * load_profile("xeon-platinum-iavf").value("cpumap_sleep_cycles")
+    outs = [_eval("xeon-platinum-iavf", {"cpumap_drop_dst_cycles": v, "cpumap_xfer_lines": 0.0,
+                                         "cpumap_sleep_cycles": slow_sleep}, cpumap_prog="drop", numa="cross")
+            for v in cheap]
+    p = np.array([o["cpumap.sleep_fraction"] for o in outs])
+    src = np.array([o["cpumap.src_ns"] for o in outs])
+    drops = np.array([o["cpumap.src_mpps"] - o["cpumap.dst_mpps"] for o in outs])
+    assert np.all(np.diff(p) >= 0) and p[0] == 0.0 and 0.0 < p[3] < 1.0 and p[-1] == 1.0
+    assert np.all(np.diff(src) >= 0) and src[-1] > src[0]
+    assert np.all(drops[p > 0] == 0) and np.all(np.diff(drops) <= 0) and drops[0] > 1.0
+    assert outs[-1]["cpumap.bottleneck"] == 0  # the source limits the rate now
+    assert outs[-1]["cpumap.dst_mpps"] == pytest.approx(outs[-1]["cpumap.src_mpps"])
 
 
 def test_the_sleep_fraction_solves_its_equation():
-    s0, d0 = np.array([100.0, 100.0, 50.0, 100.0]), np.array([60.0, 150.0, 20.0, 10.0])
-    wake, sleep, offered = np.array([20.0, 20.0, 5.0, 30.0]), np.array([40.0, 40.0, 0.0, 50.0]), 27.0
+    """Per flush, in time per packet: the kthread's D(p) = D0 + p b against the flush period
+    T(p) = max(S0 + p a, 1 / R): all flushes find it asleep where D(1) <= T(1), none where D(0) >= T(0),
+    and in between exactly as many as make D(p) = T(p)."""
+    s0 = np.array([100.0, 100.0, 50.0, 100.0, 100.0, 20.0])
+    d0 = np.array([60.0, 150.0, 20.0, 10.0, 90.0, 30.0])
+    wake = np.array([20.0, 20.0, 5.0, 30.0, 10.0, 5.0])
+    sleep = np.array([40.0, 40.0, 0.0, 50.0, 30.0, 20.0])
+    offered = 27.0
     p = cpumap.sleep_fraction(s0, d0, wake, sleep, offered)
-    lam = np.minimum(offered * 1e-3, 1.0 / (s0 + p * wake))
-    assert p == pytest.approx(np.maximum(0.0, 1.0 - lam * (d0 + p * sleep)), abs=1e-9)
-    assert p[1] == 0.0  # a consumer slower than the producer never drains the ring
+    period = lambda q: np.maximum(s0 + q * wake, 1e3 / offered)  # noqa: E731
+    need = d0 + p * sleep
+    assert np.all((p == 1.0) & (need <= period(p) + 1e-9) | (p == 0.0) & (d0 >= period(0.0) - 1e-9)
+                  | (p > 0) & (p < 1) & (np.abs(need - period(p)) < 1e-9))
+    assert p[1] == 0.0 and p[4] == pytest.approx(0.5)  # never drains; drains half the flushes
+    assert p[5] == pytest.approx((1e3 / offered - 30.0) / 20.0)  # the offered load sets the period
+
+
+def test_frames_a_full_ring_refuses_go_back_on_the_source_and_move_no_line():
+    """bq_flush_to_queue: frames the ring refuses return to the source's own pool; the source's line moves
+    are per delivered frame, so u = rate_dst / rate_src and S = S0 + u L."""
+    s0, lines, d = np.array([100.0, 100.0, 10.0]), np.array([20.0, 20.0, 5.0]), np.array([400.0, 110.0, 200.0])
+    u = cpumap.delivered_share(s0, lines, d, 27.0)
+    src = s0 + u * lines
+    assert u[1] == 1.0  # the destination keeps up with the source
+    assert u[0] == pytest.approx(src[0] / d[0])
+    assert u[2] == pytest.approx((1e3 / 27.0) / d[2])  # offered-bound: the source takes every offered frame
 
 
 def test_cross_node_on_a_one_node_machine_exits_2_with_one_line():

@@ -105,7 +105,7 @@ def test_the_cpumap_destination_is_its_docstring_s_stages(cpu, numa, recycle):
     prof, c = _constants(cpu)
     f = c["numa_remote_factor"] if numa == "cross" else 1.0
     keep = 1 - c["page_alloc_share"]
-    got = _parts(prof, path="cpumap", numa=numa, pp_recycle=recycle)
+    got = _parts(prof, path="design", d_from="cpumap", numa=numa, pp_recycle=recycle)
     want = {"rest of path": c["cpumap_dst_stack_cycles"],
             "skb alloc": _alloc_bulk(c["cpumap_batch"], c),
             "zeroing": _erms(c["slub_object_bytes"], c),

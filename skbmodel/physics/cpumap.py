@@ -18,7 +18,7 @@ Plain XDP_PASS on one CPU does both halves without the redirect and recycles pag
 (napi_build_skb takes skbs from the NAPI cache, refilled 16 at a time).
 
 Placement (``numa``) and the destination's program (``cpumap_prog``) move both CPUs
-(:func:`placed_ns`, kernel/bpf/cpumap.c as of v5.10-v6.12: the kthread consumer, ``cpu_map_kthread_run``):
+(:func:`placed_cycles`, kernel/bpf/cpumap.c as of v5.10-v6.12: the kthread consumer, ``cpu_map_kthread_run``):
 
 * the producer's ring writes: ``bq_flush_to_queue`` stores each frame pointer into the entry's
   ``ptr_ring`` (``__ptr_ring_produce`` under ``producer_lock``), whose slot lines the consumer last wrote
@@ -26,28 +26,34 @@ Placement (``numa``) and the destination's program (``cpumap_prog``) move both C
   to the source, and back to the destination on its read;
 * the page's return: a page the destination recycles into the source's page_pool (``r``) is taken back
   by the source in ``page_pool_refill_alloc_cache`` from the pool's ring with its ``struct page`` line
-  written on the destination: ``cpumap_return_lines`` (the loop's misses overlap) and a slot's share per
-  recycled page on the source;
+  written on the destination (``cpumap_return_lines``, the loop's misses overlap, and a slot's share per
+  recycled page); and when the source writes the next ``struct xdp_frame`` into that page's headroom
+  (``xdp_convert_buff_to_frame``) it takes back the line the kthread read (:data:`FRAME_RETURN_LINES`):
+  what moved to the destination comes back, per delivered page;
 * across nodes each of these lines costs ``numa_remote_factor`` times a same-node line; the same-node
   moves are inside the bases fitted on seed 003's same-node runs, so the terms are the cross-node
   excess ``(numa - 1) * xcpu_line`` per line;
-* kthread wake-ups: ``__cpu_map_flush`` (once per NAPI poll, ``cpumap_flush_packets`` frames under load)
-  calls ``wake_up_process``; when the kthread found its ring empty it has slept (``schedule()`` in
-  ``cpu_map_kthread_run``) and the wake is a full ``try_to_wake_up`` on another CPU (the source's
-  ``cpumap_wake_cycles`` plus ``cpumap_wake_lines`` lines of the remote runqueue and task, x numa), and
-  the destination pays ``cpumap_sleep_cycles`` (switching to idle and back).  The fraction of flushes
-  that find it asleep is ``p = 1 - rho`` (``rho`` the destination's utilisation; of an M/G/1 queue's
-  departures, the share that leave it empty), solved with the costs it adds (:func:`sleep_fraction`):
-  a consumer faster than the producer sleeps more and the source pays more wake-ups.  Where the
-  destination is the bottleneck (``rho >= 1``, seed 003's runs) no wake-up finds it asleep;
+* frames the full ring refuses (``bq_flush_to_queue`` -> ``xdp_return_frame_rx_napi``) go back to the
+  source's own pool and move no line: the source's line moves are per *delivered* frame
+  (:func:`delivered_share`);
+* kthread wake-ups: every ``__cpu_map_flush`` (once per NAPI poll, ``cpumap_flush_packets`` frames under
+  load) calls ``wake_up_process``; the kthread sleeps (``schedule()`` in ``cpu_map_kthread_run``) whenever
+  it has emptied its ring, and then the wake is a full ``try_to_wake_up`` on another CPU (the source's
+  ``cpumap_wake_cycles`` plus ``cpumap_wake_lines`` lines of the remote runqueue and task, x numa; an IPI
+  where the CPUs share no LLC) and the destination pays ``cpumap_sleep_cycles`` (switching to idle and
+  back).  A kthread with time to spare between flushes sleeps after every one; one that never catches up
+  never sleeps; in between as often as its spare time pays for (:func:`sleep_fraction`).  Where the
+  destination is the bottleneck (seed 003's runs) no wake-up finds it asleep;
 * an ``XDP_DROP`` program on the cpumap entry (``cpu_map_bpf_prog_run_xdp`` -> ``xdp_return_frame``):
   the destination only consumes the ring, runs the program and returns the page
   (``cpumap_drop_dst_cycles`` + the page's return + the frame's lines), no skb.
 
 Which CPU limits the rate is an output (``cpumap.bottleneck``: :data:`BOTTLENECK`).
 
-Both paths are composed, stage by stage, in :data:`skbmodel.design.STARTS` (``cpumap``: the
-destination CPU; ``xdp_pass``); this module keeps the source CPU, the rates and the rest of XDP_PASS.
+The cpumap path's cost (``cpumap.ns_per_packet``, the headline) is the busier CPU's, with every term the
+rates have (:func:`placed_cycles`).  The destination's work is composed, stage by stage, in
+:data:`skbmodel.design.STARTS` (``cpumap``; XDP_PASS on one CPU is ``xdp_pass``); this module keeps the
+source CPU, the placement, the rates and the rest of XDP_PASS.
 """
 from __future__ import annotations
 
@@ -92,63 +98,113 @@ BOTTLENECK = dict(enumerate(schema.BY_NAME["cpumap.bottleneck"].codes))
 RING_SLOT_BYTES = 8
 
 
+#: cachelines of the frame's headroom the source writes again when it reuses a page the destination read:
+#: ``xdp_convert_buff_to_frame`` stores the ``struct xdp_frame`` at the head of the page's headroom
+#: (include/net/xdp.h, v5.10-v6.12), which the kthread read in ``cpu_map_bpf_prog_run_xdp`` /
+#: ``__xdp_build_skb_from_frame``: the store takes the line back from the destination (one line)
+FRAME_RETURN_LINES = 1.0
+
+
 def cross_node_lines(recycle_ratio, cacheline_bytes, return_lines):
-    """Cachelines per packet that move between the two CPUs on top of the frame's (``(src, dst)``).
+    """Cachelines per delivered packet that move between the two CPUs on top of the frame's (``(src, dst)``).
 
     Source: the ring slot it writes (``8 / cacheline_bytes`` of a line per frame) and, per recycled page
-    (``r``), ``return_lines`` of its ``struct page`` and the pool ring's slot.  Destination: the ring slot
+    (``r``), the page's round trip back to it: ``return_lines`` of its ``struct page`` and the pool ring's
+    slot (``page_pool_refill_alloc_cache``, net/core/page_pool.c), and :data:`FRAME_RETURN_LINES` when it
+    writes the next frame's headroom into a line the destination still holds.  Destination: the ring slot
     it reads."""
     slot = RING_SLOT_BYTES / np.asarray(cacheline_bytes, dtype=float)
     r = np.clip(np.asarray(recycle_ratio, dtype=float), 0.0, 1.0)
-    return slot + r * (return_lines + slot), slot
+    return slot + r * (return_lines + slot + FRAME_RETURN_LINES), slot
 
 
 def sleep_fraction(src0_ns, dst0_ns, wake_src_ns, sleep_dst_ns, offered_mpps):
     """The fraction ``p`` of ``__cpu_map_flush`` calls that find the kthread asleep [1].
 
-    ``src0_ns``, ``dst0_ns``: per-packet times without wake-ups; ``wake_src_ns``, ``sleep_dst_ns``: the
-    wake-up's cost per packet on each CPU when every flush finds it asleep.  Solves ``p = max(0, 1 - rho)``
-    with ``rho = lambda * (dst0 + p * sleep)`` and ``lambda = min(offered, 1 / (src0 + p * wake))``:
-    source-bound, ``a p^2 + (S0 - a + b) p - (S0 - D0) = 0`` (``a``, ``b`` the two wake costs, ``S0``, ``D0``
-    the times); offered-bound, ``p = (1 - R D0) / (1 + R b)`` (``R`` in packets per ns)."""
+    Each flush (after every NAPI poll, ``cpumap_flush_packets`` frames under load) calls
+    ``wake_up_process`` (kernel/bpf/cpumap.c ``__cpu_map_flush``, v5.10-v6.12); the kthread sleeps
+    (``schedule()`` in ``cpu_map_kthread_run``) whenever it has emptied its ring.  Per flush, in time per
+    packet: the source takes ``S(p) = S0 + p a`` (``a`` the wake-up's cost when the kthread sleeps), flushes
+    come every ``T(p) = max(S(p), 1 / R)`` (``R`` the offered rate) and the destination needs
+    ``D(p) = D0 + p b`` (``b`` its sleep and wake).  A kthread with time to spare sleeps after every flush:
+    ``p = 1`` where ``D(1) <= T(1)``; one that never catches up never sleeps: ``p = 0`` where
+    ``D(0) >= T(0)``; in between it sleeps as often as its spare time pays for, ``D(p) = T(p)``:
+    ``p = (S0 - D0) / (b - a)`` while the source is the limit, ``(1 / R - D0) / b`` while the offered load is.
+    ``src0_ns``, ``dst0_ns``: the times without wake-ups [ns]; ``wake_src_ns``, ``sleep_dst_ns``: the wake-up's
+    cost per packet on each CPU when every flush finds the kthread asleep [ns]."""
     s0, d0 = np.asarray(src0_ns, dtype=float), np.asarray(dst0_ns, dtype=float)
     a, b = np.asarray(wake_src_ns, dtype=float), np.asarray(sleep_dst_ns, dtype=float)
-    rate = np.asarray(offered_mpps, dtype=float) * 1e-3  # packets per ns
-    lin = s0 - a + b
-    gap = np.maximum(s0 - d0, 0.0)
-    disc = np.sqrt(lin * lin + 4.0 * a * gap)
+    gap = 1e3 / np.asarray(offered_mpps, dtype=float)  # ns between packets at the offered rate
     with np.errstate(divide="ignore", invalid="ignore"):
-        p_src = np.where(a > 0, (disc - lin) / (2.0 * np.where(a > 0, a, 1.0)), gap / np.maximum(s0 + b, 1e-12))
-    p_off = np.clip((1.0 - rate * d0) / (1.0 + rate * b), 0.0, 1.0)
-    offered_bound = rate * (s0 + p_off * a) < 1.0
-    return np.clip(np.where(offered_bound, p_off, p_src), 0.0, 1.0)
+        p_src = np.where(b > a, (s0 - d0) / np.where(b > a, b - a, 1.0), 1.0)
+        p_off = (gap - d0) / np.where(b > 0, b, 1.0)
+    p_mid = np.where(s0 + p_src * a >= gap, p_src, p_off)
+    p = np.where(d0 + b <= np.maximum(s0 + a, gap), 1.0, np.where(d0 >= np.maximum(s0, gap), 0.0, p_mid))
+    return np.clip(np.nan_to_num(p, nan=0.0), 0.0, 1.0)
 
 
-def placed_ns(src0_ns, dst0_ns, is_cross, recycle_ratio, c, ghz):
-    """Per-packet times on the two CPUs with placement and wake-ups [ns]: ``(src_ns, dst_ns, p_sleep)``.
+def delivered_share(src0_ns, src_lines_ns, dst_ns, offered_mpps):
+    """The share ``u`` of the source's frames that the destination takes [1]; the rest are dropped.
 
-    ``src0_ns``, ``dst0_ns``: the paths' times at the same node without wake-ups; ``is_cross``: boolean
-    (broadcast).  See the module text for the terms."""
+    ``bq_flush_to_queue`` (kernel/bpf/cpumap.c, v5.10-v6.12) drops a frame the full ring refuses with
+    ``xdp_return_frame_rx_napi``: it goes back to the source's own page_pool and moves no line, so the
+    source's per-packet time is ``S = S0 + u L`` (``L`` its line moves per delivered frame) and the
+    destination takes ``u = min(1, (1 / D) / rate_src)``: source-bound, ``u = S0 / (D - L)``; offered-bound,
+    ``u = 1 / (R D)``."""
+    s0, lines, d = (np.asarray(v, dtype=float) for v in (src0_ns, src_lines_ns, dst_ns))
+    gap = 1e3 / np.asarray(offered_mpps, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        u_src = np.where(d > s0 + lines, s0 / np.where(d > lines, d - lines, 1.0), 1.0)
+        u = np.where(s0 + u_src * lines < gap, np.minimum(1.0, gap / d), u_src)
+    return np.clip(np.nan_to_num(u, nan=1.0), 0.0, 1.0)
+
+
+def placement_cycles(is_cross, recycle_ratio, c):
+    """The placement's moves per packet [cycles]: ``(source lines, destination lines, wake-up on the source,
+    sleep on the destination)``, the first two per delivered frame, the last two per packet when every flush
+    finds the kthread asleep.
+
+    Lines: the cross-node excess ``(numa - 1) * xcpu_line`` of each line of :func:`cross_node_lines` (the
+    same-node moves are inside the bases fitted on seed 003's same-node runs).  Wake-up: ``try_to_wake_up``
+    on another CPU (``cpumap_wake_cycles`` plus ``cpumap_wake_lines`` lines of the remote runqueue and task,
+    x numa) once per ``cpumap_flush_packets``; the destination's ``cpumap_sleep_cycles`` likewise."""
     numa = np.where(np.asarray(is_cross, dtype=bool), c["numa_remote_factor"], 1.0)
     src_lines, dst_lines = cross_node_lines(recycle_ratio, c["cacheline_bytes"], c["cpumap_return_lines"])
-    excess = (numa - 1.0) * c["xcpu_line_cycles"] / ghz  # ns per line across nodes, beyond a same-node line
-    s0, d0 = src0_ns + src_lines * excess, dst0_ns + dst_lines * excess
+    excess = (numa - 1.0) * c["xcpu_line_cycles"]
     per = 1.0 / c["cpumap_flush_packets"]
-    wake = per * (c["cpumap_wake_cycles"] + c["cpumap_wake_lines"] * c["xcpu_line_cycles"] * numa) / ghz
-    sleep = per * c["cpumap_sleep_cycles"] / ghz
-    p = sleep_fraction(s0, d0, wake, sleep, c["offered_mpps"])
-    return s0 + p * wake, d0 + p * sleep, p
+    wake = per * (c["cpumap_wake_cycles"] + c["cpumap_wake_lines"] * c["xcpu_line_cycles"] * numa)
+    return src_lines * excess, dst_lines * excess, wake, per * c["cpumap_sleep_cycles"]
+
+
+def placed_cycles(src0, dst0, is_cross, recycle_ratio, c, ghz):
+    """Both CPUs with placement, wake-ups and ring-full drops [cycles]: ``(source parts, destination parts,
+    p_sleep, delivered share)``, each CPU's parts ``{component: cycles}`` with the placement's terms in
+    ``"cross-CPU transfer"``.
+
+    ``src0``, ``dst0``: each CPU's parts at the same node without wake-ups (:func:`src_cycles`, the
+    destination's composition or :func:`drop_dst_cycles`).  The kthread's sleeps
+    (:func:`sleep_fraction`) happen only where it keeps up, and then no frame is dropped; where it does not,
+    the source's line moves follow the frames it delivers (:func:`delivered_share`)."""
+    s_lines, d_lines, wake, sleep = placement_cycles(is_cross, recycle_ratio, c)
+    s0, d0 = sum(src0.values()), sum(dst0.values()) + d_lines
+    ns = lambda cyc: cyc / ghz  # noqa: E731
+    p = sleep_fraction(ns(s0 + s_lines), ns(d0), ns(wake), ns(sleep), c["offered_mpps"])
+    u = np.where(p > 0, 1.0, delivered_share(ns(s0), ns(s_lines), ns(d0), c["offered_mpps"]))
+    src = {**src0, "cross-CPU transfer": src0.get("cross-CPU transfer", 0.0) + u * s_lines + p * wake}
+    dst = {**dst0, "cross-CPU transfer": dst0.get("cross-CPU transfer", 0.0) + d_lines + p * sleep}
+    return src, dst, p, u
 
 
 def drop_dst_cycles(recycle_ratio, numa_factor, c):
-    """The destination with an XDP_DROP program on the cpumap entry [cycles]: the ring consume, the
-    program and ``xdp_return_frame`` (``cpumap_drop_dst_cycles``), the page's return to the source's pool
-    and the frame's lines; no skb."""
+    """The destination with an XDP_DROP program on the cpumap entry [cycles], by component: the ring consume,
+    the program and ``xdp_return_frame`` (``cpumap_drop_dst_cycles``, "rest of path"), the page's return to
+    the source's pool ("page alloc/recycle") and the frame's lines ("cross-CPU transfer"); no skb."""
     ret = page_pool.return_side_cycles(recycle_ratio, numa_factor, pp_ring_cycles=c["pp_ring_cycles"],
                                        page_slow_cycles=c["page_slow_cycles"],
                                        page_alloc_share=c["page_alloc_share"],
                                        xcpu_line_cycles=c["xcpu_line_cycles"])
-    return c["cpumap_drop_dst_cycles"] + ret + c["cpumap_xfer_lines"] * c["xcpu_line_cycles"] * numa_factor
+    return {"page alloc/recycle": ret, "cross-CPU transfer": c["cpumap_xfer_lines"] * c["xcpu_line_cycles"] * numa_factor,
+            "rest of path": c["cpumap_drop_dst_cycles"]}
 
 
 def bottleneck(src_ns, dst_ns, offered_mpps):

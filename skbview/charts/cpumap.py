@@ -72,7 +72,7 @@ def cpumap_numa(state: Mapping) -> go.Figure:
     p = params(state)
     prof = profile(state)
     numas = np.array(["same", "cross"])
-    parts = model.breakdown_ns({**p, "path": "cpumap", "numa": numas}, prof)
+    parts = model.cpumap_breakdown_ns({**p, "numa": numas}, prof)["destination"]
     out, iv = uncertainty.evaluate_with_intervals({**p, "numa": numas}, prof, ("cpumap.dst_mpps", "cpumap.dst_ns"))
     labels = np.array(["same NUMA node", "cross NUMA node"])
     fig = Fig()
