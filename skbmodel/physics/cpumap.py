@@ -203,7 +203,8 @@ def drop_dst_cycles(recycle_ratio, numa_factor, c):
                                        page_slow_cycles=c["page_slow_cycles"],
                                        page_alloc_share=c["page_alloc_share"],
                                        xcpu_line_cycles=c["xcpu_line_cycles"])
-    return {"page alloc/recycle": ret, "cross-CPU transfer": c["cpumap_xfer_lines"] * c["xcpu_line_cycles"] * numa_factor,
+    return {"page alloc/recycle": ret,
+            "cross-CPU transfer": c["cpumap_xfer_lines"] * c["xcpu_line_cycles"] * numa_factor,
             "rest of path": c["cpumap_drop_dst_cycles"]}
 
 
