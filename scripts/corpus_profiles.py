@@ -49,7 +49,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from skbmodel.evidence import corpus, protocols, userfit  # noqa: E402  (after the path set-up)
-from skbmodel.machine import description, era  # noqa: E402  (after the path set-up)
+from skbmodel.machine import description, era, kconfig  # noqa: E402  (after the path set-up)
 from skbmodel.evidence import derive  # noqa: E402  (after the path set-up)
 from skbmodel.physics import zeroing  # noqa: E402  (after the path set-up)
 from skbmodel.machine.profile import PROFILE_DIR, Constant, Profile, load_profile  # noqa: E402
@@ -306,13 +306,35 @@ def epyc_9684x_srso(df) -> Profile:
     (safe-RET: every kernel return jumps through the return thunk): the page_pool costs and the single-page
     loop of that run, the rest as :func:`epyc_9684x` (its derived SLUB, zeroing and page-allocator constants
     count plain returns, as the derivation's training CPUs: under safe-RET they are low)."""
-    return _epyc_boot(df, "epyc-9684x-srso", EPYC_SRSO_RUN, "SRSO safe-RET, the stock mitigation", "srso-safe-ret",
+    prof = _epyc_boot(df, "epyc-9684x-srso", EPYC_SRSO_RUN, "SRSO safe-RET, the stock mitigation", "srso-safe-ret",
         "page_pool costs (tasklet tests), the single-page allocator cost (time_bench_sample alloc_page + "
         "put_page) and the clock measured on this CPU: v6.13 booted with the default SRSO mitigation, safe-RET "
         "(every kernel function return jumps through the return thunk), the stock configuration of a Zen 4 "
         "kernel; the same machine as epyc-9684x (spec_rstack_overflow=ibpb); its no-softirq tests are "
-        "not its data; SLUB, zeroing and the page allocator's other constants count no return thunk (derived "
-        "as for epyc-9684x): low under safe-RET; the rest inherited from e5-1650v4 unmeasured")
+        "not its data; every other constant that times kernel code (SLUB, zeroing, the page allocator's other "
+        "constants, the path bases) pays the thunk per return (skbmodel.machine.kconfig.return_thunk_terms): "
+        "derived or carried with plain returns, as for epyc-9684x; the rest inherited from e5-1650v4 unmeasured")
+    return with_return_thunk(prof, epyc_9684x(df), set(_epyc_rows(EPYC_SRSO_RUN)))
+
+
+def with_return_thunk(prof: Profile, plain: Profile, measured: set[str]) -> Profile:
+    """``prof`` (booted with a return thunk) with the thunk's price per return on every constant that times
+    kernel code and was not measured under it (``measured``): those were derived or carried with plain
+    returns.  The density of returns comes from the counted page_pool paths of ``plain``, the same machine
+    booted with plain returns."""
+    values = {**prof.values(), **{k: plain.value(k) for k in kconfig.RETURNS_V613}}
+    terms = kconfig.return_thunk_terms({"return_thunk": "srso-ibpb"}, prof.config, values)
+    consts = dict(prof.constants)
+    for name, (extra, sd, why) in terms.items():
+        if name in measured or name not in consts:
+            continue
+        c = consts[name]
+        consts[name] = dataclasses.replace(
+            c, value=round(c.value + extra, 4), stderr=round(float(np.hypot(c.stderr, sd)), 6),
+            source=f"{c.value:g} cycles with plain returns ({c.source.split('; uncertainty:')[0]}) + {extra:.1f}: "
+                   f"{why}; uncertainty: {c.stderr:g} of the plain-return value and the count's bracket half-width "
+                   f"x the price, in quadrature")
+    return dataclasses.replace(prof, constants=consts)
 
 
 #: the EPYC 7351's rows (time_bench_memset, 256 B), each with the start-up it gives and the per-line cost

@@ -202,24 +202,85 @@ def _thunk_on(value: str) -> int:
     return 1 if value == "srso-safe-ret" else 0
 
 
-def return_thunk_terms(have: dict, want: dict) -> dict[str, tuple[float, float, str]]:
-    """Per page_pool constant: (extra TSC cycles, their sd, why) from configuration ``have`` to ``want``;
-    empty when the return thunk does not change or ``want`` does not state it.  A base that does not state
-    its return thunk is taken as measured with a plain ret (no shipped profile was measured with the
-    thunk), and the source says so."""
+#: Constants that time kernel code with a fixed number of returns, counted without a table of their own:
+#: (predicted, low, high, why) per operation.
+RETURNS_FIXED: dict[str, tuple[float, float, float, str]] = {
+    "erms_setup_cycles": (1, 1, 1, "the out-of-line memset (arch/x86/lib/memset_64.S __memset: rep stosb; RET), "
+                                   "one return per call"),
+    "stos_setup_cycles": (0, 0, 0, "an inline rep stosq (memset of a compile-time size): no call"),
+    "slub_bulk_obj_pair_cycles": (0, 0, 1, "per object of kmem_cache_alloc_bulk / kmem_cache_free_bulk: the loop "
+                                           "runs inside the one call (mm/slub.c), at most one helper per object"),
+    "page_bulk_page_cycles": (0, 0, 1, "per page of alloc_pages_bulk: the loop runs inside the one call "
+                                       "(mm/page_alloc.c), prep_new_page per page at most (static, two call sites)"),
+}
+#: Constants that time kernel code whose returns no table counts: a path's base, SLUB's pair and slow paths,
+#: the page allocator.  Each holds returns at the density of the counted paths (:func:`return_density`).
+RETURNS_BY_DENSITY = ("page_single_cycles", "page_bulk_call_cycles", "page_buddy_extra_cycles",
+                      "slub_fast_pair_cycles", "slub_loop_call_cycles", "slub_refill_cycles",
+                      "slub_free_slow_extra_cycles", "kfl_base_cycles", "veth_base_cycles",
+                      "cpumap_src_base_cycles", "cpumap_dst_stack_cycles", "cpumap_redirect_cycles",
+                      "cpumap_drop_dst_cycles", "cpumap_wake_cycles", "cpumap_sleep_cycles", "napi_base_cycles",
+                      "napi_cache_pair_cycles")
+
+
+def return_density(plain: dict, cycles: float) -> tuple[float, float, float]:
+    """Returns per cycle of plain-ret kernel code [1/cycles] for code of ``cycles``: ``(predicted, low, high)``
+    from the paths :data:`RETURNS_V613` counts, each its predicted count over its cycles on one CPU with a
+    plain ret (``plain``: ``{constant: cycles}``).  Predicted: the density of the counted path nearest in
+    length (on log scale): the counted paths are short and call-dense (page_pool's fast path, 2 returns in
+    9 cycles on the EPYC 9684X; its slow path, 7.1 in 78) and a longer path spends more of its time inside
+    its functions, so code longer than them all takes the longest one's.  Low and high: the least and the
+    most of the counted densities."""
+    rows = [(plain[name], n_returns(r)[0] / plain[name]) for name, r in RETURNS_V613.items() if plain.get(name, 0) > 0]
+    length, dens = (np.array(v) for v in zip(*rows))
+    near = int(np.argmin(np.abs(np.log(length / max(cycles, 1e-9)))))
+    return float(dens[near]), float(dens.min()), float(dens.max())
+
+
+def return_thunk_terms(have: dict, want: dict, values: dict | None = None) -> dict[str, tuple[float, float, str]]:
+    """Per constant that times kernel code: (extra TSC cycles, their sd, why) from configuration ``have`` to
+    ``want``; empty when the return thunk does not change or ``want`` does not state it.  A base that does
+    not state its return thunk is taken as measured with a plain ret (no shipped profile was measured with
+    the thunk), and the source says so.
+
+    The page_pool paths pay their counted returns (:data:`RETURNS_V613`), the constants of
+    :data:`RETURNS_FIXED` theirs; with ``values`` (``{constant: cycles}`` as measured under ``have``) every
+    constant of :data:`RETURNS_BY_DENSITY` pays ``cycles x density`` returns (:func:`return_density` of the
+    counted paths' plain-ret cycles), its sd half the density bracket's width.  Each at :data:`SRSO_PRICE_SOURCE`.
+    """
     h, w = resolved(have)["return_thunk"], resolved(want)["return_thunk"]
     sign = _thunk_on(w) - _thunk_on(h)  # not stated is no thunk: _thunk_on gives it 0
     if w == NOT_STATED or sign == 0:
         return {}
     base = "not stated, taken as a plain ret" if h == NOT_STATED else h
+    price = SRSO_SAFE_RET_PRICE_CYCLES
     out = {}
-    for name, rows in RETURNS_V613.items():
-        n, lo, hi = n_returns(rows)
-        extra = float(return_thunk_cycles(n)) * sign
-        sd = (hi - lo) / 2 * SRSO_SAFE_RET_PRICE_CYCLES
-        out[name] = (extra, sd, f"return thunk {base} -> {w}: {n:.2f} returns per iteration (counted in v6.13, "
-                                f"{lo:.2f}-{hi:.2f} over the compiler's and configuration's choices) x "
-                                f"{SRSO_PRICE_SOURCE}")
+    counted = {name: n_returns(rows) for name, rows in RETURNS_V613.items()}
+    for name, (n, lo, hi) in counted.items():
+        out[name] = (n * price * sign, (hi - lo) / 2 * price,
+                     f"return thunk {base} -> {w}: {n:.2f} returns per iteration (counted in v6.13, "
+                     f"{lo:.2f}-{hi:.2f} over the compiler's and configuration's choices) x {SRSO_PRICE_SOURCE}")
+    for name, (n, lo, hi, why) in RETURNS_FIXED.items():
+        if n or hi:
+            out[name] = (n * price * sign, (hi - lo) / 2 * price,
+                         f"return thunk {base} -> {w}: {n:g} returns per operation ({lo:g}-{hi:g}: {why}) x "
+                         f"{SRSO_PRICE_SOURCE}")
+    if values is None:
+        return out
+    # plain-ret cycles of the counted paths: under the thunk they held their counted returns' price
+    plain = {k: values[k] - (n * price if _thunk_on(h) else 0.0) for k, (n, _, _) in counted.items() if k in values}
+    for name in RETURNS_BY_DENSITY:
+        if name not in values:
+            continue
+        cycles = values[name]
+        dens, d_lo, d_hi = return_density(plain, cycles)
+        if _thunk_on(h):  # measured under the thunk: its plain-ret cycles are fewer
+            cycles = cycles / (1.0 + dens * price)
+        out[name] = (cycles * dens * price * sign, cycles * (d_hi - d_lo) / 2 * price,
+                     f"return thunk {base} -> {w}: {cycles:.0f} plain-ret cycles x {dens:.3f} returns per cycle "
+                     f"({d_lo:.3f}-{d_hi:.3f}: the counted page_pool paths' returns over their plain-ret cycles on "
+                     f"this CPU, the nearest in length and their range; no count of this code of its own) x "
+                     f"{SRSO_PRICE_SOURCE}")
     return out
 
 
@@ -349,7 +410,7 @@ def with_config(profile, want: dict):
     want = {**profile.config, **parse(want)}
     factor, why = memcg_factor(profile.config, want, profile.kernels)
     consts = dict(profile.constants)
-    for name, (extra, sd, why_rt) in return_thunk_terms(profile.config, want).items():
+    for name, (extra, sd, why_rt) in return_thunk_terms(profile.config, want, profile.values()).items():
         c = consts[name]
         consts[name] = dataclasses.replace(
             c, value=round(c.value + extra, 4), stderr=round(float(np.hypot(c.stderr, sd)), 6), kind="assumed",
