@@ -48,7 +48,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from skbmodel.evidence import corpus, protocols, userfit  # noqa: E402  (after the path set-up)
+from skbmodel.evidence import corpus, protocols, reruns, userfit  # noqa: E402  (after the path set-up)
 from skbmodel.machine import description, era, kconfig  # noqa: E402  (after the path set-up)
 from skbmodel.evidence import derive  # noqa: E402  (after the path set-up)
 from skbmodel.physics import zeroing  # noqa: E402  (after the path set-up)
@@ -71,9 +71,22 @@ def _tb_sd(v: float) -> float:
     return float(np.hypot(0.29, 0.01 * v))
 
 
-def _published(name, value, unit, source, sd, sd_text, clock: str = "") -> Constant:
+def _published(name, value, unit, source, sd, sd_text, clock: str = "", scale: str = "linear") -> Constant:
     return Constant(name=name, value=float(value), unit=unit, kind="published",
-                    source=f"{source}; uncertainty: {sd_text}", stderr=float(sd), clock=clock)
+                    source=f"{source}; uncertainty: {sd_text}", stderr=float(sd), clock=clock, scale=scale)
+
+
+def _one_run(df, name: str, value: float, source: str) -> Constant:
+    """A constant taken from one published run of a time_bench loop: its sd is what another run of the same
+    benchmark on the same CPU may show (:mod:`skbmodel.evidence.reruns`) and its rounding, on log scale."""
+    sp = reruns.spread(reruns.repeats(df))
+    v = float(value)
+    sd = v * float(np.hypot(0.29 / v, sp["s_rerun"]))
+    return _published(name, v, "cycles", source, round(sd, 4),
+                      f"one run of many: whole-cycle rounding sd 0.29 cycles and the run-to-run spread, sd of ln "
+                      f"{sp['s_rerun']:.3f} between two published runs of one benchmark on one CPU on other days or "
+                      f"kernels (skbmodel.evidence.reruns: {sp['repeats']} repeats in {sp['groups']} groups, "
+                      f"{sp['dof']} degrees of freedom), in quadrature", scale="log")
 
 
 def i7_4790k(df) -> Profile:
@@ -136,9 +149,8 @@ def page_allocator_2017(df) -> dict:
     src = (f"{single['source']}; the CPU is not named there, taken to be this one (TSC 4.00 GHz from cycles/ns, "
            "skbmodel.evidence.derive.INFERRED_CPU); kernel 4.10-rc2")
     return {
-        "page_single_cycles": _published("page_single_cycles", single["value"], "cycles",
-                                         f"page_bench04_bulk single-page baseline, corpus row pa-2017-rfc-single: "
-                                         f"{src}", _tb_sd(float(single["value"])), TB),
+        "page_single_cycles": _one_run(df, "page_single_cycles", single["value"],
+                                       f"page_bench04_bulk single-page baseline, corpus row pa-2017-rfc-single: {src}"),
         "page_bulk_page_cycles": _published("page_bulk_page_cycles", round(float(p), 3), "cycles",
                                             "least squares p + c/n over bulk 2..128 of corpus series "
                                             f"pa-2017-rfc-bulk-list (list API): {src}", round(sd, 3),
@@ -203,9 +215,8 @@ def page_pool_profile(df, pid: str, name: str, ghz_row: str, rows: dict, caches:
     consts["ghz"] = _published("ghz", r0["ghz"], "GHz", f"{r0['cpu']} (corpus row {ghz_row})", 0.0, "0: the TSC clock")
     for n, rid in rows.items():
         r = _row(df, rid)
-        consts[n] = _published(n, r["value"], "cycles",
-                               f"{r['conditions'].split(';')[0] if 'ns=' in r['conditions'] else ''} "
-                               f"corpus row {rid}: {r['source'][:160]}".strip(), _tb_sd(float(r["value"])), TB)
+        consts[n] = _one_run(df, n, r["value"], f"{r['conditions'].split(';')[0] if 'ns=' in r['conditions'] else ''} "
+                                                f"corpus row {rid}: {r['source'][:160]}".strip())
     for n, (v, src) in caches.items():
         consts[n] = _published(n, v, "bytes", src, 0.0, "0: a documented cache size")
     return Profile(id=pid, name=name, constants=consts, inherits=BASE, notes=note, kernels=kernels,
