@@ -145,8 +145,14 @@ def cmd_profile(args) -> int:
                 ghz = float(args.ghz)
             except ValueError:
                 raise description.UarchError(f"--ghz {args.ghz[:20]!r}: expected a number of GHz") from None
+        turbo = None
+        if args.turbo is not None:
+            try:
+                turbo = float(args.turbo)
+            except ValueError:
+                raise description.UarchError(f"--turbo {args.turbo[:20]!r}: expected a number of GHz") from None
         prof = derive.derive(args.uarch, ghz=ghz, kernel=args.kernel,
-                            exclude=(args.uarch,) if args.leave_out else (), from_isa=args.from_isa)
+                            exclude=(args.uarch,) if args.leave_out else (), from_isa=args.from_isa, turbo=turbo)
     except description.UarchError as e:
         raise UsageError(str(e)) from None
     text = prof.to_toml()
@@ -543,6 +549,9 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
     dv = pr_sub.add_parser("derive", help="derive a profile from a machine description")
     dv.add_argument("--uarch", required=True, metavar="NAME", help="description name (see list-uarch)")
     dv.add_argument("--ghz", metavar="X", help="TSC clock of your machine (default: the description's)")
+    dv.add_argument("--turbo", metavar="X", help="the core clock a busy loop runs at on your machine, in GHz "
+                                                 "(default: the description's part; a desktop part of a server "
+                                                 "core boosts higher: see list-uarch)")
     dv.add_argument("--kernel", metavar="K", help=f"mainline kernel, e.g. 6.12 (default {derive.LATEST_KERNEL})")
     dv.add_argument("--out", metavar="FILE.toml", help="write the profile there (default: print it)")
     dv.add_argument("--leave-out", action="store_true",

@@ -156,6 +156,8 @@ def test_cli_list_derive_and_eval_with_the_profile_file(tmp_path):
     (("--uarch", "zen4-genoa", "--ghz", "99"), "--ghz 99.0: expected a clock between"),
     (("--uarch", "zen4-genoa", "--ghz", "fast"), "--ghz 'fast': expected a number"),
     (("--uarch", "zen4-genoa", "--kernel", "9.9"), "--kernel '9.9': expected a mainline release"),
+    (("--uarch", "zen4-genoa", "--turbo", "fast"), "--turbo 'fast': expected a number of GHz"),
+    (("--uarch", "zen4-genoa", "--turbo", "60"), "--turbo 60.0: expected a clock between"),
 ])
 def test_bad_derive_input_is_one_line_and_exit_2_and_writes_nothing(tmp_path, args, message):
     out = tmp_path / "x.toml"
@@ -163,6 +165,18 @@ def test_bad_derive_input_is_one_line_and_exit_2_and_writes_nothing(tmp_path, ar
     assert p.returncode == 2
     assert p.stderr.strip().splitlines() == [p.stderr.strip()] and message in p.stderr
     assert not out.exists()
+
+
+def test_derive_takes_the_machine_s_own_turbo():
+    """A desktop Zen 4 (Ryzen 9 7950X: up to 5.7 GHz) matched to the server description (EPYC 9654: 3.7 GHz):
+    a core cycle is fewer TSC cycles at the higher clock, so every cost derived as core cycles (the page_pool
+    costs, SLUB, the carried path bases) scales by 3.7 / 5.7, and the source says where the clock came from."""
+    server = derive.derive("zen4-genoa", ghz=4.5)
+    desk = derive.derive("zen4-genoa", ghz=4.5, turbo=5.7)
+    for k in ("pp_fast_cycles", "slub_fast_pair_cycles", "veth_base_cycles"):
+        assert desk.value(k) == pytest.approx(server.value(k) * 3.7 / 5.7, rel=2e-3), k
+    assert "given with --turbo" in desk.constants["pp_fast_cycles"].source
+    assert desk.value("xcpu_line_cycles") == pytest.approx(server.value("xcpu_line_cycles"))  # carried as ns
 
 
 def test_a_derived_profile_evaluates_like_any_profile():

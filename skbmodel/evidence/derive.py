@@ -327,7 +327,8 @@ def spread(train: list[dict]) -> tuple[float, int]:
 
 
 def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclude: tuple[str, ...] = (),
-           cpu: str | None = None, from_isa: str | None = None, inrun: dict | None = None) -> Profile:
+           cpu: str | None = None, from_isa: str | None = None, inrun: dict | None = None,
+           turbo: float | None = None) -> Profile:
     """The profile of CPU ``name`` derived from its description and the other CPUs' data.
 
     ``ghz``: the TSC clock of the machine (default: the description's); ``kernel``: the mainline
@@ -340,11 +341,18 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
     ``from_isa="x86"``) from the x86 CPUs' instruction counts, priced with what differs on arm64
     (:func:`isa_cost_cycles`).  ``inrun``: in-run baselines of the machine for that translation,
     ``{"atomic": core cycles of a time_bench atomic_inc, "spinlock": of a spin_lock+unlock, "source": text}``
-    (either may be missing or None).
+    (either may be missing or None).  ``turbo``: the core clock a busy loop runs at on the machine [GHz]
+    (default: the description's, which is its reference part's: a desktop part of a server core's
+    description boosts higher); every conversion between core and TSC cycles reads it.
     """
     if from_isa not in (None, "x86", "arm64"):
         raise UarchError(f"--from-isa {str(from_isa)[:20]!r}: expected x86 or arm64")
     d = load(name).for_cpu(cpu)
+    if turbo is not None:
+        if not (math.isfinite(turbo) and GHZ_RANGE[0] <= turbo <= GHZ_RANGE[1]):
+            raise UarchError(f"--turbo {turbo!r}: expected a clock between {GHZ_RANGE[0]:g} and {GHZ_RANGE[1]:g} GHz")
+        d = dataclasses.replace(d, figures={**d.figures, "turbo_ghz": Figure(
+            "turbo_ghz", float(turbo), "GHz", "the core clock under load, given with --turbo")})
     kernel = LATEST_KERNEL if kernel is None else str(kernel).strip()
     if kernel not in era.RELEASES:
         first, last = min(era.RELEASES, key=era.version_key), max(era.RELEASES, key=era.version_key)
