@@ -15,8 +15,6 @@ from pathlib import Path
 from skbmodel.links import state as S
 from skbmodel.cli import UsageError
 
-from . import exporter, report
-
 
 def _query_of(arg: str) -> str:
     """Accept a bare query (``bulk=32&...``), ``?bulk=32`` or a full share link."""
@@ -39,6 +37,9 @@ def add_parser(sub) -> None:
 
 
 def run_export(args) -> int:
+    # Plotly and kaleido load here, for an export alone: the other subcommands draw nothing
+    from . import exporter, report
+
     st = S.decode_strict(_query_of(args.query))  # StateError -> "error: <key>: ..." exit 2 (skbmodel.cli.main)
     page = (args.page or "all").strip()
     if page != "all" and page not in S.PAGES:
