@@ -14,6 +14,7 @@ import dataclasses
 import json
 import math
 import sys
+import urllib.parse
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +27,7 @@ from .machine import cpuinfo, custom, description, kconfig
 from .links import shortlink, state, versions
 from .bench import run_bench
 from .machine.profile import (DEFAULT_PROFILE, PROFILE_DIR, ProfileError, archive_current,
-    available_profiles, clear_cache, load_profile, parse_profile, profile_version)
+    available_profiles, clear_cache, load_profile, profile_version)
 
 
 class UsageError(Exception):
@@ -61,12 +62,14 @@ def _drivers_json(res: answers.Answers) -> dict:
 
 def cmd_eval(args) -> int:
     st = versions.with_link_headline(args.query, state.decode_strict(args.query))  # a bad pv is a StateError: exit 2
+    if args.profile:  # the question is the link's on the file's profile, at the file's clock: every output reads it
+        st = _with_profile_file(st, args.profile, args.query)
     if st["path"] == "design":  # a composition that makes no sense has no numbers to print
         bad = design.problem_text(st)
         if bad:
             raise UsageError(f"design: {bad}")
     params = state.scenario(st, "a")
-    prof = _profile_file(args.profile) if args.profile else state.profile_for(st, "a")
+    prof = state.profile_for(st, "a")
     refused = cpumap.placement_problem(prof, st.get("numa"))
     if refused:  # a placement the machine does not have: no numbers
         raise UsageError(refused)
@@ -119,17 +122,29 @@ def cmd_link(args) -> int:
     return 1 if warnings else 0
 
 
-def _profile_file(path: str):
-    """``eval --profile FILE.toml``: a profile file (derived, fitted or edited) that inherits a shipped one."""
+def _with_profile_file(st: dict, path: str, query: str) -> dict:
+    """``--profile FILE.toml`` (a derived, fitted or edited profile that inherits a shipped one) made part of
+    the question, as the dashboard's upload does: the state's custom profile (``prof``, on today's version of
+    its base), its base as ``cpu``, its clock unless the query gives ``ghz``, and the noise floor it measured.
+    Every answer, the text block and the share link then run on it and name it."""
     try:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError(f"--profile {path}: cannot read it ({e.__class__.__name__})") from None
     try:
-        custom.load_profile_text(text, origin=path)  # the checks an uploaded profile gets
-        return parse_profile(text, origin=path, resolve_parent=load_profile)
+        prof = custom.load_profile_text(text, origin=path)  # the checks an uploaded profile gets
+        link = custom.encode_profile(prof)
     except (custom.ProfileLinkError, ProfileError) as e:
         raise UsageError(str(e)) from None
+    given = {k for k, _ in urllib.parse.parse_qsl(query.split("?", 1)[-1], keep_blank_values=True)}
+    out = {k: v for k, v in st.items() if k != "pv"}
+    out.update(prof=link, cpu=prof.inherits.split("@", 1)[0])
+    if "ghz" not in given:
+        out["ghz"] = prof.ghz
+    noise = state.noise_floor_for(prof)
+    if noise is not None and "noise_ns" not in given:
+        out["noise_ns"] = noise
+    return out
 
 
 def cmd_profile(args) -> int:

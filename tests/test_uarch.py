@@ -150,6 +150,28 @@ def test_cli_list_derive_and_eval_with_the_profile_file(tmp_path):
     assert lo < fast < hi and doc["version_notice"] is None
 
 
+def test_eval_with_a_profile_file_is_one_question_on_that_profile_at_its_clock(tmp_path):
+    """``--profile FILE`` is part of the question: the JSON's outputs and its answers are one number, at the
+    file's own clock (not the link's default CPU's 3.6 GHz), the text block names the file's profile, and its
+    share link reopens to the same numbers."""
+    out = tmp_path / "zen1.toml"
+    assert cli("profile", "derive", "--uarch", "zen1-naples", "--out", str(out)).returncode == 0
+    file_prof = P.parse_profile(out.read_text(), resolve_parent=P.load_profile)
+    doc = json.loads(cli("eval", "page=veth", "--json", "--profile", str(out)).stdout)
+    answer = {v["output"]: v["value"] for v in doc["answers"]["values"]}
+    for o in ("veth.mpps", "veth.ns_per_packet"):
+        assert answer[o] == pytest.approx(doc["outputs"][o], rel=1e-12), o
+    assert doc["state"]["ghz"] == pytest.approx(file_prof.ghz)
+    want = model.evaluate({"path": "veth"}, file_prof)["veth.ns_per_packet"]
+    assert doc["outputs"]["veth.ns_per_packet"] == pytest.approx(float(want), rel=1e-9)
+    assert doc["answers"]["profile_a"]["base"] == "e5-1650v4-2025" and doc["profile"].startswith("custom-")
+    text = cli("eval", "page=veth", "--text", "--profile", str(out)).stdout
+    assert "custom profile AMD-EPYC-7601" in text and f"clock {file_prof.ghz:g} GHz" in text
+    link = next(line for line in text.splitlines() if line.startswith("http"))
+    again = json.loads(cli("eval", link.split("?", 1)[1], "--json").stdout)
+    assert again["outputs"]["veth.ns_per_packet"] == pytest.approx(doc["outputs"]["veth.ns_per_packet"], rel=1e-9)
+
+
 @pytest.mark.parametrize("args,message", [
     (("--uarch", "nope"), "unknown uarch 'nope'"),
     (("--uarch", "neoverse-n1"), "description neoverse-n1 lacks the figure tsc_ghz"),
