@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__, answers, design, drivers, mailtext, model, uncertainty
+from . import __version__, answers, design, drivers, mailtext, model, params, uncertainty
 from .evidence import (calibration, corpus, derive, outofsample, parsers, protocols, userfit, userinput,
                        validation)
 from .physics import cpumap
@@ -532,7 +532,9 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"skbmodel {__version__}")
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
     e = sub.add_parser("eval", help="evaluate the model for a share-link query string",
-                       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=design.help_text())
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
+                       epilog=f"page={'|'.join(state.PAGES)} (default {state.PAGES[0]}): the page whose question "
+                              f"it is\n" + params.help_text() + "\n\n" + design.help_text())
     e.add_argument("query", nargs="?", default="", help="URL query string, e.g. 'bulk=32&zero=memset'")
     fmt = e.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true")

@@ -256,6 +256,31 @@ DISPLAY_PARAMS: tuple[Param, ...] = (
 DISPLAY_KEYS = tuple(p.key for p in DISPLAY_PARAMS)
 
 
+#: scenario keys whose default is the CPU profile's own (the model reads the profile where a link gives none)
+_FOLLOWS_PROFILE = {"ghz": "the CPU profile's clock", "noise_ns": "the CPU profile's noise floor"}
+
+
+def help_text() -> str:
+    """Every scenario key but the composed path's (:func:`skbmodel.design.help_text` lists those) with what it
+    takes and its default, one line each under its sidebar group (for ``eval --help``)."""
+    design_keys = {k for k, *_ in KEYS}
+    lines = [f"scenario keys (query 'key=value&...'; {B_PREFIX}<key>: scenario B on the Compare page):"]
+    group = None
+    for p in MODEL_PARAMS + DISPLAY_PARAMS:
+        if p.key in design_keys:
+            continue
+        if (p.group or "Overview") != group:
+            group = p.group or "Overview"
+            lines.append(f" {group}:")
+        if p.kind == "choice":
+            allowed = "|".join(p.choices)
+        else:
+            allowed = f"{fmt_value(p.lo)}..{fmt_value(p.hi)}" + (f" {p.unit}" if p.unit else "")
+        default = _FOLLOWS_PROFILE.get(p.key) or fmt_value(p.default)
+        lines.append(f"  {p.key}={allowed} (default {default}): {p.label}")
+    return "\n".join(lines)
+
+
 # ---------------------------------------------------------------- the question grid's vocabulary
 #: The parameters a grid can sweep and the values each sweeps.
 AXES: dict[str, tuple] = {

@@ -236,11 +236,24 @@ def test_usable_starts_have_no_problems_and_out_of_range_is_clamped():
     assert "d_rx" in keys and not [k for k in keys if k.startswith("b_")]  # B is A: the link writes none of it
 
 
-def test_eval_help_lists_the_design_keys():
+def test_eval_help_lists_every_scenario_key_with_its_range_and_default():
+    from skbmodel.params import DISPLAY_PARAMS, MODEL_PARAMS, fmt_value
+
     r = skbmodel_cli("eval", "--help", cwd=ROOT)
     assert r.returncode == 0, r.stderr
     for k in design.KEY_NAMES:
         assert k + "=" in r.stdout
+    lines = {line.split("=", 1)[0].strip(): line for line in r.stdout.splitlines()
+             if line.startswith("  ") and "=" in line.split()[0]}
+    for p in MODEL_PARAMS + DISPLAY_PARAMS:
+        line = lines[p.key]
+        if p.kind == "choice":
+            assert "|".join(p.choices) in line, line
+        else:
+            assert f"{fmt_value(p.lo)}..{fmt_value(p.hi)}" in line, line
+        assert "(default the CPU profile's" in line if p.key in ("ghz", "noise_ns") else \
+            f"(default {p.default if p.key.startswith('d_') else fmt_value(p.default)})" in line, line
+    assert "page=overview|" in r.stdout
 
 
 # ---------------------------------------------------------------- the page (AppTest)
