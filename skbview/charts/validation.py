@@ -96,7 +96,7 @@ def oos_summary(state: Mapping, rep=None) -> go.Figure:
                    "curves: each published curve fitted on 3 points, the rest predicted · seed rows: a source or a "
                    "row left out and refitted" + (" · naive baseline: other CPU = the other CPUs' mean ns, same lab = "
                                                   "the lab's earlier rate" if naive is not None else "")
-                   + f" · skbmodel {skbmodel.__version__}", height=560)
+                   + f" · skbmodel {skbmodel.__version__}", height=max(560, 110 + 18 * len(rows)), cap_width=90)
 
 
 def _baseline_bar(rows, labels):
