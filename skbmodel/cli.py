@@ -106,6 +106,31 @@ def cmd_eval(args) -> int:
     return 0
 
 
+def cmd_patch(args) -> int:
+    """``patch FILE|-``: a kernel patch (a diff, a mail, a series or an mbox) as a Compare question, answered."""
+    from . import patchin  # unidiff loads for this command alone
+
+    if args.file == "-":
+        raw = sys.stdin.buffer.read()
+    else:
+        try:
+            raw = Path(args.file).read_bytes()
+        except OSError as e:
+            raise UsageError(f"{args.file}: cannot read it ({e.__class__.__name__})") from None
+    if args.cpu is not None and args.cpu not in available_profiles():
+        raise UsageError(f"--cpu {args.cpu!r}: expected one of {', '.join(available_profiles())}")
+    try:
+        doc = patchin.answer(raw, args.cpu, args.base)
+    except patchin.PatchError as e:
+        raise UsageError(str(e)) from None
+    if args.json:
+        json.dump(doc, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(patchin.text_block(doc))
+    return 0
+
+
 def cmd_link(args) -> int:
     """The canonical short link of a query or a link: what the dashboard writes into the address bar."""
     text = args.query.strip()
@@ -560,6 +585,19 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
                     f"{shortlink.PUBLIC_URL_ENV} or {shortlink.PUBLIC_URL_FILE} sets, + <page>; without one the "
                     "link's own, if any)")
     ln.set_defaults(func=cmd_link)
+    pa = sub.add_parser("patch", help="a kernel patch mail or diff: its predicted per-packet difference and verdict",
+                        description="Map a kernel patch (a unified diff, a patch mail, a series or an mbox; FILE or - "
+                        "for stdin) to the mechanisms the model prices (skbmodel/data/patch-mechanisms.toml), build "
+                        "A (before) and B (after) on the Compare page and print Compare's verdict: B - A of the "
+                        "path's ns/packet with its 90 % interval, every hunk mapped or not modelled, what the mail "
+                        "measured and the Compare link. A patch that maps to nothing exits 2.")
+    pa.add_argument("file", help="the patch: a file, or - for stdin")
+    pfmt = pa.add_mutually_exclusive_group()
+    pfmt.add_argument("--json", action="store_true")
+    pfmt.add_argument("--text", action="store_true", help="the text block, 70 columns (the default)")
+    pa.add_argument("--cpu", metavar="ID", help="the CPU profile (default: the link default's)")
+    pa.add_argument("--base", metavar="URL", help="the dashboard's address for the link")
+    pa.set_defaults(func=cmd_patch)
     pr = sub.add_parser("profile", help="machine descriptions and the profiles derived from them")
     pr_sub = pr.add_subparsers(dest="action", required=True, parser_class=_Parser)
     pr_sub.add_parser("list-uarch", help="list the machine descriptions, one per line, name first")

@@ -26,7 +26,7 @@ PLOTTING_MODULES = {"skbview.charts", "skbview.report", "skbview.exporter"}
 #: Modules that must work without Streamlit (the CLI's export uses them): no Streamlit, not even indirectly.
 NO_STREAMLIT = {"skbview.charts", "skbview.report", "skbview.exporter", "skbview.cli_export", "skbview.tables",
                 "skbview.safe_text"}
-MODEL_EXTERNAL_OK = {"numpy", "pandas"}
+MODEL_EXTERNAL_OK = {"numpy", "pandas", "unidiff"}  # unidiff: the patch parser (requirements.txt)
 MAIN = "skbmodel.__main__"
 
 
@@ -224,7 +224,7 @@ WINGS = {
     "evidence": {"physics", "machine", "links", "params", "paths", "schema", "model", "uncertainty"},
 }
 CORE = {"schema", "params", "paths", "design", "model", "uncertainty", "scenario", "answers", "drivers", "grid"}
-PROGRAMS = {"cli", "bench", "mailtext", "__main__"}
+PROGRAMS = {"cli", "bench", "mailtext", "patchin", "__main__"}
 
 
 def _room(mod: str) -> str | None:
