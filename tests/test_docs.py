@@ -72,3 +72,8 @@ def test_no_issue_numbers_in_code_or_docs():
                 text = path.read_text(encoding="utf-8")
                 found += [f"{path.relative_to(ROOT)}: {m.group(0)}" for m in ISSUE_REF.finditer(text)]
     assert not found, "say why in words instead of citing an issue number: " + "; ".join(found)
+
+
+def test_the_patch_table_is_up_to_date():
+    r = script_main(ROOT / "scripts" / "patch_validation.py", "--check")
+    assert r.returncode == 0, r.stderr
