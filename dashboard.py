@@ -16,11 +16,11 @@ ui.freeze_gc_once()
 
 
 PAGES = {p.slug: nav.nav_page(p) for p in pages.PAGES}
-CALIBRATE = nav.nav_page(pages.CALIBRATE)  # not a scenario page: no charts to export, no page= in its links
+TOOLS = [nav.nav_page(p) for p in pages.TOOLS]  # not scenario pages: no charts to export, no page= in their links
 
 appstate.init()
 appstate.begin_full_run()
-pg = nav.navigation([*PAGES.values(), CALIBRATE])
+pg = nav.navigation([*PAGES.values(), *TOOLS])
 slug = next((s for s, p in PAGES.items() if p.url_path == pg.url_path), pages.DEFAULT_PAGE)
 wanted = appstate.link_page_to_open(slug)
 if wanted in PAGES:
@@ -29,7 +29,7 @@ if wanted in PAGES:
 appstate.set_page(slug)
 appstate.show_link_warnings()
 appstate.show_version_notice()  # a link made with an archived profile version or another model version
-nav.sidebar_links([*PAGES.values(), CALIBRATE])  # before the page: its first chart comes with the navigation
+nav.sidebar_links([*PAGES.values(), *TOOLS])  # before the page: its first chart comes with the navigation
 pg.run()  # the page records its own slug (appstate.page_state) and draws
 # After the page: the share link carries the page's state; sidebar placement is unaffected.  The sidebar's
 # link box (share link, report downloads, URL write-back) is a view fragment like the page's live area.

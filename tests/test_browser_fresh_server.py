@@ -54,7 +54,7 @@ def test_a_fresh_server_shows_only_its_own_navigation_from_the_first_byte(path):
     page list in any frame at any poll from the first response to the first chart and after, and once the app
     is idle the sidebar's own links, one per page, in the registry's order and titles.  (Whether the links
     are drawn before the first chart is a race of two loads the machine's load decides; it is not asserted.)"""
-    titles = [p.title for p in (*pages.PAGES, pages.CALIBRATE)]
+    titles = [p.title for p in (*pages.PAGES, *pages.TOOLS)]
     with app_and_browser("dashboard.py", fresh=True) as (url, browser):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.add_init_script(_WATCH_NAV)

@@ -82,6 +82,13 @@ PAGES: tuple[Page, ...] = (
 #: opens /calibrate and carries the custom profile as ``prof``.
 CALIBRATE = Page("calibrate", "Calibrate", "Calibrate: fit a CPU profile to your measurements", ":material/tune:", ())
 
+#: A kernel patch in, its predicted difference out: no scenario of its own (no charts, no ``page`` parameter);
+#: its answer links to the Compare page, which carries the patch's A and B.
+PATCH = Page("patch", "Patch Δ", "Patch in, Δ out: a kernel patch's predicted per-packet difference",
+             ":material/difference:", ())
+#: The tool pages after the scenario pages, in navigation order.
+TOOLS: tuple[Page, ...] = (CALIBRATE, PATCH)
+
 SLUGS: tuple[str, ...] = tuple(p.slug for p in PAGES)
-BY_SLUG: dict[str, Page] = {p.slug: p for p in PAGES + (CALIBRATE,)}
+BY_SLUG: dict[str, Page] = {p.slug: p for p in PAGES + TOOLS}
 DEFAULT_PAGE = PAGES[0].slug

@@ -1,0 +1,77 @@
+"""Patch in, Δ out: paste or upload a kernel patch (a diff, a mail, a series, an mbox), see each hunk mapped to a
+mechanism the model prices or listed as not modelled, and Compare's predicted B − A with its verdict; the link
+opens that comparison.  The translation and the answer are :mod:`skbmodel.patchin`'s (``python -m skbmodel
+patch`` prints the same)."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from skbmodel import patchin
+from skbmodel.links import shortlink
+from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
+from skbmodel.machine.profile import available_profiles
+from skbmodel.physics.noise import VERDICT_SHORT
+from skbview.app import appstate, ui
+from skbview.safe_text import md_escape
+
+st.title(PAGE_BY_SLUG["patch"].heading)
+appstate.ensure_navigation()  # a first request to /patch on a fresh server goes through dashboard.py
+state = appstate.get_state()
+st.caption("Paste a patch as it was posted (a mail with its headers, a series, an mbox, a unified diff, or a "
+           "reply quoting the hunk), or upload it. Each hunk is matched against the kernel mechanisms the model "
+           "prices (skbmodel/data/patch-mechanisms.toml); A is the code before, B after, on the path the first "
+           "mapped mechanism runs on. Nothing of the patch leaves this page: the link carries A and B only.")
+
+text = st.text_area("Patch", key="patch_text", height=220,
+                    placeholder="From ... / Subject: [PATCH] ... / diff --git ...")
+upload = st.file_uploader("or upload it (.patch, .eml, .mbox, .txt)", key="patch_file",
+                          type=["patch", "diff", "eml", "mbox", "txt"])
+profiles = available_profiles()
+cpu = st.selectbox("CPU profile", profiles, index=profiles.index(state["cpu"]) if state["cpu"] in profiles else 0,
+                   key="patch_cpu")
+raw = upload.getvalue() if upload is not None else text
+
+
+def _draw(raw) -> None:
+    """The answer of the patch (no ``st.stop``: the dashboard draws its sidebar and link box after the page)."""
+    if not raw:
+        st.info("Paste a patch or upload one to see its predicted difference.")
+        return
+    try:  # the Compare page beside this one, at the address the browser shows (or the public one)
+        seen = st.context.url
+    except Exception:  # noqa: BLE001 - AppTest has no browser address
+        seen = None
+    seen = seen and seen.split("?", 1)[0].rstrip("/").rsplit("/", 1)[0] + "/compare"
+    try:
+        doc = patchin.answer(raw, cpu, base=shortlink.page_address("compare", seen))
+    except patchin.PatchError as e:
+        st.error(str(e))
+        return
+    ans, meas = doc["answer"], doc["measured"]
+    st.subheader(md_escape(doc["subject"]))
+    ui.metrics([
+        ("B − A (ns/packet)", f"{ans['value']:+.2f}", "predicted difference of the path's cost, after − before",
+         f"90 %: {ans['interval'][0]:+.2f} to {ans['interval'][1]:+.2f}"),
+        ("Verdict", VERDICT_SHORT.get(ans["verdict"], ans["verdict"]), ans["verdict"]),
+        ("Path", doc["path"], f"A {ans['a']:.1f}, B {ans['b']:.1f} ns/packet on {doc['profile']['id']}"),
+        ("Measured in the mail", "—" if meas is None else f"{meas['delta_ns_per_packet']:+.2f}",
+         "where the mail states a before and an after" if meas is None else
+         f"{meas['before']} → {meas['after']} {meas['unit']}: "
+         f"{'inside' if meas['inside'] else 'outside'} the predicted interval"),
+    ])
+    st.link_button("Open this comparison", doc["link"], help="the Compare page with the patch's A and B")
+    st.markdown("**Mapped hunks**")
+    st.dataframe(pd.DataFrame([{k: r[k] for k in ("file", "function", "change", "stage", "line")}
+                               for r in doc["mapped"]]), hide_index=True, width="stretch", key="patch_mapped")
+    st.markdown("**Not modelled**" if doc["unmapped"] else "**Not modelled:** none")
+    if doc["unmapped"]:
+        st.dataframe(pd.DataFrame([{k: r[k] for k in ("file", "function", "reason")} for r in doc["unmapped"]]),
+                     hide_index=True, width="stretch", key="patch_unmapped")
+    for note in doc["notes"]:
+        st.caption(md_escape(note))
+    st.markdown("**Copy as text**")
+    st.code(patchin.text_block(doc), language=None)
+
+
+_draw(raw)

@@ -1,0 +1,52 @@
+"""The Patch page in a real browser: paste a seed patch as posted, read the verdict, follow its link, and find
+the same comparison on the Compare page, with the numbers ``python -m skbmodel patch`` prints."""
+from __future__ import annotations
+
+import json
+from urllib.parse import urlsplit
+
+import pytest
+
+from skbmodel.links import state as S
+from tests.browser_util import app_and_browser, eventually, wait_for_app, wait_for_plotly
+from tests.cli_util import skbmodel_cli
+
+pytestmark = pytest.mark.browser
+
+SEED = "tests/data/seeds/000_062ad420d30618bd.txt"
+
+
+def _metric(page, label: str) -> str:
+    card = page.locator('[data-testid="stMetric"]').filter(has_text=label).first
+    return card.locator('[data-testid="stMetricValue"]').inner_text().strip()
+
+
+def test_paste_a_patch_read_its_verdict_and_open_its_comparison():
+    from tests.browser_util import REPO_ROOT
+
+    cli = json.loads(skbmodel_cli("patch", SEED, "--json", cwd=REPO_ROOT).stdout)
+    with app_and_browser("dashboard.py") as (url, browser):
+        page = browser.new_page(viewport={"width": 1400, "height": 1200})
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.goto(url + "/patch")
+        wait_for_app(page)
+        page.locator("textarea").fill((REPO_ROOT / SEED).read_text())
+        page.keyboard.press("Control+Enter")
+        eventually(lambda: _metric(page, "B − A (ns/packet)") == f"{cli['answer']['value']:+.2f}", timeout=120)
+        assert _metric(page, "Path") == "kfree_skb_list" and _metric(page, "Verdict") == "cannot tell"
+        assert _metric(page, "Measured in the mail") == f"{cli['measured']['delta_ns_per_packet']:+.2f}"
+        code = page.locator('[data-testid="stCode"]').last.inner_text()
+        assert "Not modelled:" in code and "kfl_bulk" in code
+        href = page.get_by_role("link", name="Open this comparison").get_attribute("href")
+        st = S.decode_strict(urlsplit(href).query)
+        assert st["page"] == "compare" and S.b_overrides(st) == {"kfl_bulk": 16} and st["kfl_bulk"] == 1
+        # the link is the question: the Compare page shows the same difference and interval
+        page.goto(href)
+        wait_for_app(page)
+        wait_for_plotly(page, 0)
+        lo, hi = cli["answer"]["interval"]
+        eventually(lambda: _metric(page, "Δ B − A (ns)") == f"{cli['answer']['value']:+.2f}", timeout=120)
+        assert f"{lo:.2f} to +{hi:.2f}" in page.locator('[data-testid="stMetric"]').filter(
+            has_text="Δ B − A (ns)").first.inner_text()
+        assert errors == [], errors
