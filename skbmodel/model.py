@@ -152,16 +152,16 @@ def evaluate(params: Mapping, profile: Profile | None = None, constants: Mapping
 
 
 class _CpumapCpus(NamedTuple):
-    """The cpumap path's two CPUs [cycles per packet]: parts and totals of each, the limiting CPU's total and
-    parts, the share of flushes that find the kthread asleep and the share of frames delivered [1]."""
-    src_parts: dict
-    dst_parts: dict
+    """The cpumap path's two CPUs [cycles per packet]: each CPU's total, the limiting CPU's, the share of
+    flushes that find the kthread asleep and the share of frames delivered [1], and the placement's terms in
+    each CPU's total."""
     src: np.ndarray
     dst: np.ndarray
     limit: np.ndarray
-    limit_parts: dict
     p_sleep: np.ndarray
     delivered: np.ndarray
+    src_terms: np.ndarray
+    dst_terms: np.ndarray
 
 
 class _Paths:
@@ -183,7 +183,7 @@ class _Paths:
 
     def path_parts(self, name: str) -> dict:
         """A modelled path's components [cycles] (:data:`COMPONENTS`), summing to :meth:`path_ns` x the clock."""
-        return self.cpumap().limit_parts if name == "cpumap" else self[name].parts
+        return self.cpumap_parts()["limit"] if name == "cpumap" else self[name].parts
 
     def ns(self, name: str) -> np.ndarray:
         """``self[name].ns``; a composition not kept yet gives its time only (its components are then
@@ -195,25 +195,41 @@ class _Paths:
         return self.alone[name]
 
     def cpumap(self) -> _CpumapCpus:
-        """Both CPUs of the cpumap path, each with its parts [cycles]: the source (:func:`cpumap.src_cycles`)
-        and the destination (the ``cpumap`` composition, or :func:`cpumap.drop_dst_cycles` under an
-        XDP_DROP program), placed (:func:`cpumap.placed_cycles`); the path's cost is the busier CPU's."""
+        """Both CPUs of the cpumap path [cycles per packet]: the source (:func:`cpumap.src_cycles`) and the
+        destination (the ``cpumap`` composition, or :func:`cpumap.drop_dst_cycles` under an XDP_DROP program),
+        placed (:func:`cpumap.placed`); the path's cost is the busier CPU's.  Totals only: :meth:`cpumap_parts`
+        gives each CPU's components."""
         if self._cpumap is None:
             x, c = self.x, self.c
             r = np.clip(x["pp_recycle"], 0.0, 1.0)
-            src0 = cpumap.src_cycles(r, c, x["page_bulk"])
-            dst0 = dict(self["cpumap"].parts)
+            src0 = _total(cpumap.src_cycles(r, c, x["page_bulk"]))
+            dst0 = self.ns("cpumap") * x["ghz"]
             drop_dst = x["is_drop_dst"]
             if np.any(drop_dst):
                 numa = np.where(x["is_cross"], c["numa_remote_factor"], 1.0)
-                drop = cpumap.drop_dst_cycles(r, numa, c)
-                dst0 = {k: np.where(drop_dst, drop.get(k, 0.0), v) for k, v in dst0.items()}
-            src, dst, p, u = cpumap.placed_cycles(src0, dst0, x["is_cross"], r, c, x["ghz"])
-            s, d = _total(src), _total(dst)
-            on_src = s > d
-            limit = {k: np.where(on_src, src.get(k, 0.0), dst.get(k, 0.0)) for k in COMPONENTS}
-            self._cpumap = _CpumapCpus(src, dst, s, d, np.maximum(s, d), limit, p, u)
+                dst0 = np.where(drop_dst, _total(cpumap.drop_dst_cycles(r, numa, c)), dst0)
+            terms = cpumap.placed(src0, dst0, x["is_cross"], r, c, x["ghz"])
+            s, d = src0 + terms["src"], dst0 + terms["dst"]
+            self._cpumap = _CpumapCpus(s, d, np.maximum(s, d), terms["p"], terms["u"], terms["src"], terms["dst"])
         return self._cpumap
+
+    def cpumap_parts(self) -> dict[str, dict]:
+        """Each cpumap CPU's components [cycles] (:data:`COMPONENTS`): ``{"source", "destination", "limit"}``
+        (the busier CPU's), each summing to that CPU's total of :meth:`cpumap`."""
+        x, c, cpus = self.x, self.c, self.cpumap()
+        r = np.clip(x["pp_recycle"], 0.0, 1.0)
+        src = cpumap.src_cycles(r, c, x["page_bulk"])
+        dst = dict(self["cpumap"].parts)
+        if np.any(x["is_drop_dst"]):
+            numa = np.where(x["is_cross"], c["numa_remote_factor"], 1.0)
+            drop = cpumap.drop_dst_cycles(r, numa, c)
+            dst = {k: np.where(x["is_drop_dst"], drop.get(k, 0.0), v) for k, v in dst.items()}
+        add = "cross-CPU transfer"
+        src = {k: src.get(k, 0.0) + (cpus.src_terms if k == add else 0.0) for k in COMPONENTS}
+        dst = {k: dst.get(k, 0.0) + (cpus.dst_terms if k == add else 0.0) for k in COMPONENTS}
+        on_src = cpus.src > cpus.dst
+        limit = {k: np.where(on_src, src[k], dst[k]) for k in COMPONENTS}
+        return {"source": src, "destination": dst, "limit": limit}
 
     def chosen(self) -> list[str]:
         """The paths the states choose (``path``), in :data:`PATH_CODES` order."""
@@ -399,9 +415,9 @@ def cpumap_breakdown_ns(params: Mapping, profile: Profile | None = None) -> dict
     :data:`COMPONENTS` order; each sums to ``cpumap.src_ns`` or ``cpumap.dst_ns``."""
     prof = profile_of(params, profile)
     x = inputs(params, prof)
-    cpus = _Paths(x, prof.values()).cpumap()
-    return {side: {k: units.cycles_to_ns(np.asarray(parts.get(k, 0.0), dtype=float), x["ghz"]) for k in COMPONENTS}
-            for side, parts in (("source", cpus.src_parts), ("destination", cpus.dst_parts))}
+    parts = _Paths(x, prof.values()).cpumap_parts()
+    return {side: {k: units.cycles_to_ns(np.asarray(parts[side][k], dtype=float), x["ghz"]) for k in COMPONENTS}
+            for side in ("source", "destination")}
 
 
 def breakdown_ns(params: Mapping, profile: Profile | None = None) -> dict[str, np.ndarray]:

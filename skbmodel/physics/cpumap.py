@@ -18,7 +18,7 @@ Plain XDP_PASS on one CPU does both halves without the redirect and recycles pag
 (napi_build_skb takes skbs from the NAPI cache, refilled 16 at a time).
 
 Placement (``numa``) and the destination's program (``cpumap_prog``) move both CPUs
-(:func:`placed_cycles`, kernel/bpf/cpumap.c as of v5.10-v6.12: the kthread consumer, ``cpu_map_kthread_run``):
+(:func:`placed`, kernel/bpf/cpumap.c as of v5.10-v6.12: the kthread consumer, ``cpu_map_kthread_run``):
 
 * the producer's ring writes: ``bq_flush_to_queue`` stores each frame pointer into the entry's
   ``ptr_ring`` (``__ptr_ring_produce`` under ``producer_lock``), whose slot lines the consumer last wrote
@@ -51,7 +51,7 @@ Placement (``numa``) and the destination's program (``cpumap_prog``) move both C
 Which CPU limits the rate is an output (``cpumap.bottleneck``: :data:`BOTTLENECK`).
 
 The cpumap path's cost (``cpumap.ns_per_packet``, the headline) is the busier CPU's, with every term the
-rates have (:func:`placed_cycles`).  The destination's work is composed, stage by stage, in
+rates have (:func:`placed`).  The destination's work is composed, stage by stage, in
 :data:`skbmodel.design.STARTS` (``cpumap``; XDP_PASS on one CPU is ``xdp_pass``); this module keeps the
 source CPU, the placement, the rates and the rest of XDP_PASS.
 """
@@ -176,23 +176,21 @@ def placement_cycles(is_cross, recycle_ratio, c):
     return src_lines * excess, dst_lines * excess, wake, per * c["cpumap_sleep_cycles"]
 
 
-def placed_cycles(src0, dst0, is_cross, recycle_ratio, c, ghz):
-    """Both CPUs with placement, wake-ups and ring-full drops [cycles]: ``(source parts, destination parts,
-    p_sleep, delivered share)``, each CPU's parts ``{component: cycles}`` with the placement's terms in
-    ``"cross-CPU transfer"``.
+def placed(src0, dst0, is_cross, recycle_ratio, c, ghz) -> dict:
+    """The placement's terms on both CPUs [cycles per packet]: ``{"src": u * lines + p * wake, "dst": lines +
+    p * sleep, "p": p_sleep, "u": delivered share}``.
 
-    ``src0``, ``dst0``: each CPU's parts at the same node without wake-ups (:func:`src_cycles`, the
-    destination's composition or :func:`drop_dst_cycles`).  The kthread's sleeps
-    (:func:`sleep_fraction`) happen only where it keeps up, and then no frame is dropped; where it does not,
-    the source's line moves follow the frames it delivers (:func:`delivered_share`)."""
+    ``src0``, ``dst0``: each CPU's cycles at the same node without wake-ups (:func:`src_cycles`, the
+    destination's composition or :func:`drop_dst_cycles`).  The kthread's sleeps (:func:`sleep_fraction`)
+    happen only where it keeps up, and then no frame is dropped; where it does not, the source's line moves
+    follow the frames it delivers (:func:`delivered_share`).  Each CPU's cost is its own plus its term; the
+    terms are its "cross-CPU transfer"."""
     s_lines, d_lines, wake, sleep = placement_cycles(is_cross, recycle_ratio, c)
-    s0, d0 = sum(src0.values()), sum(dst0.values()) + d_lines
+    d0 = dst0 + d_lines
     ns = lambda cyc: cyc / ghz  # noqa: E731
-    p = sleep_fraction(ns(s0 + s_lines), ns(d0), ns(wake), ns(sleep), c["offered_mpps"])
-    u = np.where(p > 0, 1.0, delivered_share(ns(s0), ns(s_lines), ns(d0), c["offered_mpps"]))
-    src = {**src0, "cross-CPU transfer": src0.get("cross-CPU transfer", 0.0) + u * s_lines + p * wake}
-    dst = {**dst0, "cross-CPU transfer": dst0.get("cross-CPU transfer", 0.0) + d_lines + p * sleep}
-    return src, dst, p, u
+    p = sleep_fraction(ns(src0 + s_lines), ns(d0), ns(wake), ns(sleep), c["offered_mpps"])
+    u = np.where(p > 0, 1.0, delivered_share(ns(src0), ns(s_lines), ns(d0), c["offered_mpps"]))
+    return {"src": u * s_lines + p * wake, "dst": d_lines + p * sleep, "p": p, "u": u}
 
 
 def drop_dst_cycles(recycle_ratio, numa_factor, c):
