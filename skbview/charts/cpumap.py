@@ -7,6 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from skbmodel import model, uncertainty
+from skbmodel.physics import cpumap
 
 from .live import Sweep, live_caption, live_marker
 from .base import (
@@ -73,7 +74,8 @@ def cpumap_numa(state: Mapping) -> go.Figure:
     prof = profile(state)
     numas = np.array(["same", "cross"])
     parts = model.cpumap_breakdown_ns({**p, "numa": numas}, prof)["destination"]
-    out, iv = uncertainty.evaluate_with_intervals({**p, "numa": numas}, prof, ("cpumap.dst_mpps", "cpumap.dst_ns"))
+    out, iv = uncertainty.evaluate_with_intervals({**p, "numa": numas}, prof,
+                                                  ("cpumap.dst_mpps", "cpumap.dst_ns", "cpumap.bottleneck"))
     labels = np.array(["same NUMA node", "cross NUMA node"])
     fig = Fig()
     for comp in model.COMPONENTS:
@@ -83,8 +85,11 @@ def cpumap_numa(state: Mapping) -> go.Figure:
     dst = np.asarray(out["cpumap.dst_mpps"], dtype=float)
     ns = np.asarray(out["cpumap.dst_ns"], dtype=float)
     error_bars(fig, labels, ns, iv["cpumap.dst_ns"])
+    limit = np.broadcast_to(np.asarray(out["cpumap.bottleneck"], dtype=float), numas.shape)
     for i, lab in enumerate(labels):
-        fig.add_annotation(x=lab, y=float(ns[i]), text=f"{ns[i]:.0f} ns → {dst[i]:.2f} Mpps", showarrow=False,
+        # the destination's rate is its own where it limits, else the rate the source (or the load) gives it
+        why = "" if limit[i] == 1 else f" ({cpumap.BOTTLENECK[int(limit[i])]} limits)"
+        fig.add_annotation(x=lab, y=float(ns[i]), text=f"{ns[i]:.0f} ns → {dst[i]:.2f} Mpps{why}", showarrow=False,
                            yanchor="bottom", font=dict(size=12))
     fig.update_layout(barmode="stack")
     fig.update_yaxes(range=[0, max(float(ns.max()) * 1.15, float(np.max(iv["cpumap.dst_ns"][1])) * 1.05)])
