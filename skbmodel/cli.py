@@ -156,20 +156,22 @@ def _with_profile_file(st: dict, path: str, query: str) -> dict:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise UsageError(f"--profile {path}: cannot read it ({e.__class__.__name__})") from None
+    given = {k for k, _ in urllib.parse.parse_qsl(query.split("?", 1)[-1], keep_blank_values=True)}
     try:
         prof = custom.load_profile_text(text, origin=path)  # the checks an uploaded profile gets
-        link = custom.encode_profile(prof)
+        return state.with_custom_profile(st, prof, keep=given)
     except (custom.ProfileLinkError, ProfileError) as e:
         raise UsageError(str(e)) from None
-    given = {k for k, _ in urllib.parse.parse_qsl(query.split("?", 1)[-1], keep_blank_values=True)}
-    out = {k: v for k, v in st.items() if k != "pv"}
-    out.update(prof=link, cpu=prof.inherits.split("@", 1)[0])
-    if "ghz" not in given:
-        out["ghz"] = prof.ghz
-    noise = state.noise_floor_for(prof)
-    if noise is not None and "noise_ns" not in given:
-        out["noise_ns"] = noise
-    return out
+
+
+def _clock_arg(value: str | None, flag: str) -> float | None:
+    """A clock option of ``profile derive`` as a number [GHz] (its range is the derivation's to check)."""
+    if value is None:
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        raise description.UarchError(f"{flag} {value[:20]!r}: expected a number of GHz") from None
 
 
 def cmd_profile(args) -> int:
@@ -179,20 +181,9 @@ def cmd_profile(args) -> int:
             return 0
         if args.action == "configure":
             return _configure(args)
-        ghz = None
-        if args.ghz is not None:
-            try:
-                ghz = float(args.ghz)
-            except ValueError:
-                raise description.UarchError(f"--ghz {args.ghz[:20]!r}: expected a number of GHz") from None
-        turbo = None
-        if args.turbo is not None:
-            try:
-                turbo = float(args.turbo)
-            except ValueError:
-                raise description.UarchError(f"--turbo {args.turbo[:20]!r}: expected a number of GHz") from None
-        prof = derive.derive(args.uarch, ghz=ghz, kernel=args.kernel,
-                            exclude=(args.uarch,) if args.leave_out else (), from_isa=args.from_isa, turbo=turbo)
+        prof = derive.derive(args.uarch, ghz=_clock_arg(args.ghz, "--ghz"), kernel=args.kernel,
+                             exclude=(args.uarch,) if args.leave_out else (), from_isa=args.from_isa,
+                             turbo=_clock_arg(args.turbo, "--turbo"))
     except description.UarchError as e:
         raise UsageError(str(e)) from None
     text = prof.to_toml()

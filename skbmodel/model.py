@@ -153,13 +153,11 @@ def evaluate(params: Mapping, profile: Profile | None = None, constants: Mapping
 
 class _CpumapCpus(NamedTuple):
     """The cpumap path's two CPUs [cycles per packet]: each CPU's total, the limiting CPU's, the share of
-    flushes that find the kthread asleep and the share of frames delivered [1], and the placement's terms in
-    each CPU's total."""
+    flushes that find the kthread asleep [1], and the placement's terms in each CPU's total."""
     src: np.ndarray
     dst: np.ndarray
     limit: np.ndarray
     p_sleep: np.ndarray
-    delivered: np.ndarray
     src_terms: np.ndarray
     dst_terms: np.ndarray
 
@@ -170,7 +168,7 @@ class _Paths:
 
     def __init__(self, x, c):
         self.x, self.c, self.memo, self.done, self.alone = x, c, {}, {}, {}
-        self._cpumap = None
+        self._cpumap = self._cpumap_parts0 = None
 
     def __getitem__(self, name: str) -> design.Composed:
         if name not in self.done:
@@ -194,36 +192,41 @@ class _Paths:
             self.alone[name] = design.per_packet(self.x, self.c, None if name == "design" else name, self.memo).ns
         return self.alone[name]
 
-    def cpumap(self) -> _CpumapCpus:
-        """Both CPUs of the cpumap path [cycles per packet]: the source (:func:`cpumap.src_cycles`) and the
-        destination (the ``cpumap`` composition, or :func:`cpumap.drop_dst_cycles` under an XDP_DROP program),
-        placed (:func:`cpumap.placed`); the path's cost is the busier CPU's.  Totals only: :meth:`cpumap_parts`
-        gives each CPU's components."""
-        if self._cpumap is None:
+    def _cpumap_own(self) -> tuple[dict, dict | None]:
+        """The cpumap CPUs' own parts before placement [cycles]: the source's (:func:`cpumap.src_cycles`) and,
+        where a state runs an XDP_DROP program, the destination's (:func:`cpumap.drop_dst_cycles`), else None
+        (the destination is the ``cpumap`` composition)."""
+        if self._cpumap_parts0 is None:
             x, c = self.x, self.c
             r = np.clip(x["pp_recycle"], 0.0, 1.0)
-            src0 = _total(cpumap.src_cycles(r, c, x["page_bulk"]))
-            dst0 = self.ns("cpumap") * x["ghz"]
-            drop_dst = x["is_drop_dst"]
-            if np.any(drop_dst):
-                numa = np.where(x["is_cross"], c["numa_remote_factor"], 1.0)
-                dst0 = np.where(drop_dst, _total(cpumap.drop_dst_cycles(r, numa, c)), dst0)
-            terms = cpumap.placed(src0, dst0, x["is_cross"], r, c, x["ghz"])
+            drop = None
+            if np.any(x["is_drop_dst"]):
+                drop = cpumap.drop_dst_cycles(r, np.where(x["is_cross"], c["numa_remote_factor"], 1.0), c)
+            self._cpumap_parts0 = cpumap.src_cycles(r, c, x["page_bulk"]), drop
+        return self._cpumap_parts0
+
+    def cpumap(self) -> _CpumapCpus:
+        """Both CPUs of the cpumap path [cycles per packet], placed (:func:`cpumap.placed`); the path's cost is
+        the busier CPU's.  Totals only: :meth:`cpumap_parts` gives each CPU's components."""
+        if self._cpumap is None:
+            x = self.x
+            src_parts, drop = self._cpumap_own()
+            src0, dst0 = _total(src_parts), self.ns("cpumap") * x["ghz"]
+            if drop is not None:
+                dst0 = np.where(x["is_drop_dst"], _total(drop), dst0)
+            terms = cpumap.placed(src0, dst0, x["is_cross"], np.clip(x["pp_recycle"], 0.0, 1.0), self.c, x["ghz"])
             s, d = src0 + terms["src"], dst0 + terms["dst"]
-            self._cpumap = _CpumapCpus(s, d, np.maximum(s, d), terms["p"], terms["u"], terms["src"], terms["dst"])
+            self._cpumap = _CpumapCpus(s, d, np.maximum(s, d), terms["p"], terms["src"], terms["dst"])
         return self._cpumap
 
     def cpumap_parts(self) -> dict[str, dict]:
         """Each cpumap CPU's components [cycles] (:data:`COMPONENTS`): ``{"source", "destination", "limit"}``
         (the busier CPU's), each summing to that CPU's total of :meth:`cpumap`."""
-        x, c, cpus = self.x, self.c, self.cpumap()
-        r = np.clip(x["pp_recycle"], 0.0, 1.0)
-        src = cpumap.src_cycles(r, c, x["page_bulk"])
+        cpus = self.cpumap()
+        src, drop = self._cpumap_own()
         dst = dict(self["cpumap"].parts)
-        if np.any(x["is_drop_dst"]):
-            numa = np.where(x["is_cross"], c["numa_remote_factor"], 1.0)
-            drop = cpumap.drop_dst_cycles(r, numa, c)
-            dst = {k: np.where(x["is_drop_dst"], drop.get(k, 0.0), v) for k, v in dst.items()}
+        if drop is not None:
+            dst = {k: np.where(self.x["is_drop_dst"], drop.get(k, 0.0), v) for k, v in dst.items()}
         add = "cross-CPU transfer"
         src = {k: src.get(k, 0.0) + (cpus.src_terms if k == add else 0.0) for k in COMPONENTS}
         dst = {k: dst.get(k, 0.0) + (cpus.dst_terms if k == add else 0.0) for k in COMPONENTS}

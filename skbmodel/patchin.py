@@ -32,12 +32,10 @@ import unidiff
 
 from . import answers, paths
 from .links import shortlink, state as S, versions
-from .mailtext import ascii_text
+from .mailtext import WIDTH, ascii_text
 from .physics import noise
 
 TABLE = paths.DATA_DIR / "patch-mechanisms.toml"
-#: the text block's width, as the page's "Copy as text"
-WIDTH = 70
 
 
 class PatchError(ValueError):

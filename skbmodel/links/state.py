@@ -192,6 +192,20 @@ def noise_floor_for(prof: _profile.Profile) -> float | None:
     return float(min(max(round(ns, 1), p.lo), p.hi))
 
 
+def with_custom_profile(state: Mapping, prof: _profile.Profile, which: str = "a", keep=()) -> dict:
+    """``state`` with scenario ``which`` on ``prof`` (an uploaded, fitted or derived profile on a shipped base):
+    its link text as ``prof`` (on today's version of its base: no ``pv``), its base as ``cpu``, its clock as
+    ``ghz`` and, where it measured one, its noise floor as ``noise_ns``; the keys of ``keep`` (what a user
+    gave) keep their value.  Raises :class:`skbmodel.machine.custom.ProfileLinkError` when ``prof`` has no
+    link text (too many changes for a link)."""
+    out = {k: v for k, v in state.items() if k != key_of("pv", which)}
+    out[key_of("prof", which)] = _custom.encode_profile(prof)
+    out[key_of("cpu", which)] = prof.inherits.split("@", 1)[0]
+    own = {"ghz": prof.ghz, "noise_ns": noise_floor_for(prof)}
+    out.update({key_of(k, which): v for k, v in own.items() if v is not None and key_of(k, which) not in keep})
+    return out
+
+
 def profile_for(state: Mapping, which: str = "a") -> _profile.Profile:
     """The CPU profile of scenario ``"a"``/``"b"``: the custom profile (key ``prof``) or the shipped ``cpu``,
     in the version ``pv``/``b_pv`` asks for (archived, ``<cpu>@<version>``) or else the current one.

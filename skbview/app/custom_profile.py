@@ -62,21 +62,16 @@ def adopt_link_profile() -> None:
 
 def select(profile: Profile, which: str = "a") -> None:
     """Use ``profile`` for scenario ``which``: ``prof`` = its link text, ``cpu`` = its base, clock = its clock."""
-    pre = sk_state.key_of("", which)
     register(profile)
     store = session_store()
-    store[pre + "prof"] = custom.encode_profile(profile)
-    store.pop(pre + "pv", None)  # fitted/uploaded on today's version of its base
-    base_id = profile.inherits.split("@", 1)[0]
-    store[pre + "cpu"] = base_id
-    store[pre + "ghz"] = profile.ghz
+    # fitted/uploaded on today's version of its base; a fit that measured its noise sets the verdicts' floor
+    new = sk_state.with_custom_profile(store, profile, which)
+    store.pop(sk_state.key_of("pv", which), None)
+    store.update(new)
     ss = st.session_state
-    ss[pre + "cpu"] = base_id
-    ss[pre + "ghz"] = profile.ghz
-    noise = sk_state.noise_floor_for(profile)  # a fit that measured its noise sets the verdicts' floor
-    if noise is not None:
-        store[pre + "noise_ns"] = noise
-        ss[pre + "noise_ns"] = noise
+    shown = ("cpu", "ghz") + (("noise_ns",) if sk_state.noise_floor_for(profile) is not None else ())
+    for k in shown:  # the sidebar's widgets show what the state now says
+        ss[sk_state.key_of(k, which)] = new[sk_state.key_of(k, which)]
     if which == "a":
         ss[PICK_KEY] = profile.id
 
