@@ -16,7 +16,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from skbmodel import answers  # noqa: E402 - after the sys.path line, so the script runs from anywhere
-from skbmodel.links import state as S  # noqa: E402
+from skbmodel.links import state as sk_state  # noqa: E402
 
 QUERIES = ("page=compare&b_xdp_batch=4", "page=compare&cpu=epyc-9684x&b_cpu=e5-1650v4", "page=veth&xdp_batch=8",
            "page=cpumap&numa=cross&cpu=xeon-gold-6140")
@@ -24,7 +24,7 @@ QUERIES = ("page=compare&b_xdp_batch=4", "page=compare&cpu=epyc-9684x&b_cpu=e5-1
 
 def main() -> None:
     for q in QUERIES:
-        st, _ = S.decode(q)
+        st, _ = sk_state.decode(q)
         times = []
         for _ in range(7):
             answers._CACHE.clear()

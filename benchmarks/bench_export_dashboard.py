@@ -17,7 +17,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 
-from skbmodel.links import state as S  # noqa: E402 - after the sys.path set-up above
+from skbmodel.links import state as sk_state  # noqa: E402 - after the sys.path set-up above
 from skbview import exporter, report  # noqa: E402 - after the sys.path set-up above
 
 GOAL_MS = 250.0
@@ -40,7 +40,7 @@ def main() -> int:
     ap.add_argument("--no-report", action="store_true", help="skip the HTML report / PNG zip timings")
     args = ap.parse_args()
 
-    state = S.decode_strict(args.query)
+    state = sk_state.decode_strict(args.query)
     t_build, figs = _ms(lambda: report.all_figures(state))
     print(f"# {len(figs)} dashboard charts built in {t_build:.0f} ms; PNG scale {report.PNG_SCALE}, "
           f"warm = median of {args.repeat}, {args.gap:g} s idle before each; goal warm PNG <= {GOAL_MS:.0f} ms")

@@ -188,10 +188,10 @@ def payload_server_ms(slug: str, repeats: int = 20) -> tuple[float, float, int]:
     :func:`skbview.app.ui.page_metrics`): wall clock and this process's CPU time (which the other jobs
     on a loaded machine inflate less), and its bytes."""
     from skbmodel import answers
-    from skbmodel.links import state as S
+    from skbmodel.links import state as sk_state
     from skbview.app import live, ui
 
-    state = {**S.defaults(), "page": slug}
+    state = {**sk_state.defaults(), "page": slug}
     res = answers.of_state(state)
     out, iv = {a.output: a.value for a in res.values}, {a.output: (a.lo, a.hi) for a in res.values}
     headline = ui.page_metrics(slug, state)

@@ -18,7 +18,7 @@ import sys
 sys.path.insert(0, os.getcwd())  # the checkout the script is run in, not the one it is stored in
 
 from skbmodel import model  # noqa: E402
-from skbmodel.links import state as S  # noqa: E402
+from skbmodel.links import state as sk_state  # noqa: E402
 from skbmodel.machine.profile import available_profiles, load_profile  # noqa: E402
 
 CODES = ("source", "destination", "offered")
@@ -33,7 +33,7 @@ def headlines() -> dict:
         for prog, numa in CASES:
             if numa == "cross" and prof.numa_nodes == 1:  # refused on a one-node machine
                 continue
-            st = {**S.scenario(S.defaults(pid)), "path": "cpumap", "numa": numa, "cpumap_prog": prog}
+            st = {**sk_state.scenario(sk_state.defaults(pid)), "path": "cpumap", "numa": numa, "cpumap_prog": prog}
             o = model.evaluate(st, prof)
             row[f"{prog}/{numa}"] = [round(float(o["path.ns_per_packet"]), 1), CODES[int(o["cpumap.bottleneck"])],
                                      round(float(o["cpumap.sleep_fraction"]), 2)]

@@ -36,11 +36,12 @@ def rows(profiles) -> list[list]:
     """``[[profile, output, value, lo, hi]]``: linearised 90 % intervals at each profile's default state."""
     import numpy as np
     from skbmodel import uncertainty
-    from skbmodel.links import state as st
+    from skbmodel.links import state as sk_state
     from skbmodel.machine.profile import load_profile
     out = []
     for pid in profiles:
-        f, iv = uncertainty.evaluate_with_intervals(st.scenario(st.defaults(pid)), load_profile(pid), OUTPUTS)
+        f, iv = uncertainty.evaluate_with_intervals(sk_state.scenario(sk_state.defaults(pid)), load_profile(pid),
+                                                    OUTPUTS)
         out += [[pid, o, float(np.asarray(f[o])), *(float(np.asarray(x)) for x in iv[o])] for o in OUTPUTS]
     return out
 

@@ -56,7 +56,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from bench_latency import _PROBE_JS  # noqa: E402 - after the sys.path set-up above; keydown -> chart y changed, in the page's clock
 from skbmodel import model  # noqa: E402 - after the sys.path set-up above
-from skbmodel.links import state as S  # noqa: E402 - after the sys.path set-up above
+from skbmodel.links import state as sk_state  # noqa: E402 - after the sys.path set-up above
 from skbmodel.machine.profile import load_profile  # noqa: E402 - after the sys.path set-up above
 from skbview import report  # noqa: E402 - after the sys.path set-up above
 from tests.browser_util import _APP_IDLE_JS, CHROMIUM, CHROMIUM_ARGS, NAV_LINK, slider_selector, streamlit_server  # noqa: E402 - after the sys.path set-up above
@@ -161,11 +161,12 @@ class Session:
         return self.index % 64 + 1
 
     def state(self, bulk: int, page: str = "slub") -> dict:
-        return {**S.defaults(), "bulk": bulk, "xdp_batch": self.xdp_batch, "page": page}
+        return {**sk_state.defaults(), "bulk": bulk, "xdp_batch": self.xdp_batch, "page": page}
 
 
 def expected_marker(bulk: int) -> list[float]:
-    out = model.evaluate({**S.scenario(S.defaults()), "bulk": bulk}, load_profile(S.defaults()["cpu"]))
+    out = model.evaluate({**sk_state.scenario(sk_state.defaults()), "bulk": bulk},
+                         load_profile(sk_state.defaults()["cpu"]))
     return [float(out["slub.loop_cycles"]), float(out["slub.bulk_cycles"])]
 
 
@@ -216,7 +217,7 @@ async def check_view(page, s: Session, bulk: int, where: str, chart: bool = True
             s.leak(f"{where}: xdp_batch slider {xb} (expected {s.xdp_batch})")
     url = page.url
     # read the link as the app does: a short link leaves out a value equal to the default (bulk 16)
-    linked, _ = S.decode(urlsplit(url).query)
+    linked, _ = sk_state.decode(urlsplit(url).query)
     if linked["bulk"] != bulk or linked["xdp_batch"] != s.xdp_batch:
         s.leak(f"{where}: URL {url[-200:]} (expected bulk={bulk}, xdp_batch={s.xdp_batch})")
     if chart:

@@ -12,7 +12,7 @@ import sys
 
 sys.path.insert(0, os.getcwd())
 from skbmodel import model  # noqa: E402
-from skbmodel.links import state as S  # noqa: E402
+from skbmodel.links import state as sk_state  # noqa: E402
 from skbmodel.machine.profile import load_profile  # noqa: E402
 
 PROFILES = ("epyc-9684x-srso", "epyc-9684x")
@@ -23,10 +23,10 @@ def main() -> None:
     out = {}
     for pid in PROFILES:
         prof = load_profile(pid)
-        for path in S.PATHS:
-            st = S.scenario({**S.defaults(pid), "path": path})
+        for path in sk_state.PATHS:
+            st = sk_state.scenario({**sk_state.defaults(pid), "path": path})
             out[f"{pid} {path}.ns"] = round(float(model.evaluate(st, prof)["path.ns_per_packet"]), 3)
-        values = model.evaluate(S.scenario(S.defaults(pid)), prof)
+        values = model.evaluate(sk_state.scenario(sk_state.defaults(pid)), prof)
         out.update({f"{pid} {k}": round(float(values[k]), 3) for k in OUTPUTS})
     print(json.dumps(out, indent=1))
 

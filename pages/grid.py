@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from skbmodel import drivers, grid
+from skbmodel import attribution, grid
 from skbmodel.physics import noise
 from skbmodel.links import state as sk_state
 from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
@@ -78,8 +78,8 @@ def _explain(state: dict, res: dict, rows: list, keys: list) -> None:
     base = sk_state.scenario(state, "a")
     prof = sk_state.profile_for(state, "a")
     cell = grid.cell_params(base, [k for k, _ in res["axes"]], flat[pick])
-    rep = drivers.drivers(grid.baseline(base, keys), cell, prof, prof, [res["output"]])[res["output"]]
-    st.markdown(md_escape(f"Δ {rep['value']:+.3g} {res['unit']} (sd {rep['sd']:.2g}): {drivers.summary(rep)}"))
+    rep = attribution.drivers(grid.baseline(base, keys), cell, prof, prof, [res["output"]])[res["output"]]
+    st.markdown(md_escape(f"Δ {rep['value']:+.3g} {res['unit']} (sd {rep['sd']:.2g}): {attribution.summary(rep)}"))
     if rep["flag"]:
         st.warning(md_escape(f"This answer {rep['flag']}."), icon=":material/warning:")
     ui.driver_table(rep, key="grid_drivers")

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 import skbmodel  # noqa: E402
 from skbmodel.machine import custom  # noqa: E402
-from skbmodel.links import state as S, versions as V  # noqa: E402
+from skbmodel.links import state as sk_state, versions as V  # noqa: E402
 from skbmodel.machine.profile import load_profile  # noqa: E402
 
 GOLDEN = ROOT / "tests" / "data" / "golden_links.json"
@@ -61,7 +61,7 @@ def _custom_text() -> str:
 
 def make_query(overrides: dict) -> str:
     ov = dict(overrides)
-    st = S.defaults(ov.get("cpu"))
+    st = sk_state.defaults(ov.get("cpu"))
     if "b_cpu" in ov:
         st["b_cpu"] = ov["b_cpu"]
         st["b_ghz"] = load_profile(ov["b_cpu"]).ghz
@@ -74,7 +74,7 @@ def make_query(overrides: dict) -> str:
 
 def _new_link(name: str, overrides: dict, mv: str) -> dict:
     q = make_query(overrides)
-    st = S.decode_strict(q)
+    st = sk_state.decode_strict(q)
     return {"name": name, "page": st["page"], "query": q,
             "made_with": {k: v for k, v in V.link_versions(q).items() if k != "h"},
             "expected": {mv: V.link_numbers(q)}}

@@ -20,7 +20,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from skbmodel.links import state as S  # noqa: E402 - after the sys.path line, so the script runs from anywhere
+from skbmodel.links import state as sk_state  # noqa: E402 - after the sys.path line, so the script runs from anywhere
 from skbview import charts, report  # noqa: E402
 
 # written out, not read from skbmodel.links.pages: the script must also run on commits from before that registry
@@ -62,7 +62,7 @@ def main() -> int:
     for name, query in SCENARIOS.items():
         d = out / name
         d.mkdir(exist_ok=True)
-        st, warnings = S.decode(query)
+        st, warnings = sk_state.decode(query)
         page = st["page"]
         (d / "warnings.txt").write_text("\n".join(warnings) + "\n", encoding="utf-8")
         for chart, fig in charts.figures_for_page(page, st):

@@ -8,9 +8,9 @@ turns (scenario A, optional scenario B, the outputs asked) into :class:`Answers`
   (:mod:`skbmodel.schema`), and for a signed difference of scenario A (memset minus ``__GFP_ZERO``)
   its verdict against the noise floor;
 * for B, the paired difference ``B - A`` of every output the change moves
-  (:func:`skbmodel.drivers.verdict_outputs`), each a :class:`Difference` with the paired interval
+  (:func:`skbmodel.attribution.verdict_outputs`), each a :class:`Difference` with the paired interval
   (:func:`skbmodel.uncertainty.delta_intervals`), the verdict, the runs per variant
-  (:func:`skbmodel.physics.noise.runs_needed`) and the constants it rests on (:func:`skbmodel.drivers.drivers`);
+  (:func:`skbmodel.physics.noise.runs_needed`) and the constants it rests on (:func:`skbmodel.attribution.drivers`);
 * the identity of each profile used (:class:`ProfileIdentity`: name, version, stock or custom, the
   base and what it was fitted from).
 
@@ -27,8 +27,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .physics import cpumap, noise
-from . import design, drivers as _drivers, schema, uncertainty
-from .links import state as S
+from . import design, attribution, schema, uncertainty
+from .links import state as sk_state
 from .machine.custom import CUSTOM_PREFIX
 from .links.pages import BY_SLUG, DEFAULT_PAGE
 from .machine.profile import Profile, load_profile, profile_version
@@ -195,7 +195,7 @@ class Difference(Answer):
     def to_json(self) -> dict:
         out = super().to_json()
         if self.drivers is not None:
-            out["drivers"] = _drivers.to_json(self.drivers)
+            out["drivers"] = attribution.to_json(self.drivers)
         return out
 
 
@@ -241,7 +241,7 @@ class Answers:
                 "profile_b": self.profile_b.to_json() if self.profile_b else None,
                 "values": [a.to_json() for a in self.values], "b_values": [a.to_json() for a in self.b_values],
                 "differences": [d.to_json() for d in self.differences],
-                "drivers": _drivers.to_json(self.drivers) if self.drivers else None,
+                "drivers": attribution.to_json(self.drivers) if self.drivers else None,
                 "problem": self.problem, "problem_b": self.problem_b}
 
 
@@ -315,7 +315,7 @@ def answer(a: Scenario, b: Scenario | None = None, outputs: Sequence[str] = (), 
 
     ``outputs``: scenario A's outputs asked; ``labels``: their labels (default: the schema's);
     ``noise_ns``: one run's sd of ns/packet (default: A's ``noise_ns``); ``differences``: the outputs
-    of ``B - A`` (default: those the change moves, :func:`skbmodel.drivers.verdict_outputs`);
+    of ``B - A`` (default: those the change moves, :func:`skbmodel.attribution.verdict_outputs`);
     ``drawn``: outputs the page's charts draw of each scenario (:attr:`Answers.drawn`).
     """
     labels = dict(labels or {})
@@ -327,7 +327,7 @@ def answer(a: Scenario, b: Scenario | None = None, outputs: Sequence[str] = (), 
         values, drawn_a = _split(every, len(outputs), drawn)
         why = None
         if with_drivers and outputs:
-            why = _drivers.of_linearisation(lin, {"A": (a.params, a.profile)})[outputs[0]]
+            why = attribution.of_linearisation(lin, {"A": (a.params, a.profile)})[outputs[0]]
         return Answers(page=page, profile_a=ident_a, values=values, drivers=why,
                        drawn={"a": drawn_a} if drawn else {})
     every, _ = _one_side(a, _asked(outputs, drawn), labels, nf)
@@ -335,7 +335,7 @@ def answer(a: Scenario, b: Scenario | None = None, outputs: Sequence[str] = (), 
     ident_b = ProfileIdentity.of(b.profile, float(np.asarray(b.params.get("ghz", b.profile.ghz))))
     if differences is None:
         ea, eb = a.evaluate(list(schema.VERDICT_OUTPUTS)), b.evaluate(list(schema.VERDICT_OUTPUTS))
-        differences = _drivers.verdict_outputs(a.params, b.params, ea, eb)
+        differences = attribution.verdict_outputs(a.params, b.params, ea, eb)
     differences = list(differences)
     diffs: list[Difference] = []
     every_b, _ = _one_side(b, _asked(differences, drawn), {}, nf)
@@ -345,7 +345,7 @@ def answer(a: Scenario, b: Scenario | None = None, outputs: Sequence[str] = (), 
                                     elasticities=with_drivers)
         delta, div = lin.value, lin.intervals()
         va, vb = lin.sides["A"], lin.sides["B"]
-        why = (_drivers.of_linearisation(lin, {"A": (a.params, a.profile), "B": (b.params, b.profile)})
+        why = (attribution.of_linearisation(lin, {"A": (a.params, a.profile), "B": (b.params, b.profile)})
                if with_drivers else {})
         for o in differences:
             spec = schema.BY_NAME[o]
@@ -370,7 +370,7 @@ def identity(state: Mapping, which: str = "a") -> ProfileIdentity:
 
 def _key(state: Mapping) -> tuple:
     return tuple(sorted((k, str(v)) for k, v in state.items()
-                        if k in S.PARAMS or k in S.PROFILE_KEYS or k in S.PV_KEYS))
+                        if k in sk_state.PARAMS or k in sk_state.PROFILE_KEYS or k in sk_state.PV_KEYS))
 
 
 def of_state(state: Mapping, drivers: bool = False) -> Answers:
@@ -396,7 +396,7 @@ def _of_state(state: Mapping, drivers: bool) -> Answers:
     outs = [o for o, _ in spec.summary]
     labels = dict(spec.summary)
     if page == "design":
-        pa, pb = design.compare_params(a.params, S.b_overrides(state))
+        pa, pb = design.compare_params(a.params, sk_state.b_overrides(state))
         sa, sb = Scenario.from_params(pa, a.profile), Scenario.from_params(pb, a.profile)
         bad_a = design.problem_text(pa)
         bad_a = bad_a and f"the composition makes no sense ({bad_a})"

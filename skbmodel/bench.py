@@ -7,16 +7,16 @@ import time
 import numpy as np
 
 from . import model
-from .links import state
+from .links import state as sk_state
 from .machine.profile import load_profile
 
 
 def random_states(n: int, rng: np.random.Generator) -> dict:
     """``n`` random states over every slider's range (as arrays); a choice as the model's integer code
     (:meth:`skbmodel.params.Param.codes`), as the model sees it once its inputs are typed."""
-    P = state.PARAMS
+    P = sk_state.PARAMS
     out = {}
-    for key in state.MODEL_KEYS:
+    for key in sk_state.MODEL_KEYS:
         p = P[key]
         if key == "cpu":
             continue
@@ -49,7 +49,7 @@ def run_bench(n_vector: int = 1_000_000, n_scalar: int = 2_000, seed: int = 1) -
     """Random states over every path, then each path alone (``paths``: ``n_vector / 5`` states
     vectorised and ``n_scalar / 5`` one by one per path, the fastest of 3 runs of each)."""
     rng = np.random.default_rng(seed)
-    prof = load_profile(state.defaults()["cpu"])
+    prof = load_profile(sk_state.defaults()["cpu"])
     params = random_states(n_vector, rng)
     model.evaluate({k: v[:10] for k, v in params.items()}, prof)  # warm-up
     # cold: the outputs land in freshly allocated memory (page faults count)
@@ -69,7 +69,7 @@ def run_bench(n_vector: int = 1_000_000, n_scalar: int = 2_000, seed: int = 1) -
     sca = np.array([[float(s[k]) for k in keys] for s in scalar])
     finite = np.isfinite(vec) & np.isfinite(sca)
     rel = np.abs(vec - sca)[finite] / np.maximum(np.abs(sca[finite]), 1e-12)
-    names = state.PARAMS["path"].choices
+    names = sk_state.PARAMS["path"].choices
     paths = {}
     for code, name in enumerate(names):
         nv, ns = max(n_vector // len(names), 1), max(n_scalar // len(names), 1)

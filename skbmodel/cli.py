@@ -19,12 +19,12 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__, answers, design, drivers, mailtext, model, params, uncertainty
+from . import __version__, answers, design, attribution, mailtext, model, params, uncertainty
 from .evidence import (calibration, corpus, derive, outofsample, parsers, protocols, userfit, userinput,
                        validation)
 from .physics import cpumap
 from .machine import cpuinfo, custom, description, kconfig
-from .links import shortlink, state, versions
+from .links import shortlink, state as sk_state, versions
 from .bench import run_bench
 from .machine.profile import (DEFAULT_PROFILE, PROFILE_DIR, ProfileError, archive_current,
     available_profiles, clear_cache, load_profile, profile_version)
@@ -54,22 +54,22 @@ def _scalar(v):
 def _drivers_json(res: answers.Answers) -> dict:
     """``eval --json``'s ``drivers``: what the page's answer rests on (B - A where the page shows B)."""
     if res.has_b:
-        return {"about": "B - A", "outputs": {d.output: drivers.to_json(d.drivers) for d in res.differences
+        return {"about": "B - A", "outputs": {d.output: attribution.to_json(d.drivers) for d in res.differences
                                               if d.drivers is not None}}
-    outs = {res.values[0].output: drivers.to_json(res.drivers)} if res.drivers and res.values else {}
+    outs = {res.values[0].output: attribution.to_json(res.drivers)} if res.drivers and res.values else {}
     return {"about": "A", "outputs": outs}
 
 
 def cmd_eval(args) -> int:
-    st = versions.with_link_headline(args.query, state.decode_strict(args.query))  # a bad pv is a StateError: exit 2
+    st = versions.with_link_headline(args.query, sk_state.decode_strict(args.query))  # a bad pv is a StateError: exit 2
     if args.profile:  # the question is the link's on the file's profile, at the file's clock: every output reads it
         st = _with_profile_file(st, args.profile, args.query)
     if st["path"] == "design":  # a composition that makes no sense has no numbers to print
         bad = design.problem_text(st)
         if bad:
             raise UsageError(f"design: {bad}")
-    params = state.scenario(st, "a")
-    prof = state.profile_for(st, "a")
+    params = sk_state.scenario(st, "a")
+    prof = sk_state.profile_for(st, "a")
     refused = cpumap.placement_problem(prof, st.get("numa"))
     if refused:  # a placement the machine does not have: no numbers
         raise UsageError(refused)
@@ -84,9 +84,10 @@ def cmd_eval(args) -> int:
         sys.stdout.write(mailtext.summary_text(st, link))
     elif args.json:
         res = answers.of_state(st, drivers=True)
-        json.dump({"state": {k: st[k] for k in ["page", *state.MODEL_KEYS, *state.PROFILE_KEYS, *state.VERSION_KEYS]
+        json.dump({"state": {k: st[k] for k in ["page", *sk_state.MODEL_KEYS, *sk_state.PROFILE_KEYS,
+                                                *sk_state.VERSION_KEYS]
                              if k in st},
-                   "b_overrides": state.b_overrides(st) if res.has_b else {},
+                   "b_overrides": sk_state.b_overrides(st) if res.has_b else {},
                    "answers": res.to_json(),
                    "outputs": outputs, "intervals": bounds, "interval_level": uncertainty.LEVEL,
                    "units": dict(model.OUTPUT_UNITS), "profile": prof.id, "model_version": __version__,
@@ -159,7 +160,7 @@ def _with_profile_file(st: dict, path: str, query: str) -> dict:
     given = {k for k, _ in urllib.parse.parse_qsl(query.split("?", 1)[-1], keep_blank_values=True)}
     try:
         prof = custom.load_profile_text(text, origin=path)  # the checks an uploaded profile gets
-        return state.with_custom_profile(st, prof, keep=given)
+        return sk_state.with_custom_profile(st, prof, keep=given)
     except (custom.ProfileLinkError, ProfileError) as e:
         raise UsageError(str(e)) from None
 
@@ -549,7 +550,7 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
     e = sub.add_parser("eval", help="evaluate the model for a share-link query string",
                        formatter_class=argparse.RawDescriptionHelpFormatter,
-                       epilog=f"page={'|'.join(state.PAGES)} (default {state.PAGES[0]}): the page whose question "
+                       epilog=f"page={'|'.join(sk_state.PAGES)} (default {sk_state.PAGES[0]}): the page whose question "
                               f"it is\n" + params.help_text() + "\n\n" + design.help_text())
     e.add_argument("query", nargs="?", default="", help="URL query string, e.g. 'bulk=32&zero=memset'")
     fmt = e.add_mutually_exclusive_group()
@@ -675,7 +676,7 @@ def main(argv=None, extra=()) -> int:
     try:
         args = build_parser(extra).parse_args(argv)
         return args.func(args)
-    except (UsageError, state.StateError, ProfileError, shortlink.PublicUrlError) as e:
+    except (UsageError, sk_state.StateError, ProfileError, shortlink.PublicUrlError) as e:
         print(f"error: {e}", file=sys.stderr)
         for line in getattr(e, "details", ()):
             print(f"  {line}", file=sys.stderr)

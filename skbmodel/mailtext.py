@@ -21,7 +21,7 @@ from . import answers, design
 from .links import shortlink, versions
 from .evidence import validation
 from .machine import profile as _profile
-from .links import state as S
+from .links import state as sk_state
 from .links.pages import BY_SLUG
 
 WIDTH = 70
@@ -59,13 +59,13 @@ def _short_pairs(state: Mapping) -> dict[str, str]:
 
 
 def _setting(key: str, raw: str) -> str:
-    p = S.PARAMS[key]
-    base = S.side_of(key)[1]
+    p = sk_state.PARAMS[key]
+    base = sk_state.side_of(key)[1]
     if p.kind == "choice":
         value = p.label_of(raw)
     else:
         value = f"{raw} {p.unit}".strip() if p.unit and p.unit not in p.label else raw
-    label = S.PARAMS[base].label
+    label = sk_state.PARAMS[base].label
     return f"{label} = {value}"
 
 
@@ -92,12 +92,12 @@ def _unit_of(a: answers.Answer) -> str:
 def summary_text(state: Mapping, link: str) -> str:
     """The summary block of ``state`` (a decoded state) ending with ``link``, one string with a final newline:
     the answers of :func:`skbmodel.answers.of_state`, rendered."""
-    page = state.get("page") or S.PAGES[0]
+    page = state.get("page") or sk_state.PAGES[0]
     spec = BY_SLUG[page]
     pairs = _short_pairs(state)
     res = answers.of_state(state)
     lines = [ascii_text(f"skbmodel: {spec.title}")]
-    a_keys = [k for k in pairs if k in S.PARAMS and k not in S.NAV_KEYS and S.side_of(k)[0] == "a"]
+    a_keys = [k for k in pairs if k in sk_state.PARAMS and k not in sk_state.NAV_KEYS and sk_state.side_of(k)[0] == "a"]
     if a_keys:
         lines.append("Scenario (what differs from the defaults):")
         for k in a_keys:
@@ -128,16 +128,16 @@ def summary_text(state: Mapping, link: str) -> str:
 
 
 def _b_minus_a(state, page, res: answers.Answers, pairs) -> list[str]:
-    overrides = S.b_overrides(state)
+    overrides = sk_state.b_overrides(state)
     if page == "design":
         vb = overrides.get("path", design.COMPARE_PATH)
-        what = "a second composition" if vb == "design" else S.PARAMS["path"].label_of(vb)
+        what = "a second composition" if vb == "design" else sk_state.PARAMS["path"].label_of(vb)
         head = f"B: {what}" + ("" if vb != "design" else ", " + ", ".join(
-            _setting(S.key_of(k, "b"), pairs[S.key_of(k, "b")]) for k in overrides
-            if k != "path" and S.key_of(k, "b") in pairs))
+            _setting(sk_state.key_of(k, "b"), pairs[sk_state.key_of(k, "b")]) for k in overrides
+            if k != "path" and sk_state.key_of(k, "b") in pairs))
     else:
-        head = "B: " + (", ".join(_setting(S.key_of(k, "b"), pairs[S.key_of(k, "b")]) for k in overrides
-                                  if S.key_of(k, "b") in pairs) or "the same as A")
+        head = "B: " + (", ".join(_setting(sk_state.key_of(k, "b"), pairs[sk_state.key_of(k, "b")]) for k in overrides
+                                  if sk_state.key_of(k, "b") in pairs) or "the same as A")
     lines = _wrap(head, indent="", more="  ")
     if res.profile_b is not None and res.profile_b.text() != res.profile_a.text():
         lines += _wrap(_profile_text(res.profile_b, "B: "))

@@ -30,12 +30,12 @@ from collections.abc import Mapping
 
 import unidiff
 
-from . import answers, paths
-from .links import shortlink, state as S, versions
+from . import answers, folders
+from .links import shortlink, state as sk_state, versions
 from .mailtext import WIDTH, ascii_text
 from .physics import noise
 
-TABLE = paths.DATA_DIR / "patch-mechanisms.toml"
+TABLE = folders.DATA_DIR / "patch-mechanisms.toml"
 
 
 class PatchError(ValueError):
@@ -312,8 +312,8 @@ def question(mapped: list[dict], cpu: str | None = None) -> tuple[dict, list[str
             notes.append(f"{m.id} runs on the {m.path} path, not on {path}: set on both sides, it moves the "
                          f"{path} path only where they share a stage")
     query = {"page": "compare", "path": path, **({"cpu": cpu} if cpu else {}), **a,
-             **{f"{S.B_PREFIX}{k}": v for k, v in b.items()}}
-    st = S.decode_strict("&".join(f"{k}={v}" for k, v in query.items()))
+             **{f"{sk_state.B_PREFIX}{k}": v for k, v in b.items()}}
+    st = sk_state.decode_strict("&".join(f"{k}={v}" for k, v in query.items()))
     return st, notes
 
 
@@ -375,7 +375,7 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None) -
             "path": st["path"], "profile": res.profile_a.to_json(),
             "mapped": [{k: v for k, v in r.items() if not k.startswith("_")} for r in mapped],
             "unmapped": unmapped, "notes": notes,
-            "a": {k: st[k] for k in S.b_overrides(st)}, "b": S.b_overrides(st),
+            "a": {k: st[k] for k in sk_state.b_overrides(st)}, "b": sk_state.b_overrides(st),
             "answer": _answer_json(d, res, st),
             "measured": meas, "link": link}
 

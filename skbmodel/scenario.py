@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from . import model, uncertainty
-from .links import state as _state
+from .links import state as sk_state
 from .machine.profile import Profile, profile_version
 
 
@@ -27,7 +27,7 @@ class Scenario:
     @classmethod
     def of(cls, state: Mapping, which: str = "a") -> Scenario:
         """Scenario ``"a"`` or ``"b"`` of a decoded state (its custom profile or archived version included)."""
-        return cls(MappingProxyType(_state.scenario(state, which)), _state.profile_for(state, which))
+        return cls(MappingProxyType(sk_state.scenario(state, which)), sk_state.profile_for(state, which))
 
     @classmethod
     def from_params(cls, params: Mapping, profile: Profile | None = None) -> Scenario:

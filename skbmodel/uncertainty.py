@@ -86,7 +86,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from . import paths
+from . import folders
 from . import model, schema
 from .physics import noise
 from .machine.custom import CUSTOM_PREFIX
@@ -103,7 +103,7 @@ SEED = 20261130
 _STATES_PER_CALL = 65_536
 
 #: The out-of-sample report (``scripts/validation_report.py``; a test keeps it current).
-REPORT_JSON = paths.DATA_DIR / "outofsample.json"
+REPORT_JSON = folders.DATA_DIR / "outofsample.json"
 
 
 def _structural_from_report(path: Path = REPORT_JSON) -> dict[str, float]:
@@ -426,7 +426,7 @@ class Linearisation:
     """The first-order propagation of one scenario, or of the paired difference ``B - A`` of two.
 
     Every linearised interval and every ranking of what an answer rests on
-    (:mod:`skbmodel.drivers`) reads one of these, so a driver's share of the variance is a share of
+    (:mod:`skbmodel.attribution`) reads one of these, so a driver's share of the variance is a share of
     exactly the variance the interval shows.
 
     * ``value``: ``{output: f}`` (one scenario) or ``{output: f_B - f_A}`` [output unit];

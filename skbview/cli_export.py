@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from skbmodel.links import state as S
+from skbmodel.links import state as sk_state
 from skbmodel.cli import UsageError
 
 
@@ -40,11 +40,11 @@ def run_export(args) -> int:
     # Plotly and kaleido load here, for an export alone: the other subcommands draw nothing
     from . import exporter, report
 
-    st = S.decode_strict(_query_of(args.query))  # StateError -> "error: <key>: ..." exit 2 (skbmodel.cli.main)
+    st = sk_state.decode_strict(_query_of(args.query))  # StateError -> "error: <key>: ..." exit 2 (skbmodel.cli.main)
     page = (args.page or "all").strip()
-    if page != "all" and page not in S.PAGES:
-        raise UsageError(f"--page: {page!r} is not all or one of {', '.join(S.PAGES)}")
-    pages = list(S.PAGES) if page == "all" else [page]
+    if page != "all" and page not in sk_state.PAGES:
+        raise UsageError(f"--page: {page!r} is not all or one of {', '.join(sk_state.PAGES)}")
+    pages = list(sk_state.PAGES) if page == "all" else [page]
     if "design" in pages or st["path"] == "design":  # no chart of a composition that makes no sense
         from skbmodel import design
         bad = design.problem_text(st)

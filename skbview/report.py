@@ -23,7 +23,7 @@ from plotly.offline import get_plotlyjs
 
 import skbmodel
 from skbmodel.links import shortlink
-from skbmodel.links import state as S
+from skbmodel.links import state as sk_state
 from skbmodel import answers
 from skbmodel.evidence import validation
 from skbmodel.links import versions
@@ -47,7 +47,7 @@ _SAFE = re.compile(r"[^A-Za-z0-9.+-]+")
 
 def _full(state: Mapping) -> dict:
     """A complete, valid state (missing keys filled exactly as a partial share link would be)."""
-    return dict(_full_of_query(S.encode(state)))
+    return dict(_full_of_query(sk_state.encode(state)))
 
 
 @functools.lru_cache(maxsize=64)
@@ -70,35 +70,37 @@ def state_hash(state: Mapping) -> str:
 
 
 # the question grid's keys are not the scenario (its file names carry them as key parameters)
-_HASH_KEYS = [k for k in S.PARAMS if k not in S.NAV_KEYS and k not in S.DISPLAY_KEYS and k not in S.GRID_KEYS] \
-    + list(S.PROFILE_KEYS) \
-    + list(S.PV_KEYS)  # an archived profile version gives other numbers: another file name
+_HASH_KEYS = [k for k in sk_state.PARAMS if k not in sk_state.NAV_KEYS and k not in sk_state.DISPLAY_KEYS
+              and k not in sk_state.GRID_KEYS] \
+    + list(sk_state.PROFILE_KEYS) \
+    + list(sk_state.PV_KEYS)  # an archived profile version gives other numbers: another file name
 
 
 #: Parameters added after the file names were fixed: at their default they stay out of the hash, so that every
 #: file exported before keeps its name; set to anything else, they enter it.
-_HASH_WHEN_SET = tuple(p.key for p in S.MODEL_PARAMS if p.hash_when_set)
+_HASH_WHEN_SET = tuple(p.key for p in sk_state.MODEL_PARAMS if p.hash_when_set)
 
 
 def _hash_full(full: Mapping) -> str:
-    later = {S.key_of(k, which) for k in _HASH_WHEN_SET for which in ("a", "b")}
+    later = {sk_state.key_of(k, which) for k in _HASH_WHEN_SET for which in ("a", "b")}
     # The hash reads B written out in full (A plus its overrides), as file names were made when every state
     # held all of B: the whole scenario, whichever page is open.
-    b = S.scenario(full, "b")
-    named = {**full, **{S.key_of(p.key, "b"): b[p.key] for p in S.MODEL_PARAMS}}
-    keys = [k for k in _HASH_KEYS if k not in later or named.get(k, S.PARAMS[k].default) != S.PARAMS[k].default]
-    return hashlib.sha1(S.encode(named, keys=keys).encode()).hexdigest()[:6]
+    b = sk_state.scenario(full, "b")
+    named = {**full, **{sk_state.key_of(p.key, "b"): b[p.key] for p in sk_state.MODEL_PARAMS}}
+    keys = [k for k in _HASH_KEYS
+            if k not in later or named.get(k, sk_state.PARAMS[k].default) != sk_state.PARAMS[k].default]
+    return hashlib.sha1(sk_state.encode(named, keys=keys).encode()).hexdigest()[:6]
 
 
 def _key_params(page: str, state: Mapping) -> list[str]:
     keys = list(PAGE_BY_SLUG[page].key_params)
     if page == "compare":
-        over = S.b_overrides(state)
-        keys = ["cpu"] + ([S.key_of("cpu", "b")] if "cpu" in over else [])
-        keys += [k for k in S.MODEL_KEYS if k != "cpu" and k in over][:4]
-        keys += [S.key_of(k, "b") for k in keys if k in S.MODEL_KEYS and k != "cpu"]
+        over = sk_state.b_overrides(state)
+        keys = ["cpu"] + ([sk_state.key_of("cpu", "b")] if "cpu" in over else [])
+        keys += [k for k in sk_state.MODEL_KEYS if k != "cpu" and k in over][:4]
+        keys += [sk_state.key_of(k, "b") for k in keys if k in sk_state.MODEL_KEYS and k != "cpu"]
     # how the chart is drawn is not part of the scenario (its hash): a chart drawn otherwise says so in its name
-    return keys + [k for k in S.DISPLAY_KEYS if state.get(k) != S.PARAMS[k].default]
+    return keys + [k for k in sk_state.DISPLAY_KEYS if state.get(k) != sk_state.PARAMS[k].default]
 
 
 def file_stem(page: str, name: str, state: Mapping) -> str:
@@ -109,7 +111,7 @@ def file_stem(page: str, name: str, state: Mapping) -> str:
     """
     st = _full(state)
     parts = [_slug(page), _slug(name)]
-    parts += [f"{_slug(k)}-{_slug(S.fmt_value(st[k]))}" for k in _key_params(page, st)]
+    parts += [f"{_slug(k)}-{_slug(sk_state.fmt_value(st[k]))}" for k in _key_params(page, st)]
     parts.append(_hash_full(st))
     return "_".join(parts)
 
@@ -155,7 +157,7 @@ def all_figures(state: Mapping, pages_=None) -> list[tuple[str, str, object]]:
     st = _full(state)
     out = []
     if pages_ is None:
-        pages_ = S.PAGES
+        pages_ = sk_state.PAGES
     for page in pages_:
         for name, fig in _charts().figures_for_page(page, {**st, "page": page}):
             out.append((page, name, fig))
@@ -168,8 +170,9 @@ def share_query(state: Mapping) -> str:
 
 
 #: What a link to a page outside the scenario pages (Calibrate) carries: no ``page`` to switch to, no headline
-_NO_PAGE_KEYS = tuple(k for k in S.PARAMS if k not in S.NAV_KEYS and k not in S.GRID_KEYS) + S.PROFILE_KEYS + tuple(
-    k for k in S.VERSION_KEYS if k != "h")
+_NO_PAGE_KEYS = tuple(k for k in sk_state.PARAMS if k not in sk_state.NAV_KEYS
+                      and k not in sk_state.GRID_KEYS) + sk_state.PROFILE_KEYS + tuple(
+    k for k in sk_state.VERSION_KEYS if k != "h")
 
 
 def share_link(state: Mapping, base_url: str | None = None, with_page: bool = True) -> str:
@@ -184,7 +187,7 @@ def share_link(state: Mapping, base_url: str | None = None, with_page: bool = Tr
 
 
 def _profile(state: Mapping, which: str = "a"):
-    return S.profile_for(state, which)
+    return sk_state.profile_for(state, which)
 
 
 def profile_version(state_or_cpu, which: str = "a") -> str:
@@ -232,15 +235,15 @@ def _e(x) -> str:
 
 def _param_table(st: dict) -> str:
     rows = []
-    b_params = S.scenario(st, "b")
-    for p in S.MODEL_PARAMS:
+    b_params = sk_state.scenario(st, "b")
+    for p in sk_state.MODEL_PARAMS:
         a, b = st[p.key], b_params[p.key]
-        rng = ", ".join(p.choices) if p.kind == "choice" else f"{S.fmt_value(p.lo)} – {S.fmt_value(p.hi)}"
+        rng = ", ".join(p.choices) if p.kind == "choice" else f"{sk_state.fmt_value(p.lo)} – {sk_state.fmt_value(p.hi)}"
         cls = ' class="diff"' if a != b else ""
         rows.append(f"<tr{cls}><td><code>{_e(p.key)}</code></td><td>{_e(p.label)}</td>"
-                    f"<td class=num>{_e(S.fmt_value(a))}</td><td class=num>{_e(S.fmt_value(b))}</td>"
+                    f"<td class=num>{_e(sk_state.fmt_value(a))}</td><td class=num>{_e(sk_state.fmt_value(b))}</td>"
                     f"<td>{_e(p.unit)}</td><td>{_e(rng)}</td></tr>")
-    for k in S.PROFILE_KEYS[:1]:
+    for k in sk_state.PROFILE_KEYS[:1]:
         a, b = st.get(k) or "", b_params.get(k) or ""
         if a or b:
             cls = ' class="diff"' if a != b else ""
@@ -296,7 +299,7 @@ def _numbers_html(res: answers.Answers) -> str:
 
 
 def _drivers_html(res: answers.Answers) -> str:
-    """The constants the page's answer rests on (:mod:`skbmodel.drivers`), flagged when assumed."""
+    """The constants the page's answer rests on (:mod:`skbmodel.attribution`), flagged when assumed."""
     reports = [(f"B − A of <code>{_e(d.output)}</code>", d, d.drivers) for d in res.differences if d.drivers]
     if res.drivers and res.values:
         reports.append((f"<code>{_e(res.values[0].output)}</code>", res.values[0], res.drivers))

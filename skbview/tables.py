@@ -5,7 +5,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from skbmodel import answers, design, drivers, grid, model
+from skbmodel import answers, design, attribution, grid, model
 from skbmodel.physics import noise, units
 from skbmodel.links import state as sk_state
 from skbmodel.scenario import Scenario
@@ -49,7 +49,7 @@ def compare_rows(state: Mapping) -> list[dict]:
     propagation (:func:`skbmodel.uncertainty.delta_intervals`); ``verdict`` is one of
     :data:`skbmodel.physics.noise.VERDICTS` where there is a per-packet form, else "—".  ``moves``: whether
     the change moves the output at all.  ``runs_needed`` only where it means something: a path's
-    per-packet output (:data:`skbmodel.drivers.PER_PACKET_OUTPUTS`, what ``noise_ns`` is the noise
+    per-packet output (:data:`skbmodel.attribution.PER_PACKET_OUTPUTS`, what ``noise_ns`` is the noise
     of) that moves, and whose sign the model is sure of or that is below the noise floor.
     """
     a, b = _eval(state, "a"), _eval(state, "b")
@@ -76,7 +76,7 @@ def compare_rows(state: Mapping) -> list[dict]:
         verdict, runs = "—", None
         if d_ns is not None:
             verdict = noise.verdict(d_ns, nf, lo, hi)
-            if d_ns != 0 and k in drivers.PER_PACKET_OUTPUTS and verdict != noise.VERDICT_UNSURE:
+            if d_ns != 0 and k in attribution.PER_PACKET_OUTPUTS and verdict != noise.VERDICT_UNSURE:
                 runs = int(noise.runs_needed(d_ns, nf))
         if k in told:  # the outputs the verdict is about: the one answer every surface gives
             t = told[k]

@@ -13,7 +13,7 @@ from __future__ import annotations
 import random
 
 from skbmodel.machine import custom, profile as P
-from skbmodel.links import state
+from skbmodel.links import state as sk_state
 
 #: a custom profile on the e5-1650v4 (its id is derived from its values, so it is named here)
 CUSTOM = "custom-on-e5-1650v4"
@@ -65,7 +65,7 @@ def load(case: str) -> P.Profile:
 def scenario(prof: P.Profile, **kw) -> dict:
     """The default scenario on ``prof`` (a custom profile's defaults are its base's, at its own clock)."""
     base = prof.inherits if prof.id.startswith(custom.CUSTOM_PREFIX) else prof.id
-    return {**state.scenario(state.defaults(base)), "ghz": prof.ghz, **kw}
+    return {**sk_state.scenario(sk_state.defaults(base)), "ghz": prof.ghz, **kw}
 
 
 #: (A, B) -> (whether A and B are one machine, the branch of the pairing rule the pair exercises).

@@ -26,7 +26,7 @@ import re
 from pathlib import Path
 from urllib.parse import urlencode
 
-from skbmodel.links import state as S
+from skbmodel.links import state as sk_state
 from tests.limits import APPTEST_TIMEOUT_S
 
 REPO = Path(__file__).resolve().parent.parent
@@ -75,7 +75,7 @@ def _is_plain_number(v: str) -> bool:
     return bool(_ASCII_NUMBER.match(v))
 
 
-def value_status(p: S.Param, v: str) -> str:
+def value_status(p: sk_state.Param, v: str) -> str:
     """Independent oracle: ``"ok"``, ``"bad"`` (must warn) or ``"either"`` for value ``v`` of ``p``."""
     if len(v.strip()) > MAX_VALUE_CHARS:
         return "bad"
@@ -98,16 +98,16 @@ def value_status(p: S.Param, v: str) -> str:
     return "ok" if s == v else "either"
 
 
-def _valid_value(rng: random.Random, p: S.Param) -> str:
+def _valid_value(rng: random.Random, p: sk_state.Param) -> str:
     if p.kind == "choice":
         return rng.choice(p.choices)
     if p.kind == "int":
         return str(rng.randint(int(p.lo), int(p.hi)))
     x = rng.uniform(p.lo, p.hi)
-    return rng.choice([f"{x:g}", repr(x), f"{round(x, 2)}", S.fmt_value(p.lo), S.fmt_value(p.hi)])
+    return rng.choice([f"{x:g}", repr(x), f"{round(x, 2)}", sk_state.fmt_value(p.lo), sk_state.fmt_value(p.hi)])
 
 
-def _bad_value(rng: random.Random, p: S.Param) -> tuple[str, str]:
+def _bad_value(rng: random.Random, p: sk_state.Param) -> tuple[str, str]:
     """An adversarial value and its category."""
     kind = rng.choice(["wrong_type", "huge", "nonfinite", "negative", "out_of_range", "non_integer",
                        "long", "unicode", "script", "either"])
@@ -121,7 +121,8 @@ def _bad_value(rng: random.Random, p: S.Param) -> tuple[str, str]:
         return rng.choice(["-1", "-16", "-0.5", "-1e9", "-0", "-9999999"]), kind
     if kind == "out_of_range" and p.kind != "choice":
         span = p.hi - p.lo
-        return S.fmt_value(rng.choice([p.hi + rng.choice([1, span, 1e6]), p.lo - rng.choice([1, span, 1e6])])), kind
+        return sk_state.fmt_value(rng.choice([p.hi + rng.choice([1, span, 1e6]), p.lo - rng.choice([1, span,
+                                                                                                    1e6])])), kind
     if kind == "non_integer" and p.kind == "int":
         return f"{rng.randint(int(p.lo), int(p.hi)) + rng.choice([0.5, 0.25, 0.001])}", kind
     if kind == "long":
@@ -160,7 +161,7 @@ def _prof_value(rng: random.Random) -> tuple[str, bool]:
     if rng.random() < 0.4:  # one constant at an edge of its allowed range (0, tiny, the maximum)
         base = load_profile(rng.choice(list(available_profiles()) or [DEFAULT_PROFILE]))
         name = rng.choice(sorted(base.constants))
-        value = rng.choice(["0", "0.000001", "1", "10000000", S.fmt_value(10 * abs(base.constants[name].value)),
+        value = rng.choice(["0", "0.000001", "1", "10000000", sk_state.fmt_value(10 * abs(base.constants[name].value)),
                             "0.5", "6"])
         text = f"1~{base.id}~{name}:{value}"
         try:  # the constant's own range decides; the oracle only asks that a refusal is named
@@ -178,7 +179,7 @@ def _prof_value(rng: random.Random) -> tuple[str, bool]:
 def fuzz_query(seed: int) -> FuzzQuery:
     """One random/adversarial link.  About one in eight is fully valid (no bad keys)."""
     rng = random.Random(seed)
-    keys = list(S.PARAMS)
+    keys = list(sk_state.PARAMS)
     pairs: list[tuple[str, str]] = []
     bad: set[str] = set()
     kinds: list[str] = []
@@ -197,7 +198,7 @@ def fuzz_query(seed: int) -> FuzzQuery:
             else:
                 pairs.append(("v", "1"))
             continue
-        p = S.PARAMS[k]
+        p = sk_state.PARAMS[k]
         if rng.random() < p_bad:
             v, kind = _bad_value(rng, p)
             kinds.append(kind)
@@ -209,7 +210,7 @@ def fuzz_query(seed: int) -> FuzzQuery:
         pairs.append((k, v))
     if not clean:
         if rng.random() < 0.25:  # custom profile, valid or not
-            pk = rng.choice(S.PROFILE_KEYS)
+            pk = rng.choice(sk_state.PROFILE_KEYS)
             v, ok = _prof_value(rng)
             pairs.append((pk, v))
             kinds.append("prof" if ok else "bad_prof")
@@ -217,15 +218,15 @@ def fuzz_query(seed: int) -> FuzzQuery:
                 bad.add(pk)
         for _ in range(rng.choice([0, 0, 1, 2, 5])):  # unknown keys
             k = _unknown_key(rng)
-            if k.strip() in S.PARAMS or k.strip() in S.PROFILE_KEYS or k.strip() == "v":
+            if k.strip() in sk_state.PARAMS or k.strip() in sk_state.PROFILE_KEYS or k.strip() == "v":
                 continue
             pairs.append((k, rng.choice(["1", "", "<script>alert(1)</script>", "x" * 50])))
             bad.add(k.strip())
             kinds.append("unknown_key")
         if pairs and rng.random() < 0.25:  # a repeated key
             k, _ = rng.choice(pairs)
-            if k.strip() in S.PARAMS and k.strip() != "v":
-                pairs.append((k, _valid_value(rng, S.PARAMS[k.strip()])))
+            if k.strip() in sk_state.PARAMS and k.strip() != "v":
+                pairs.append((k, _valid_value(rng, sk_state.PARAMS[k.strip()])))
                 bad.add(k.strip())
                 kinds.append("repeated")
         if rng.random() < 0.03:  # many unknown keys (Streamlit drops a query over 1,000 fields)
@@ -400,7 +401,7 @@ def _fuzz_profile(rng: random.Random, seed: int, name: str) -> FuzzUpload:
 # ----------------------------------------------------------------------------------- AppTest drivers
 DASHBOARD = str(REPO / "dashboard.py")
 #: every page of the dashboard (the 8 chart pages of skbmodel.links.state.PAGES and the Calibrate page)
-ALL_PAGES = tuple(S.PAGES) + ("calibrate",)
+ALL_PAGES = tuple(sk_state.PAGES) + ("calibrate",)
 
 
 @contextlib.contextmanager
@@ -472,7 +473,7 @@ class LinkOutcome:
     @property
     def no_chart(self) -> bool:
         # /calibrate has no charts (its URL keeps page=overview unless the link asks for a chart page)
-        return self.exception is None and self.opened in S.PAGES and self.charts == 0 \
+        return self.exception is None and self.opened in sk_state.PAGES and self.charts == 0 \
             and not (self.page == "calibrate" and self.opened == "overview")
 
 
@@ -545,7 +546,7 @@ def _check_link(q: FuzzQuery, page: str, timeout: float) -> LinkOutcome:
     if not out.dropped:
         out.unnamed = sorted(k for k in q.bad if not named_in(k, warnings))
     out.html = _any_html(at)
-    _, back = S.decode({k: at.query_params.get_all(k) if hasattr(at.query_params, "get_all") else
+    _, back = sk_state.decode({k: at.query_params.get_all(k) if hasattr(at.query_params, "get_all") else
                         ([v] if isinstance(v, str) else list(v)) for k, v in at.query_params.items()})
     out.unclean_url = back
     return out

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from skbmodel import answers, mailtext, schema, uncertainty
 from skbmodel.machine import custom
-from skbmodel.links import state as S, versions
+from skbmodel.links import state as sk_state, versions
 from skbmodel.links.pages import BY_SLUG, PAGES
 from skbmodel.machine.profile import available_profiles, load_profile
 from skbmodel.scenario import Scenario
@@ -29,19 +29,19 @@ from tests.limits import SUBPROCESS_TIMEOUT_S
 
 
 def _decode(q: str) -> dict:
-    return versions.with_link_headline(q, S.decode_strict(q))
+    return versions.with_link_headline(q, sk_state.decode_strict(q))
 
 
 # ---------------------------------------------------------------- B is A plus overrides
 def test_b_follows_a_except_where_it_overrides():
     """A partial link without ``v=``: B is A (its CPU, its clock, its batch) plus the one key it gives."""
-    st_ = S.decode_strict("page=compare&cpu=epyc-9684x&xdp_batch=8&b_xdp_batch=32")
-    a, b = S.scenario(st_, "a"), S.scenario(st_, "b")
+    st_ = sk_state.decode_strict("page=compare&cpu=epyc-9684x&xdp_batch=8&b_xdp_batch=32")
+    a, b = sk_state.scenario(st_, "a"), sk_state.scenario(st_, "b")
     assert b["cpu"] == a["cpu"] == "epyc-9684x"
     assert b["ghz"] == a["ghz"] == load_profile("epyc-9684x").ghz
     assert (a["xdp_batch"], b["xdp_batch"]) == (8, 32)
     assert {k for k in a if a[k] != b[k]} == {"xdp_batch"}
-    assert S.b_overrides(st_) == {"xdp_batch": 32}
+    assert sk_state.b_overrides(st_) == {"xdp_batch": 32}
 
 
 def test_the_readme_question_on_another_cpu_is_about_the_batch():
@@ -56,27 +56,27 @@ def test_the_readme_question_on_another_cpu_is_about_the_batch():
 
 def test_a_full_v1_link_opens_as_it_always_did():
     """A full link writes every B key; those equal to A's are not overrides, the others are."""
-    full = S.defaults()
+    full = sk_state.defaults()
     full.update({"bulk": 32, "page": "compare"})
-    old = "&".join([f"{k}={S.fmt_value(v)}" for k, v in full.items() if k in S.PARAMS]
-                   + [f"b_{p.key}={S.fmt_value(full[p.key])}" for p in S.MODEL_PARAMS if p.key != "zero"]
+    old = "&".join([f"{k}={sk_state.fmt_value(v)}" for k, v in full.items() if k in sk_state.PARAMS]
+                   + [f"b_{p.key}={sk_state.fmt_value(full[p.key])}" for p in sk_state.MODEL_PARAMS if p.key != "zero"]
                    + ["b_zero=memset"])
-    st_ = S.decode_strict("v=1&" + old)
-    assert S.b_overrides(st_) == {"zero": "memset"}
-    assert S.scenario(st_, "b")["bulk"] == 32
+    st_ = sk_state.decode_strict("v=1&" + old)
+    assert sk_state.b_overrides(st_) == {"zero": "memset"}
+    assert sk_state.scenario(st_, "b")["bulk"] == 32
 
 
 def test_b_on_its_own_cpu_takes_that_cpu_s_clock():
-    st_ = S.decode_strict("page=compare&b_cpu=epyc-9684x")
-    assert S.scenario(st_, "b")["ghz"] == load_profile("epyc-9684x").ghz
-    assert S.scenario(st_, "a")["ghz"] == load_profile(S.defaults()["cpu"]).ghz
-    assert S.profile_for(st_, "b").id == "epyc-9684x"
+    st_ = sk_state.decode_strict("page=compare&b_cpu=epyc-9684x")
+    assert sk_state.scenario(st_, "b")["ghz"] == load_profile("epyc-9684x").ghz
+    assert sk_state.scenario(st_, "a")["ghz"] == load_profile(sk_state.defaults()["cpu"]).ghz
+    assert sk_state.profile_for(st_, "b").id == "epyc-9684x"
 
 
 @pytest.mark.parametrize("page", [p.slug for p in PAGES])
 def test_a_page_without_b_writes_no_b_key(page):
     """The share link of a page that shows no B never carries a ``b_`` key, whatever the session holds."""
-    st_ = {**S.defaults("epyc-9684x"), "page": page, "b_bulk": 4, "b_cpu": "e5-1650v4"}
+    st_ = {**sk_state.defaults("epyc-9684x"), "page": page, "b_bulk": 4, "b_cpu": "e5-1650v4"}
     query = report.share_query(st_)
     has_b = BY_SLUG[page].has_b
     assert ("b_" in query) == has_b, query
@@ -88,7 +88,7 @@ def test_no_signed_difference_is_clipped():
     shipped profile's default state (a difference that happens to be positive there included)."""
     diffs = schema.of_kind("difference")
     for pid in available_profiles():
-        params = {**S.scenario(S.defaults(pid)), "zero_bytes": 64}
+        params = {**sk_state.scenario(sk_state.defaults(pid)), "zero_bytes": 64}
         _, phys = uncertainty.evaluate_with_intervals(params, load_profile(pid), diffs)
         _, raw = uncertainty.evaluate_with_intervals(params, load_profile(pid), diffs, physical=False)
         for o in diffs:
@@ -140,20 +140,20 @@ _PROFILES = sorted(available_profiles())
 def _questions(draw):
     page = draw(st.sampled_from(_PAGES_WITH_NUMBERS))
     cpu = draw(st.sampled_from(_PROFILES))
-    st_ = S.defaults(cpu)
+    st_ = sk_state.defaults(cpu)
     st_["page"] = page
-    for p in draw(st.lists(st.sampled_from([p for p in S.MODEL_PARAMS if p.key not in ("cpu", "ghz", "path")]),
+    for p in draw(st.lists(st.sampled_from([p for p in sk_state.MODEL_PARAMS if p.key not in ("cpu", "ghz", "path")]),
                            max_size=2, unique_by=lambda p: p.key)):
         st_[p.key] = draw(st.sampled_from(p.choices)) if p.kind == "choice" else \
             type(p.default)(draw(st.sampled_from([p.lo, p.default, p.hi])))
     if draw(st.booleans()):
         k = draw(st.sampled_from(["xdp_batch", "zero", "bulk", "pp_recycle", "cpu", "kfl_bulk"]))
-        st_["b_" + k] = draw(st.sampled_from(S.PARAMS[k].choices)) if S.PARAMS[k].kind == "choice" else \
-            type(S.PARAMS[k].default)(S.PARAMS[k].lo)
+        st_["b_" + k] = draw(st.sampled_from(sk_state.PARAMS[k].choices)) if sk_state.PARAMS[k].kind == "choice" else \
+            type(sk_state.PARAMS[k].default)(sk_state.PARAMS[k].lo)
     if draw(st.integers(0, 9)) == 0:  # a custom profile among them
         st_["prof"] = _custom_link()
         st_["cpu"] = "epyc-9684x"
-    return S.decode(S.encode(st_))[0]
+    return sk_state.decode(sk_state.encode(st_))[0]
 
 
 @settings(max_examples=200, deadline=None, derandomize=True,
@@ -183,7 +183,7 @@ def test_every_surface_gives_the_same_answer(st_):
 
 
 def test_the_text_block_and_the_footer_name_a_custom_profile():
-    st_ = S.decode("page=veth&prof=" + _custom_link())[0]
+    st_ = sk_state.decode("page=veth&prof=" + _custom_link())[0]
     res = answers.of_state(st_)
     assert res.profile_a.custom and res.profile_a.id.startswith(custom.CUSTOM_PREFIX)
     text = mailtext.summary_text(st_, "http://x/veth?" + report.share_query(st_)).replace("\n  ", " ")
@@ -208,7 +208,7 @@ def test_eval_text_and_json_print_the_same_answer():
 
 def test_a_scenario_keys_its_caches():
     """Two scenarios of the same parameters on the same profile are one key; another value is another."""
-    a = Scenario.of(S.defaults())
-    assert a.key == Scenario.of(S.defaults()).key
+    a = Scenario.of(sk_state.defaults())
+    assert a.key == Scenario.of(sk_state.defaults()).key
     assert a.key != a.replace(bulk=64).key
     assert hash(a.key)

@@ -9,7 +9,7 @@ from urllib.parse import parse_qsl
 import numpy as np
 
 from skbmodel import design, model
-from skbmodel.links import state as S, versions as V
+from skbmodel.links import state as sk_state, versions as V
 from tests.test_app_pages import _app, _navigation_mode  # noqa: F401 - the autouse fixture
 
 BASE = "http://localhost:8501/"
@@ -27,7 +27,7 @@ def _cut_link(state: dict, chars: int = 76) -> dict:
 
 
 def test_a_link_cut_at_76_characters_warns_with_the_author_s_number():
-    author = {**S.defaults(), "path": "cpumap", "page": "overview"}
+    author = {**sk_state.defaults(), "path": "cpumap", "page": "overview"}
     h = V.headline_value(author)
     query = _cut_link(author)
     assert "h" in query and "path" not in query  # the headline survived the cut, the parameters did not
@@ -37,16 +37,17 @@ def test_a_link_cut_at_76_characters_warns_with_the_author_s_number():
     assert len(lines) == 1
     assert f"the author saw Throughput (Mpps) = {float(query['h']):.4g}" in lines[0]
     assert abs(float(query["h"]) - h) / h < 1e-3  # X is the author's number (cut to its digits)
-    shown = model.evaluate(S.scenario(S.defaults()), S.profile_for(S.defaults()))["path.mpps"]
+    shown = model.evaluate(sk_state.scenario(sk_state.defaults()),
+                           sk_state.profile_for(sk_state.defaults()))["path.mpps"]
     assert f"its parameters give {float(shown):.4g}" in lines[0]
     # the whole link opens silently: its h is what its parameters give
-    full = dict(parse_qsl(S.encode(author)))
+    full = dict(parse_qsl(sk_state.encode(author)))
     at2 = _app(full)
     assert not [w for w in _texts(at2, "warning") if "truncated" in w]
 
 
 def test_the_cut_link_s_warning_goes_once_the_reader_changes_the_scenario():
-    at = _app(_cut_link({**S.defaults(), "path": "cpumap", "page": "overview"}))
+    at = _app(_cut_link({**sk_state.defaults(), "path": "cpumap", "page": "overview"}))
     assert any("appears truncated" in w for w in _texts(at, "warning"))
     at.slider(key="bulk").set_value(32).run()
     assert not any("appears truncated" in w for w in _texts(at, "warning"))
@@ -59,12 +60,12 @@ def test_keys_in_use_are_exactly_the_numbers_that_move_the_cost():
     moves = (("d_rx_bulk", 7), ("d_skb_bulk", 5), ("d_zero_bytes", 512), ("d_free_bulk", 3), ("d_rest_ns", 900.0))
     checked = 0
     for _ in range(150):
-        st = {**S.defaults(), "path": "design", "pp_recycle": 0.5, "d_from": str(rng.choice(design.START_PATHS))}
+        st = {**sk_state.defaults(), "path": "design", "pp_recycle": 0.5, "d_from": str(rng.choice(design.START_PATHS))}
         st.update({k: str(rng.choice(design.choices_of(k))) for k in design.STAGE_CHOICES})
         if design.problems(st):
             continue
-        p = S.scenario(st)
-        prof = S.profile_for(st)
+        p = sk_state.scenario(st)
+        prof = sk_state.profile_for(st)
         base = float(model.evaluate(p, prof)["path.ns_per_packet"])
         used = design.keys_in_use(p)
         flip = "remote" if design.resolved(p)["d_free_where"] == "local" else "local"
@@ -116,7 +117,7 @@ def test_design_verdict_when_a_and_b_are_the_same_path():
 def test_overview_names_the_composition_its_numbers_are():
     at = _app({"path": "design", "d_skb": "slab_one", "page": "overview"})
     note = " ".join(_texts(at, "caption"))
-    assert f"Composed path (Design page): from {S.PARAMS['path'].label_of('veth')} with skb head: " \
+    assert f"Composed path (Design page): from {sk_state.PARAMS['path'].label_of('veth')} with skb head: " \
            f"{design.OPTION_LABELS['slab_one']}" in note
     at = _app({"path": "design", "page": "overview"})  # nothing changed: it says the numbers are the start's
     assert "every stage as in it: the numbers are those of veth XDP_PASS" in " ".join(_texts(at, "caption"))

@@ -58,7 +58,7 @@ def test_cross_numa_recycling_on_cpumap_in_three_actions(app):
     """"50 % recycling, cross-NUMA, on cpumap", on a two-socket machine: Compare, B's recycle ratio, B's node.
     The verdict is about the cpumap path, which moves, with what it rests on; its numbers are the answer's."""
     from skbmodel import answers
-    from skbmodel.links import state as S, versions as V
+    from skbmodel.links import state as sk_state, versions as V
 
     url, browser = app
     ctx, page, errors = page_with_errors(browser, 1500, 1400)
@@ -72,7 +72,7 @@ def test_cross_numa_recycling_on_cpumap_in_three_actions(app):
     wait_for_app(page)
     _add_difference(page, "cpumap destination node")  # 3: a choice of two: B takes the other, cross node
     q = "page=compare&cpu=xeon-platinum-iavf&b_pp_recycle=0.5&b_numa=cross"
-    want = answers.of_state(V.with_link_headline(q, S.decode_strict(q))).differences[0]
+    want = answers.of_state(V.with_link_headline(q, sk_state.decode_strict(q))).differences[0]
 
     def answered():
         text = page.locator(".st-key-ab_verdict").inner_text()

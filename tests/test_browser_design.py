@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from skbmodel import design
-from skbmodel.links import state as S
+from skbmodel.links import state as sk_state
 from tests.browser_util import (REPO_ROOT, app_and_browser, eventually, page_with_errors, wait_for_app,
                                 wait_for_plotly)
 from tests.cli_util import skbmodel_cli
@@ -63,7 +63,7 @@ def test_composition_share_link_in_a_fresh_context_shows_the_same_numbers(app):
     wait_for_app(page)
 
     def composed():
-        st, warnings = S.decode(urlsplit(page.url).query)
+        st, warnings = sk_state.decode(urlsplit(page.url).query)
         assert not warnings and st["d_from"] == "cpumap" and st["d_skb"] == "napi_cache"
         assert st["d_free"] == "napi_cache" and st["b_path"] == "cpumap" and st["path"] == "design"
         nums = _numbers(page)

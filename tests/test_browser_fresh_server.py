@@ -8,23 +8,23 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from skbmodel.links import pages, shortlink, state as S, versions as V
+from skbmodel.links import pages, shortlink, state as sk_state, versions as V
 from tests.browser_util import NAV_LINK, app_and_browser, eventually, wait_for_app, wait_for_plotly
 
 pytestmark = pytest.mark.browser
 
 
 def test_a_compare_link_as_the_first_request_keeps_scenario_b():
-    st, _ = S.decode("page=compare&zero=memset&b_zero=gfp_zero&b_bulk=8")
+    st, _ = sk_state.decode("page=compare&zero=memset&b_zero=gfp_zero&b_bulk=8")
     with app_and_browser("dashboard.py", fresh=True) as (url, browser):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         try:
-            page.goto(f"{url}/compare?{S.encode(st)}")
+            page.goto(f"{url}/compare?{sk_state.encode(st)}")
             wait_for_app(page, timeout=120)
             wait_for_plotly(page, 0, timeout=120)
             page.locator(".st-key-share_link").wait_for(state="attached", timeout=60_000)
             wait_for_app(page, timeout=120)
-            got, warnings = S.decode(urlsplit(page.url).query)
+            got, warnings = sk_state.decode(urlsplit(page.url).query)
             assert warnings == [] and got == st
             assert urlsplit(page.url).query == shortlink.shorten(V.share_query(st))
         finally:

@@ -15,7 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from skbmodel import answers, model
-from skbmodel.links import state as S
+from skbmodel.links import state as sk_state
 from skbview import charts
 from skbview.app import live, ui
 from tests.browser_util import (NAV_LINK, app_and_browser, eventually, focus_slider, live_frame, live_thumb_x,
@@ -81,7 +81,7 @@ def _metric_texts(page) -> list[list[str]]:
 
 def _metrics_at(slug: str, key: str, value) -> list[list[str]]:
     """The metric row the page draws with ``key`` at ``value`` (the answers engine's texts)."""
-    state = {**S.defaults(), "page": slug, key: value}
+    state = {**sk_state.defaults(), "page": slug, key: value}
     return [[label, text, rest[1] if len(rest) > 1 else None]
             for label, text, *rest in ui.answer_metrics(answers.of_state(state))]
 
@@ -95,8 +95,8 @@ def _release_carries(app, page, key: str, final, control: str, check=None) -> No
     (``check(page)``), the share link opened in a fresh context (its slider, its live control ``control``) and
     the text block ("Copy as text") carry the value."""
     url, browser = app
-    p = S.PARAMS[key]
-    shown = S.fmt_value(int(final) if p.kind == "int" else final)
+    p = sk_state.PARAMS[key]
+    shown = sk_state.fmt_value(int(final) if p.kind == "int" else final)
     page.wait_for_function("([k, v]) => new URL(location.href).searchParams.get(k) === v", arg=[key, shown],
                            timeout=30_000)
     wait_for_app(page)
@@ -125,7 +125,7 @@ def _live_page(app, slug: str):
     key = charts.LIVE_CONTROLS[slug][0]
     ctx, page = _open(browser, url, f"/{slug}")
     try:
-        yield key, S.PARAMS[key], _first_chart(slug), page, live_frame(page, slug)
+        yield key, sk_state.PARAMS[key], _first_chart(slug), page, live_frame(page, slug)
     finally:
         ctx.close()
 
@@ -136,7 +136,7 @@ def test_drag_moves_chart_at_every_step_and_release_sets_the_parameter(app, slug
     with _live_page(app, slug) as (key, p, chart, page, frame):
         assert frame.evaluate("document.getElementById('range').getAttribute('aria-label')") == p.label
         start = live_value(frame)
-        assert start == S.defaults()[key] == _marker_x(page, chart)
+        assert start == sk_state.defaults()[key] == _marker_x(page, chart)
         up = p.hi - start >= start - p.lo  # towards the farther end
         span = (p.hi - start) if up else (p.lo - start)
         targets = [start + span * f for f in (0.1, 0.25, 0.4, 0.55, 0.7)]
@@ -175,7 +175,7 @@ def test_keys_move_the_chart_and_reach_the_server_when_they_pause(app, slug):
             frame.locator("#range").press(press)
             _wait_marker(page, chart, want)
             assert live_value(frame) == want, press
-        shown = S.fmt_value(int(want) if p.kind == "int" else want)
+        shown = sk_state.fmt_value(int(want) if p.kind == "int" else want)
         page.wait_for_function("([k, v]) => new URL(location.href).searchParams.get(k) === v", arg=[key, shown],
                                timeout=30_000)
         wait_for_app(page)
@@ -208,7 +208,7 @@ def test_sidebar_slider_moves_the_live_control_and_a_remounted_control_asks_agai
         page.mouse.up()
         # the address bar itself (Playwright's page.url can lag a same-document URL change)
         eventually(lambda: _assert_equal(_query_value(page.evaluate("location.href"), "bulk"),
-                                         S.fmt_value(int(released))))
+                                         sk_state.fmt_value(int(released))))
         wait_for_app(page)
         assert live_value(live_frame(page, "slub")) == released
     finally:
@@ -229,7 +229,7 @@ def _design_row(state: dict) -> list[list[str]]:
     out[live.B_COST], iv[live.B_COST] = b.value, (b.lo, b.hi)
     out[live.AB_DELTA], iv[live.AB_DELTA] = d.value, (d.lo, d.hi)
     return [[label, text, rest[1] if len(rest) > 1 else None]
-            for label, text, *rest in ui.design_metrics(state)(S.scenario(state), out, iv)]
+            for label, text, *rest in ui.design_metrics(state)(sk_state.scenario(state), out, iv)]
 
 
 def _wait_total(page, value: float, timeout: float = 30_000) -> None:
@@ -244,13 +244,13 @@ def _wait_total(page, value: float, timeout: float = 30_000) -> None:
 def test_design_stage_size_drag_moves_the_breakdown_and_release_sets_it(app):
     url, browser = app
     key, composition = "d_skb_bulk", {"d_skb": "slab_bulk"}
-    p = S.PARAMS[key]
+    p = sk_state.PARAMS[key]
     ctx, page = _open(browser, url, "/design?d_skb=slab_bulk")
     try:
         frame = live_frame(page, f"design_{key}")
         assert frame.evaluate("document.getElementById('range').getAttribute('aria-label')") == p.label
         start = int(live_value(frame))
-        state = {**S.defaults(), "page": "design", **composition}
+        state = {**sk_state.defaults(), "page": "design", **composition}
         page.locator(f".st-key-live_design_{key}").scroll_into_view_if_needed()
         page.mouse.move(*live_thumb_x(frame, start))
         page.mouse.down()

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from skbmodel import design, model
-from skbmodel.links import pages, state as S, versions as V
+from skbmodel.links import pages, state as sk_state, versions as V
 from skbview import tables
 from skbview.app import ui
 from tests.browser_util import one_tab, NAV_LINK, eventually, wait_for_app
@@ -34,7 +34,7 @@ SETTINGS = (("overview", "path", "cpumap"), ("design", "d_skb", "slab_one"), ("c
 
 
 def _expected_state() -> dict:
-    st = S.defaults()
+    st = sk_state.defaults()
     st.update({k: v for _, k, v in SETTINGS})
     return st
 
@@ -43,15 +43,15 @@ EXPECTED = _expected_state()
 
 
 def _cost_text(params: dict) -> str:
-    return ui.fmt(model.evaluate(params, S.profile_for(EXPECTED))["path.ns_per_packet"], 4)
+    return ui.fmt(model.evaluate(params, sk_state.profile_for(EXPECTED))["path.ns_per_packet"], 4)
 
 
 #: The Overview's cost of the chosen path, the Design page's cost of the composition (both defaults
 #: but for the settings): they differ from the defaults' numbers, so a lost setting shows.
-OVERVIEW_COST = _cost_text(S.scenario(EXPECTED))
+OVERVIEW_COST = _cost_text(sk_state.scenario(EXPECTED))
 DESIGN_COST = _cost_text(tables.design_params_ab(EXPECTED)[0])
-assert OVERVIEW_COST != _cost_text(S.scenario(S.defaults()))
-assert DESIGN_COST != _cost_text(tables.design_params_ab(S.defaults())[0])
+assert OVERVIEW_COST != _cost_text(sk_state.scenario(sk_state.defaults()))
+assert DESIGN_COST != _cost_text(tables.design_params_ab(sk_state.defaults())[0])
 
 
 @pytest.fixture(scope="module")
@@ -92,7 +92,7 @@ def _on(page, slug: str) -> None:
 
 def _label(key: str, value) -> str:
     """The text a control shows for ``value`` (the Design page's stages show short option texts)."""
-    return design.OPTION_SHORT[value] if key.startswith("d_") else S.PARAMS[key].label_of(value)
+    return design.OPTION_SHORT[value] if key.startswith("d_") else sk_state.PARAMS[key].label_of(value)
 
 
 def _shows(page, key: str, value) -> None:
@@ -117,10 +117,10 @@ def _set(page, key: str, value, attempts: int = 3) -> None:
     """
     label = _label(key, value)
     box = page.locator(f".st-key-{key}")
-    if key.startswith(S.B_PREFIX) and not box.count():  # B differs from A only where a difference is added
+    if key.startswith(sk_state.B_PREFIX) and not box.count():  # B differs from A only where a difference is added
         add = page.locator(".st-key-b_add input[role='combobox']")
         add.click()
-        name = S.PARAMS[key[len(S.B_PREFIX):]].label
+        name = sk_state.PARAMS[key[len(sk_state.B_PREFIX):]].label
         page.keyboard.type(name)  # the list is long and virtualised: filter it to the one option
         page.locator("[role='option']", has_text=name).first.click()
         wait_for_app(page)
@@ -150,11 +150,11 @@ def _check(page, slug: str, done: set[str]) -> None:
     want = {k: v for p, k, v in SETTINGS if p in done}
 
     def url_ok():
-        st, warnings = S.decode(urlsplit(page.evaluate("location.href")).query)
+        st, warnings = sk_state.decode(urlsplit(page.evaluate("location.href")).query)
         assert not warnings, warnings
         has_b = slug in pages.BY_SLUG and pages.BY_SLUG[slug].has_b
         for k, v in want.items():
-            if k.startswith(S.B_PREFIX) and not has_b:  # a page without B: its link carries none of B
+            if k.startswith(sk_state.B_PREFIX) and not has_b:  # a page without B: its link carries none of B
                 assert k not in st, (slug, k)
                 continue
             # the Design page shows (and its link says) the composed path; the Overview's choice is kept
@@ -162,21 +162,21 @@ def _check(page, slug: str, done: set[str]) -> None:
             assert st[k] == expect, (slug, k, st[k], expect, sorted(done))
         for k in ("d_skb", "path"):
             if k not in want:
-                assert st[k] == ("design" if (k == "path" and slug == "design") else S.defaults()[k]), (slug, k)
+                assert st[k] == ("design" if (k == "path" and slug == "design") else sk_state.defaults()[k]), (slug, k)
         if "b_zero" not in want:
             assert "b_zero" not in st, (slug, "B differs from A in nothing yet")
         if slug not in {p.slug for p in pages.TOOLS}:  # a tool page has no scenario of its own
             assert st["page"] == slug
         link = page.locator(".st-key-share_link code").inner_text().strip()
-        assert S.decode(urlsplit(link).query)[0] == st, "the share link differs from the address bar"
+        assert sk_state.decode(urlsplit(link).query)[0] == st, "the share link differs from the address bar"
         return st
 
     eventually(url_ok, timeout=60)
     if slug == "overview":
-        expect = OVERVIEW_COST if "overview" in done else _cost_text(S.scenario(S.defaults()))
+        expect = OVERVIEW_COST if "overview" in done else _cost_text(sk_state.scenario(sk_state.defaults()))
         eventually(lambda: _metric_is(page, "Cost (ns/packet)", expect), timeout=60)
     if slug == "design":
-        expect = DESIGN_COST if "design" in done else _cost_text(tables.design_params_ab(S.defaults())[0])
+        expect = DESIGN_COST if "design" in done else _cost_text(tables.design_params_ab(sk_state.defaults())[0])
         eventually(lambda: _metric_is(page, "Cost (ns/packet)", expect), timeout=60)
     for p, k, v in SETTINGS:
         if p == slug and p in done:  # the control itself shows the value again
@@ -215,7 +215,7 @@ def test_settings_survive_every_walk(tab, start):
 
 def test_a_link_cut_at_76_characters_warns_in_the_browser(tab):
     url, page, errors = tab
-    author = {**S.defaults(), "path": "cpumap", "page": "overview"}
+    author = {**sk_state.defaults(), "path": "cpumap", "page": "overview"}
     link = (url + "/?" + V.share_query(author))[:76]
     assert "&h=" in link and "path=" not in link
     page.goto(link)

@@ -7,7 +7,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from skbmodel.links import state as S
+from skbmodel.links import state as sk_state
 from tests.browser_util import app_and_browser, eventually, wait_for_app, wait_for_plotly
 from tests.cli_util import skbmodel_cli
 
@@ -39,8 +39,8 @@ def test_paste_a_patch_read_its_verdict_and_open_its_comparison():
         code = page.locator('[data-testid="stCode"]').last.inner_text()
         assert "Not modelled:" in code and "kfl_bulk" in code
         href = page.get_by_role("link", name="Open this comparison").get_attribute("href")
-        st = S.decode_strict(urlsplit(href).query)
-        assert st["page"] == "compare" and S.b_overrides(st) == {"kfl_bulk": 16} and st["kfl_bulk"] == 1
+        st = sk_state.decode_strict(urlsplit(href).query)
+        assert st["page"] == "compare" and sk_state.b_overrides(st) == {"kfl_bulk": 16} and st["kfl_bulk"] == 1
         # the link is the question: the Compare page shows the same difference and interval
         page.goto(href)
         wait_for_app(page)

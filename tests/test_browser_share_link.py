@@ -14,7 +14,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
-from skbmodel.links import shortlink, state as S, versions as V
+from skbmodel.links import shortlink, state as sk_state, versions as V
 from tests.browser_util import (app_and_browser, eventually, focus_slider, REPO_ROOT, slider_value, wait_for_app,
                                 wait_for_plotly)
 from tests.cli_util import skbmodel_cli
@@ -40,7 +40,7 @@ def _open(app, query: str, path: str = "/"):
     wait_for_app(page)
     # a link naming another page switches to it in a second run: wait for that page, not the first one
     want = dict(parse_qsl(query, keep_blank_values=True)).get("page") if query else None
-    if want in S.PAGES and want != "overview" and path in ("", "/"):
+    if want in sk_state.PAGES and want != "overview" and path in ("", "/"):
         page.wait_for_function("(slug) => location.pathname.replace(/\\/+$/, '').endsWith('/' + slug)",
                                arg=want, timeout=30_000)
     wait_for_app(page)
@@ -70,7 +70,7 @@ _TRACE_Y = """([title, prefix]) => {
 
 
 def _url_state(page) -> dict:
-    state, warnings = S.decode(urlsplit(page.url).query)
+    state, warnings = sk_state.decode(urlsplit(page.url).query)
     assert warnings == [], warnings
     return state
 
@@ -87,7 +87,7 @@ def test_share_link_restores_page_controls_and_chart(app):
 
         def on_kfree_with_link_values():
             assert urlsplit(page.url).path.rstrip("/").endswith("/kfree"), page.url
-            assert _url_state(page) == S.without_b(S.decode(QUERY)[0])  # kfree shows no B: none of it
+            assert _url_state(page) == sk_state.without_b(sk_state.decode(QUERY)[0])  # kfree shows no B: none of it
             assert page.locator(".js-plotly-plot").count() >= 1
             assert page.evaluate(_TRACE_Y, ["drop_batch", "current"])
 
@@ -99,7 +99,7 @@ def test_share_link_restores_page_controls_and_chart(app):
         assert page.locator(".st-key-zero input[type=radio]:checked").first.evaluate(
             "el => el.closest('label').innerText").startswith("memset")
         # the URL is the short link (v=2) and means the same state as the link
-        want = S.without_b(S.decode(QUERY)[0])
+        want = sk_state.without_b(sk_state.decode(QUERY)[0])
         assert _url_state(page) == want
         assert urlsplit(page.url).query.startswith("v=2&")
         # the chart's numbers are the CLI's numbers for the same query
@@ -144,7 +144,7 @@ def test_garbage_link_warns_naming_each_parameter_and_works(app):
         alert = page.locator(ALERT).first
         alert.wait_for(timeout=10_000)
         text = alert.inner_text()
-        _, warnings = S.decode(bad)
+        _, warnings = sk_state.decode(bad)
         assert len(warnings) >= 6
         for name in ("bulk", "clone_frac", "nosuch", "zero", "v:", "b_bulk", "%ZZ"):
             assert name in text, (name, text)
@@ -153,7 +153,7 @@ def test_garbage_link_warns_naming_each_parameter_and_works(app):
         assert slider_value(page, "clone_frac") == 0.0
         s = _url_state(page)
         # the slub page shows no B: b_bulk (clamped to 256) is read but its link carries none of B
-        assert S.scenario(S.decode(bad)[0], "b")["bulk"] == 256 and "b_bulk" not in s
+        assert sk_state.scenario(sk_state.decode(bad)[0], "b")["bulk"] == 256 and "b_bulk" not in s
         assert (s["bulk"], s["clone_frac"], s["zero"]) == (16, 0.0, "gfp_zero")
         assert page.locator(".js-plotly-plot").count() >= 1
     finally:
@@ -187,7 +187,7 @@ def test_url_follows_changes_and_sidebar_link_reproduces_view(app):
         q = urlsplit(link).query
         pairs = [kv.split("=", 1)[0] for kv in q.split("&")]
         assert pairs[0] == "v" and {"mv", "pv", "h", "page", "bulk"} <= set(pairs) and len(link) <= 200, link
-        assert S.decode(q)[0]["bulk"] == 21 and S.decode(q)[0]["page"] == "slub"
+        assert sk_state.decode(q)[0]["bulk"] == 21 and sk_state.decode(q)[0]["page"] == "slub"
         url, _ = app
         other = _open(app, q)
         try:
@@ -201,8 +201,8 @@ def test_url_follows_changes_and_sidebar_link_reproduces_view(app):
 
 
 def test_short_link_in_a_fresh_browser_shows_the_numbers_of_its_long_form(app):
-    st, _ = S.decode("page=veth&xdp_batch=8&zero=memset&pp_recycle=0.5&b_zero=gfp_zero")
-    long_q = S.encode(st)
+    st, _ = sk_state.decode("page=veth&xdp_batch=8&zero=memset&pp_recycle=0.5&b_zero=gfp_zero")
+    long_q = sk_state.encode(st)
     short_q = shortlink.shorten(long_q)
     assert short_q.startswith("v=2&") and len(short_q) < len(long_q) / 4
     shown = {}
@@ -212,7 +212,7 @@ def test_short_link_in_a_fresh_browser_shows_the_numbers_of_its_long_form(app):
             _no_exception(page)
             assert page.locator(ALERT).count() == 0
             assert urlsplit(page.url).path.rstrip("/").endswith("/veth")
-            assert _url_state(page) == S.without_b(st)  # veth shows no B
+            assert _url_state(page) == sk_state.without_b(st)  # veth shows no B
             shown[name] = page.locator('[data-testid="stMetricValue"]').all_inner_texts()
         finally:
             page.close()
@@ -257,7 +257,8 @@ def test_link_from_another_model_version_shows_the_notice_until_use_current(app)
     """A link made with another model version: the page says how far the headline moved; Use current
     makes the URL record today's versions."""
     import skbmodel
-    q = V.share_query({**S.defaults(), "page": "slub", "bulk": 32}).replace(f"mv={skbmodel.__version__}", "mv=0.0.1")
+    q = V.share_query({**sk_state.defaults(), "page": "slub", "bulk": 32}).replace(f"mv={skbmodel.__version__}",
+                                                                                   "mv=0.0.1")
     q = q.replace("&h=" + dict(parse_qsl(q))["h"], "&h=150")
     page = _open(app, q)
     try:

@@ -10,7 +10,7 @@ import pytest
 
 from skbmodel import uncertainty
 from skbmodel.evidence import derive
-from skbmodel.links import state as S
+from skbmodel.links import state as sk_state
 from skbmodel.machine import description
 from skbmodel.machine.profile import available_profiles, load_profile
 
@@ -84,7 +84,7 @@ def test_a_log_scale_constant_alone_gives_value_times_exp_of_plus_minus_z_s():
     """The output is the constant (``page_pool.fast_cycles = pp_fast_cycles``): linearised ``[v e^(-z s),
     v e^(z s)]``; on linear scale the same sd gives ``v -+ z s v``; sampling draws log-normal."""
     s, z = 0.5, uncertainty.z_value()
-    params = S.scenario(S.defaults("epyc-9684x"))
+    params = sk_state.scenario(sk_state.defaults("epyc-9684x"))
     out = ["page_pool.fast_cycles"]
     prof = _one_constant("pp_fast_cycles", s, "log")
     v = prof.value("pp_fast_cycles")
@@ -106,7 +106,7 @@ def test_an_untouched_profile_propagates_as_before():
     veth intervals are the symmetric ``f +- z sd`` they were."""
     e5 = load_profile("e5-1650v4")
     assert {k for k, c in e5.constants.items() if c.scale == "log"} == {*TWICE, "xcpu_line_cycles"}
-    f, iv = uncertainty.evaluate_with_intervals(S.scenario(S.defaults()), e5, ["veth.mpps"])
+    f, iv = uncertainty.evaluate_with_intervals(sk_state.scenario(sk_state.defaults()), e5, ["veth.mpps"])
     lo, hi = (float(x) for x in iv["veth.mpps"])
     assert float(f["veth.mpps"]) - lo == pytest.approx(hi - float(f["veth.mpps"]), rel=1e-9)
 
@@ -119,7 +119,7 @@ def test_no_cost_or_rate_reaches_zero_for_its_carried_constants(pid):
     for extra in ({}, {"numa": "cross"}):
         if extra and prof.numa_nodes == 1:
             continue
-        params = {**S.scenario(S.defaults(pid)), **extra}
+        params = {**sk_state.scenario(sk_state.defaults(pid)), **extra}
         f, iv = uncertainty.evaluate_with_intervals(params, prof, HEADLINES, structural=False)
         for o in HEADLINES:
             lo = float(np.asarray(iv[o][0]))
@@ -134,5 +134,5 @@ def test_a_value_the_user_sets_is_no_longer_a_carried_one():
     c = prof.constants["veth_base_cycles"]
     assert base.constants["veth_base_cycles"].scale == "log"
     assert (c.scale, c.origin) == ("linear", "")
-    f, iv = uncertainty.evaluate_with_intervals(S.scenario(S.defaults("epyc-9684x")), prof, ["veth.mpps"])
+    f, iv = uncertainty.evaluate_with_intervals(sk_state.scenario(sk_state.defaults("epyc-9684x")), prof, ["veth.mpps"])
     assert 0 <= float(iv["veth.mpps"][0]) < float(f["veth.mpps"]) < float(iv["veth.mpps"][1])

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from skbmodel.machine import custom
 from skbmodel import model
-from skbmodel.links import state
+from skbmodel.links import state as sk_state
 from skbmodel.machine.profile import load_profile
 
 E5 = load_profile("e5-1650v4")
@@ -31,22 +31,22 @@ def test_link_text_is_compact_and_round_trips():
 
 def test_state_encode_decode_carry_the_profile_and_model_uses_it():
     p = fitted()
-    s, w = state.decode("bulk=32&prof=" + custom.encode_profile(p))
+    s, w = sk_state.decode("bulk=32&prof=" + custom.encode_profile(p))
     assert w == [] and s["prof"] == custom.encode_profile(p) and s["cpu"] == "e5-1650v4" and s["ghz"] == 3.1
-    q = state.encode(s)
+    q = sk_state.encode(s)
     assert "prof=1~e5-1650v4~ghz:3.1,slub_fast_pair_cycles:121.25~lab-A" in q
-    s2, w2 = state.decode(q)
+    s2, w2 = sk_state.decode(q)
     assert w2 == [] and s2 == s
-    assert state.profile_for(s2).values() == p.values()
-    out = model.evaluate(state.scenario(s2))
+    assert sk_state.profile_for(s2).values() == p.values()
+    out = model.evaluate(sk_state.scenario(s2))
     assert float(out["slub.loop_cycles"]) == pytest.approx(float(model.evaluate({"bulk": 32}, p)["slub.loop_cycles"]))
-    assert state.decode_strict(q) == s
+    assert sk_state.decode_strict(q) == s
 
 
 def test_links_without_prof_are_unchanged():
-    s, _ = state.decode("bulk=8")
-    assert "prof" not in s and "prof" not in state.encode(s)
-    assert state.profile_for(s).id == "e5-1650v4"
+    s, _ = sk_state.decode("bulk=8")
+    assert "prof" not in s and "prof" not in sk_state.encode(s)
+    assert sk_state.profile_for(s).id == "e5-1650v4"
 
 
 @pytest.mark.parametrize("bad,needle", [
@@ -67,27 +67,27 @@ def test_bad_profile_text_is_refused_with_a_named_reason(bad, needle):
     with pytest.raises(custom.ProfileLinkError, match=None) as ei:
         custom.decode_profile(bad)
     assert needle in str(ei.value)
-    s, w = state.decode({"prof": bad, "bulk": "8"})
+    s, w = sk_state.decode({"prof": bad, "bulk": "8"})
     assert "prof" not in s and s["bulk"] == 8 and s["cpu"] == "e5-1650v4"
     assert len(w) == 1 and w[0].startswith("prof: custom profile ignored")
-    with pytest.raises(state.StateError, match="^prof: custom profile"):
-        state.decode_strict({"prof": bad})
+    with pytest.raises(sk_state.StateError, match="^prof: custom profile"):
+        sk_state.decode_strict({"prof": bad})
 
 
 def test_cpu_conflicting_with_the_profile_base_is_reported():
     text = custom.encode_profile(fitted())
-    s, w = state.decode({"cpu": "xeon-platinum-iavf", "prof": text})
+    s, w = sk_state.decode({"cpu": "xeon-platinum-iavf", "prof": text})
     assert s["cpu"] == "e5-1650v4" and any(x.startswith("cpu: xeon-platinum-iavf replaced by e5-1650v4") for x in w)
-    with pytest.raises(state.StateError, match="^cpu:"):
-        state.decode_strict({"cpu": "xeon-platinum-iavf", "prof": text})
+    with pytest.raises(sk_state.StateError, match="^cpu:"):
+        sk_state.decode_strict({"cpu": "xeon-platinum-iavf", "prof": text})
 
 
 def test_b_scenario_can_carry_its_own_profile():
     text = custom.encode_profile(fitted())
-    s, w = state.decode({"b_prof": text})
-    assert w == [] and "prof" not in s and s["b_prof"] == text and state.scenario(s, "b")["ghz"] == 3.1
-    assert state.profile_for(s, "b").id == fitted().id and state.profile_for(s, "a").id == "e5-1650v4"
-    assert parse_qs(state.encode(s))["b_prof"] == [text]
+    s, w = sk_state.decode({"b_prof": text})
+    assert w == [] and "prof" not in s and s["b_prof"] == text and sk_state.scenario(s, "b")["ghz"] == 3.1
+    assert sk_state.profile_for(s, "b").id == fitted().id and sk_state.profile_for(s, "a").id == "e5-1650v4"
+    assert parse_qs(sk_state.encode(s))["b_prof"] == [text]
 
 
 def test_toml_download_upload_round_trip_keeps_sources():
@@ -137,8 +137,8 @@ def test_fuzz_decode_never_crashes(text):
     except custom.ProfileLinkError:
         return
     assert p.inherits in ("e5-1650v4", "xeon-platinum-iavf")
-    s, _ = state.decode({"prof": text})
-    assert state.profile_for(s).values() == p.values()
+    s, _ = sk_state.decode({"prof": text})
+    assert sk_state.profile_for(s).values() == p.values()
 
 
 @FUZZ

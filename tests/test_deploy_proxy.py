@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from skbmodel.links import shortlink, state as S, versions as V
+from skbmodel.links import shortlink, state as sk_state, versions as V
 from tests.browser_util import (REPO_ROOT, _stop_group, eventually, focus_slider, free_port, launch_chromium,
                                 slider_value, wait_for_app, wait_for_plotly)
 
@@ -302,7 +302,7 @@ def test_a_link_through_the_proxy_survives_its_process(deployment):
     p1, p2 = d.ports
     c1, c2 = d.cookie_for(p1), d.cookie_for(p2)
     opened = "page=slub&bulk=40&zero=memset"
-    short = shortlink.shorten(V.share_query(S.decode(opened)[0]))
+    short = shortlink.shorten(V.share_query(sk_state.decode(opened)[0]))
     with sync_playwright() as pw:
         browser = launch_chromium(pw)
         try:
@@ -319,7 +319,7 @@ def test_a_link_through_the_proxy_survives_its_process(deployment):
             assert link == _link(a)
             # the public address and its path, not the address the browser shows
             assert link.startswith(f"{d.public}slub?v=2&"), link
-            view = S.decode(urlsplit(link).query)[0]
+            view = sk_state.decode(urlsplit(link).query)[0]
             assert view["bulk"] == 41 and view["zero"] == "memset"
 
             # reader B, on process 2, opens the copied link in a fresh context: the same view
@@ -341,7 +341,7 @@ def test_a_link_through_the_proxy_survives_its_process(deployment):
             b.keyboard.press("ArrowLeft")
             b.wait_for_function("() => new URL(location.href).searchParams.get('bulk') === '40'", timeout=90_000)
             wait_for_app(b, timeout=120)
-            assert S.decode(urlsplit(_link(b)).query)[0]["bulk"] == 40
+            assert sk_state.decode(urlsplit(_link(b)).query)[0]["bulk"] == 40
             _no_error(b)
 
             # serve.sh starts process 1 again; once nginx routes to it, the link opens the same view there

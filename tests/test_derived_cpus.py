@@ -13,7 +13,7 @@ from skbmodel.evidence import derive
 from skbmodel import model
 from skbmodel.links import shortlink
 from skbmodel.machine import profile as P
-from skbmodel.links import state as S
+from skbmodel.links import state as sk_state
 from skbmodel.links import versions as V
 from tests.cli_util import script_main
 
@@ -41,13 +41,13 @@ def test_derived_profiles_are_what_the_script_writes():
 
 
 def test_the_sidebar_offers_every_described_cpu():
-    choices = S.PARAMS["cpu"].choices
+    choices = sk_state.PARAMS["cpu"].choices
     for name, d in description.descriptions().items():  # each description's shipped file, as the sidebar lists it
         assert description.derived_id(name) in choices, name
         prof = P.load_profile(description.derived_id(name))
         assert prof.kernels == (derive.LATEST_KERNEL,) * 2 and d.uarch in prof.name
         assert prof.constants["pp_fast_cycles"].source.startswith("derived:")
-    assert S.PARAMS["cpu"].default == "e5-1650v4"
+    assert sk_state.PARAMS["cpu"].default == "e5-1650v4"
 
 
 @pytest.mark.parametrize("query", list(LINKS))
@@ -58,14 +58,14 @@ def test_a_link_to_a_derived_cpu_reproduces_its_numbers(query):
     assert got["headline"]["value"] == pytest.approx(want["headline"], rel=1e-9)
     if "b.path.ns_per_packet" in want:
         assert got["b.path.ns_per_packet"] == pytest.approx(want["b.path.ns_per_packet"], rel=1e-9)
-    st = S.decode_strict(query)
+    st = sk_state.decode_strict(query)
     # the link's numbers are those of the derived profile's version it names, as the model gives them
     # without a link (a re-derivation since then is a new version; the link opens the archived one)
-    direct = model.evaluate(S.scenario(st, "a"), P.load_profile(f"{st['cpu']}@{st['pv']}"))
+    direct = model.evaluate(sk_state.scenario(st, "a"), P.load_profile(f"{st['cpu']}@{st['pv']}"))
     assert float(direct["path.ns_per_packet"]) == got["path.ns_per_packet"]
     # and the link made now from that state is the same short link, but for the current versions and headline
     # (a re-derivation gives a new profile version; the old one opens archived, as above)
-    made = shortlink.shorten(V.share_query({k: v for k, v in st.items() if k not in S.VERSION_KEYS}))
+    made = shortlink.shorten(V.share_query({k: v for k, v in st.items() if k not in sk_state.VERSION_KEYS}))
     has_b = BY_SLUG[st["page"]].has_b  # a page without B links none of B (the old overview link wrote b_cpu)
     want_q = query if has_b else "&".join(kv for kv in query.split("&") if not kv.startswith("b_"))
     assert _unversioned(made) == _unversioned(want_q)
@@ -93,7 +93,7 @@ def test_a_rederived_profile_keeps_the_links_numbers(tmp_path, monkeypatch):
         assert P.profile_version("derived-zen5-turin") != "11089414"
         assert V.link_numbers(query)["path.ns_per_packet"] == pytest.approx(LINKS[query]["path.ns_per_packet"],
                                                                             rel=1e-9)
-        notice = V.link_notice(query, S.decode_strict(query))
+        notice = V.link_notice(query, sk_state.decode_strict(query))
         assert notice and notice["profile"] and "derived-zen5-turin version 11089414 (archived)" in notice["text"]
         plain = query.replace("pv=11089414&", "")
         assert V.link_numbers(plain)["path.ns_per_packet"] != pytest.approx(LINKS[query]["path.ns_per_packet"],

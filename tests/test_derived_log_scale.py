@@ -12,7 +12,7 @@ import pytest
 
 from skbmodel import model, uncertainty
 from skbmodel.evidence import derive
-from skbmodel.links import state as S
+from skbmodel.links import state as sk_state
 from skbmodel.machine import description
 from skbmodel.machine.profile import available_profiles, load_profile
 
@@ -72,7 +72,7 @@ def test_a_derived_constant_alone_gives_value_times_exp_of_plus_minus_z_s(pid):
     v, s = c.value, c.stderr / c.value
     z = statistics.NormalDist().inv_cdf(0.95)  # 1.645: the two-sided 90 % point of the standard normal
     out = ["page_alloc.single_cycles"]
-    f, iv = uncertainty.evaluate_with_intervals(S.scenario(S.defaults(pid)), _only(prof, c.name), out,
+    f, iv = uncertainty.evaluate_with_intervals(sk_state.scenario(sk_state.defaults(pid)), _only(prof, c.name), out,
                                                 structural=False)
     assert float(f[out[0]]) == pytest.approx(v, rel=1e-12)
     lo, hi = (float(np.asarray(x)) for x in iv[out[0]])
@@ -84,7 +84,7 @@ def test_no_cost_reaches_zero_at_the_default_state(pid):
     """Every shipped profile (one linearised call each, a few ms): the 90 % interval of each cost output at
     its default state, structural term included, as the pages show it, has a lower bound above 0."""
     prof = load_profile(pid)
-    f, iv = uncertainty.evaluate_with_intervals(S.scenario(S.defaults(pid)), prof, COSTS)
+    f, iv = uncertainty.evaluate_with_intervals(sk_state.scenario(sk_state.defaults(pid)), prof, COSTS)
     for o in COSTS:
         lo, v = float(np.asarray(iv[o][0])), float(np.asarray(f[o]))
         assert v > 0 and lo > 0, (pid, o, lo, v)

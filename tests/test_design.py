@@ -12,7 +12,7 @@ import pytest
 from skbmodel import answers
 from skbmodel import design, model, uncertainty
 from skbmodel.physics import noise
-from skbmodel.links import state as S
+from skbmodel.links import state as sk_state
 from skbmodel.machine.profile import load_profile
 from tests.cli_util import skbmodel_cli
 
@@ -28,7 +28,7 @@ SCENARIOS = (
 
 # ---------------------------------------------------------------- exact reproduction
 @pytest.mark.parametrize("cpu", PROFILES)
-@pytest.mark.parametrize("path", S.PATHS)
+@pytest.mark.parametrize("path", sk_state.PATHS)
 def test_each_modelled_path_is_reproduced_exactly_as_a_composition(cpu, path):
     """Exactly, with no tolerance.  A composition is one CPU's: the cpumap path is its destination's
     composition where that CPU limits it at the same node (seed 003's runs); elsewhere the path is the
@@ -52,7 +52,7 @@ def test_each_modelled_path_is_reproduced_exactly_as_a_composition(cpu, path):
             assert ba[comp] == bb[comp], (path, sc, comp)
 
 
-@pytest.mark.parametrize("path", S.PATHS)
+@pytest.mark.parametrize("path", sk_state.PATHS)
 def test_the_start_written_out_as_explicit_stages_gives_the_same_numbers(path):
     """``from`` resolves to explicit options (design.resolved); choosing them by hand changes nothing."""
     base = {"path": "design", "d_from": path, "zero": "memset", "numa": "cross", "pp_recycle": 0.6}
@@ -66,7 +66,7 @@ def test_the_start_written_out_as_explicit_stages_gives_the_same_numbers(path):
 
 
 def test_intervals_of_a_start_equal_those_of_its_path():
-    for path in S.PATHS:
+    for path in sk_state.PATHS:
         _, ia = uncertainty.evaluate_with_intervals({"path": path}, outputs=["path.ns_per_packet"])
         _, ib = uncertainty.evaluate_with_intervals({"path": "design", "d_from": path}, outputs=["path.ns_per_packet"])
         for j in (0, 1):
@@ -78,7 +78,7 @@ def test_cli_contract_design_from_veth_equals_veth():
         r = skbmodel_cli("eval", q, "--json", cwd=ROOT)
         assert r.returncode == 0, r.stderr
         return json.loads(r.stdout)["outputs"]["path.ns_per_packet"]
-    for path in S.PATHS:
+    for path in sk_state.PATHS:
         assert ns(f"path=design&d_from={path}") == ns(f"path={path}")
 
 
@@ -211,11 +211,11 @@ BAD = {
 
 @pytest.mark.parametrize("query", BAD)
 def test_a_composition_that_makes_no_sense_names_its_stage(query, tmp_path):
-    st, warnings = S.decode(f"path=design&bulk=32&{query}")
+    st, warnings = sk_state.decode(f"path=design&bulk=32&{query}")
     assert warnings == [] and st["bulk"] == 32  # the rest of the link is kept
     found = design.problems(st)
     assert found and found[0][0] == BAD[query], found
-    out = model.evaluate(S.scenario(st))  # still evaluates: nothing crashes
+    out = model.evaluate(sk_state.scenario(st))  # still evaluates: nothing crashes
     assert np.isfinite(out["path.ns_per_packet"])
     r = skbmodel_cli("eval", f"path=design&{query}", cwd=ROOT)
     assert r.returncode == 2 and r.stdout == ""
@@ -228,11 +228,11 @@ def test_a_composition_that_makes_no_sense_names_its_stage(query, tmp_path):
 
 
 def test_usable_starts_have_no_problems_and_out_of_range_is_clamped():
-    for p in S.PATHS:
+    for p in sk_state.PATHS:
         assert design.problems({"d_from": p}) == []
-    st, warnings = S.decode("d_skb_bulk=-3&d_rx=bogus")
+    st, warnings = sk_state.decode("d_skb_bulk=-3&d_rx=bogus")
     assert st["d_skb_bulk"] == 0 and st["d_rx"] == "from" and len(warnings) == 2
-    keys = [kv.split("=")[0] for kv in S.encode(st).split("&")]
+    keys = [kv.split("=")[0] for kv in sk_state.encode(st).split("&")]
     assert "d_rx" in keys and not [k for k in keys if k.startswith("b_")]  # B is A: the link writes none of it
 
 
@@ -273,9 +273,9 @@ def test_design_page_compose_change_a_stage_breakdown_and_delta_change():
     at.selectbox(key="d_zero").set_value("memset").run()
     st = _state(at)
     assert st["d_free"] == "slab_bulk" and st["d_zero"] == "memset"
-    a = {**S.scenario(st), "path": "design"}
+    a = {**sk_state.scenario(st), "path": "design"}
     # B: the veth path (the comparison the page starts with), in A's scenario
-    over = S.b_overrides(st)
+    over = sk_state.b_overrides(st)
     b = {**a, "path": design.COMPARE_PATH, **{k: over.get(k, design.DEFAULTS[k]) for k in design.KEY_NAMES}}
     prof = load_profile(st["cpu"])
     d = float(model.evaluate(b, prof)["path.ns_per_packet"] - model.evaluate(a, prof)["path.ns_per_packet"])
@@ -314,9 +314,9 @@ def test_choices_as_names_or_as_codes_give_the_same_numbers():
     """The model compares integer codes; names are turned into codes once, at its edge."""
     rng = np.random.default_rng(11)
     n = 400
-    names = {k: rng.choice(np.array(S.PARAMS[k].choices), size=n)
+    names = {k: rng.choice(np.array(sk_state.PARAMS[k].choices), size=n)
              for k in ("zero", "numa", "path", "d_from", *design.STAGE_CHOICES)}
-    codes = {k: S.PARAMS[k].codes(v) for k, v in names.items()}
+    codes = {k: sk_state.PARAMS[k].codes(v) for k, v in names.items()}
     assert all(v.dtype.kind == "i" and v.min() >= 0 for v in codes.values())
     a, b = model.evaluate(names), model.evaluate(codes)
     for k in model.OUTPUT_UNITS:
@@ -326,7 +326,7 @@ def test_choices_as_names_or_as_codes_give_the_same_numbers():
 def test_bench_reports_every_path_and_vectorised_equals_scalar():
     from skbmodel.bench import run_bench
     res = run_bench(n_vector=500, n_scalar=20)
-    assert list(res["paths"]) == list(S.PARAMS["path"].choices)
+    assert list(res["paths"]) == list(sk_state.PARAMS["path"].choices)
     # the speeds are timings (benchmarks/, not asserted here): only that each path reports both
     assert all(set(r) == {"states_per_s", "ratio"} for r in res["paths"].values())
     assert res["max_rel_diff"] == 0.0

@@ -9,7 +9,7 @@ from skbmodel.machine import era
 from skbmodel.evidence import era_validation, parsers, userfit
 from skbmodel import model
 from skbmodel.machine import profile as P
-from skbmodel.links import state as S
+from skbmodel.links import state as sk_state
 
 SELFTEST_OUTPUT = """\
 [  1.0] time_bench: Type:for_loop Per elem: 0 cycles(tsc) 0.273 ns (step:0)
@@ -121,10 +121,10 @@ def test_fit_from_an_older_era_says_which_profile_to_start_from():
 def test_a_link_to_the_era_profile_pins_its_version_and_reproduces_it():
     version = P.profile_version("e5-1650v4-2025")
     assert P.is_archived("e5-1650v4-2025", version)
-    st = S.decode_strict(f"cpu=e5-1650v4-2025&pv={version}&path=cpumap")
-    link = S.encode(st)
+    st = sk_state.decode_strict(f"cpu=e5-1650v4-2025&pv={version}&path=cpumap")
+    link = sk_state.encode(st)
     assert "cpu=e5-1650v4-2025" in link and f"pv={version}" in link
-    out = model.evaluate(S.scenario(st, "a"), S.profile_for(st, "a"))
+    out = model.evaluate(sk_state.scenario(st, "a"), sk_state.profile_for(st, "a"))
     assert float(out["page_pool.slow_cycles"]) == 265.0
     archived = P.load_profile(f"e5-1650v4-2025@{version}")
     assert archived.kernels == ("6.13", "6.16") and archived.values() == P.load_profile("e5-1650v4-2025").values()

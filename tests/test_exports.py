@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import skbmodel
-from skbmodel.links import state as S
+from skbmodel.links import state as sk_state
 from skbview import charts, exporter, report
 from tests.browser_util import REPO_ROOT
 from tests.limits import APPTEST_TIMEOUT_S
@@ -27,9 +27,9 @@ pytestmark = pytest.mark.export
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 SVG_NS = "{http://www.w3.org/2000/svg}"
 QUERY = "v=1&page=kfree&bulk=32&zero=memset&kfl_bulk=8&drop_batch=128&clone_frac=0.25&b_bulk=4&b_numa=cross"
-STATE, _W = S.decode(QUERY)
+STATE, _W = sk_state.decode(QUERY)
 assert not _W, _W
-PAGES = list(S.PAGES)
+PAGES = list(sk_state.PAGES)
 
 
 def _png_size(data: bytes) -> tuple[int, int]:
@@ -116,7 +116,7 @@ def test_file_names_carry_page_chart_and_key_parameters():
     assert stem.startswith("kfree_clones_cpu-e5-1650v4_")
     for part in ("kfl-bulk-8", "drop-batch-128", "clone-frac-0.25"):
         assert part in stem, stem
-    other, _ = S.decode(QUERY.replace("b_bulk=4", "b_bulk=5"))
+    other, _ = sk_state.decode(QUERY.replace("b_bulk=4", "b_bulk=5"))
     assert report.file_stem("kfree", "clones", other) != stem  # hash of the full scenario
     # the same chart of the same scenario is named the same whichever page is open
     assert report.file_stem("kfree", "clones", {**STATE, "page": "slub"}) == stem
@@ -165,9 +165,9 @@ def test_html_report_is_self_contained_and_complete(html_report, page_figures):
     assert "cdn.plot.ly" not in outside_js and "https://" not in outside_js
     link = report.share_link(STATE, "http://dash.example:8501/slub?x=1")
     assert link.startswith("http://dash.example:8501/slub?v=2&")
-    assert S.decode(link.split("?", 1)[1]) == (S.without_b(STATE), [])  # kfree shows no B: its link none
+    assert sk_state.decode(link.split("?", 1)[1]) == (sk_state.without_b(STATE), [])  # kfree shows no B: its link none
     assert link.replace("&", "&amp;") in text
-    for p in S.MODEL_PARAMS:
+    for p in sk_state.MODEL_PARAMS:
         assert f"<code>{p.key}</code>" in text
     n_ok = sum(r["ok"] for r in skbmodel.evidence.validation.validate())
     assert re.search(rf"{n_ok} of \d+ covered seed rows within tolerance", text)
@@ -253,10 +253,10 @@ def test_cli_export_bad_input_is_one_line_exit_2(tmp_path, query, page, key):
 # ---------------------------------------------------------------- download buttons (AppTest)
 _APP = """
 import streamlit as st
-from skbmodel.links import state as S
+from skbmodel.links import state as sk_state
 from skbview import charts
 from skbview.app import downloads
-state, warnings = S.decode(dict(st.query_params))
+state, warnings = sk_state.decode(dict(st.query_params))
 for name, fig in charts.figures_for_page(state["page"], state):
     st.plotly_chart(fig, theme=None, key="chart_" + name, config=downloads.camera_config(state["page"], name, state))
     downloads.download_buttons(fig, name, state)
@@ -269,7 +269,7 @@ def test_download_buttons_in_app():
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_string(_APP, default_timeout=APPTEST_TIMEOUT_S)
-    for k, v in S.decode(QUERY)[0].items():
+    for k, v in sk_state.decode(QUERY)[0].items():
         at.query_params[k] = str(v)
     at.query_params["page"] = "slub"
     at.run()
@@ -342,9 +342,9 @@ def test_a_parameter_added_later_keeps_the_file_names_made_before():
     """The default scenario's files are named ..._8eeeac (the profile's version is part of the name: the
     recalibration of 0.3.0 renamed them from ..._3422ef); at its default a later parameter (the object size)
     leaves the name as it was, set (for A or B) it gives another."""
-    from skbmodel.links import state as S
+    from skbmodel.links import state as sk_state
     from skbview import report
-    base = report.state_hash(S.defaults())
-    assert base == "8eeeac" == report.state_hash({**S.defaults(), "obj_bytes": 256})
-    assert len({base, report.state_hash({**S.defaults(), "obj_bytes": 512}),
-                report.state_hash({**S.defaults(), "b_obj_bytes": 512})}) == 3
+    base = report.state_hash(sk_state.defaults())
+    assert base == "8eeeac" == report.state_hash({**sk_state.defaults(), "obj_bytes": 256})
+    assert len({base, report.state_hash({**sk_state.defaults(), "obj_bytes": 512}),
+                report.state_hash({**sk_state.defaults(), "b_obj_bytes": 512})}) == 3

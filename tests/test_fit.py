@@ -445,7 +445,7 @@ def test_a_quoted_printable_a_wrapped_and_a_quoted_block_fit_like_the_clean_text
 
 
 def test_repeats_give_the_fitted_profile_its_measured_noise_through_link_toml_and_verdict(tmp_path):
-    from skbmodel.links import state
+    from skbmodel.links import state as sk_state
     ms = [m for m in parsers.parse_text(REPEATS, "arm64.txt").measurements if m.run == 5]
     # the arm64 counter runs at 0.1 GHz, outside a profile's clock range: fit cycles on the base's clock
     res = userfit.fit(ms, E5, ["pp_fast_cycles"], label="arm64")
@@ -466,15 +466,15 @@ def test_repeats_give_the_fitted_profile_its_measured_noise_through_link_toml_an
     assert custom.load_profile_text(custom.profile_toml(prof)).value("noise_floor_ns") == 0.804
     assert custom.measured_noise_ns(custom.decode_profile(link)) == 0.804
     # the verdicts' noise floor follows the profile (to the control's 0.1 ns step), unless the link sets its own
-    st, _ = state.decode("page=zeroing&prof=" + link)
+    st, _ = sk_state.decode("page=zeroing&prof=" + link)
     assert st["noise_ns"] == 0.8
-    st, _ = state.decode("page=zeroing&noise_ns=3&prof=" + link)
+    st, _ = sk_state.decode("page=zeroing&noise_ns=3&prof=" + link)
     assert st["noise_ns"] == 3.0
     # a profile fitted without repeats keeps the base's floor, and so do the verdicts
     plain = userfit.fit(parsers.parse_text(SEED_004, "004.txt").measurements, E5, ["slub_fast_pair_cycles"])
     assert plain.ok and plain.noise.ns is None and plain.profile.value("noise_floor_ns") == 2.0
     assert custom.measured_noise_ns(plain.profile) is None
-    st, _ = state.decode("prof=" + custom.encode_profile(plain.profile))
+    st, _ = sk_state.decode("prof=" + custom.encode_profile(plain.profile))
     assert st["noise_ns"] == 2.0
 
 

@@ -19,7 +19,7 @@ import pytest
 
 import skbmodel
 from skbmodel.machine import custom, profile as P
-from skbmodel.links import state as S, versions as V
+from skbmodel.links import state as sk_state, versions as V
 
 GOLDEN_FILE = Path(__file__).resolve().parent / "data" / "golden_links.json"
 GOLDEN = json.loads(GOLDEN_FILE.read_text())
@@ -51,7 +51,7 @@ def test_the_golden_file_covers_today_s_model_version():
 
 def test_golden_links_cover_every_page_ab_and_a_custom_profile():
     pages = {link["page"] for link in LINKS}
-    assert pages == set(S.PAGES)
+    assert pages == set(sk_state.PAGES)
     assert any("prof=" in link["query"] for link in LINKS)
     assert sum(link["page"] == "compare" for link in LINKS) >= 1
     for link in LINKS:
@@ -89,8 +89,8 @@ def test_golden_link_evaluates_to_its_numbers(link):
 @pytest.mark.parametrize("link", LINKS, ids=IDS)
 def test_golden_link_notice_matches_its_versions(link):
     q = link["query"]
-    st = S.decode_strict(q)
-    lenient, warnings = S.decode(q)
+    st = sk_state.decode_strict(q)
+    lenient, warnings = sk_state.decode(q)
     assert warnings == [] and lenient == st
     notice = V.link_notice(q, st)
     made = link["made_with"]
@@ -108,7 +108,7 @@ def test_golden_link_notice_matches_its_versions(link):
             assert m["now"] == pytest.approx(link["expected"][skbmodel.__version__]["headline"]["value"],
                                              rel=GOLDEN_REL)
     for which, key in (("a", "pv"), ("b", "b_pv")):
-        cpu = S.scenario(st, which)["cpu"]
+        cpu = sk_state.scenario(st, which)["cpu"]
         assert P.is_archived(cpu, made[key]), f"{link['name']}: profile {cpu} version {made[key]} is not archived"
 
 
@@ -171,7 +171,7 @@ def test_recalibration_keeps_every_golden_link_s_numbers(recalibrated):
     moved = 0
     for link in LINKS:
         assert V.link_numbers(link["query"]) == link["expected"][mv], link["name"]
-        st = S.decode_strict(link["query"])
+        st = sk_state.decode_strict(link["query"])
         notice = V.link_notice(link["query"], st)
         # xeon-platinum-iavf inherits e5-1650v4's SLUB constants: its resolved values, so its version, moved too
         assert P.profile_version(st["cpu"]) != link["made_with"]["pv"]
@@ -189,7 +189,7 @@ def test_recalibration_keeps_every_golden_link_s_numbers(recalibrated):
 
 def test_recalibration_notice_text(recalibrated):
     link = next(lk for lk in LINKS if lk["name"] == "overview-veth-default")
-    st = S.decode_strict(link["query"])
+    st = sk_state.decode_strict(link["query"])
     text = V.link_notice(link["query"], st)["text"]
     old, new = link["made_with"]["pv"], P.profile_version("e5-1650v4")
     assert text.startswith(f"This link was made with profile e5-1650v4 version {old} (archived); current version "
@@ -202,7 +202,7 @@ def test_a_model_bump_needs_a_recorded_reason_and_shows_the_notice(monkeypatch):
     version (so CI fails until the numbers are recorded with a reason) and each link shows the notice."""
     from skbmodel import model
     new = "0.99.0"
-    monkeypatch.setattr(S, "MODEL_VERSION", new)
+    monkeypatch.setattr(sk_state, "MODEL_VERSION", new)
     monkeypatch.setattr(V, "MODEL_VERSION", new)
     real = model.evaluate
 
@@ -216,7 +216,7 @@ def test_a_model_bump_needs_a_recorded_reason_and_shows_the_notice(monkeypatch):
         problems = golden_problems(GOLDEN, new)
         assert problems and "no reason" in problems[0]
         link = next(lk for lk in LINKS if lk["name"] == "overview-veth-default")
-        st, w = S.decode(link["query"])
+        st, w = sk_state.decode(link["query"])
         assert w == [] and st["mv"] == "0.1.0" and st["h"] == 3.76915
         notice = V.link_notice(link["query"], st)
         assert notice["model"]["link_version"] == "0.1.0" and notice["model"]["current_version"] == new
@@ -225,10 +225,10 @@ def test_a_model_bump_needs_a_recorded_reason_and_shows_the_notice(monkeypatch):
                                        f"is 4.146 now, 3.769 when the link was made (+10.0 %).")
         # the link keeps its provenance when re-encoded unchanged (a reload shows the notice again)
         # (parameters added since write their defaults, so compare what the links say, not their text)
-        assert S.decode(V.share_query(st))[0] == st and {"mv": "0.1.0", "h": "3.76915"}.items() <= \
+        assert sk_state.decode(V.share_query(st))[0] == st and {"mv": "0.1.0", "h": "3.76915"}.items() <= \
             dict(parse_qsl(V.share_query(st))).items()
         # a link made with the same version whose headline moved: to its reader, a link cut or edited
-        monkeypatch.setattr(S, "MODEL_VERSION", "0.1.0")
+        monkeypatch.setattr(sk_state, "MODEL_VERSION", "0.1.0")
         monkeypatch.setattr(V, "MODEL_VERSION", "0.1.0")
         st2, _ = V.read_link(link["query"])
         assert "mv" not in st2 and st2["h"] == 3.76915  # this model version, the author's number kept

@@ -13,7 +13,7 @@ from skbmodel.evidence import corpus
 from skbmodel.machine import kconfig
 from skbmodel import model
 from skbmodel.machine import profile as P
-from skbmodel.links import state as S
+from skbmodel.links import state as sk_state
 from tests.cli_util import skbmodel_cli
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -193,8 +193,8 @@ def test_safe_ret_costs_more_than_ibpb_on_every_path_and_microbenchmark():
     ibpb, srso = P.load_profile("epyc-9684x"), P.load_profile("epyc-9684x-srso")
     outs = [o for o in model.OUTPUT_UNITS if o.endswith("ns_per_packet") and o != "budget.ns_per_packet"]
     outs += ["slub.loop_ns", "slub.bulk_ns", "zero.gfp_zero_ns", "page_alloc.single_cycles", "page_alloc.bulk_cycles"]
-    for path in S.PATHS:
-        st = S.scenario({**S.defaults("epyc-9684x"), "path": path})
+    for path in sk_state.PATHS:
+        st = sk_state.scenario({**sk_state.defaults("epyc-9684x"), "path": path})
         a, b = model.evaluate(st, ibpb, outputs=outs), model.evaluate(st, srso, outputs=outs)
         for o in outs:
             assert float(b[o]) > float(a[o]), (path, o)

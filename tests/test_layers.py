@@ -194,9 +194,9 @@ def test_the_command_line_loads_plotly_for_an_export_alone():
 
 def test_one_page_registry():
     """Every page of the registry has its figure builders, and nothing else does."""
-    from skbmodel.links import pages, state, versions
+    from skbmodel.links import pages, state as sk_state, versions
     from skbview import charts
-    assert tuple(charts.PAGE_CHARTS) == pages.SLUGS == state.PAGES
+    assert tuple(charts.PAGE_CHARTS) == pages.SLUGS == sk_state.PAGES
     assert set(versions.HEADLINES) <= set(pages.SLUGS)
 
 
@@ -217,13 +217,13 @@ WINGS = {
     "physics": {"schema"},
     # profiles, their kernel configuration and era, the machine descriptions and the user's CPU: files read,
     # nothing evaluated (the derivation from a description reads the corpus: it is evidence, evidence/derive.py)
-    "machine": {"paths"},
+    "machine": {"folders"},
     # the address of a scenario: a link names profiles and the headline it was made with
-    "links": {"machine", "params", "paths", "schema", "model"},
+    "links": {"machine", "params", "folders", "schema", "model"},
     # measurements, fits and protocols: read everything below the answers
-    "evidence": {"physics", "machine", "links", "params", "paths", "schema", "model", "uncertainty"},
+    "evidence": {"physics", "machine", "links", "params", "folders", "schema", "model", "uncertainty"},
 }
-CORE = {"schema", "params", "paths", "design", "model", "uncertainty", "scenario", "answers", "drivers", "grid"}
+CORE = {"schema", "params", "folders", "design", "model", "uncertainty", "scenario", "answers", "attribution", "grid"}
 PROGRAMS = {"cli", "bench", "mailtext", "patchin", "__main__"}
 
 
@@ -257,7 +257,8 @@ def test_each_wing_imports_only_what_it_lists():
 def test_no_wing_imports_the_answers_or_a_program():
     for mod in MODULES:
         if _room(mod) in WINGS:
-            assert not {_room(m) for m in _project_edges(mod)} & (PROGRAMS | {"answers", "scenario", "drivers"}), mod
+            assert not {_room(m) for m in _project_edges(mod)} & (PROGRAMS | {"answers", "scenario",
+                                                                              "attribution"}), mod
 
 
 def test_every_out_of_sample_protocol_has_the_one_shape():
@@ -274,3 +275,16 @@ def test_every_out_of_sample_protocol_has_the_one_shape():
     for mod in ("skbmodel.cli", "skbmodel.evidence.outofsample"):
         assert not {m for m in IMPORTS[mod] if m.startswith("skbmodel.evidence.protocols.")} - {
             "skbmodel.evidence.protocols.base"}, mod
+
+
+def test_the_link_state_module_has_one_name():
+    """Imported as ``sk_state`` everywhere (pages keep ``st`` for Streamlit and ``state`` for the dict it holds)."""
+    names = set()
+    for path in [*MODULES.values(), *sorted((ROOT / "tests").glob("*.py")), *sorted((ROOT / "scripts").glob("*.py")),
+                 *sorted((ROOT / "benchmarks").glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            if (node.module or "").endswith("links") or (node.module is None and path.parent.name == "links"):
+                names |= {(a.asname or a.name, path.name) for a in node.names if a.name == "state"}
+    assert {n for n, _ in names} == {"sk_state"}, sorted(names)

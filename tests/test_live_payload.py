@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from skbmodel import answers
-from skbmodel.links import state as S
+from skbmodel.links import state as sk_state
 from skbview import charts
 from skbview.app import live, ui
 
@@ -72,14 +72,14 @@ def _tried(key: str, default):
 @pytest.mark.parametrize("slug", LIVE)
 def test_decoded_payload_is_what_the_page_draws_at_each_value(slug):
     key, _, patches = charts.LIVE_CONTROLS[slug]
-    state = {**S.defaults(), "page": slug}
+    state = {**sk_state.defaults(), "page": slug}
     body = _payload(slug, state)
     values = live.values_of(key).tolist()
     assert body["n"] == len(values)
     for v in _tried(key, state[key]):
         i = values.index(v)
         at = {**state, key: v}
-        shown = S.fmt_value(v)
+        shown = sk_state.fmt_value(v)
         want = ui.answer_metrics(answers.of_state(at))
         got = [(_entry(body, m["label"], i, shown, v), _entry(body, m["value"], i, shown, v),
                 _entry(body, m["delta"], i, shown, v) or None) for m in body["metrics"]]
@@ -104,19 +104,20 @@ def test_decoded_payload_is_what_the_page_draws_at_each_value(slug):
 @pytest.mark.parametrize("slug", LIVE)
 def test_payload_is_compact(slug):
     """At most 30 KB of JSON per page before compression (it goes over an uncompressed WebSocket)."""
-    body = live.payload(slug, {**S.defaults(), "page": slug}, ui.page_metrics(slug, {**S.defaults(), "page": slug}),
+    body = live.payload(slug, {**sk_state.defaults(), "page": slug}, ui.page_metrics(slug, {**sk_state.defaults(),
+                                                                                            "page": slug}),
                         *_scalars(slug))
     assert len(body.encode()) <= 30_000, (slug, len(body.encode()))
 
 
 def _scalars(slug):
-    res = answers.of_state({**S.defaults(), "page": slug})
+    res = answers.of_state({**sk_state.defaults(), "page": slug})
     return {a.output: a.value for a in res.values}, {a.output: (a.lo, a.hi) for a in res.values}
 
 
 def test_texts_of_is_each_answers_text():
     """The vectorised texts (skbmodel.answers.texts_of) are those of each value's own Answer."""
-    state = {**S.defaults(), "page": "zeroing"}
+    state = {**sk_state.defaults(), "page": "zeroing"}
     outs = [o for o, _ in answers.BY_SLUG["zeroing"].summary]
     rows = [answers.of_state({**state, "zero_bytes": b}) for b in (8, 184, 1024)]
     vals = {o: np.array([r.value(o).value for r in rows]) for o in outs}
@@ -144,12 +145,12 @@ def _design_row(state: dict) -> list:
     d = next(v for v in res.differences if v.output == o)
     out[live.B_COST], iv[live.B_COST] = b.value, (b.lo, b.hi)
     out[live.AB_DELTA], iv[live.AB_DELTA] = d.value, (d.lo, d.hi)
-    return out, iv, ui.design_metrics(state)(S.scenario(state), out, iv)
+    return out, iv, ui.design_metrics(state)(sk_state.scenario(state), out, iv)
 
 
 @pytest.mark.parametrize("key,composition", DESIGN_CASES)
 def test_design_payload_is_what_the_page_draws_at_each_value(key, composition):
-    state = {**S.defaults(), "page": "design", **composition}
+    state = {**sk_state.defaults(), "page": "design", **composition}
     assert not answers.of_state(state).problem
     out, iv, _ = _design_row(state)
     raw = live.payload("design", state, ui.design_metrics(state), out, iv, key)

@@ -11,7 +11,7 @@ import pytest
 from skbmodel.links.pages import BY_SLUG
 from skbmodel import cli, uncertainty
 from skbmodel.physics import noise
-from skbmodel.links import shortlink, state as S, versions as V
+from skbmodel.links import shortlink, state as sk_state, versions as V
 from tests.cli_util import skbmodel_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,10 +33,10 @@ def test_block_is_ascii_70_columns_and_ends_with_the_link_alone(capsys, query):
     lines = text.splitlines()
     link = lines[-1]
     assert lines[-2] == "Link:" and link.startswith("http://localhost:8501/") and " " not in link
-    st, warnings = S.decode(query)
+    st, warnings = sk_state.decode(query)
     if not BY_SLUG[st["page"]].has_b:  # a page without B: its link carries none of B
-        st = S.without_b(st)
-    assert S.decode(link.split("?", 1)[1]) == (st, [])  # the link opens this view
+        st = sk_state.without_b(st)
+    assert sk_state.decode(link.split("?", 1)[1]) == (st, [])  # the link opens this view
     for line in lines[:-1]:
         assert len(line) <= 70, line
         assert len("> " + line) <= 72
@@ -47,8 +47,8 @@ def test_block_is_ascii_70_columns_and_ends_with_the_link_alone(capsys, query):
 def test_default_view_says_defaults_and_quotes_the_headline_with_its_interval(capsys):
     text = _text(capsys, "")
     assert "Scenario: the defaults" in text
-    st, _ = S.decode("")
-    val, iv = uncertainty.evaluate_with_intervals(S.scenario(st), S.profile_for(st), ["path.mpps"])
+    st, _ = sk_state.decode("")
+    val, iv = uncertainty.evaluate_with_intervals(sk_state.scenario(st), sk_state.profile_for(st), ["path.mpps"])
     v, (lo, hi) = float(val["path.mpps"]), (float(x) for x in iv["path.mpps"])
     assert f"  Throughput: {v:.3f} Mpps (90 %: {lo:.3f} to {hi:.3f})" in text
     assert "B - A" not in text
@@ -61,9 +61,10 @@ def test_only_what_differs_and_b_minus_a_with_its_verdict(capsys):
     assert "kmem_cache bulk size (objects) = 32" in scen and "VETH_XDP_BATCH (skbs) = 8" in scen
     assert "Zeroing" not in scen and "noise" not in scen  # defaults are not listed
     assert "B: VETH_XDP_BATCH (skbs) = 16\n" in text
-    st, _ = S.decode("page=compare&bulk=32&xdp_batch=8&b_bulk=32&b_xdp_batch=16")
+    st, _ = sk_state.decode("page=compare&bulk=32&xdp_batch=8&b_bulk=32&b_xdp_batch=16")
     from skbmodel import uncertainty as U
-    d, div = U.delta_intervals(S.scenario(st), S.scenario(st, "b"), S.profile_for(st), S.profile_for(st, "b"),
+    d, div = U.delta_intervals(sk_state.scenario(st), sk_state.scenario(st, "b"), sk_state.profile_for(st),
+                               sk_state.profile_for(st, "b"),
                                ["path.ns_per_packet"])
     d = float(np.asarray(d["path.ns_per_packet"]))
     lo, hi = (float(x) for x in div["path.ns_per_packet"])
@@ -95,9 +96,10 @@ def test_the_readme_walk_through_states_the_model_s_verdict():
     from skbmodel import answers, uncertainty as U
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    st = V.with_link_headline(README_QUERY, S.decode_strict(README_QUERY))
+    st = V.with_link_headline(README_QUERY, sk_state.decode_strict(README_QUERY))
     h = answers.of_state(st).differences[0]
-    lo, hi = U.delta_interval(S.scenario(st), S.scenario(st, "b"), S.profile_for(st), S.profile_for(st, "b"))
+    lo, hi = U.delta_interval(sk_state.scenario(st), sk_state.scenario(st, "b"), sk_state.profile_for(st),
+                              sk_state.profile_for(st, "b"))
     assert (h.lo, h.hi) == pytest.approx((float(lo), float(hi)), rel=1e-9)  # the paired interval of B - A
     rule = noise.VERDICT_NOISE if abs(h.value) < st["noise_ns"] else (
         noise.VERDICT_SURE if (h.lo > 0 or h.hi < 0) else noise.VERDICT_UNSURE)
@@ -106,14 +108,14 @@ def test_the_readme_walk_through_states_the_model_s_verdict():
     assert (f"**Δ B − A** {h.value_text()} ns/packet ({h.interval_text()}), **Verdict** "
             f"*{noise.VERDICT_SHORT[h.verdict]}*") in flat
     assert f"the noise floor is {st['noise_ns']:g} ns per run" in flat
-    assert f"from {S.defaults()['xdp_batch']} to {st['b_xdp_batch']}" in flat
+    assert f"from {sk_state.defaults()['xdp_batch']} to {st['b_xdp_batch']}" in flat
 
 
 def test_cli_text_prints_what_the_module_builds():
     r = skbmodel_cli("eval", "page=slub&bulk=32", "--text", "--base", "https://skb.example.org/slub", cwd=ROOT)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[-1] == "https://skb.example.org/slub?" + shortlink.shorten(
-        V.share_query(S.decode("page=slub&bulk=32")[0]))
+        V.share_query(sk_state.decode("page=slub&bulk=32")[0]))
 
 
 @pytest.mark.parametrize("query", ["page=veth&xdp_batch=8&zero=memset", README_QUERY,
@@ -137,10 +139,10 @@ def test_a_and_b_on_the_compare_line_have_four_significant_digits(capsys):
     a value x in [10^k, 10^(k+1)) is printed with 3 - k decimals (265.7 ns, not 265.66 or 266)."""
     q = "page=compare&bulk=32&xdp_batch=8&b_bulk=32&b_xdp_batch=16"
     flat = " ".join(_text(capsys, q).split())
-    st, _ = S.decode(q)
+    st, _ = sk_state.decode(q)
     import math
     from skbmodel import model
-    a = float(model.evaluate(S.scenario(st), S.profile_for(st))["path.ns_per_packet"])
-    b = float(model.evaluate(S.scenario(st, "b"), S.profile_for(st, "b"))["path.ns_per_packet"])
+    a = float(model.evaluate(sk_state.scenario(st), sk_state.profile_for(st))["path.ns_per_packet"])
+    b = float(model.evaluate(sk_state.scenario(st, "b"), sk_state.profile_for(st, "b"))["path.ns_per_packet"])
     four = {x: f"{x:.{3 - math.floor(math.log10(abs(x)))}f}" for x in (a, b)}
     assert f"(ns/packet): A {four[a]}, B {four[b]} ns/packet" in flat, flat

@@ -7,7 +7,7 @@ import pytest
 from skbmodel.physics import cpumap, noise, slub, units
 from skbmodel import model
 from skbmodel.machine import profile
-from skbmodel.links import state
+from skbmodel.links import state as sk_state
 from skbmodel.bench import random_states
 
 from tests import cases
@@ -90,7 +90,7 @@ def test_kfree_skb_list_bulk_helps_and_clones_undo_it(prof):
 
 
 def test_breakdown_conserves_the_total(prof):
-    for path in state.PATHS:
+    for path in sk_state.PATHS:
         params = cases.scenario(prof)
         params.update(path=path, pp_recycle=0.3, kfl_bulk=8)
         parts = model.path_breakdown(params, prof)
@@ -192,7 +192,7 @@ def test_cli_eval_json_contract():
               "veth.mpps", "cpumap.src_mpps", "cpumap.dst_mpps", "cpumap.drop_mpps", "xdp_pass.mpps",
               "napi_defer.krps", "budget.line_rate_mpps", "budget.ns_per_packet"):
         assert k in doc["outputs"] and k in doc["units"]
-    o = model.evaluate({**state.scenario(state.defaults()), "bulk": 32, "zero": "memset", "xdp_batch": 8})
+    o = model.evaluate({**sk_state.scenario(sk_state.defaults()), "bulk": 32, "zero": "memset", "xdp_batch": 8})
     assert doc["outputs"]["veth.mpps"] == pytest.approx(float(o["veth.mpps"]), rel=1e-12)
 
 
@@ -237,7 +237,7 @@ def test_asking_for_some_outputs_gives_exactly_their_values_and_nothing_else(pro
 
 
 def test_every_output_alone_is_computed_by_its_section():
-    params = {**state.scenario(state.defaults()), "path": np.array(["veth", "design", "kfree_skb_list"]),
+    params = {**sk_state.scenario(sk_state.defaults()), "path": np.array(["veth", "design", "kfree_skb_list"]),
               "d_from": "cpumap", "bulk": np.array([[1], [64]])}
     full = model.evaluate(params)
     for name in model.OUTPUT_UNITS:
@@ -314,7 +314,7 @@ def test_cli_rejects_a_value_out_of_range(key, bad):
 
 @pytest.mark.parametrize("key, value, clamped", [("obj_bytes", "4", 8), ("init_on_alloc", "5", 1)])
 def test_a_link_with_a_value_out_of_range_is_clamped_with_a_warning(key, value, clamped):
-    st, warnings = state.decode({key: value})
+    st, warnings = sk_state.decode({key: value})
     assert st[key] == clamped
     assert len(warnings) == 1 and warnings[0].startswith(f"{key}:") and f"clamped to {clamped}" in warnings[0]
 
@@ -372,7 +372,7 @@ def test_init_on_alloc_on_the_e5_1650v4_is_seed_002_s_memset_erms():
 
 def test_init_on_alloc_only_moves_the_slub_section():
     """The per-packet paths and the zeroing page do not read the switch."""
-    base = state.scenario(state.defaults())
+    base = sk_state.scenario(sk_state.defaults())
     off, on = model.evaluate({**base, "init_on_alloc": 0}), model.evaluate({**base, "init_on_alloc": 1})
     moved = {k for k in off if not np.array_equal(off[k], on[k])}
     assert moved == {"slub.loop_cycles", "slub.bulk_cycles", "slub.loop_ns", "slub.bulk_ns"}

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from skbmodel import patchin
-from skbmodel.links import state as S
+from skbmodel.links import state as sk_state
 from tests.cli_util import skbmodel_cli
 from tests.limits import SUBPROCESS_TIMEOUT_S
 
@@ -128,8 +128,8 @@ def test_each_row_of_the_table_maps_its_own_signals_to_a_question(row):
     doc = patchin.answer(_row_hunk(m))
     assert [x["mechanism"] for x in doc["mapped"]] == [row] and doc["path"] == m.path
     assert m.reference and re.search(r"\.(c|h|S)\b", m.reference)  # a kernel source reference
-    st = S.decode_strict(doc["link"].split("?", 1)[1])  # the link decodes to the question it answers
-    assert st["page"] == "compare" and S.b_overrides(st) == doc["b"]
+    st = sk_state.decode_strict(doc["link"].split("?", 1)[1])  # the link decodes to the question it answers
+    assert st["page"] == "compare" and sk_state.b_overrides(st) == doc["b"]
     if row == "veth-xdp-batch":
         assert doc["a"] == {"xdp_batch": 16} and doc["b"] == {"xdp_batch": 32}
 

@@ -11,7 +11,7 @@ import pytest
 
 from skbmodel.physics import cpumap
 from skbmodel import model
-from skbmodel.links import state as S
+from skbmodel.links import state as sk_state
 from skbmodel.machine.profile import load_archived, archived_versions, load_profile, parse_profile
 from tests.cli_util import skbmodel_cli
 from tests.limits import SUBPROCESS_TIMEOUT_S
@@ -24,8 +24,9 @@ OUT = ["cpumap.src_ns", "cpumap.dst_ns", "cpumap.src_mpps", "cpumap.dst_mpps", "
 
 
 def _eval(cpu, constants=None, **kw):
-    st = {**S.defaults(cpu), **kw}
-    return {k: float(v) for k, v in model.evaluate(S.scenario(st), load_profile(cpu), constants, outputs=OUT).items()}
+    st = {**sk_state.defaults(cpu), **kw}
+    return {k: float(v) for k, v in model.evaluate(sk_state.scenario(st), load_profile(cpu), constants,
+                                                   outputs=OUT).items()}
 
 
 @pytest.mark.parametrize("cpu", MULTI_NODE)

@@ -7,7 +7,7 @@ import pytest
 
 from skbmodel import model, schema, uncertainty
 from skbmodel.physics import noise
-from skbmodel.links import state
+from skbmodel.links import state as sk_state
 from skbmodel.bench import random_states
 from skbmodel.machine.profile import available_profiles, load_profile
 from tests import cases
@@ -32,7 +32,7 @@ def _defaults(prof, **kw):
     return cases.scenario(prof, **kw)
 
 
-@pytest.mark.parametrize("path", state.PATHS + ("design",))
+@pytest.mark.parametrize("path", sk_state.PATHS + ("design",))
 def test_breakdown_conserves_the_total_with_no_negative_part(prof, path):
     st = _states(path=np.full(N, path))
     parts = model.path_breakdown(st, prof)

@@ -10,7 +10,7 @@ from urllib.parse import parse_qsl
 import pytest
 
 from skbmodel import cli
-from skbmodel.links import shortlink, state as S, versions as V
+from skbmodel.links import shortlink, state as sk_state, versions as V
 from skbview import report
 
 PUBLIC = "https://perf.example.org/skbmodel/"
@@ -32,7 +32,7 @@ def _write_file(root, text: str) -> None:
 
 
 def _short(query: str) -> str:
-    return shortlink.shorten(V.share_query(S.decode(query)[0]))
+    return shortlink.shorten(V.share_query(sk_state.decode(query)[0]))
 
 
 def test_without_a_setting_links_keep_the_address_they_are_given():
@@ -90,7 +90,7 @@ def test_cli_without_the_setting_writes_what_it_did_before(capsys):
 
 def test_report_and_png_zip_made_outside_a_browser_carry_the_public_address(monkeypatch):
     monkeypatch.setenv(shortlink.PUBLIC_URL_ENV, PUBLIC)
-    state = S.decode(QUERY)[0]
+    state = sk_state.decode(QUERY)[0]
     link = f"{PUBLIC}slub?{_short(QUERY)}"
     assert report.share_link(state) == link
     html = report.build_html_report(state, pages_=["slub"], light=True)

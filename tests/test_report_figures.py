@@ -12,12 +12,12 @@ import pytest
 import skbmodel
 from skbmodel import model
 from skbmodel.machine import profile as P
-from skbmodel.links import shortlink, state as S, versions as V
+from skbmodel.links import shortlink, state as sk_state, versions as V
 from skbview import charts, report
 
 
 def _fig(page: str, name: str, query: str = ""):
-    st, warnings = S.decode(f"page={page}&{query}")
+    st, warnings = sk_state.decode(f"page={page}&{query}")
     assert warnings == []
     return dict(charts.figures_for_page(page, st))[name], st
 
@@ -66,7 +66,7 @@ def test_zero_based_axis_is_a_link_parameter():
     assert fig0.layout.yaxis.rangemode in (None, "normal")
     assert fig1.layout.yaxis.rangemode == "tozero"
     assert "yzero=1" in shortlink.shorten(V.share_query(st))
-    assert S.decode(shortlink.shorten(V.share_query(st)))[0]["yzero"] == 1
+    assert sk_state.decode(shortlink.shorten(V.share_query(st)))[0]["yzero"] == 1
     heat, _ = _fig("veth", "batch_heatmap", "yzero=1")  # a heatmap's y is a grid, not a quantity from zero
     assert heat.layout.yaxis.rangemode in (None, "normal")
 
@@ -100,7 +100,7 @@ def test_footer_has_what_differs_from_the_defaults_and_the_versions():
 
 
 def test_light_report_is_static_and_under_1_mb():
-    st, _ = S.decode("page=veth&zero=memset&b_zero=gfp_zero")
+    st, _ = sk_state.decode("page=veth&zero=memset&b_zero=gfp_zero")
     html = report.build_html_report(st, light=True)
     assert len(html.encode()) < 1_000_000, len(html.encode())
     assert "<script" not in html.lower()  # no plotting library, no code at all
@@ -144,7 +144,7 @@ def test_every_legend_line_is_told_apart_without_colour(query):
     marker (the cpumap rates, the zeroing and SLUB variants, the grid's curves), on every page's charts."""
     seen = 0
     for page in charts.PAGE_CHARTS:
-        st, _ = S.decode(f"page={page}&{query}")
+        st, _ = sk_state.decode(f"page={page}&{query}")
         for name, fig in charts.figures_for_page(page, st):
             lines = [t for t in fig.data if t.type == "scatter" and "lines" in (t.mode or "lines")
                      and getattr(t, "fill", None) in (None, "none") and t.showlegend is not False]

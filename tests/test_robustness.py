@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from skbmodel.evidence import parsers
-from skbmodel.links import state as S
+from skbmodel.links import state as sk_state
 from tests.fuzz_inputs import (
     ALL_PAGES,
     check_link,
@@ -52,9 +52,9 @@ def _refused(q, page: str) -> bool:
     """Whether the link's question has no numbers (a cross-node cpumap on a one-node machine, a composition
     that makes no sense): the page says why instead of drawing a chart."""
     from skbmodel import answers
-    state, _ = S.decode(q.mapping())
+    state, _ = sk_state.decode(q.mapping())
     opens = state["page"] if "page" in q.mapping() else page  # a link's page= switches to that page
-    return opens in S.PAGES and answers.of_state({**state, "page": opens}).problem is not None
+    return opens in sk_state.PAGES and answers.of_state({**state, "page": opens}).problem is not None
 
 
 @pytest.mark.parametrize("page", ALL_PAGES)
@@ -78,14 +78,16 @@ def test_decoder_names_every_bad_parameter_of_2000_links():
     """The same oracle straight on the codec (fast): every bad key named, valid links silent."""
     for seed in range(2_000):
         q = fuzz_query(seed)
-        state, warnings = S.decode(q.mapping())
+        state, warnings = sk_state.decode(q.mapping())
         missing = [k for k in q.bad if not named_in(k, warnings)]
         assert not missing, (seed, missing, warnings)
-        if not q.bad and not any(value_status(S.PARAMS[k], v) == "either" for k, v in q.pairs if k in S.PARAMS):
+        if not q.bad and not any(value_status(sk_state.PARAMS[k], v) == "either" for k, v in q.pairs
+                                 if k in sk_state.PARAMS):
             assert all(" replaced by " in w for w in warnings), (seed, warnings)
-        assert {k for k in S.PARAMS if not k.startswith(S.B_PREFIX)} <= set(state)  # A and the view in full
-        assert S.normalised(state) == state  # B as what it overrides, nothing more
-        _, again = S.decode(S.encode(state))
+        assert {k for k in sk_state.PARAMS
+                if not k.startswith(sk_state.B_PREFIX)} <= set(state)  # A and the view in full
+        assert sk_state.normalised(state) == state  # B as what it overrides, nothing more
+        _, again = sk_state.decode(sk_state.encode(state))
         assert again == [], (seed, again)
 
 
@@ -138,8 +140,8 @@ def test_md_escape_keeps_text_and_disarms_markdown():
 
 # --------------------------------------------------------------------------------------- bounded work
 def _corner(which: str) -> dict:
-    st = S.defaults()
-    for k, p in S.PARAMS.items():
+    st = sk_state.defaults()
+    for k, p in sk_state.PARAMS.items():
         if p.kind in ("int", "float"):
             st[k] = (int if p.kind == "int" else float)(p.lo if which == "lo" else p.hi)
         elif p.kind == "choice" and k != "page":
@@ -164,7 +166,7 @@ def test_extreme_states_give_bounded_charts(which):
     from skbview import charts
 
     st = _corner(which)
-    for page in S.PAGES:
+    for page in sk_state.PAGES:
         figs = charts.figures_for_page(page, {**st, "page": page})
         pts = sum(_points(f) for _, f in figs)
         assert figs and pts <= 50_000, (page, pts)
@@ -194,7 +196,7 @@ def test_slab_boundary_lines_stay_on_the_bulk_axis(slab_bytes, object_bytes):
 
     prof = custom.build(load_profile("e5-1650v4"),
                         {"slub_slab_bytes": slab_bytes, "slub_object_bytes": object_bytes}, "slab-test")
-    st, warnings = S.decode(f"obj_bytes={object_bytes}&prof=" + custom.encode_profile(prof))
+    st, warnings = sk_state.decode(f"obj_bytes={object_bytes}&prof=" + custom.encode_profile(prof))
     assert warnings == []
     ops = slab_bytes // object_bytes
     for name, fig in charts.figures_for_page("slub", st):
@@ -220,9 +222,9 @@ def test_caches_are_capped():
 
 
 def test_link_and_upload_size_limits():
-    assert S.MAX_VALUE_CHARS <= 1_000
-    assert S.decode("a=" + "x" * (S.MAX_QUERY_CHARS + 1))[1][0].startswith("link ignored")
-    _, w = S.decode({f"k{i}": ["1"] for i in range(1_000)})
+    assert sk_state.MAX_VALUE_CHARS <= 1_000
+    assert sk_state.decode("a=" + "x" * (sk_state.MAX_QUERY_CHARS + 1))[1][0].startswith("link ignored")
+    _, w = sk_state.decode({f"k{i}": ["1"] for i in range(1_000)})
     assert len(w) == 1_000
     r = parsers.parse_text("x\n" * (parsers.MAX_LINES + 1))
     assert not r.measurements and "limit" in str(r.errors[0])

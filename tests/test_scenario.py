@@ -7,14 +7,14 @@ import pytest
 
 from skbmodel.machine import custom
 from skbmodel import model, uncertainty
-from skbmodel.links import state as S
+from skbmodel.links import state as sk_state
 from skbmodel.machine.profile import load_profile
 from skbmodel.scenario import Scenario
 
 
 def _state():
     prof = custom.build(load_profile("e5-1650v4"), {"slub_slab_bytes": 16384}, "scenario-test")
-    st, warnings = S.decode("bulk=32&b_bulk=8&cpu=xeon-platinum-iavf&path=cpumap&b_path=design"
+    st, warnings = sk_state.decode("bulk=32&b_bulk=8&cpu=xeon-platinum-iavf&path=cpumap&b_path=design"
                             "&b_d_from=kfree_skb_list&b_prof=" + custom.encode_profile(prof).replace("+", "%2B"))
     assert warnings == []
     return st
@@ -24,11 +24,11 @@ def _state():
 def test_a_scenario_is_the_states_side_with_its_profile(which):
     st = _state()
     sc = Scenario.of(st, which)
-    assert dict(sc.params) == S.scenario(st, which)
-    assert sc.profile.id == S.profile_for(st, which).id
+    assert dict(sc.params) == sk_state.scenario(st, which)
+    assert sc.profile.id == sk_state.profile_for(st, which).id
     with pytest.raises(TypeError):
         sc.params["bulk"] = 1  # read-only: a scenario does not change under its users
-    want = model.evaluate(S.scenario(st, which), S.profile_for(st, which))
+    want = model.evaluate(sk_state.scenario(st, which), sk_state.profile_for(st, which))
     got = sc.evaluate()
     assert list(got) == list(model.OUTPUT_UNITS)
     for k in want:
@@ -43,8 +43,9 @@ def test_b_is_a_second_scenario_not_a_key_prefix():
     assert b.params["path"] == "design" and b.params["d_from"] == "kfree_skb_list"
     assert b.profile.id != a.profile.id and "prof" in b.params and "prof" not in a.params
     delta, div = a.delta(b, ["path.ns_per_packet"])
-    want = uncertainty.delta_intervals(S.scenario(st, "a"), S.scenario(st, "b"), S.profile_for(st, "a"),
-                                       S.profile_for(st, "b"), ["path.ns_per_packet"])
+    want = uncertainty.delta_intervals(sk_state.scenario(st, "a"), sk_state.scenario(st, "b"),
+                                       sk_state.profile_for(st, "a"),
+                                       sk_state.profile_for(st, "b"), ["path.ns_per_packet"])
     assert float(delta["path.ns_per_packet"]) == float(want[0]["path.ns_per_packet"])
     assert [float(v) for v in div["path.ns_per_packet"]] == [float(v) for v in want[1]["path.ns_per_packet"]]
 

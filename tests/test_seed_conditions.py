@@ -15,7 +15,7 @@ import pytest
 
 from skbmodel import model
 from skbmodel.evidence import conditions, validation
-from skbmodel.links import state as st
+from skbmodel.links import state as sk_state
 from skbmodel.machine import custom
 from skbmodel.machine.profile import load_profile
 from skbmodel.uncertainty import machine
@@ -29,7 +29,7 @@ VETH_FREE = {"xdp_batch": None, "zero": None}
 
 def _state(case: str, **kw) -> dict:
     prof = cases.load(case)
-    s = {**st.defaults(prof.inherits if case == cases.CUSTOM else case), **cases.scenario(prof), **kw}
+    s = {**sk_state.defaults(prof.inherits if case == cases.CUSTOM else case), **cases.scenario(prof), **kw}
     if case == cases.CUSTOM:
         s["prof"] = custom.encode_profile(prof)
     return s
@@ -111,12 +111,12 @@ def _seed_traces(fig):
 def _on_curve(row, state, swept, output) -> bool:
     """The oracle: the row was measured on the scenario's machine, and the scenario with the row's own
     values of the swept parameters gives the row's model value (on the row's machine)."""
-    full = {**st.defaults(state.get("cpu")), **state}
-    if machine(st.profile_for(full)) != row.profile:
+    full = {**sk_state.defaults(state.get("cpu")), **state}
+    if machine(sk_state.profile_for(full)) != row.profile:
         return False
     prof = load_profile(row.profile)
-    own = {**st.scenario(st.defaults(row.profile)), **row.state}
-    scen = {**st.scenario(full), **{k: own[k] for k in swept}}
+    own = {**sk_state.scenario(sk_state.defaults(row.profile)), **row.state}
+    scen = {**sk_state.scenario(full), **{k: own[k] for k in swept}}
     out = output or row.output
     a, b = (float(model.evaluate(p, prof, outputs=(out,))[out]) for p in (own, scen))
     return math.isclose(a, b, rel_tol=1e-9)
@@ -149,7 +149,8 @@ def test_every_seed_point_obeys_the_rule(case):
                         assert not on, f"{where}: faded though measured under the scenario"
                         assert reason.startswith("measured ") and t.customdata[i] == reason
                         assert reason.split(" (")[0].split(";")[0] in t.name.replace("<br>", " ")
-                        if machine(st.profile_for({**st.defaults(state.get("cpu")), **state})) != row.profile:
+                        if machine(sk_state.profile_for({**sk_state.defaults(state.get("cpu")),
+                                                         **state})) != row.profile:
                             assert conditions.cpu_model(load_profile(row.profile)) in reason
     assert seen["drawn"] + seen["faded"] > 0
     if case in ("e5-1650v4", "xeon-platinum-iavf"):

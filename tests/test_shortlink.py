@@ -14,7 +14,7 @@ from hypothesis import strategies as hs
 import skbmodel
 from skbmodel import cli, params
 from skbmodel.machine import custom
-from skbmodel.links import shortlink, state as S, versions as V
+from skbmodel.links import shortlink, state as sk_state, versions as V
 from skbmodel.machine import profile as P
 from skbmodel.links.pages import BY_SLUG
 
@@ -35,7 +35,7 @@ def _short(state: dict) -> str:
 
 # --------------------------------------------------------------------------- length goals
 def test_default_view_link_is_at_most_120_characters(capsys):
-    rc, link, err = _link(capsys, BASE + "overview?" + S.encode(S.defaults()))
+    rc, link, err = _link(capsys, BASE + "overview?" + sk_state.encode(sk_state.defaults()))
     assert rc == 0 and err == ""
     assert link == f"{BASE}overview?v=2&mv={skbmodel.__version__}&pv={P.profile_version('e5-1650v4')}&h=3.769" \
                    "&page=overview"
@@ -54,8 +54,8 @@ def test_readme_design_example_at_most_250_characters(capsys):
     rc, link, _ = _link(capsys, README_DESIGN, "--base", BASE + "design")
     assert rc == 0
     assert len(link) <= 250, (len(link), link)
-    long_state, _ = S.decode(README_DESIGN)
-    assert S.decode(link.split("?", 1)[1]) == (long_state, [])
+    long_state, _ = sk_state.decode(README_DESIGN)
+    assert sk_state.decode(link.split("?", 1)[1]) == (long_state, [])
 
 
 # --------------------------------------------------------------------------- same numbers
@@ -64,16 +64,17 @@ def test_golden_links_short_form_has_the_same_state_and_numbers(link, capsys):
     rc, short, err = _link(capsys, link["query"])
     assert rc == 0 and err == ""
     assert short.startswith("v=2&") and len(short) < len(link["query"]) / 2
-    assert _view(S.decode(short)[0]) == _view(S.decode(link["query"])[0]) and S.decode(short)[1] == []
-    assert _view(S.decode_strict(short)) == _view(S.decode_strict(link["query"]))
+    assert _view(sk_state.decode(short)[0]) == _view(sk_state.decode(link["query"])[0])
+    assert sk_state.decode(short)[1] == []
+    assert _view(sk_state.decode_strict(short)) == _view(sk_state.decode_strict(link["query"]))
     assert V.link_numbers(short) == link["expected"][skbmodel.__version__]  # exact
 
 
 def _view(state: dict) -> tuple:
     """What a link's page shows: A (and the view), and B only on a page that has one (a page without B
     writes none of it, where a full v=1 link wrote B's every key)."""
-    a = {k: v for k, v in state.items() if not k.startswith(S.B_PREFIX)}
-    return a, (S.scenario(state, "b") if BY_SLUG[state["page"]].has_b else None)
+    a = {k: v for k, v in state.items() if not k.startswith(sk_state.B_PREFIX)}
+    return a, (sk_state.scenario(state, "b") if BY_SLUG[state["page"]].has_b else None)
 
 
 def test_a_long_link_is_read_unchanged():
@@ -94,9 +95,9 @@ _CHANGES = {
 
 @hs.composite
 def _states(draw):
-    st = S.defaults()
-    st["page"] = draw(hs.sampled_from(S.PAGES))
-    for pre in ("", S.B_PREFIX):
+    st = sk_state.defaults()
+    st["page"] = draw(hs.sampled_from(sk_state.PAGES))
+    for pre in ("", sk_state.B_PREFIX):
         for k in draw(hs.sets(hs.sampled_from(sorted(_CHANGES)), max_size=4)):
             st[pre + k] = draw(_CHANGES[k])
             if k == "cpu" and draw(hs.booleans()):
@@ -107,9 +108,9 @@ def _states(draw):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_states())
 def test_any_state_survives_shortening(st):
-    long_q = S.encode(st)
+    long_q = sk_state.encode(st)
     short = shortlink.shorten(long_q)
-    assert S.decode(short) == S.decode(long_q)
+    assert sk_state.decode(short) == sk_state.decode(long_q)
     assert len(short) < len(long_q)
 
 
@@ -117,10 +118,10 @@ def test_b_with_its_own_profile_and_a_custom_profile_for_a():
     prof = custom.encode_profile(P.load_profile("i7-4790k").with_values({"slub_fast_pair_cycles": 50.0}))
     for q in (f"prof={prof}&bulk=8", f"prof={prof}&b_cpu=e5-1650v4", f"b_prof={prof}&b_bulk=4",
               "cpu=i7-4790k&b_cpu=e5-1650v4&b_ghz=3.0", f"prof={prof}&b_prof={prof}&b_ghz=4.1"):
-        st, w = S.decode(q + "&page=compare")
+        st, w = sk_state.decode(q + "&page=compare")
         assert w == []
         short = _short(st)
-        assert S.decode(short) == (st, []), (q, short)
+        assert sk_state.decode(short) == (st, []), (q, short)
 
 
 def test_archived_profile_version_gives_the_clock_of_that_version(tmp_path, monkeypatch):
@@ -134,13 +135,13 @@ def test_archived_profile_version_gives_the_clock_of_that_version(tmp_path, monk
     V._value.cache_clear()
     try:
         q = f"v=2&mv={skbmodel.__version__}&pv={ver}&page=veth"
-        st, w = S.decode(q)
+        st, w = sk_state.decode(q)
         assert w == [] and st["pv"] == ver and st["ghz"] == 3.2
         # B is A: on A's profile in A's version, at its clock
-        assert S.scenario(st, "b")["ghz"] == 3.2 and "b_pv" not in st
-        assert P.profile_version(S.profile_for(st, "b")) == ver
+        assert sk_state.scenario(st, "b")["ghz"] == 3.2 and "b_pv" not in st
+        assert P.profile_version(sk_state.profile_for(st, "b")) == ver
         assert "ghz" not in dict(parse_qsl(_short(st)))
-        assert S.decode(_short(st)) == (st, [])
+        assert sk_state.decode(_short(st)) == (st, [])
     finally:
         P.clear_cache()
         V._value.cache_clear()
@@ -160,10 +161,11 @@ def test_today_s_defaults_are_recorded_for_today_s_model_version():
 def test_a_later_default_change_keeps_the_meaning_of_old_short_links(monkeypatch):
     table = {"0.2.0": {**shortlink.current_defaults()}, "0.3.0": {**shortlink.current_defaults(), "bulk": "32"}}
     monkeypatch.setattr(shortlink, "recorded_defaults", lambda: table)
-    old, _ = S.decode("v=2&mv=0.2.0&page=slub")
-    new, _ = S.decode("v=2&mv=0.3.0&page=slub")
+    old, _ = sk_state.decode("v=2&mv=0.2.0&page=slub")
+    new, _ = sk_state.decode("v=2&mv=0.3.0&page=slub")
     assert old["bulk"] == 16 and new["bulk"] == 32
-    assert S.scenario(old, "b")["bulk"] == 16 and S.scenario(new, "b")["bulk"] == 32 and "b_bulk" not in new
+    assert sk_state.scenario(old, "b")["bulk"] == 16 and sk_state.scenario(new,
+                                                                           "b")["bulk"] == 32 and "b_bulk" not in new
     assert shortlink.defaults_for("0.2.5")["bulk"] == "16" and shortlink.defaults_for("1.0.0")["bulk"] == "32"
     assert shortlink.defaults_for("0.0.1")["bulk"] == "16"  # older than every entry: the first one
 
@@ -171,18 +173,18 @@ def test_a_later_default_change_keeps_the_meaning_of_old_short_links(monkeypatch
 # --------------------------------------------------------------------------- bad input
 def test_a_link_that_cannot_be_shortened_gets_the_warnings_it_gets_when_opened(capsys):
     bad = "v=2&bulk=999&foo=1&zero=nope&xdp_batch=8"
-    _, warnings = S.decode(bad)
+    _, warnings = sk_state.decode(bad)
     rc, short, err = _link(capsys, bad)
     assert rc == 1
     assert err.splitlines() == [f"warning: {w}" for w in warnings] and len(warnings) == 3
-    assert S.decode(short) == (S.decode(bad)[0], [])  # the link of the view that opens
-    _, long_warnings = S.decode("v=1&bulk=999&foo=1&zero=nope&xdp_batch=8")
+    assert sk_state.decode(short) == (sk_state.decode(bad)[0], [])  # the link of the view that opens
+    _, long_warnings = sk_state.decode("v=1&bulk=999&foo=1&zero=nope&xdp_batch=8")
     assert warnings == long_warnings  # a short link's problems read like a long link's
 
 
 def test_short_link_strict_decode_names_the_key():
-    with pytest.raises(S.StateError) as ei:
-        S.decode_strict("v=2&bulk=0")
+    with pytest.raises(sk_state.StateError) as ei:
+        sk_state.decode_strict("v=2&bulk=0")
     assert ei.value.key == "bulk"
 
 
@@ -197,11 +199,11 @@ def test_short_form_of_fuzzed_links_names_every_bad_parameter():
         mapping: dict[str, list[str]] = {}
         for k, v in pairs:
             mapping.setdefault(k, []).append(v)
-        state, warnings = S.decode(mapping)
+        state, warnings = sk_state.decode(mapping)
         if warnings and warnings[0].startswith("link ignored"):  # too long: dropped whole, as in the long form
-            assert state == S.defaults()
+            assert state == sk_state.defaults()
             continue
         missing = [k for k in q.bad - {"v"} if not named_in(k, warnings)]
         assert not missing, (seed, missing, warnings)
-        back, w = S.decode(_short(state))
+        back, w = sk_state.decode(_short(state))
         assert w == [] and _view(back) == _view(state), seed

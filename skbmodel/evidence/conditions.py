@@ -29,7 +29,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import model
-from ..links import state as st
+from ..links import state as sk_state
 from ..machine.profile import Profile, load_profile
 from ..uncertainty import machine
 
@@ -63,20 +63,20 @@ def cpu_model(prof: Profile) -> str:
 def _conditions(profile_id: str, recorded: tuple) -> dict:
     """Every model parameter of a seed row as it was measured: its profile's defaults, then the
     parameters the row records (``recorded``: the parameters validation evaluates the row with)."""
-    return {**st.scenario(st.defaults(profile_id)), **dict(recorded)}
+    return {**sk_state.scenario(sk_state.defaults(profile_id)), **dict(recorded)}
 
 
 def condition_text(key: str, value) -> str:
     """One measurement condition in words: ``"0 % cloned skbs in drop list"``,
     ``"cpumap destination node: same"``, ``"bytes zeroed by memset 184 bytes"``."""
-    p = st.PARAMS[key]
+    p = sk_state.PARAMS[key]
     label = p.label.split(" (", 1)[0]
     if p.choices:
         return f"{label}: {p.label_of(value)}"
     if "(fraction)" in p.label:
         return f"{float(value) * 100:g} % {label[0].lower() + label[1:]}"
     unit = f" {p.unit}" if getattr(p, "unit", "") else ""
-    return f"{label[0].lower() + label[1:]} {st.fmt_value(value)}{unit}"
+    return f"{label[0].lower() + label[1:]} {sk_state.fmt_value(value)}{unit}"
 
 
 def machine_text(row_profile: Profile, scenario_cpu_model: str) -> str:
@@ -89,7 +89,7 @@ def machine_text(row_profile: Profile, scenario_cpu_model: str) -> str:
 
 def _differing(cond: Mapping, scen: Mapping, free: Mapping) -> list[str]:
     keys = []
-    for q in st.MODEL_PARAMS:
+    for q in sk_state.MODEL_PARAMS:
         k = q.key
         if k in _NOT_CONDITIONS or k not in scen or k not in cond:
             continue
@@ -133,10 +133,10 @@ def matches_all(rows, state: Mapping, which: str = "a",
                 free: Mapping[str, Collection | None] | None = None) -> list[Match]:
     """:func:`matches` of each of ``rows`` (one vectorised model evaluation per machine of the rows)."""
     free = dict(free or {})
-    full = {**st.defaults(state.get("cpu")), **state}
-    prof = st.profile_for(full, which)
+    full = {**sk_state.defaults(state.get("cpu")), **state}
+    prof = sk_state.profile_for(full, which)
     # a parameter the chart draws along (free, any value) is no condition: out of the cache key
-    scen = sorted((k, v) for k, v in st.scenario(full, which).items() if not (k in free and free[k] is None))
+    scen = sorted((k, v) for k, v in sk_state.scenario(full, which).items() if not (k in free and free[k] is None))
     keys = tuple((r.id, r.profile, r.output, tuple(sorted(r.state.items()))) for r in rows)
     return list(_match_all(keys, machine(prof), cpu_model(prof), tuple(scen),
                            tuple(sorted((k, None if v is None else tuple(v)) for k, v in free.items()))))

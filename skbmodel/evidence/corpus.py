@@ -14,9 +14,9 @@ import math
 from pathlib import Path
 
 import pandas as pd
-from .. import paths
+from .. import folders
 
-CORPUS_CSV = paths.DATA_DIR / "public-measurements.csv"
+CORPUS_CSV = folders.DATA_DIR / "public-measurements.csv"
 
 COLUMNS = (
     "id", "series", "subsystem", "output", "x_name", "x_value", "value", "unit",

@@ -9,9 +9,9 @@ from pathlib import Path
 import csv
 import dataclasses
 from functools import lru_cache
-from .. import paths
+from .. import folders
 
-SEED_CSV = paths.DATA_DIR / "seed-measurements.csv"
+SEED_CSV = folders.DATA_DIR / "seed-measurements.csv"
 COLUMNS = ("id", "system", "quantity", "value", "unit", "condition", "cpu", "seed")
 
 

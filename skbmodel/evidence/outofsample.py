@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .. import paths, uncertainty
+from .. import folders, uncertainty
 from ..machine.profile import Profile
 from .protocols import LEAD, PROTOCOLS, Inputs
 from .protocols.base import SIG_FIGS, pct
@@ -53,7 +53,7 @@ def load_report(path: Path | str | None = None) -> dict:
 
 
 #: every out-of-sample figure, as last recorded on purpose (``scripts/validation_report.py --record``)
-RECORDED_JSON = paths.DATA_DIR / "outofsample-recorded.json"
+RECORDED_JSON = folders.DATA_DIR / "outofsample-recorded.json"
 
 
 #: relative slack of a recorded figure: the report's rounding to 3 significant figures (at most half a

@@ -14,7 +14,7 @@ import numpy as np
 from ..machine import cpuinfo, custom
 from .. import model
 from . import parsers, userfit
-from ..links import state as _state
+from ..links import state as sk_state
 from ..machine.profile import Profile
 
 
@@ -100,9 +100,9 @@ def parse_conditions(text: str) -> tuple[dict, str | None]:
         k = k.strip()
         if not sep or k not in parsers.CONDITION_KEYS:
             return {}, f"{part!r}: expected key=value with key one of {', '.join(parsers.CONDITION_KEYS)}"
-        val, problem = _state.PARAMS[k].parse(v)
+        val, problem = sk_state.PARAMS[k].parse(v)
         if val is None or problem:
-            return {}, f"{k}={v.strip()!r}: expected {_state.PARAMS[k].allowed()}"
+            return {}, f"{k}={v.strip()!r}: expected {sk_state.PARAMS[k].allowed()}"
         cond[k] = val
     return cond, None
 

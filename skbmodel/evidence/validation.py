@@ -20,10 +20,10 @@ import json
 
 import numpy as np
 
-from .. import paths
+from .. import folders
 from .. import model
 from ..physics import units
-from ..links import state as st
+from ..links import state as sk_state
 from .observations import seed_observations
 from ..machine.profile import Profile, available_profiles, load_profile
 
@@ -194,7 +194,7 @@ def predict_rows(specs, profiles: dict[str, Profile] | None = None, constants: d
 
 @functools.lru_cache(maxsize=64)
 def _base_state_cached(pid: str, shipped: bool) -> dict:
-    return st.scenario(st.defaults(pid if shipped else None))
+    return sk_state.scenario(sk_state.defaults(pid if shipped else None))
 
 
 def _base_state(pid: str) -> dict:
@@ -229,7 +229,7 @@ EVIDENCE_KINDS = ("predicted", "reproduced by construction", "restates an input"
 
 #: the out-of-sample report, whose ``in_sample`` degrees of freedom say which rows are reproduced by
 #: construction (``scripts/validation_report.py`` writes it; a test keeps it current)
-REPORT_JSON = paths.DATA_DIR / "outofsample.json"
+REPORT_JSON = folders.DATA_DIR / "outofsample.json"
 
 
 def evidence_of_rows(in_sample: list[dict] | None = None) -> dict[str, str]:

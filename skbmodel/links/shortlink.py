@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
-from .. import paths
+from .. import folders
 from .. import __version__ as MODEL_VERSION
 from ..machine import profile as _profile
 from ..params import B_PREFIX, DISPLAY_PARAMS, MODEL_PARAMS, fmt_value
@@ -43,7 +43,7 @@ PUBLIC_URL_ENV = "SKB_PUBLIC_URL"
 PUBLIC_URL_FILE = Path(".streamlit") / "skbmodel.toml"
 FORMAT_VERSION = 2
 LONG_FORMAT_VERSION = 1
-DEFAULTS_FILE = paths.DATA_DIR / "link-defaults.json"
+DEFAULTS_FILE = folders.DATA_DIR / "link-defaults.json"
 #: Keys whose default is not a fixed value: the clock follows the CPU profile.
 _FOLLOWS_PROFILE = ("ghz",)
 #: A scenario's CPU profile: B inherits all three of A's or gives its own.

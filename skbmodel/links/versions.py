@@ -32,7 +32,7 @@ from .. import __version__ as MODEL_VERSION
 from .. import model
 from ..machine import profile as _profile
 from . import shortlink
-from . import state as _state
+from . import state as sk_state
 from .pages import BY_SLUG as _PAGE_BY_SLUG
 from .pages import DEFAULT_PAGE
 from ..schema import OUTPUT_UNITS
@@ -63,7 +63,7 @@ def _value(output: str, items: tuple, prof: str, pv: str) -> float:
     st = {**dict(items), "pv": pv}
     if prof:
         st["prof"] = prof
-    return float(model.evaluate(_state.scenario(st), _state.profile_for(st))[output])
+    return float(model.evaluate(sk_state.scenario(st), sk_state.profile_for(st))[output])
 
 
 def headline_value(state: Mapping, which: str = "a", version: str | None = None) -> float | None:
@@ -76,11 +76,11 @@ def headline_value(state: Mapping, which: str = "a", version: str | None = None)
     if spec is None:
         return None
     try:
-        pre = _state.B_PREFIX if which != "a" and _state.own_profile(state) else ""
+        pre = sk_state.B_PREFIX if which != "a" and sk_state.own_profile(state) else ""
         st = dict(state)
         if version:
             st[pre + "pv"] = version
-        params = _state.scenario(st, which)
+        params = sk_state.scenario(st, which)
         pv = st.get(pre + "pv") or _profile.profile_version(params["cpu"])
         items = tuple((k, v) for k, v in params.items() if k != "prof")
         return _value(spec[0], items, str(params.get("prof") or ""), str(pv))
@@ -120,7 +120,7 @@ def with_link_headline(query, state: Mapping) -> dict:
     this model version but its parameters give another number (cut or edited by hand)."""
     out = dict(state)
     try:
-        pairs = _state.query_pairs(shortlink.expand(query))
+        pairs = sk_state.query_pairs(shortlink.expand(query))
     except Exception:  # noqa: BLE001 - a query the decoder ignored has no headline either
         return out
     raw: dict[str, str] = {}
@@ -128,7 +128,7 @@ def with_link_headline(query, state: Mapping) -> dict:
         raw.setdefault(k.strip(), v)
     if "mv" in out or raw.get("mv", "").strip() != MODEL_VERSION or "h" not in raw:
         return out
-    h, problem = _state.parse_h(raw["h"])
+    h, problem = sk_state.parse_h(raw["h"])
     if problem is None and _provenance_differs({**out, "h": h}, headline_value(out)):
         out["h"] = h
     return out
@@ -136,7 +136,7 @@ def with_link_headline(query, state: Mapping) -> dict:
 
 def read_link(query) -> tuple[dict, list[str]]:
     """:func:`skbmodel.links.state.decode` of a link (lenient), then :func:`with_link_headline`."""
-    state, warnings = _state.decode(query)
+    state, warnings = sk_state.decode(query)
     return with_link_headline(query, state), warnings
 
 
@@ -144,8 +144,8 @@ def share_query(state: Mapping, keys=None) -> str:
     """The long query of a share link: :func:`skbmodel.links.state.encode` of the :func:`stamped` state; a page
     without scenario B writes none of B's overrides (they stay in the session for the pages that show B)."""
     if not _PAGE_BY_SLUG[state.get("page") or DEFAULT_PAGE].has_b:
-        state = _state.without_b(state)
-    return _state.encode(stamped(state), keys)
+        state = sk_state.without_b(state)
+    return sk_state.encode(stamped(state), keys)
 
 def _num(x: float, other: float | None = None) -> str:
     """4 significant digits, more when that is needed to tell ``x`` from ``other``."""
@@ -170,7 +170,7 @@ def _pct_text(p: float | None) -> str:
 
 def _link_keys(query) -> set[str]:
     try:
-        pairs = _state.query_pairs(query)
+        pairs = sk_state.query_pairs(query)
     except Exception:  # noqa: BLE001
         return set()
     return {k.strip() for k, _ in pairs}
@@ -181,8 +181,8 @@ def link_notice(query, state: Mapping) -> dict | None:
     ``state``."""
     keys = _link_keys(query)
     state = with_link_headline(query, state)
-    known = set(_state.PARAMS) | set(_state.PROFILE_KEYS) | set(_state.VERSION_KEYS)
-    unversioned = bool(keys & known) and not keys & {"mv", *_state.PV_KEYS}
+    known = set(sk_state.PARAMS) | set(sk_state.PROFILE_KEYS) | set(sk_state.VERSION_KEYS)
+    unversioned = bool(keys & known) and not keys & {"mv", *sk_state.PV_KEYS}
     return notice(state, unversioned=unversioned)
 
 
@@ -198,7 +198,7 @@ def notice(state: Mapping, unversioned: bool = False) -> dict | None:
     messages: list[str] = []
     profiles = []
     # scenario B only where it is shown (the compare page)
-    for which, pre in (("a", ""), ("b", _state.B_PREFIX))[: 2 if page == "compare" else 1]:
+    for which, pre in (("a", ""), ("b", sk_state.B_PREFIX))[: 2 if page == "compare" else 1]:
         pv = state.get(pre + "pv")
         cpu = state.get(pre + "cpu")
         if not pv or not cpu:
@@ -268,7 +268,7 @@ def notice(state: Mapping, unversioned: bool = False) -> dict | None:
 def current_versions(state: Mapping) -> dict:
     """``{"mv", "pv", "b_pv"}`` of this code for the state's CPU profiles."""
     return {"mv": MODEL_VERSION, "pv": _profile.profile_version(state["cpu"]),
-            "b_pv": _profile.profile_version(_state.scenario(state, "b")["cpu"])}
+            "b_pv": _profile.profile_version(sk_state.scenario(state, "b")["cpu"])}
 
 
 def link_versions(query: str) -> dict:
@@ -276,7 +276,7 @@ def link_versions(query: str) -> dict:
     out: dict = {}
     for k, v in parse_qsl(str(query or "").lstrip("?"), keep_blank_values=True):
         k = k.strip()
-        if k in _state.VERSION_KEYS and k not in out:
+        if k in sk_state.VERSION_KEYS and k not in out:
             out[k] = v
     return out
 
@@ -287,13 +287,13 @@ def link_numbers(query) -> dict:
     ``{"headline": {"output", "value"} | None, "path.ns_per_packet": A's, ["b.path.ns_per_packet": B's on
     the compare page]}``; values are plain floats, exactly as the model computes them.
     """
-    st = _state.decode_strict(query)
+    st = sk_state.decode_strict(query)
     head = headline(st["page"])
-    out_a = model.evaluate(_state.scenario(st, "a"), _state.profile_for(st, "a"))
+    out_a = model.evaluate(sk_state.scenario(st, "a"), sk_state.profile_for(st, "a"))
     res: dict = {"headline": None if head is None else
                  {"output": head["output"], "value": float(out_a[head["output"]])},
                  "path.ns_per_packet": float(out_a["path.ns_per_packet"])}
     if st["page"] == "compare":
-        out_b = model.evaluate(_state.scenario(st, "b"), _state.profile_for(st, "b"))
+        out_b = model.evaluate(sk_state.scenario(st, "b"), sk_state.profile_for(st, "b"))
         res["b.path.ns_per_packet"] = float(out_b["path.ns_per_packet"])
     return res

@@ -22,9 +22,9 @@ import math
 import re
 import tomllib
 
-from .. import paths
+from .. import folders
 
-UARCH_DIR = paths.DATA_DIR / "uarch"
+UARCH_DIR = folders.DATA_DIR / "uarch"
 #: figures the derivation reads (a description without one cannot be derived)
 NEEDED = ("tsc_ghz", "turbo_ghz", "l1d_bytes", "l2_bytes", "issue_width", "lock_add_cycles")
 

@@ -57,11 +57,11 @@ import tomllib
 
 import numpy as np
 
-from .. import paths
+from .. import folders
 from . import kconfig
 
 FORMAT_VERSION = 1
-PROFILE_DIR = paths.PROFILE_DIR
+PROFILE_DIR = folders.PROFILE_DIR
 KINDS = ("fitted", "published", "kernel", "assumed")
 #: the clocks a constant in cycles may count (see the module text)
 CLOCKS = ("tsc", "core")

@@ -239,7 +239,7 @@ def fmt(x: float, digits: int = 3) -> str:
 
 
 def driver_table(report: Mapping, key: str) -> None:
-    """The constants one answer rests on (:func:`skbmodel.drivers.drivers`): kind, shares, source."""
+    """The constants one answer rests on (:func:`skbmodel.attribution.drivers`): kind, shares, source."""
     st.dataframe(pd.DataFrame(tables.driver_rows(report)), hide_index=True, width="stretch", key=key,
                  column_config={"value_share": st.column_config.NumberColumn("share of the value", format="%+.0f %%"),
                                 "variance_share": st.column_config.NumberColumn("share of the variance",

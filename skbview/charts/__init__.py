@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import plotly.graph_objects as go
 
-from skbmodel.links import state as st_mod
+from skbmodel.links import state as sk_state
 
 from .ab import compare_difference, design_difference
 from .base import BAND_NAME, COLORS, PATH_LABELS, TEMPLATE, zero_based
@@ -89,7 +89,7 @@ def _charts_of(page: str):
 
 
 def _full_state(state: Mapping) -> dict:
-    full = st_mod.defaults(state.get("cpu"))
+    full = sk_state.defaults(state.get("cpu"))
     full.update(state)
     return full
 

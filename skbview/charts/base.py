@@ -27,7 +27,7 @@ import plotly.io as pio
 
 import skbmodel
 from skbmodel import answers, model
-from skbmodel.links import state as st_mod
+from skbmodel.links import state as sk_state
 from skbmodel.physics import units
 from skbmodel.evidence import conditions, validation
 from skbmodel.evidence.observations import seed_observations
@@ -79,14 +79,14 @@ def current_trace(x, ys, name: str, hovertemplate: str) -> dict:
 
 # ---------------------------------------------------------------- helpers
 def params(state: Mapping, which: str = "a", **override) -> dict:
-    p = st_mod.scenario(state, which)
+    p = sk_state.scenario(state, which)
     p.update(override)
     return p
 
 
 def profile(state: Mapping, which: str = "a"):
     """The scenario's CPU profile: a custom one (``prof`` key) or the shipped ``cpu``."""
-    return st_mod.profile_for(state, which)
+    return sk_state.profile_for(state, which)
 
 
 def evaluate(state: Mapping, which: str = "a", outputs=None, **override) -> dict:
@@ -202,9 +202,9 @@ def caption(state: Mapping, keys=(), which: str = "a") -> str:
     """The footer: CPU and clock, the parameters the chart varies with (``keys``), every other parameter that
     differs from its default, the model version and the profile with its version (what a share link records)."""
     p = params(state, which)
-    parts = [f"cpu {p['cpu']} @ {st_mod.fmt_value(float(p['ghz']))} GHz"]
-    parts += [f"{k}={st_mod.fmt_value(p[k])}" for k in keys if k not in ("cpu", "ghz")]
-    parts += [f"{q.key}={st_mod.fmt_value(p[q.key])}" for q in st_mod.MODEL_PARAMS
+    parts = [f"cpu {p['cpu']} @ {sk_state.fmt_value(float(p['ghz']))} GHz"]
+    parts += [f"{k}={sk_state.fmt_value(p[k])}" for k in keys if k not in ("cpu", "ghz")]
+    parts += [f"{q.key}={sk_state.fmt_value(p[q.key])}" for q in sk_state.MODEL_PARAMS
               if q.key not in ("cpu", "ghz", *keys) and p[q.key] != q.default]
     parts.append(f"skbmodel {skbmodel.__version__}, profile {answers.identity(state, which).full_text()}")
     return " · ".join(parts)
@@ -468,7 +468,7 @@ def rgba(hex_color: str, alpha: float) -> str:
     return f"rgba({int(h[0:2], 16)},{int(h[2:4], 16)},{int(h[4:6], 16)},{alpha})"
 
 #: The modelled paths' labels, by path code.
-PATH_LABELS = {c: st_mod.PARAMS["path"].label_of(c) for c in st_mod.PARAMS["path"].choices}
+PATH_LABELS = {c: sk_state.PARAMS["path"].label_of(c) for c in sk_state.PARAMS["path"].choices}
 
 
 def cycle_curves(fig: Fig, x, out, iv, curves, ghz: float, hover: str, **line_kw) -> None:

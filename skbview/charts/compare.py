@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from skbmodel import answers, model, schema
 from skbmodel.physics import noise
-from skbmodel.links import state as st_mod
+from skbmodel.links import state as sk_state
 
 from .base import (
     COLORS, COMPONENT_COLORS, PATH_LABELS, Bar, params, profile, evaluate, evaluate_iv, error_bars, num,
@@ -62,9 +62,9 @@ def compare_delta(state: Mapping) -> go.Figure:
 
 def _ab_caption(state) -> str:
     """A's footer (what differs from the defaults, the versions), then what B changes and B's profile version."""
-    pa, pb = st_mod.scenario(state, "a"), st_mod.scenario(state, "b")
-    diff = [k for k in st_mod.MODEL_KEYS if pa[k] != pb[k]]
-    fv = st_mod.fmt_value
+    pa, pb = sk_state.scenario(state, "a"), sk_state.scenario(state, "b")
+    diff = [k for k in sk_state.MODEL_KEYS if pa[k] != pb[k]]
+    fv = sk_state.fmt_value
     txt = " · ".join(f"{k}: {fv(pa[k])}→{fv(pb[k])}" for k in diff) or "A = B"
     return f"{caption(state, ('noise_ns',))} · A→B {txt} · B: profile {answers.identity(state, 'b').text()}"
 

@@ -13,7 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from skbmodel import design, model, uncertainty
-from skbmodel.links import state as st_mod
+from skbmodel.links import state as sk_state
 from skbmodel.physics import units
 from skbview import tables
 
@@ -27,10 +27,10 @@ from .base import (
 
 def _design_caption(state: Mapping) -> str:
     keys = [k for k in design.KEY_NAMES if state.get(k) != design.DEFAULTS[k] or k == "d_from"]
-    _, pb = design.compare_params(st_mod.scenario(state, "a"), st_mod.b_overrides(state))
+    _, pb = design.compare_params(sk_state.scenario(state, "a"), sk_state.b_overrides(state))
     parts = [f"b_path={pb['path']}"]
     if pb["path"] == "design":
-        parts += [f"b_{k}={st_mod.fmt_value(pb[k])}" for k in design.KEY_NAMES
+        parts += [f"b_{k}={sk_state.fmt_value(pb[k])}" for k in design.KEY_NAMES
                   if pb[k] != design.DEFAULTS[k] or k == "d_from"]
     return " · ".join([caption(state, ("pp_recycle", "numa", "link_gbps", "frame_bytes", *keys)), *parts])
 

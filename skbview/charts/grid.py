@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from skbmodel import grid
 from skbmodel.physics import noise
-from skbmodel.links import state as st_mod
+from skbmodel.links import state as sk_state
 from skbview import tables
 
 from .base import COLORS, Fig, Scatter, caption, finish, line_color
@@ -35,7 +35,7 @@ def _series(res):
 
 def _x(res):
     k, vals = res["axes"][0]
-    return [grid.label_of(k, v) for v in vals], st_mod.PARAMS[k].label
+    return [grid.label_of(k, v) for v in vals], sk_state.PARAMS[k].label
 
 
 def _caption(state: Mapping, res) -> str:

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from skbmodel.links import state as st_mod
+from skbmodel.links import state as sk_state
 
 from .base import _wrap, caption, delta_text
 
@@ -72,10 +72,10 @@ def live_caption(sweep: Sweep, keys=(), width: int = 115) -> dict:
     """The caption (:func:`~skbview.charts.base.caption`, wrapped as :func:`~skbview.charts.base.finish`
     does) at each value: the control's part of the current caption replaced."""
     cap = caption(sweep.state, keys)
-    now = f"{sweep.key}={st_mod.fmt_value(sweep.state[sweep.key])}"
+    now = f"{sweep.key}={sk_state.fmt_value(sweep.state[sweep.key])}"
     parts = cap.split(" · ")
     at = parts.index(now) if now in parts else None
-    shown = sweep.texts(st_mod.fmt_value)
+    shown = sweep.texts(sk_state.fmt_value)
     if at is None:
         return {"name": "caption", "text": [_wrap(cap, width)] * len(shown)}
     # where the lines break depends on the value's length only (it holds no space): wrapped once per length

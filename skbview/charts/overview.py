@@ -8,7 +8,7 @@ import plotly.graph_objects as go
 
 from skbmodel import model, uncertainty
 from skbmodel.physics import rest
-from skbmodel.links import state as st_mod
+from skbmodel.links import state as sk_state
 
 from .base import (
     COLORS, COMPONENT_COLORS, HEIGHT, PATH_LABELS, caption, Bar, params, profile, error_bars, num, Fig, finish,
@@ -103,7 +103,7 @@ def overview_breakdown(state: Mapping) -> go.Figure:
     top = float(vals.max()) * 1.35 or 1.0
     if budget < top:  # the steps alone reach the budget (a fast link, small frames): the line here too
         _budget_line(fig, "", budget)
-    link = f"{st_mod.fmt_value(float(p['link_gbps']))} Gbit/s, {p['frame_bytes']} B"
+    link = f"{sk_state.fmt_value(float(p['link_gbps']))} Gbit/s, {p['frame_bytes']} B"
     heads = (f"Modelled lifecycle steps (zoomed): {steps_ns:.1f} ns, {steps_ns / budget * 100:.0f} % of the budget",
              f"The whole path: {total / budget * 100:.0f} % of the budget")
     for head, dom in zip(heads, (_STEPS_X, _PATH_X)):
@@ -133,7 +133,7 @@ def overview_paths(state: Mapping) -> go.Figure:
     """Stacked per-packet components [ns] of every path, with the budget line."""
     p = params(state)
     prof = profile(state)
-    paths = np.array(st_mod.PATHS)
+    paths = np.array(sk_state.PATHS)
     parts = model.breakdown_ns({**p, "path": paths}, prof)
     budget = num(model.evaluate(p, prof, outputs=("budget.ns_per_packet",))["budget.ns_per_packet"])
     labels = [PATH_LABELS[x].replace(" (", "<br>(") for x in paths]

@@ -7,7 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from skbmodel import model, uncertainty
-from skbmodel.links import state as st_mod
+from skbmodel.links import state as sk_state
 
 from .live import Sweep, live_caption, live_delta, live_marker
 
@@ -34,7 +34,7 @@ def veth_batch(state: Mapping) -> go.Figure:
     fig = Fig()
     fig.add_trace(current_trace(b, (cur["veth.mpps"],), f"current: batch {b}, {p['zero']}",
                            "batch %{x}: %{y:.3f} Mpps<extra></extra>"))
-    names = {m: st_mod.PARAMS["zero"].label_of(m) for m in methods}
+    names = {m: sk_state.PARAMS["zero"].label_of(m) for m in methods}
     for i, m in enumerate(methods):
         ns = np.asarray(out["veth.ns_per_packet"][i], dtype=float)
         hi = 1e3 / np.maximum(ns - nf, 1e-9)

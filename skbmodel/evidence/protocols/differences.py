@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import model, uncertainty
-from ...links import state as st
+from ...links import state as sk_state
 from ...machine.profile import Profile, available_profiles, load_profile
 from ...physics import units
 from .. import validation
@@ -61,7 +61,7 @@ def difference_noise(unit: str, a: float, b: float) -> float:
 
 
 def _row_params(spec, prof: Profile) -> dict:
-    base = st.scenario(st.defaults(spec.profile if spec.profile in available_profiles() else None))
+    base = sk_state.scenario(sk_state.defaults(spec.profile if spec.profile in available_profiles() else None))
     base.update(spec.state)
     base["ghz"] = prof.ghz
     return base

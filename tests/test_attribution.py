@@ -1,4 +1,4 @@
-"""What an answer rests on (skbmodel.drivers) and honest A/B pairing (skbmodel.uncertainty.same_quantity)."""
+"""What an answer rests on (skbmodel.attribution) and honest A/B pairing (skbmodel.uncertainty.same_quantity)."""
 from __future__ import annotations
 
 import dataclasses
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from skbmodel.machine import custom
-from skbmodel import drivers, model, uncertainty
+from skbmodel import attribution, model, uncertainty
 from skbmodel.links import state as sk_state
 from skbmodel.machine.profile import archived_versions, load_profile
 from tests import cases
@@ -97,7 +97,7 @@ def test_driver_variance_is_the_propagated_variance(cpu_b):
     a = _on(E5, path="cpumap")
     b = _on(cpu_b, path="cpumap", pp_recycle=0.5, numa="cross", bulk=64)
     outs = ["cpumap.dst_ns", "slub.bulk_ns", "veth.ns_per_packet"]
-    rep = drivers.drivers(a, b, pa, pb, outs, top=1000)
+    rep = attribution.drivers(a, b, pa, pb, outs, top=1000)
     d, div = uncertainty.delta_intervals(a, b, pa, pb, outs)
     for o in outs:
         assert rep[o]["value"] == pytest.approx(float(d[o]), rel=1e-9)
@@ -136,10 +136,10 @@ def test_value_shares_of_a_sum_of_cycle_constants_add_up():
     """veth's cost is base + alloc + zero, each a sum of cycle constants (times fractions): the cycle
     constants' elasticities add up to the value (within the rows below 0.5 % left out)."""
     prof = load_profile(E5)
-    rep = drivers.drivers(_on(E5), None, prof, None, ["veth.ns_per_packet"], top=1000)["veth.ns_per_packet"]
+    rep = attribution.drivers(_on(E5), None, prof, None, ["veth.ns_per_packet"], top=1000)["veth.ns_per_packet"]
     cyc = sum(r["elasticity"] for r in rep["rows"] if r["unit"] == "cycles")
     assert cyc == pytest.approx(rep["value"], rel=0.01)
-    assert all(r["name"] != drivers.CLOCK for r in rep["rows"])  # one clock scales everything alike
+    assert all(r["name"] != attribution.CLOCK for r in rep["rows"])  # one clock scales everything alike
     base = next(r for r in rep["rows"] if r["name"] == "veth_base_cycles")
     assert base["kind"] == "fitted" and base["source"] == prof.constants["veth_base_cycles"].source
     assert base["elasticity"] == pytest.approx(prof.value("veth_base_cycles") / prof.ghz, rel=1e-4)
@@ -152,7 +152,7 @@ def test_the_numa_answer_is_flagged_as_resting_on_assumptions():
     prof = load_profile(cpu)
     a = _on(cpu, path="cpumap")
     b = {**a, "pp_recycle": 0.5, "numa": "cross"}
-    rep = drivers.drivers(a, b, prof, prof, ["cpumap.dst_ns"])["cpumap.dst_ns"]
+    rep = attribution.drivers(a, b, prof, prof, ["cpumap.dst_ns"])["cpumap.dst_ns"]
     want = float(model.evaluate(b, prof)["cpumap.dst_ns"] - model.evaluate(a, prof)["cpumap.dst_ns"])
     assert rep["value"] == pytest.approx(want, rel=1e-9) and want > 0
     kinds = {r["name"]: r["kind"] for r in rep["rows"]}
@@ -162,7 +162,7 @@ def test_the_numa_answer_is_flagged_as_resting_on_assumptions():
 
 def test_the_clock_carries_a_difference_across_cpus_and_is_flagged_when_assumed():
     pa, pb = load_profile(E5), load_profile(PLAT)
-    rep = drivers.drivers(_on(E5), _on(PLAT), pa, pb, ["slub.bulk_ns"])["slub.bulk_ns"]
+    rep = attribution.drivers(_on(E5), _on(PLAT), pa, pb, ["slub.bulk_ns"])["slub.bulk_ns"]
     top = rep["rows"][0]
     assert top["constant"] == "B: ghz" and top["kind"] == "assumed"
     assert rep["dominated_by_assumed"] and "B: ghz" in rep["flag"]
@@ -171,7 +171,7 @@ def test_the_clock_carries_a_difference_across_cpus_and_is_flagged_when_assumed(
 def test_a_fitted_answer_is_not_flagged():
     prof = load_profile(E5)
     a = _on(E5)
-    rep = drivers.drivers(a, {**a, "bulk": 8}, prof, prof, ["slub.bulk_ns"])["slub.bulk_ns"]
+    rep = attribution.drivers(a, {**a, "bulk": 8}, prof, prof, ["slub.bulk_ns"])["slub.bulk_ns"]
     assert not rep["dominated_by_assumed"] and rep["flag"] == ""
     assert {r["kind"] for r in rep["rows"]} <= {"fitted", "published", "structural"}
 
@@ -179,7 +179,7 @@ def test_a_fitted_answer_is_not_flagged():
 def test_identical_a_and_b_have_no_drivers():
     prof = load_profile(E5)
     a = _on(E5)
-    rep = drivers.drivers(a, dict(a), prof, prof, ["path.ns_per_packet"])["path.ns_per_packet"]
+    rep = attribution.drivers(a, dict(a), prof, prof, ["path.ns_per_packet"])["path.ns_per_packet"]
     assert rep["value"] == 0.0 and rep["sd"] == 0.0 and not rep["dominated_by_assumed"]
 
 
@@ -188,20 +188,20 @@ def test_verdict_outputs_follow_what_changed():
     a = _on(E5)  # veth
     b = {**a, "pp_recycle": 0.5, "numa": "cross"}
     va, vb = model.evaluate(a, prof), model.evaluate(b, prof)
-    assert drivers.verdict_outputs(a, b, va, vb) == ["cpumap.ns_per_packet", "cpumap.dst_ns", "cpumap.src_ns"]
+    assert attribution.verdict_outputs(a, b, va, vb) == ["cpumap.ns_per_packet", "cpumap.dst_ns", "cpumap.src_ns"]
     a2, b2 = {**a, "path": "cpumap"}, {**b, "path": "cpumap"}
-    assert drivers.verdict_outputs(a2, b2, model.evaluate(a2, prof), model.evaluate(b2, prof))[0] == \
+    assert attribution.verdict_outputs(a2, b2, model.evaluate(a2, prof), model.evaluate(b2, prof))[0] == \
         "path.ns_per_packet"
     b3 = {**a, "path": "xdp_pass"}
-    assert drivers.verdict_outputs(a, b3, va, model.evaluate(b3, prof)) == ["path.ns_per_packet"]
-    assert drivers.verdict_outputs(a, dict(a), va, va) == []
+    assert attribution.verdict_outputs(a, b3, va, model.evaluate(b3, prof)) == ["path.ns_per_packet"]
+    assert attribution.verdict_outputs(a, dict(a), va, va) == []
 
 
 def test_drivers_of_a_changed_constant_name_both_sides():
     e5 = load_profile(E5)
     changed = custom.build(e5, {"veth_base_cycles": e5.value("veth_base_cycles") + 36.0})
     a = _on(E5)
-    rep = drivers.drivers(a, a, e5, changed, ["veth.ns_per_packet"])["veth.ns_per_packet"]
+    rep = attribution.drivers(a, a, e5, changed, ["veth.ns_per_packet"])["veth.ns_per_packet"]
     assert rep["value"] == pytest.approx(10.0, rel=1e-6)  # 36 cycles at 3.6 GHz
     names = {r["constant"] for r in rep["rows"]}
     assert {"A: veth_base_cycles", "B: veth_base_cycles"} <= names
@@ -211,8 +211,8 @@ def test_drivers_of_a_changed_constant_name_both_sides():
 
 def test_json_rounds_to_four_digits():
     prof = load_profile(E5)
-    rep = drivers.drivers(_on(E5), None, prof, None, ["veth.ns_per_packet"])["veth.ns_per_packet"]
-    js = drivers.to_json(rep)
+    rep = attribution.drivers(_on(E5), None, prof, None, ["veth.ns_per_packet"])["veth.ns_per_packet"]
+    js = attribution.to_json(rep)
     assert js["value"] == float(f"{rep['value']:.4g}")
     assert all(r["value_share"] == float(f"{r['value_share']:.4g}") for r in js["rows"])
     assert dataclasses.is_dataclass(prof)  # the profile is untouched by the evaluation
