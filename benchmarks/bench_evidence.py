@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path.cwd()))  # the checkout it is run from, so that two versions can be compared
 
-from skbmodel.evidence import calibration, corpus, outofsample, validation  # noqa: E402
+from skbmodel.evidence import calibration, corpus, outofsample, protocols, seed_checks  # noqa: E402
 from skbmodel.machine.profile import load_profile  # noqa: E402
 
 
@@ -32,14 +32,14 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="fits of the E5 profile (default 3)")
     ap.add_argument("--no-report", action="store_true", help="leave out the out-of-sample report")
     args = ap.parse_args(argv)
-    prof = load_profile(validation.E5)
-    rows = [s for s in validation.ROWS if s.profile == validation.E5]
+    prof = load_profile(seed_checks.E5)
+    rows = [s for s in seed_checks.ROWS if s.profile == seed_checks.E5]
     for i in range(args.repeat):
         cpu, wall = _timed(lambda: calibration.fit_profile(prof, rows))
         print(f"fit e5-1650v4 to its {len(rows)} seed rows, run {i + 1}: CPU {cpu:.2f} s, wall {wall:.2f} s")
     if not args.no_report:
         df = corpus.load_corpus()
-        cpu, wall = _timed(lambda: outofsample.report(df))
+        cpu, wall = _timed(lambda: outofsample.report(df, protocols.PROTOCOLS))
         print(f"out-of-sample report: CPU {cpu:.1f} s, wall {wall:.1f} s")
     return 0
 

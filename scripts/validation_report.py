@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from skbmodel.evidence import corpus, outofsample, validation  # noqa: E402  (after the path set-up above)
+from skbmodel.evidence import corpus, outofsample, protocols, validation  # noqa: E402  (after the path set-up above)
 
 DOC = ROOT / "docs" / "validation.md"
 README = ROOT / "README.md"
@@ -148,7 +148,7 @@ def readme_block(rep: dict) -> str:
 
 def render_docs(rep: dict) -> tuple[str, str]:
     """``docs/validation.md`` and ``README.md`` from a report as it is committed (rounded)."""
-    doc = HEAD + outofsample.format_report(rep) + "\n"
+    doc = HEAD + outofsample.format_report(rep, protocols.PROTOCOLS, protocols.LEAD) + "\n"
     text = README.read_text()
     i, j = text.index(BEGIN), text.index(END) + len(END)
     return doc, text[:i] + readme_block(rep) + text[j:]
@@ -184,7 +184,7 @@ def main(argv=None) -> int:
                     help=f"also record today's figures in {outofsample.RECORDED_JSON.relative_to(ROOT)} (the gate a "
                          "test holds them to); say why in the commit")
     args = ap.parse_args(argv)
-    fresh = outofsample.report(corpus.load_corpus())
+    fresh = outofsample.report(corpus.load_corpus(), protocols.PROTOCOLS)
     if args.check:
         stale = stale_files(fresh)
         if stale:

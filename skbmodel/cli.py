@@ -257,12 +257,12 @@ def _validate_out_of_sample(args) -> int:
         raise UsageError(f"--corpus: {e}") from None
     chosen = protocols.selected(args.protocol)
     # the precision the docs report, not the machine's
-    rep = outofsample.rounded(outofsample.report(df, protocols=chosen, args=args))
+    rep = outofsample.rounded(outofsample.report(df, chosen, args=args))
     if args.json:
         json.dump(rep, sys.stdout, indent=1, default=float)
         sys.stdout.write("\n")
     else:
-        print(outofsample.format_report(rep, chosen))
+        print(outofsample.format_report(rep, chosen, protocols.LEAD))
     return 0
 
 

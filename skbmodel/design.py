@@ -448,7 +448,8 @@ def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Compo
         "cross-CPU transfer": hand_cycles(n["handed"], n["numa"], c, s),
         # a free stage replaces the free a rest already holds (skbmodel.physics.rest)
         "rest of path": rest_cycles(rest, x["d_rest_ns"], ghz, c, s)
-        - _rest.overlap_cycles(rest == _REST["veth"], free != _FREE["none"], c),
+        - _rest.overlap_cycles(rest == _REST["veth"], free != _FREE["none"], slub.free_one_cycles(
+            fast_pair_cycles=c["slub_fast_pair_cycles"], free_share=c["slub_free_share"])),
         "skb free": free_cycles(free, where == _WHERE["remote"], x["d_free_bulk"], skb == _SKB["napi_cache"],
                                 n["numa"], x, c, memo, s),
     }

@@ -10,3 +10,10 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 DATA_DIR = PACKAGE_DIR / "data"
 #: the shipped CPU profiles and their archived versions (skbmodel/profiles/)
 PROFILE_DIR = PACKAGE_DIR / "profiles"
+#: the profile a scenario runs on unless it names one: the E5-1650 v4 of the seed threads (its file in PROFILE_DIR)
+DEFAULT_PROFILE = "e5-1650v4"
+
+
+def shipped_profiles() -> list[str]:
+    """Ids of the CPU profiles shipped in :data:`PROFILE_DIR` (their file names)."""
+    return sorted(p.stem for p in PROFILE_DIR.glob("*.toml"))

@@ -18,7 +18,6 @@ import numpy as np
 from .physics import budget, cpumap, napi_cache, noise, page_alloc, page_pool, slub, units, zeroing
 from . import design
 from .machine import era
-from .machine.custom import decode_cached
 from .params import BY_KEY as PARAMS, MODEL_PARAMS
 from .machine.profile import DEFAULT_PROFILE, Profile, load_profile
 from .schema import COMPONENTS, OUTPUT_UNITS
@@ -30,14 +29,17 @@ def _arr(x):
 
 
 def profile_of(params: Mapping, profile: Profile | None = None) -> Profile:
-    """``profile``, else the scenario's own: its custom profile (``prof``) or its shipped ``cpu``."""
+    """``profile``, else the shipped profile the scenario names (``cpu``).
+
+    A custom profile travels as link text (``prof``, :mod:`skbmodel.machine.custom`) and is decoded where a
+    scenario is resolved (:meth:`skbmodel.scenario.Scenario.from_params`), so the model needs the profile
+    itself: raises ``ValueError`` for a ``prof`` without ``profile``, rather than price its base.
+    """
     if profile is not None:
         return profile
-    custom_text = params.get("prof", None)  # a custom profile (skbmodel.machine.custom link text)
-    if custom_text is not None:
-        text = custom_text if isinstance(custom_text, str) else str(np.asarray(custom_text).flat[0])
-        if text:
-            return decode_cached(text)
+    text = params.get("prof", None)
+    if text is not None and str(np.asarray(text).flat[0]):
+        raise ValueError("a custom profile (prof) is decoded by skbmodel.scenario.Scenario.from_params, not here")
     cpu = params.get("cpu", None)
     return load_profile(str(np.asarray(cpu).flat[0]) if cpu is not None else DEFAULT_PROFILE)
 
@@ -45,6 +47,13 @@ def profile_of(params: Mapping, profile: Profile | None = None) -> Profile:
 #: Defaults of a partial scenario, from the parameter schema; the clock and the noise floor default to
 #: the profile's (below), the CPU to the default profile (:func:`profile_of`).
 _DEFAULTS = {p.key: p.default for p in MODEL_PARAMS if p.key not in ("cpu", "ghz", "noise_ns")}
+
+
+def default_params(cpu: str | None = None) -> dict:
+    """Every model parameter at its default on shipped profile ``cpu`` (default :data:`DEFAULT_PROFILE`), the
+    clock at that profile's: scenario A of a link that sets nothing."""
+    cpu = cpu or DEFAULT_PROFILE
+    return {**{p.key: p.default for p in MODEL_PARAMS}, "cpu": cpu, "ghz": load_profile(cpu).ghz}
 
 
 def raw_inputs(params: Mapping, prof: Profile) -> dict:
@@ -266,9 +275,9 @@ def _evaluate_inputs(x, c, outputs=None) -> dict:
         bulk = slub.bulk_pair_cycles(x["bulk"], bulk_obj_pair_cycles=c["slub_bulk_obj_pair_cycles"],
                                      slab_locality=c["slab_locality"], **kw)
         # init_on_alloc=1: every object handed out is cleared (memset of obj_bytes), one at a time or in bulk
-        clear = slub.init_on_alloc_cycles(x["init_on_alloc"], obj, erms_setup_cycles=c["erms_setup_cycles"],
-                                          erms_line_cycles=c["erms_line_cycles"],
-                                          cacheline_bytes=c["cacheline_bytes"])
+        clear = slub.init_on_alloc_cycles(x["init_on_alloc"], zeroing.erms_cycles(
+            obj, erms_setup_cycles=c["erms_setup_cycles"], erms_line_cycles=c["erms_line_cycles"],
+            cacheline_bytes=c["cacheline_bytes"]))
         loop, bulk = loop + clear, bulk + clear
         # above the largest kmalloc cache: an order-N page block from the page allocator and back, bulk or not
         large = slub.is_page_allocator(obj)

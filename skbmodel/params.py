@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from .physics import page_alloc
-from .machine import profile as _profile
+from . import folders
 
 MAX_VALUE_CHARS = 200
 #: Scenario B of the A/B comparison uses the keys of scenario A with this prefix.
@@ -201,7 +201,7 @@ def _design_label(option: str) -> str:
 
 #: Parameters of one scenario (A; B uses the same with the ``b_`` prefix).
 MODEL_PARAMS: tuple[Param, ...] = (
-    Param("cpu", "CPU profile", "choice", _profile.DEFAULT_PROFILE, choices=tuple(_profile.available_profiles()),
+    Param("cpu", "CPU profile", "choice", folders.DEFAULT_PROFILE, choices=tuple(folders.shipped_profiles()),
           group="CPU"),
     Param("ghz", "Clock (GHz)", "float", None, 0.5, 6.0, unit="GHz", step=0.05, group="CPU"),
     Param("bulk", "kmem_cache bulk size (objects)", "int", 16, 1, 256, unit="objects", step=1,

@@ -14,6 +14,7 @@ from types import MappingProxyType
 
 from . import model, uncertainty
 from .links import state as sk_state
+from .machine.custom import decode_cached
 from .machine.profile import Profile, profile_version
 
 
@@ -31,7 +32,11 @@ class Scenario:
 
     @classmethod
     def from_params(cls, params: Mapping, profile: Profile | None = None) -> Scenario:
-        """A scenario from model parameters; ``profile`` default: the one ``params`` names."""
+        """A scenario from model parameters; ``profile`` default: the one ``params`` names (its custom
+        profile's link text ``prof``, else its shipped ``cpu``)."""
+        text = params.get("prof") if profile is None else None
+        if text:
+            profile = decode_cached(str(text))
         return cls(MappingProxyType(dict(params)), model.profile_of(params, profile))
 
     @property

@@ -82,18 +82,17 @@ from pathlib import Path
 
 import zlib
 from collections.abc import Mapping, Sequence
-from statistics import NormalDist
 
 import numpy as np
 
 from . import folders
 from . import model, schema
 from .physics import noise
+from .physics.noise import LEVEL, z_value  # the reported level, here for the propagation's callers
 from .machine.custom import CUSTOM_PREFIX
 from .params import MODEL_PARAMS
 from .machine.profile import Profile
 
-LEVEL = 0.9
 METHODS = ("linear", "sampling")
 #: see the module docstring for the measured figures behind this choice
 DEFAULT_METHOD = "linear"
@@ -131,13 +130,6 @@ def structural_rel_sd(output: str) -> float:
         if output.startswith(prefix):
             return float(rel)
     return 0.0
-
-
-def z_value(level: float = LEVEL) -> float:
-    """Two-sided standard-normal quantile ``Phi^-1((1 + level) / 2)`` (1.645 for 90 %)."""
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"level must be in (0, 1), got {level!r}")
-    return NormalDist().inv_cdf((1.0 + level) / 2.0)
 
 
 def log_scale(profile: Profile, names) -> np.ndarray:

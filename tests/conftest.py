@@ -139,5 +139,5 @@ def oos_report():
     """The out-of-sample report (``skbmodel.evidence.outofsample.report`` of the corpus), computed once per session:
     it refits every curve and derives every described CPU, the slowest computation the tests read; the
     regenerate-and-compare check, the CLI's JSON and the protocols' own tests all read this one."""
-    from skbmodel.evidence import corpus, outofsample
-    return outofsample.report(corpus.load_corpus())
+    from skbmodel.evidence import corpus, outofsample, protocols
+    return outofsample.report(corpus.load_corpus(), protocols.PROTOCOLS)

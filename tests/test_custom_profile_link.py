@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from skbmodel.machine import custom
 from skbmodel import model
 from skbmodel.links import state as sk_state
+from skbmodel.scenario import Scenario
 from skbmodel.machine.profile import load_profile
 
 E5 = load_profile("e5-1650v4")
@@ -38,7 +39,9 @@ def test_state_encode_decode_carry_the_profile_and_model_uses_it():
     s2, w2 = sk_state.decode(q)
     assert w2 == [] and s2 == s
     assert sk_state.profile_for(s2).values() == p.values()
-    out = model.evaluate(sk_state.scenario(s2))
+    out = Scenario.from_params(sk_state.scenario(s2)).evaluate()
+    with pytest.raises(ValueError, match="custom profile"):  # the model never prices a custom profile's base
+        model.evaluate(sk_state.scenario(s2))
     assert float(out["slub.loop_cycles"]) == pytest.approx(float(model.evaluate({"bulk": 32}, p)["slub.loop_cycles"]))
     assert sk_state.decode_strict(q) == s
 

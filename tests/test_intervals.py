@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from skbmodel.evidence import calibration, validation
+from skbmodel.evidence import calibration, seed_checks
 from skbmodel import model, uncertainty
 from skbmodel.physics import noise
 from skbmodel.links import state as sk_state
@@ -105,7 +105,7 @@ def test_every_constant_states_its_uncertainty():
 # ---------------------------------------------------------------- the fit's covariance
 def test_fit_covariance_of_an_exactly_determined_pair_is_the_measurement_precision():
     prof = load_profile(E5)
-    rows = [s for s in validation.ROWS if s.id in ("mem-03", "mem-05")]
+    rows = [s for s in seed_checks.ROWS if s.id in ("mem-03", "mem-05")]
     names = ["erms_setup_cycles", "erms_line_cycles"]
     se, corr = calibration.fit_covariance(prof, rows, names)
     # erms(bytes) = setup + line * ceil(bytes / 64): 4 and 8 lines

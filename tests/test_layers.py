@@ -48,7 +48,8 @@ MODULES = _project_files()
 
 def _imports(name: str, path: Path) -> set[str]:
     """Absolute names of everything ``name`` imports anywhere in its source (``a.b`` for ``from a import b``
-    when ``a.b`` is a project module)."""
+    when ``a.b`` is a project module, and ``a`` itself only when a name of ``a`` is imported: the package is
+    loaded either way, as it is for ``import a.b``)."""
     is_pkg = path.name == "__init__.py"
     out: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
@@ -61,8 +62,10 @@ def _imports(name: str, path: Path) -> set[str]:
                 mod = ".".join([*base, node.module] if node.module else base)
             else:
                 mod = node.module
-            out.add(mod)
-            out.update(f"{mod}.{a.name}" for a in node.names if f"{mod}.{a.name}" in MODULES)
+            subs = {f"{mod}.{a.name}" for a in node.names if f"{mod}.{a.name}" in MODULES}
+            out.update(subs)
+            if len(subs) < len(node.names):  # a name of the module itself (not only its submodules)
+                out.add(mod)
     return out
 
 
@@ -288,3 +291,29 @@ def test_the_link_state_module_has_one_name():
             if (node.module or "").endswith("links") or (node.module is None and path.parent.name == "links"):
                 names |= {(a.asname or a.name, path.name) for a in node.names if a.name == "state"}
     assert {n for n, _ in names} == {"sk_state"}, sorted(names)
+
+
+def _longest_chain(start: str, memo: dict) -> tuple[str, ...]:
+    if start not in memo:
+        best = (start,)
+        for w in _project_edges(start):
+            if w.startswith("skbmodel"):
+                c = (start, *_longest_chain(w, memo))
+                best = c if len(c) > len(best) else best
+        memo[start] = best
+    return memo[start]
+
+
+def test_the_longest_import_chain_of_the_model_has_at_most_12_modules():
+    """Counted per file (a package's ``__init__`` only where a name of it is imported): a newcomer reading
+    from the program down reads at most 12 modules to reach the bottom."""
+    memo: dict = {}
+    longest = max((_longest_chain(m, memo) for m in MODULES if m.startswith("skbmodel")), key=len)
+    assert len(longest) <= 12, " -> ".join(longest)
+
+
+def test_the_chain_measure_sees_a_long_chain(monkeypatch):
+    fake = {f"skbmodel.m{i}": {f"skbmodel.m{i + 1}"} for i in range(13)}
+    monkeypatch.setattr(sys.modules[__name__], "IMPORTS", {**IMPORTS, **fake, "skbmodel.m13": set()})
+    monkeypatch.setattr(sys.modules[__name__], "MODULES", {**MODULES, **{m: None for m in [*fake, "skbmodel.m13"]}})
+    assert len(_longest_chain("skbmodel.m0", {})) == 14

@@ -3,7 +3,7 @@ import pytest
 
 from skbmodel import model
 from skbmodel.physics import slub, units
-from skbmodel.evidence import validation
+from skbmodel.evidence import seed_checks, validation
 from skbmodel.evidence.observations import seed_observations
 from skbmodel.machine.profile import load_profile
 from skbmodel.links.state import defaults, scenario
@@ -131,7 +131,7 @@ def test_every_row_says_what_evidence_it_is():
     """Rows of a subsystem with 0 degrees of freedom are reproduced by construction; constants,
     defaults and inputs returned unchanged restate an input; only the rest count as predicted."""
     ev = validation.evidence_of_rows()
-    assert set(ev) == {s.id for s in validation.ROWS} and set(ev.values()) <= set(validation.EVIDENCE_KINDS)
+    assert set(ev) == {s.id for s in seed_checks.ROWS} and set(ev.values()) <= set(validation.EVIDENCE_KINDS)
     built = [i for i, k in ev.items() if k == "reproduced by construction"]
     restates = [i for i, k in ev.items() if k == "restates an input"]
     assert sorted(restates) == ["kfl-c1", "kfl-c2", "kfl-c3", "kfl-c4", "kfl-c5", "veth-n1"]

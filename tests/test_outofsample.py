@@ -168,10 +168,10 @@ def test_not_estimable_is_linear_estimability():
 def test_a_left_out_source_never_reaches_its_refit(monkeypatch):
     """Every refit of leave-one-source-out sees the rows of all sources of its profile but one, and
     that one is the source whose rows it then predicts (spied on the fit)."""
-    from skbmodel.evidence import calibration, validation
+    from skbmodel.evidence import calibration, seed_checks
 
     group = pseed.source_groups()
-    profile_of = {s.id: s.profile for s in validation.ROWS}
+    profile_of = {s.id: s.profile for s in seed_checks.ROWS}
     seen = []
 
     def spy(prof, specs, free=None, staged=True):
@@ -195,10 +195,10 @@ def test_a_left_out_source_never_reaches_its_refit(monkeypatch):
 def test_predicted_only_when_other_sources_constrain_every_constant(report):
     """Cross-check with another function than the protocol's own: a row predicted with its source left
     out depends only on constants that some row of another source moves (calibration.row_sensitivity)."""
-    from skbmodel.evidence import calibration, validation
+    from skbmodel.evidence import calibration, seed_checks
 
     group = pseed.source_groups()
-    spec = {s.id: s for s in validation.ROWS}
+    spec = {s.id: s for s in seed_checks.ROWS}
     for pid in {r["profile"] for r in report["loso"]}:
         recs = [r for r in report["loso"] if r["profile"] == pid]
         rows = [spec[r["id"]] for r in recs]

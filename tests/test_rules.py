@@ -263,8 +263,8 @@ def test_a_seed_row_is_within_tolerance_exactly_when_its_relative_error_is(scale
 
 def test_a_relative_residual_is_of_the_measured_value():
     """z = (predicted - measured) / (|measured| tol): a prediction 10 % above every measured row is 0.1 / tol."""
-    from skbmodel.evidence import validation
-    specs = [s for s in validation.ROWS if s.tol_kind == "rel"]
+    from skbmodel.evidence import seed_checks, validation
+    specs = [s for s in seed_checks.ROWS if s.tol_kind == "rel"]
     measured = np.array([validation.measured_of(s)[0] for s in specs])
     z = validation.residuals_normalised(specs, measured * 1.1)
     np.testing.assert_allclose(z, [0.1 / s.tol for s in specs], rtol=1e-12)

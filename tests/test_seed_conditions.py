@@ -14,7 +14,7 @@ import re
 import pytest
 
 from skbmodel import model
-from skbmodel.evidence import conditions, validation
+from skbmodel.evidence import conditions, seed_checks
 from skbmodel.links import state as sk_state
 from skbmodel.machine import custom
 from skbmodel.machine.profile import load_profile
@@ -23,7 +23,7 @@ from skbview import charts
 
 from tests import cases
 
-ROWS = {r.id: r for r in validation.ROWS}
+ROWS = {r.id: r for r in seed_checks.ROWS}
 VETH_FREE = {"xdp_batch": None, "zero": None}
 
 

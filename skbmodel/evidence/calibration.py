@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ..physics import units
-from . import validation
+from . import seed_checks, validation
 from ..machine.profile import PROFILE_DIR, Profile, listed_constants, load_profile, parse_profile
 
 CHILD_COPIED = ("cpumap_src_base_cycles", "cpumap_dst_stack_cycles", "cpumap_redirect_cycles", "xcpu_line_cycles")
@@ -337,13 +337,13 @@ def row_sensitivity(prof: Profile, specs, names) -> np.ndarray:
 def calibrate(out_dir: Path | str = PROFILE_DIR) -> tuple[dict[str, Profile], list]:
     """Refit the shipped profiles and write them to ``out_dir``; returns ``(profiles, report)``."""
     out_dir = Path(out_dir)
-    parent = load_profile(validation.E5)
-    child_file = (PROFILE_DIR / f"{validation.PLAT}.toml").read_text()
-    rows_e5 = [s for s in validation.ROWS if s.profile == validation.E5]
-    rows_pl = [s for s in validation.ROWS if s.profile == validation.PLAT]
+    parent = load_profile(seed_checks.E5)
+    child_file = (PROFILE_DIR / f"{seed_checks.PLAT}.toml").read_text()
+    rows_e5 = [s for s in seed_checks.ROWS if s.profile == seed_checks.E5]
+    rows_pl = [s for s in seed_checks.ROWS if s.profile == seed_checks.PLAT]
     parent, rep1 = fit_profile(parent, rows_e5)
     parent = with_fit_uncertainty(parent, rows_e5)
-    child = parse_profile(child_file, origin=validation.PLAT, resolve_parent=lambda _id: parent)
+    child = parse_profile(child_file, origin=seed_checks.PLAT, resolve_parent=lambda _id: parent)
     own_names = list(listed_constants(child_file))
     own_fitted = [n for n in own_names if child.constants[n].kind == "fitted"]
     child, rep2 = fit_profile(child, rows_pl, free=own_fitted)

@@ -63,7 +63,7 @@ def cpu_model(prof: Profile) -> str:
 def _conditions(profile_id: str, recorded: tuple) -> dict:
     """Every model parameter of a seed row as it was measured: its profile's defaults, then the
     parameters the row records (``recorded``: the parameters validation evaluates the row with)."""
-    return {**sk_state.scenario(sk_state.defaults(profile_id)), **dict(recorded)}
+    return {**model.default_params(profile_id), **dict(recorded)}
 
 
 def condition_text(key: str, value) -> str:
@@ -109,7 +109,7 @@ def matches(row, state: Mapping, which: str = "a", free: Mapping[str, Collection
 
     Parameters
     ----------
-    row : skbmodel.evidence.validation.RowSpec
+    row : skbmodel.evidence.seed_checks.RowSpec
         The seed row (its profile, output and recorded parameters).
     state : mapping
         A scenario state (:mod:`skbmodel.links.state`; missing keys take the defaults of its CPU).

@@ -64,7 +64,7 @@ import re
 
 import numpy as np
 
-from .. import uncertainty
+from ..physics import noise
 from ..machine import era
 from ..machine.custom import GHZ_RANGE
 from ..machine.description import (NEEDED, Description, Figure, UarchError, derived_id, descriptions, load,
@@ -236,10 +236,10 @@ def percpu_rmw_count(kernel: str, name: str) -> int:
 
 def bracket_sd(f: Figure) -> float:
     """Relative sd of a bracketed figure: ``ln(high / low) / (2 z)``, its ``low``-``high`` range taken as a
-    90 % range (``z`` of :data:`skbmodel.uncertainty.LEVEL`); 0 without a bracket."""
+    90 % range (``z`` of :data:`skbmodel.physics.noise.LEVEL`); 0 without a bracket."""
     if not f.bracket:
         return 0.0
-    return math.log(f.bracket[1] / f.bracket[0]) / (2.0 * uncertainty.z_value(uncertainty.LEVEL))
+    return math.log(f.bracket[1] / f.bracket[0]) / (2.0 * noise.z_value(noise.LEVEL))
 
 
 def percpu_rmw_price(d: Description, kernel: str, inrun_atomic: float | None = None) -> tuple[float, float, str]:

@@ -321,7 +321,6 @@ def rate_points(df) -> list[dict]:
     kernel drift), with the dashboard's 90 % interval and the naive prediction (the lab's seed value
     carried over)."""
     from .. import uncertainty
-    from ..links import state as sk_state
     from .observations import seed_observations
     rows = df.set_index("id")
     out = []
@@ -330,7 +329,7 @@ def rate_points(df) -> list[dict]:
         kernel = era.kernel_of(r["kernel"]) or era.kernel_of(r["source"])
         prof = load_profile(p.profile)
         moved = kernel_moved(prof, kernel)
-        params = sk_state.scenario(sk_state.defaults(p.profile))
+        params = model.default_params(p.profile)
         params.update(p.state)
         v, iv = uncertainty.evaluate_with_intervals(params, moved, outputs=[p.output])
         unit = _unit(r["unit"])

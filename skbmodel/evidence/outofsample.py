@@ -20,8 +20,7 @@ import numpy as np
 
 from .. import folders, uncertainty
 from ..machine.profile import Profile
-from .protocols import LEAD, PROTOCOLS, Inputs
-from .protocols.base import SIG_FIGS, pct
+from .protocols.base import SIG_FIGS, Inputs, pct
 
 #: the report's keys in the order of its JSON (a protocol's new key follows them)
 REPORT_KEYS = ("differences", "summary", "coverage", "points", "eras", "other_cpu", "other_cpu_unpriced", "srso",
@@ -29,8 +28,8 @@ REPORT_KEYS = ("differences", "summary", "coverage", "points", "eras", "other_cp
                "in_sample")
 
 
-def report(df, profiles: dict[str, Profile] | None = None, protocols=PROTOCOLS, args=None) -> dict:
-    """Every protocol's part (``protocols``, default :data:`~skbmodel.evidence.protocols.PROTOCOLS`), as plain
+def report(df, protocols, profiles: dict[str, Profile] | None = None, args=None) -> dict:
+    """Every protocol's part (``protocols``: :data:`skbmodel.evidence.protocols.PROTOCOLS` or some), as plain
     data: the summary rows of all of them sorted by subsystem and protocol, their coverage groups merged,
     each protocol's own keys (``args``: the ``validate`` command's options, for a protocol's own)."""
     inputs = Inputs(df, profiles, args)
@@ -167,11 +166,11 @@ def report_differences(committed, fresh, digits: int = SIG_FIGS, where: str = ""
 
 
 
-def format_report(rep: dict, protocols=PROTOCOLS) -> str:
-    """The report as text tables (the CLI's output, and the tables of ``docs/validation.md``): the lead
-    protocols (the differences: what a design review reads), the summary and coverage tables, then every
-    other protocol's section."""
-    lines = [line for p in protocols if p in LEAD for line in p.format(rep)]
+def format_report(rep: dict, protocols, lead=()) -> str:
+    """The report as text tables (the CLI's output, and the tables of ``docs/validation.md``): the protocols of
+    ``lead`` (:data:`skbmodel.evidence.protocols.LEAD`: what a design review reads), the summary and coverage
+    tables, then every other protocol's section."""
+    lines = [line for p in protocols if p in lead for line in p.format(rep)]
     lines += ["", "Out of sample, per subsystem (curves: fit on 3 points, predict the rest; seed rows: leave one "
               "source out)", "",
              f"| {'subsystem':<15} | {'protocol':<27} | {'points predicted':>16} | {'MAPE':>8} | {'max |error|':>11} |",
@@ -186,7 +185,7 @@ def format_report(rep: dict, protocols=PROTOCOLS) -> str:
     for g, c in sorted(rep["coverage"].items()):
         flag = ("outside 80-95 %" if c["points"] >= 10 and not 0.80 <= c["coverage"] <= 0.95 else "")
         lines.append(f"| {g} | {c['sources']} | {c['points']} | {c['inside']} | {pct(c['coverage'])} | {flag} |")
-    lines += [line for p in protocols if p not in LEAD for line in p.format(rep)]
+    lines += [line for p in protocols if p not in lead for line in p.format(rep)]
     return "\n".join(lines)
 
 

@@ -2,7 +2,7 @@
 
 :func:`fit` takes parsed :class:`~skbmodel.evidence.parsers.Measurement` records (mapped to model outputs),
 a base profile and the names of the constants to free, builds one
-:class:`~skbmodel.evidence.validation.RowSpec` per measurement (measured value, unit and tolerance given
+:class:`~skbmodel.evidence.seed_checks.RowSpec` per measurement (measured value, unit and tolerance given
 directly) and runs :func:`skbmodel.evidence.calibration.fit_profile`.  Every fitted constant records which
 measurements it was fitted from (``source = "fitted from: lab.txt, line 35, 36"``).
 
@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from . import calibration, parsers, validation
+from . import calibration, parsers, seed_checks, validation
 from ..machine import custom, era
 from .. import model
 from .parsers.timebench import IN_RUN_BASELINES
@@ -169,9 +169,9 @@ def _spread_text(m, spread) -> str:
             f"{rel * 100:.0f} %, more than twice the ±{m.tol * 100:g} % tolerance")
 
 
-def specs_for(measurements, profile_id: str) -> list[validation.RowSpec]:
+def specs_for(measurements, profile_id: str) -> list[seed_checks.RowSpec]:
     """One row spec per usable measurement (ids ``m0, m1, ...`` in order)."""
-    return [validation.RowSpec(id=f"m{i}", profile=profile_id, output=m.output, state=dict(m.conditions),
+    return [seed_checks.RowSpec(id=f"m{i}", profile=profile_id, output=m.output, state=dict(m.conditions),
                                tol_kind="rel", tol=float(m.tol), note=m.where(), measured=float(m.value),
                                unit=m.unit)
             for i, m in enumerate(measurements)]

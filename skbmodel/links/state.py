@@ -49,6 +49,7 @@ from urllib.parse import parse_qsl, urlencode
 from .. import __version__ as MODEL_VERSION
 from ..machine import custom as _custom
 from ..machine import profile as _profile
+from .. import model
 from . import shortlink as _shortlink
 from .pages import DEFAULT_PAGE, SLUGS
 # the schema is re-exported: callers keep reading it as state.Param, state.MODEL_PARAMS, ...
@@ -228,10 +229,7 @@ def profile_for(state: Mapping, which: str = "a") -> _profile.Profile:
 
 def defaults(cpu: str | None = None) -> dict:
     """Default state: scenario A and the view; B overrides nothing (it is A).  ``ghz`` follows the CPU profile."""
-    cpu = cpu or _profile.DEFAULT_PROFILE
-    state = {p.key: p.default for p in MODEL_PARAMS}
-    state["cpu"] = cpu
-    state["ghz"] = _profile.load_profile(cpu).ghz
+    state = model.default_params(cpu)
     state.update({p.key: p.default for p in VIEW_PARAMS})
     return state
 

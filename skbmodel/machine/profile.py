@@ -427,9 +427,7 @@ def _parse_fit(raw, constants: dict, inherited: dict, origin: str) -> dict:
 _CACHE: dict[str, Profile] = {}
 
 
-def available_profiles() -> list[str]:
-    """Ids of the profiles shipped in ``skbmodel/profiles``."""
-    return sorted(p.stem for p in PROFILE_DIR.glob("*.toml"))
+available_profiles = folders.shipped_profiles
 
 
 def own_names(profile_id: str) -> list[str]:
@@ -461,7 +459,7 @@ def clear_cache() -> None:
     _VERSIONS.clear()
 
 
-DEFAULT_PROFILE = "e5-1650v4"
+DEFAULT_PROFILE = folders.DEFAULT_PROFILE
 
 #: Every profile must define these (directly or through ``inherits``).
 REQUIRED_CONSTANTS = (

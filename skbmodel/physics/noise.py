@@ -11,11 +11,22 @@ about 2 ns around it.  We read the floor as the standard deviation of one run's 
 """
 from __future__ import annotations
 
+from statistics import NormalDist
+
 import numpy as np
 
+#: the level of every interval the model reports (90 %)
+LEVEL = 0.9
 Z_ALPHA_HALF = 1.959963984540054   # two-sided 5 %
 Z_POWER = 0.8416212335729143       # 80 % power
 MAX_RUNS = 1_000_000
+
+
+def z_value(level: float = LEVEL) -> float:
+    """Two-sided standard-normal quantile ``Phi^-1((1 + level) / 2)`` (1.645 for 90 %)."""
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be in (0, 1), got {level!r}")
+    return NormalDist().inv_cdf((1.0 + level) / 2.0)
 
 
 def measurable(delta_ns, noise_ns):

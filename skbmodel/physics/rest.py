@@ -21,7 +21,6 @@ import dataclasses
 
 import numpy as np
 
-from . import slub
 
 
 @dataclasses.dataclass(frozen=True)
@@ -75,12 +74,12 @@ def describe(path: str) -> str:
     return f"Rest of path ({path}, {r.constant}): {r.contains}. Source: {r.source}."
 
 
-def overlap_cycles(veth_rest, has_free, c) -> np.ndarray:
+def overlap_cycles(veth_rest, has_free, free_one_cycles) -> np.ndarray:
     """What a composition's free stage duplicates of its rest [cycles]: the veth rest's own
-    ``kmem_cache_free`` per skb where the rest is veth's (``veth_rest``) and a free stage is set
-    (``has_free``; booleans, broadcast), else 0.  Subtracted from the rest."""
-    one = slub.free_one_cycles(fast_pair_cycles=c["slub_fast_pair_cycles"], free_share=c["slub_free_share"])
-    return np.where(np.asarray(veth_rest) & np.asarray(has_free), one, 0.0)
+    ``kmem_cache_free`` per skb (``free_one_cycles``, :func:`skbmodel.physics.slub.free_one_cycles`) where
+    the rest is veth's (``veth_rest``) and a free stage is set (``has_free``; booleans, broadcast), else 0.
+    Subtracted from the rest."""
+    return np.where(np.asarray(veth_rest) & np.asarray(has_free), free_one_cycles, 0.0)
 
 
 def notes(opt: dict) -> list[tuple[str, str]]:

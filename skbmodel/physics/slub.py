@@ -28,7 +28,6 @@ import functools
 
 import numpy as np
 
-from . import zeroing
 
 
 def objects_per_slab(slab_bytes, object_bytes):
@@ -158,12 +157,12 @@ def bulk_pair_cycles(n, *, fast_pair_cycles, bulk_obj_pair_cycles, free_slow_ext
                                l2_miss_cycles))
 
 
-def init_on_alloc_cycles(init_on_alloc, object_bytes, *, erms_setup_cycles, erms_line_cycles,
-                         cacheline_bytes=64):
+def init_on_alloc_cycles(init_on_alloc, memset_cycles):
     """Clearing of every object SLUB hands out with ``init_on_alloc=1`` [cycles per object].
 
-    ``erms_setup + erms_line * ceil(object_bytes / cacheline_bytes)`` when ``init_on_alloc`` is 1, else 0
-    (exactly: the default adds nothing).
+    ``memset_cycles`` (the ``memset`` of one object: :func:`skbmodel.physics.zeroing.erms_cycles` of the
+    object size, ``erms_setup + erms_line * ceil(object_bytes / cacheline_bytes)``) when ``init_on_alloc`` is 1,
+    else 0 (exactly: the default adds nothing).
 
     With ``init_on_alloc=1`` (boot option, or CONFIG_INIT_ON_ALLOC_DEFAULT_ON) ``slab_want_init_on_alloc``
     is true for every cache without a constructor or SLAB_TYPESAFE_BY_RCU, and SLUB clears each object with
@@ -184,9 +183,7 @@ def init_on_alloc_cycles(init_on_alloc, object_bytes, *, erms_setup_cycles, erms
     is not ``rep stosb``.
     """
     on = np.asarray(init_on_alloc, dtype=float) > 0.5  # a bool (the model's switch) or 0/1
-    clear = zeroing.erms_cycles(object_bytes, erms_setup_cycles=erms_setup_cycles,
-                                erms_line_cycles=erms_line_cycles, cacheline_bytes=cacheline_bytes)
-    return np.where(on, clear, 0.0)
+    return np.where(on, memset_cycles, 0.0)
 
 
 def free_one_cycles(*, fast_pair_cycles, free_share):

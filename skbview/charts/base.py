@@ -29,7 +29,7 @@ import skbmodel
 from skbmodel import answers, model
 from skbmodel.links import state as sk_state
 from skbmodel.physics import units
-from skbmodel.evidence import conditions, validation
+from skbmodel.evidence import conditions, seed_checks
 from skbmodel.evidence.observations import seed_observations
 from skbmodel.scenario import Scenario
 
@@ -388,7 +388,7 @@ def finish(fig: Fig, title: str, xtitle: str, ytitle: str, cap: str, height: int
 def seed_rows(outputs) -> list:
     outputs = {outputs} if isinstance(outputs, str) else set(outputs)
     obs = seed_observations()
-    return [(r, obs[r.id]) for r in validation.ROWS if r.output in outputs and r.id in obs]
+    return [(r, obs[r.id]) for r in seed_checks.ROWS if r.output in outputs and r.id in obs]
 
 
 def seed_value(row_obs, unit: str) -> float:

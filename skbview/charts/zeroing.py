@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from skbmodel.physics import units
-from skbmodel.evidence import validation
+from skbmodel.evidence import seed_checks
 from skbmodel.evidence.observations import seed_observations
 from skbmodel.machine.profile import load_profile
 
@@ -87,7 +87,7 @@ def zeroing_delta(state: Mapping) -> go.Figure:
                              hovertemplate="%{x} B: %{y:.2f} ns per skb<extra></extra>"))
     seed = seed_zero_delta_ns()
     # the delta was measured with mem-01's build (its zero_bytes, on its machine): that row's conditions
-    row = dataclasses.replace(next(r for r in validation.ROWS if r.id == "mem-01"), output="zero.delta_ns")
+    row = dataclasses.replace(next(r for r in seed_checks.ROWS if r.id == "mem-01"), output="zero.delta_ns")
     seed_x = row.state["zero_bytes"]
     add_seed_points(fig, state, (), "zero_bytes", "ns", f"seed 002 delta ({seed:g} ns at {seed_x} B)",
                     rows=[(row, seed_observations()["veth-n1"])], y=lambda r, o: seed,

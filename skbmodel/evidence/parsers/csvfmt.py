@@ -6,8 +6,8 @@ import csv
 import io
 import math
 
-from ... import model
-from .. import validation
+from ... import schema
+from .. import seed_checks
 from ..observations import COLUMNS
 from .common import _COMPATIBLE, CONDITION_KEYS, MAPPABLE_OUTPUTS, UNITS, Measurement, ParseError, ParseResult, _short
 
@@ -23,7 +23,7 @@ def parse_csv(text: str, origin: str) -> ParseResult:
     if missing:
         return ParseResult([], [ParseError(origin, 1, f"CSV header lacks column(s) {', '.join(missing)}; expected "
                                                       f"{','.join(COLUMNS)}")])
-    specs = {s.id: s for s in validation.ROWS}
+    specs = {s.id: s for s in seed_checks.ROWS}
     try:
         for r in reader:
             i = reader.line_num
@@ -49,9 +49,9 @@ def parse_csv(text: str, origin: str) -> ParseResult:
                 out, cond, note = spec.output, {k: v for k, v in spec.state.items() if k in CONDITION_KEYS}, \
                     f"seed row {rid}"
                 tol = spec.tol if spec.tol_kind == "rel" else 0.03
-                if unit not in _COMPATIBLE.get(model.OUTPUT_UNITS[out], set()):
+                if unit not in _COMPATIBLE.get(schema.OUTPUT_UNITS[out], set()):
                     res.errors.append(ParseError(origin, i, f"unit {unit} cannot be compared with {out} "
-                                                            f"({model.OUTPUT_UNITS[out]})", _short(raw)))
+                                                            f"({schema.OUTPUT_UNITS[out]})", _short(raw)))
                     continue
             elif spec:
                 note = f"seed row {rid}: {spec.output} is not fitted"

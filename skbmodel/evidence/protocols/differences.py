@@ -15,10 +15,9 @@ from __future__ import annotations
 import numpy as np
 
 from ... import model, uncertainty
-from ...links import state as sk_state
 from ...machine.profile import Profile, available_profiles, load_profile
 from ...physics import units
-from .. import validation
+from .. import seed_checks, validation
 from .base import add_arguments as add_arguments  # no options of its own
 from .base import Inputs, num, pct
 from .curves import CurveResult, source_of, structural_rel_sd
@@ -61,7 +60,7 @@ def difference_noise(unit: str, a: float, b: float) -> float:
 
 
 def _row_params(spec, prof: Profile) -> dict:
-    base = sk_state.scenario(sk_state.defaults(spec.profile if spec.profile in available_profiles() else None))
+    base = model.default_params(spec.profile if spec.profile in available_profiles() else None)
     base.update(spec.state)
     base["ghz"] = prof.ghz
     return base
@@ -76,7 +75,7 @@ def seed_differences(profiles: dict[str, Profile] | None = None, evidence: dict[
     construction has a difference reproduced by construction too."""
     profiles = profiles or {}
     evidence = evidence or validation.evidence_of_rows()
-    spec_of = {s.id: s for s in validation.ROWS}
+    spec_of = {s.id: s for s in seed_checks.ROWS}
     out = []
     for a_id, b_id, what in SEED_PAIRS:
         sa, sb = spec_of[a_id], spec_of[b_id]

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ...machine.profile import Profile, load_profile, own_names
-from .. import calibration, userfit, validation
+from .. import calibration, userfit, seed_checks, validation
 from .base import add_arguments as add_arguments  # no options of its own
 from .base import Inputs, num, subsystem_of, summary_rows
 from ..observations import seed_observations
@@ -80,7 +80,7 @@ def leave_one_row_out(profiles: dict[str, Profile] | None = None) -> list[dict]:
 
 def _leave_out(profiles, key, others: str) -> list[dict]:
     profiles = profiles or {}
-    specs = [s for s in validation.ROWS if s.tol_kind != "exact" and s.id not in RESTATED]
+    specs = [s for s in seed_checks.ROWS if s.tol_kind != "exact" and s.id not in RESTATED]
     out = []
     for pid in sorted({s.profile for s in specs}):
         prof = profiles.get(pid) or load_profile(pid)
@@ -145,7 +145,7 @@ def in_sample_dof(profiles: dict[str, Profile] | None = None) -> list[dict]:
     reproduces them whatever the model says, and they are no validation.
     """
     profiles = profiles or {}
-    specs = [s for s in validation.ROWS if s.tol_kind != "exact"]
+    specs = [s for s in seed_checks.ROWS if s.tol_kind != "exact"]
     per_sub: dict[str, dict] = {}
     for pid in sorted({s.profile for s in specs}):
         prof = profiles.get(pid) or load_profile(pid)
