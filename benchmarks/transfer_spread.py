@@ -1,5 +1,5 @@
-"""The carried constants' relative sd: where the old figure (skbmodel.evidence.derive.transfer_spread) came
-from, the move that replaced it (skbmodel.evidence.derive.carry_spread), and the intervals before and after.
+"""The carried constants' relative sd: where the old figure (skbmodel.evidence.opcounts.transfer_spread) came
+from, the move that replaced it (skbmodel.evidence.carry.carry_spread), and the intervals before and after.
 
     python benchmarks/transfer_spread.py [--markdown] [profile ...]
 
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from skbmodel import uncertainty  # noqa: E402
 from skbmodel.links import state as sk_state  # noqa: E402
 from skbmodel.machine import description, era  # noqa: E402
-from skbmodel.evidence import derive  # noqa: E402
+from skbmodel.evidence import carry, opcounts, pp_counts  # noqa: E402
 from skbmodel.machine.profile import available_profiles, load_profile, profile_version  # noqa: E402
 
 #: (page, extra state, outputs): the headline outputs of the veth and cpumap pages and the path cost
@@ -39,18 +39,19 @@ CASES = (("veth", {}, ("veth.mpps", "path.ns_per_packet")),
 
 def residuals(exclude=()):
     """``[(constant, cpu, kernel, ln error, mean year gap, drift variance)]`` as transfer_spread sees them."""
-    train_all = derive.cost_training(exclude)
-    s_cpu = derive.spread(derive.training(exclude=exclude))[0]
-    drifts = {sub: derive.kernel_drift(exclude, sub, train_all) for sub in {v[0] for v in derive.COST_MODEL.values()}}
+    train_all = opcounts.cost_training(exclude)
+    s_cpu = pp_counts.spread(pp_counts.training(exclude=exclude))[0]
+    drifts = {sub: opcounts.kernel_drift(exclude, sub, train_all) for sub in {v[0]
+                                                                              for v in opcounts.COST_MODEL.values()}}
     out = []
     for k, recs in train_all.items():
-        if len({t["uarch"] for t in recs}) < 2 or not derive.COST_MODEL[k][2]:
+        if len({t["uarch"] for t in recs}) < 2 or not opcounts.COST_MODEL[k][2]:
             continue
-        drift = drifts[derive.COST_MODEL[k][0]][0]
+        drift = drifts[opcounts.COST_MODEL[k][0]][0]
         for cpu in sorted({t["uarch"] for t in recs}):
             rest = [t for t in recs if t["uarch"] != cpu]
             for t in (t for t in recs if t["uarch"] == cpu):
-                pred = derive.derive_cost(k, description.load(cpu), t["kernel"], rest, s_cpu, drift)["core"]
+                pred = opcounts.derive_cost(k, description.load(cpu), t["kernel"], rest, s_cpu, drift)["core"]
                 gap = float(np.mean([abs(era.year_of(t["kernel"]) - era.year_of(r["kernel"])) for r in rest]))
                 out.append((k, cpu, t["kernel"], math.log(t["core"] / pred), gap, drift ** 2 * gap))
     return out
@@ -104,11 +105,11 @@ def main(argv=None) -> int:
           f"{np.mean(dvar):.3f}: CPU part sqrt(max(0, diff)) = {math.sqrt(max(0.0, np.mean(e ** 2 - dvar))):.3f}")
     same = [r for r in rows if r[4] <= 2.0]
     print(f"same-era residuals (gap <= 2 years): {len(same)}: " + ", ".join(f"{r[0]} {r[1]} {r[3]:+.3f}" for r in same))
-    carry = derive.carry_residuals()
-    s_new, n_new, who = derive.carry_spread()
+    carried = carry.carry_residuals()
+    s_new, n_new, who = carry.carry_spread()
     print(f"\nsame-era page_pool costs carried unchanged as core cycles (carry_residuals: {n_new} residuals, "
           f"profiles {who}):")
-    for to, frm, k, err in carry:
+    for to, frm, k, err in carried:
         print(f"  {to:20} <- {frm:20} {k:17} {err:+.3f}")
     print(f"rms ln error (carry_spread, the move now used) {s_new:.3f}; without the EPYC 9684X (booted without a "
           f"return thunk) {np.sqrt(np.mean([r[3] ** 2 for r in carry if 'epyc' not in r[0] + r[1]])):.3f}")

@@ -50,13 +50,13 @@ sys.path.insert(0, str(ROOT))
 
 from skbmodel.evidence import corpus, protocols, reruns, userfit  # noqa: E402  (after the path set-up)
 from skbmodel.machine import description, era, kconfig  # noqa: E402  (after the path set-up)
-from skbmodel.evidence import derive  # noqa: E402  (after the path set-up)
+from skbmodel.evidence import derive, opcounts, pp_counts  # noqa: E402  (after the path set-up)
 from skbmodel.physics import zeroing  # noqa: E402  (after the path set-up)
 from skbmodel.machine.profile import PROFILE_DIR, Constant, Profile, load_profile  # noqa: E402
 
 BASE = "e5-1650v4"
 #: how a profile's notes say where its path bases come from
-CARRIED = "carried from {b}'s CPU as core cycles, unmeasured here (skbmodel.evidence.derive.carried_constants)"
+CARRIED = "carried from {b}'s CPU as core cycles, unmeasured here (skbmodel.evidence.carry.carried_constants)"
 TB = "time_bench precision: whole-cycle rounding sd 0.29 cycles and 1 % run-to-run"
 
 
@@ -134,7 +134,7 @@ def i7_4790k(df) -> Profile:
 def page_allocator_2017(df) -> dict:
     """The page allocator of the 2017 list-based bulk RFC (corpus series pa-2017-rfc-*, 4.10-rc2), taken
     to be this CPU's (the message does not name it: TSC 4.00 GHz from cycles/ns, the tester's i7-4790K;
-    skbmodel.evidence.derive.INFERRED_CPU): one page at a time, and ``p + c/n`` over bulk 2..128 (least squares,
+    skbmodel.evidence.opcounts.INFERRED_CPU): one page at a time, and ``p + c/n`` over bulk 2..128 (least squares,
     as the E5-1650 v4's array curve); the step past the pcp list at 256 gives the buddy cost per page."""
     single = _row(df, "pa-2017-rfc-single")
     g = df[df["series"] == "pa-2017-rfc-bulk-list"].sort_values("x_value")
@@ -147,7 +147,7 @@ def page_allocator_2017(df) -> dict:
     v256 = float(v[n == 256][0])
     buddy = (v256 - (p + c / 256.0)) * 256.0 / (256.0 - high)
     src = (f"{single['source']}; the CPU is not named there, taken to be this one (TSC 4.00 GHz from cycles/ns, "
-           "skbmodel.evidence.derive.INFERRED_CPU); kernel 4.10-rc2")
+           "skbmodel.evidence.opcounts.INFERRED_CPU); kernel 4.10-rc2")
     return {
         "page_single_cycles": _one_run(df, "page_single_cycles", single["value"],
                                        f"page_bench04_bulk single-page baseline, corpus row pa-2017-rfc-single: {src}"),
@@ -196,7 +196,7 @@ def kunpeng_920(df) -> Profile:
                                f"2025-01) x the core clock {ghz:g} GHz; {r0['source'][:120]}",
                                round(float(ns.std(ddof=1)) * ghz, 3),
                                "the sd between the two runs (the same machine, two kernels of one era)",
-                               clock=derive.counting_clock(desc))
+                               clock=pp_counts.counting_clock(desc))
     consts.update(derived_where_unmeasured("kunpeng-920", ghz, "6.13", consts))
     return Profile(id="kunpeng-920", name="arm64 server, Huawei (taken to be a HiSilicon Kunpeng 920; page_pool "
                    "threads 2024-2025)", constants=consts, inherits="e5-1650v4-2025", kernels=("6.12", "6.13"),
@@ -432,7 +432,8 @@ def with_derived(prof: Profile, uarch_name: str, kernel: str, cpu: str | None = 
     own (SLUB, zeroing, the page allocator), said in its notes (``cpu``: the description's SKU)."""
     consts = dict(prof.constants)
     consts.update(derived_where_unmeasured(uarch_name, prof.ghz, kernel, consts, cpu=cpu))
-    own = " (the rest of it)" if any(derive.COST_MODEL.get(k, ("",))[0] == "page_alloc" for k in prof.constants) else ""
+    own = " (the rest of it)" if any(opcounts.COST_MODEL.get(k, ("",))[0] == "page_alloc"
+                                     for k in prof.constants) else ""
     notes = prof.notes.replace("; the rest inherited from e5-1650v4 unmeasured",
                                f"; SLUB, zeroing and the page allocator{own} derived from its description "
                                f"({uarch_name}, kernel {kernel}; skbmodel.evidence.derive); the rest (the path bases) "

@@ -5,7 +5,7 @@
 
 Each is :func:`skbmodel.evidence.derive.shipped_derived`: the description's clock and cache sizes, the page_pool
 costs derived from the measured CPUs' core cycles for the latest kernel
-(:data:`skbmodel.evidence.derive.LATEST_KERNEL`), everything else inherited from the era's base profile.  They are
+(:data:`skbmodel.evidence.pp_counts.LATEST_KERNEL`), everything else inherited from the era's base profile.  They are
 shipped files so that the sidebar offers every described CPU and a share link pins their version like
 any other profile's.  Run it after a change to a description or to a measured CPU's profile
 (``scripts/corpus_profiles.py`` first: a derivation reads the measured profiles), then

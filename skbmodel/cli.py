@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__, answers, design, attribution, mailtext, model, params, uncertainty
-from .evidence import (calibration, corpus, derive, outofsample, parsers, protocols, userfit, userinput,
+from .evidence import (calibration, corpus, derive, outofsample, parsers, pp_counts, protocols, userfit, userinput,
                        validation)
 from .physics import cpumap
 from .machine import cpuinfo, custom, description, kconfig
@@ -193,7 +193,7 @@ def cmd_profile(args) -> int:
             Path(args.out).write_text(text, encoding="utf-8")
         except OSError as e:
             raise UsageError(f"--out {args.out}: cannot write it ({e.__class__.__name__})") from None
-        derived = ", ".join(f"{k} {prof.value(k):.4g} ± {prof.stderr(k):.2g}" for k in derive.DERIVED_PP)
+        derived = ", ".join(f"{k} {prof.value(k):.4g} ± {prof.stderr(k):.2g}" for k in pp_counts.DERIVED_PP)
         print(f"wrote {args.out}: {prof.name}; {derived} cycles (1 sd)")
     else:
         sys.stdout.write(text)
@@ -599,7 +599,7 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
     dv.add_argument("--turbo", metavar="X", help="the core clock a busy loop runs at on your machine, in GHz "
                                                  "(default: the description's part; a desktop part of a server "
                                                  "core boosts higher: see list-uarch)")
-    dv.add_argument("--kernel", metavar="K", help=f"mainline kernel, e.g. 6.12 (default {derive.LATEST_KERNEL})")
+    dv.add_argument("--kernel", metavar="K", help=f"mainline kernel, e.g. 6.12 (default {pp_counts.LATEST_KERNEL})")
     dv.add_argument("--out", metavar="FILE.toml", help="write the profile there (default: print it)")
     dv.add_argument("--leave-out", action="store_true",
                     help="do not use this CPU's own measurements (as validate --out-of-sample's 'other CPU' does)")

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from skbmodel import uncertainty
-from skbmodel.evidence import derive
+from skbmodel.evidence import carry, pp_counts
 from skbmodel.links import state as sk_state
 from skbmodel.machine import description
 from skbmodel.machine.profile import available_profiles, load_profile
@@ -30,7 +30,7 @@ def test_a_twice_carried_constant_has_the_sd_of_one_move(pid):
     003's lab; a fit's ``r = stderr / value`` as ``sqrt(ln(1 + r^2))``), not the E5's it passed through (which
     holds a move already)."""
     lab, e5, prof = load_profile("xeon-platinum-iavf"), load_profile("e5-1650v4"), load_profile(pid)
-    s_move = derive.carry_spread(())[0]
+    s_move = carry.carry_spread(())[0]
     for k in TWICE:
         c = prof.constants[k]
         assert c.origin == "xeon-platinum-iavf" and c.scale == "log", k
@@ -59,12 +59,12 @@ def test_the_move_is_the_rms_of_the_measured_page_pool_costs_carried_between_cpu
         prof = load_profile(pid)
         d = description.measured_on(pid)[0].for_cpu(prof.name)
         cpu[pid] = d.name
-        for k in derive.DERIVED_PP:
+        for k in pp_counts.DERIVED_PP:
             core[pid, k] = prof.value(k) * d.value("turbo_ghz") / d.value("tsc_ghz")
-            era_of[pid, k] = derive.cost_era(prof.kernels[0], k)
-    errs = [math.log(core[a, k] / core[b, k]) for a in measured for b in measured for k in derive.DERIVED_PP
+            era_of[pid, k] = pp_counts.cost_era(prof.kernels[0], k)
+    errs = [math.log(core[a, k] / core[b, k]) for a in measured for b in measured for k in pp_counts.DERIVED_PP
             if cpu[a] != cpu[b] and era_of[a, k] == era_of[b, k]]
-    s, n, who = derive.carry_spread(())
+    s, n, who = carry.carry_spread(())
     assert n == len(errs) == 24
     assert s == pytest.approx(math.sqrt(sum(e * e for e in errs) / len(errs)), rel=1e-12)
     assert 0.4 < s < 0.6  # docs/intervals.md: 0.51

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from skbmodel.machine import description, kconfig
-from skbmodel.evidence import derive
+from skbmodel.evidence import carry, pp_counts
 from skbmodel.machine.profile import PROFILE_DIR, ProfileError, available_profiles, load_profile, parse_profile
 
 #: the path bases and the other cycles a profile takes from the E5-1650 v4 (carried, not measured)
@@ -31,7 +31,7 @@ def test_every_cycles_constant_counts_the_clock_of_its_profile(pid):
     assert all(not c.clock for c in prof.constants.values() if c.unit != "cycles")
     # x86 counts the TSC (time_bench's cycles(tsc)); an arm64 core has none: its profile counts the core clock
     cpu = _cpu_of(pid)  # None: a Xeon no source names by model (seed 003's lab), x86
-    assert prof.clock == ("tsc" if cpu is None else derive.counting_clock(cpu))
+    assert prof.clock == ("tsc" if cpu is None else pp_counts.counting_clock(cpu))
 
 
 def test_a_profile_whose_cycles_count_two_clocks_is_refused():
@@ -44,13 +44,13 @@ def test_a_profile_whose_cycles_count_two_clocks_is_refused():
 def test_the_conversion_factor_is_core_cycles_under_load_counted_by_the_target_clock():
     bdw = description.load("broadwell-ep")
     zen4 = description.load("zen4-genoa").for_cpu("EPYC 9684X")
-    f = derive.carry_factor(bdw, 3.6, zen4, 2.546)
+    f = carry.carry_factor(bdw, 3.6, zen4, 2.546)
     assert f == pytest.approx(4.0 / 3.6 * 2.546 / 3.7, rel=1e-12)
     # the issue's example: the E5's 892 veth cycles are 991 core cycles at 4.0 GHz, 268 ns on a 3.7 GHz core
     e5, epyc = load_profile("e5-1650v4"), load_profile("epyc-9684x")
     ns = epyc.value("veth_base_cycles") / epyc.ghz
     assert ns == pytest.approx(e5.value("veth_base_cycles") * 4.0 / 3.6 / 3.7, rel=1e-3)
-    assert derive.carry_factor(bdw, 3.6, zen4, 2.546, as_ns=True) == pytest.approx(2.546 / 3.6)
+    assert carry.carry_factor(bdw, 3.6, zen4, 2.546, as_ns=True) == pytest.approx(2.546 / 3.6)
 
 
 # every profile whose carried constants were written by a derivation or a corpus fit: the shipped values
@@ -64,7 +64,7 @@ def test_no_carried_cost_moves_by_more_than_its_clock_conversion(pid):
     dst = _cpu_of(pid)
     if not pid.startswith(description.DERIVED_PREFIX):
         dst = dst.for_cpu(prof.name)
-    f = derive.carry_factor(src, base.ghz, dst, prof.ghz)
+    f = carry.carry_factor(src, base.ghz, dst, prof.ghz)
     extra = {}
     if prof.config.get("return_thunk") == "srso-safe-ret":  # carried with plain returns, then the thunk's price
         twin = load_profile(pid.removesuffix("-srso"))  # the same machine booted with plain returns
@@ -74,7 +74,7 @@ def test_no_carried_cost_moves_by_more_than_its_clock_conversion(pid):
     for k in CARRIED:
         assert prof.value(k) == pytest.approx(base.value(k) * f + extra.get(k, 0.0), rel=2e-3, abs=2e-3), k
         assert f"carried from {base.id}" in prof.constants[k].source
-    line = derive.carry_factor(src, base.ghz, dst, prof.ghz, as_ns=True)  # a line's move is carried as ns
+    line = carry.carry_factor(src, base.ghz, dst, prof.ghz, as_ns=True)  # a line's move is carried as ns
     assert prof.value("xcpu_line_cycles") == pytest.approx(base.value("xcpu_line_cycles") * line, rel=2e-3)
 
 
@@ -82,7 +82,7 @@ def test_a_carry_to_another_cpu_widens_the_interval_and_to_the_same_cpu_does_not
     e5, same, other = load_profile("e5-1650v4"), load_profile("derived-broadwell-ep"), load_profile("epyc-9684x")
     rel = lambda p: p.stderr("veth_base_cycles") / p.value("veth_base_cycles")  # noqa: E731
     assert rel(same) == pytest.approx(rel(e5), abs=1e-3)
-    s_move = derive.carry_spread(())[0]
+    s_move = carry.carry_spread(())[0]
     assert rel(other) == pytest.approx(math.hypot(rel(e5), s_move), abs=2e-3)
     assert rel(other) > rel(e5) + 0.1
 
@@ -90,7 +90,7 @@ def test_a_carry_to_another_cpu_widens_the_interval_and_to_the_same_cpu_does_not
 def test_the_e5_takes_the_cpumap_lab_s_cycles_unchanged_with_a_move_s_uncertainty():
     """seed 003's lab names no CPU model or clock: no conversion can be made, only the move's sd added."""
     e5, lab = load_profile("e5-1650v4"), load_profile("xeon-platinum-iavf")
-    s_move = derive.carry_spread(())[0]
+    s_move = carry.carry_spread(())[0]
     for k in ("cpumap_src_base_cycles", "cpumap_dst_stack_cycles", "xcpu_line_cycles"):
         assert e5.value(k) == pytest.approx(lab.value(k), rel=1e-4)
         own = lab.constants[k].log_sd  # its linear sd as the sd of ln of a log-normal

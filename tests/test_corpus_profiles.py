@@ -7,7 +7,7 @@ import pytest
 from skbmodel.evidence import corpus
 from skbmodel import model
 from skbmodel.machine import description
-from skbmodel.evidence import derive
+from skbmodel.evidence import opcounts
 from skbmodel.machine.profile import PROFILE_DIR, load_profile
 from tests.cli_util import skbmodel_cli, script_main
 
@@ -51,8 +51,8 @@ def test_every_own_constant_names_corpus_rows_that_exist(pid):
             assert c.stderr > 0
     # what a CPU's own data do not give is derived: the i7's page_pool costs and zeroing (its SLUB and page
     # allocator are its own), every SLUB, zeroing and page-allocator cost of the page_pool-only CPUs
-    costs = set(derive.COST_MODEL) - set(derive.MEASURES.get(pid, ()))
-    zeroing = {k for k in costs if derive.COST_MODEL[k][0] == "zeroing"}
+    costs = set(opcounts.COST_MODEL) - set(opcounts.MEASURES.get(pid, ()))
+    zeroing = {k for k in costs if opcounts.COST_MODEL[k][0] == "zeroing"}
     assert derived == {"i7-4790k": {"pp_fast_cycles", "pp_ring_cycles", "page_slow_cycles", "l1d_bytes", "l2_bytes",
                                     "l2_miss_cycles", "store_buffer_bytes"} | zeroing,
                        "kunpeng-920": {"ghz", "l1d_bytes", "l2_bytes"} | costs - {"l2_miss_cycles"},
@@ -119,7 +119,7 @@ def test_epyc_9684x_own_constants_are_its_v613_ibpb_rows_and_the_rest_is_derived
     assert {"page_bulk_page_cycles", "page_bulk_call_cycles", "page_buddy_extra_cycles"} <= listed
     assert prof.config["return_thunk"] == "srso-ibpb" and prof.config["machine"] == "bare metal"
     assert "epyc-9684x" in description.load("zen4-genoa").profiles
-    assert derive.MEASURES["epyc-9684x"] == {"page_single_cycles": "6.13"}
+    assert opcounts.MEASURES["epyc-9684x"] == {"page_single_cycles": "6.13"}
 
 
 def test_epyc_9684x_evaluates_from_the_cli():
@@ -162,7 +162,7 @@ def test_epyc_7351_start_ups_are_its_rows_less_four_derived_lines():
         c = prof.constants[name]
         assert c.source.startswith(("derived:", "carried from ")) and c.kind == "assumed" and c.stderr > 0, name
     assert description.load("zen1-naples").profiles == ("epyc-7351",)
-    assert derive.MEASURES["epyc-7351"] == {"stos_setup_cycles": "5.8", "erms_setup_cycles": "5.8"}
+    assert opcounts.MEASURES["epyc-7351"] == {"stos_setup_cycles": "5.8", "erms_setup_cycles": "5.8"}
 
 
 def test_epyc_7351_evaluates_from_the_cli():

@@ -9,7 +9,7 @@ import pytest
 
 from skbmodel.links.pages import BY_SLUG
 from skbmodel.machine import custom, description
-from skbmodel.evidence import derive
+from skbmodel.evidence import pp_counts
 from skbmodel import model
 from skbmodel.links import shortlink
 from skbmodel.machine import profile as P
@@ -45,7 +45,7 @@ def test_the_sidebar_offers_every_described_cpu():
     for name, d in description.descriptions().items():  # each description's shipped file, as the sidebar lists it
         assert description.derived_id(name) in choices, name
         prof = P.load_profile(description.derived_id(name))
-        assert prof.kernels == (derive.LATEST_KERNEL,) * 2 and d.uarch in prof.name
+        assert prof.kernels == (pp_counts.LATEST_KERNEL,) * 2 and d.uarch in prof.name
         assert prof.constants["pp_fast_cycles"].source.startswith("derived:")
     assert sk_state.PARAMS["cpu"].default == "e5-1650v4"
 

@@ -1,5 +1,5 @@
 """A derived SLUB, zeroing or page-allocator constant (counted operations x the description's costs plus a
-fitted residual, ``derive.derive_costs``) has an sd of ``ln``: it spreads on log scale, a factor, so that
+fitted residual, ``opcounts.derive_costs``) has an sd of ``ln``: it spreads on log scale, a factor, so that
 one such constant alone has the interval ``[v exp(-z s), v exp(z s)]`` and no cost reaches 0."""
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from skbmodel import model, uncertainty
-from skbmodel.evidence import derive
+from skbmodel.evidence import opcounts, pp_counts
 from skbmodel.links import state as sk_state
 from skbmodel.machine import description
 from skbmodel.machine.profile import available_profiles, load_profile
@@ -27,19 +27,19 @@ COSTS = tuple(o for o, unit in model.OUTPUT_UNITS.items()
 def _derived_costs(prof):
     """The constants of ``prof`` that ``derive_costs`` gave it (its source starts ``derived:`` and names a
     constant of the cost model), wherever the profile got them (derived itself or inherited)."""
-    return {k: c for k, c in prof.constants.items() if k in derive.COST_MODEL and c.source.startswith("derived:")}
+    return {k: c for k, c in prof.constants.items() if k in opcounts.COST_MODEL and c.source.startswith("derived:")}
 
 
 def test_every_derived_cost_constant_of_every_profile_is_on_log_scale():
     """Cheap (the profiles are loaded once each), so over every profile; the derived page_pool costs stay
-    linear: their sd (``derive.spread``) is the rms of relative residuals, not of ``ln``."""
+    linear: their sd (``pp_counts.spread``) is the rms of relative residuals, not of ``ln``."""
     seen = 0
     for pid in available_profiles():
         prof = load_profile(pid)
         for k, c in _derived_costs(prof).items():
             assert c.scale == "log" and c.stderr > 0 and "sd of ln" in c.source, (pid, k)
             seen += 1
-        for k in derive.DERIVED_PP:
+        for k in pp_counts.DERIVED_PP:
             c = prof.constants[k]
             if c.source.startswith("derived:"):
                 assert c.scale == "linear", (pid, k)
@@ -48,7 +48,7 @@ def test_every_derived_cost_constant_of_every_profile_is_on_log_scale():
 
 def test_derive_costs_builds_them_on_log_scale():
     """Straight from the derivation (not a shipped file): every constant in cycles is log scale."""
-    costs = derive.derive_costs(description.load("zen4-genoa"), 2.55, "6.13")
+    costs = opcounts.derive_costs(description.load("zen4-genoa"), 2.55, "6.13")
     cycles = {k: c for k, c in costs.items() if c.unit == "cycles"}
     assert cycles and all(c.scale == "log" for c in cycles.values())
     assert costs["store_buffer_bytes"].scale == "linear"  # a documented size, sd 0

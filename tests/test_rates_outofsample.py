@@ -86,18 +86,18 @@ def test_a_profile_moved_to_another_kernel_gains_the_drift_on_its_costs_only():
 
     import numpy as np
 
-    from skbmodel.evidence import derive
+    from skbmodel.evidence import opcounts
     prof = load_profile("xeon-platinum-iavf")
     assert ev.kernel_moved(prof, prof.kernels[0]) is prof
     moved = ev.kernel_moved(prof, "6.11")
     assert moved.kernels == ("6.11", "6.11")
     dy = era.year_of("6.11") - era.year_of("6.3")
     assert 1.3 < dy < 1.5
-    d = derive.kernel_drift(sub="page_pool")[0]
+    d = opcounts.kernel_drift(sub="page_pool")[0]
     for k, c in prof.constants.items():
         m = moved.constants[k]
         assert m.value == c.value
-        if c.unit in ev.COST_UNITS and k not in derive.COST_MODEL:
+        if c.unit in ev.COST_UNITS and k not in opcounts.COST_MODEL:
             assert m.stderr == pytest.approx(math.hypot(c.stderr, d * math.sqrt(dy) * c.value), rel=1e-12)
         elif c.unit not in ev.COST_UNITS:
             assert m.stderr == c.stderr

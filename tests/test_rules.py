@@ -12,7 +12,7 @@ import pytest
 from skbmodel import model
 from skbmodel.physics import noise, slub
 from skbmodel.machine import description
-from skbmodel.evidence import derive
+from skbmodel.evidence import opcounts, pp_counts
 from skbmodel.evidence.parsers import mail
 from tests import cases
 
@@ -210,8 +210,8 @@ def test_a_page_pool_cost_moves_by_its_locked_count_times_the_lock_price(name, n
     the cost by n_locked * ghz / turbo cycles, the count read from the kernel source."""
     d = description.load("zen4-genoa")
     ghz = 2.5
-    base = derive.cost_cycles(300.0, d, new_era, name, ghz)
-    dearer = derive.cost_cycles(300.0, _priced(d, "lock_add_cycles", 1.0), new_era, name, ghz)
+    base = pp_counts.cost_cycles(300.0, d, new_era, name, ghz)
+    dearer = pp_counts.cost_cycles(300.0, _priced(d, "lock_add_cycles", 1.0), new_era, name, ghz)
     assert dearer - base == pytest.approx(locked * ghz / d.value("turbo_ghz"), rel=1e-12, abs=1e-12)
 
 
@@ -225,8 +225,8 @@ def test_a_counted_constant_moves_by_count_times_price(name, figure, count):
     the derived constant by count * ghz / turbo TSC cycles."""
     d = description.load("zen4-genoa")
     ghz, kernel = d.value("turbo_ghz") / 2, "6.16"
-    base = derive.derive_costs(d, ghz, kernel)[name].value
-    moved = derive.derive_costs(_priced(d, figure, 1.0), ghz, kernel)[name].value
+    base = opcounts.derive_costs(d, ghz, kernel)[name].value
+    moved = opcounts.derive_costs(_priced(d, figure, 1.0), ghz, kernel)[name].value
     assert moved - base == pytest.approx(count * ghz / d.value("turbo_ghz"), abs=2e-3)  # values kept to 3 digits
 
 
@@ -234,9 +234,9 @@ def test_a_fitted_constant_moves_by_its_counted_operations_on_one_training_cpu()
     """slub_fast_pair_cycles = 2 x cmpxchg16b (one this_cpu_cmpxchg_double in the alloc, one in the free)
     + the residual one training CPU gives: a cmpxchg16b dearer by 1 cycle costs 2 more core cycles."""
     d = description.load("zen4-genoa")
-    train = derive.cost_training()["slub_fast_pair_cycles"][:1]
-    one = derive.derive_cost("slub_fast_pair_cycles", d, "6.16", train, 0.1, 0.0)
-    two = derive.derive_cost("slub_fast_pair_cycles", _priced(d, "cmpxchg16b_cycles", 1.0), "6.16", train, 0.1, 0.0)
+    train = opcounts.cost_training()["slub_fast_pair_cycles"][:1]
+    one = opcounts.derive_cost("slub_fast_pair_cycles", d, "6.16", train, 0.1, 0.0)
+    two = opcounts.derive_cost("slub_fast_pair_cycles", _priced(d, "cmpxchg16b_cycles", 1.0), "6.16", train, 0.1, 0.0)
     assert two["core"] - one["core"] == pytest.approx(2.0, rel=1e-9)
     assert one["counted"] == pytest.approx(2 * d.value("cmpxchg16b_cycles"), rel=1e-12)
 

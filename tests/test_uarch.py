@@ -11,7 +11,7 @@ import pytest
 
 from skbmodel.evidence import corpus
 from skbmodel.machine import description, era
-from skbmodel.evidence import derive, leave_one_out
+from skbmodel.evidence import derive, opcounts, pp_counts, leave_one_out
 from skbmodel import model
 from skbmodel.machine import profile as P
 from tests.cli_util import skbmodel_cli
@@ -37,7 +37,7 @@ def test_every_figure_names_a_source_and_the_measured_cpus_have_descriptions():
 def test_derivation_is_instructions_at_the_rename_width_plus_locked_ops():
     """A CPU of the newer era gets the newer-era CPUs' mean instruction count at its own rename width, plus
     the source's locked-op count at its own locked-op latency, at its TSC/turbo clocks."""
-    train = [t for t in derive.training() if t["new_era"]]
+    train = [t for t in pp_counts.training() if t["new_era"]]
     assert sorted(t["profile"] for t in train) == ["e5-1650v4-2025", "epyc-9684x", "xeon-platinum-8481c"]
     # E5-1650 v4 on v6.15: the slow path 265 TSC cycles at 3.6 GHz TSC, 4.0 GHz turbo = 294.4 core cycles,
     # 5 locked ops of 19 cycles, 4 uops per cycle: (294.4 - 95) * 4 = 797.8 uops
@@ -62,22 +62,22 @@ def test_derivation_is_instructions_at_the_rename_width_plus_locked_ops():
 
 
 def test_the_interval_is_the_inner_leave_one_cpu_out_spread_of_the_training_cpus():
-    assert derive.spread(derive.training(exclude=("broadwell-ep",)))[1] == 9   # three CPUs, one profile each
-    train = derive.training(exclude=("broadwell-ep", "zen4-genoa"))
-    sd, n = derive.spread(train)
+    assert pp_counts.spread(pp_counts.training(exclude=("broadwell-ep",)))[1] == 9   # three CPUs, one profile each
+    train = pp_counts.training(exclude=("broadwell-ep", "zen4-genoa"))
+    sd, n = pp_counts.spread(train)
     assert n == 6      # two CPUs (Skylake-SP, Sapphire Rapids), one profile each, three costs
     # each predicted from the other alone (the other era's: neither has a second CPU of its era)
     res = []
     for t in train:
         (o,) = [x for x in train if x is not t]
         d = description.load(t["uarch"])
-        for k in derive.DERIVED_PP:
-            pred = derive.cost_cycles(o["instr"][k], d, t["new_era"], k, t["ghz"])
+        for k in pp_counts.DERIVED_PP:
+            pred = pp_counts.cost_cycles(o["instr"][k], d, t["new_era"], k, t["ghz"])
             res.append((t["tsc"][k] - pred) / pred)
     assert sd == pytest.approx(float(np.sqrt(np.mean(np.square(res)))))
     prof = derive.derive("broadwell-ep", exclude=("broadwell-ep", "zen4-genoa"))
     assert prof.stderr("pp_fast_cycles") == pytest.approx(sd * prof.value("pp_fast_cycles"), abs=2e-3)
-    assert derive.spread(train[:1]) == (derive.FALLBACK_REL_SD, 0)
+    assert pp_counts.spread(train[:1]) == (pp_counts.FALLBACK_REL_SD, 0)
 
 
 def _pooled(pts):
@@ -113,7 +113,7 @@ def test_the_epyc_9684x_is_predicted_without_its_own_data(oos_report):
     read; its SRSO safe-RET runs are held out, its ibpb runs predicted."""
     df = corpus.load_corpus()
     pts = [p for p in oos_report["other_cpu"] if p["uarch"] == "zen4-genoa"]
-    measured = {p["profile"] for p in derive.training()}
+    measured = {p["profile"] for p in pp_counts.training()}
     assert "epyc-9684x" in measured
     assert len(pts) == 12 and all(set(p["trained_on"]) == measured - {"epyc-9684x"} for p in pts)
     assert all("-ibpb-" in p["id"] for p in pts)
@@ -272,12 +272,12 @@ def test_the_memset_path_follows_the_description_s_erms_flag():
     assert ds["zen3-milan"].has_erms and "fsrm" in ds["zen3-milan"].features
     assert all(d.features_source.strip() for d in ds.values() if d.features is not None)
     zen1, zen3 = (derive.derive(n, kernel="5.11") for n in ("zen1-naples", "zen3-milan"))
-    for erms, stos in derive.NO_ERMS_AS.items():
+    for erms, stos in opcounts.NO_ERMS_AS.items():
         assert zen1.value(erms) == zen1.value(stos), erms
         assert "REP_GOOD" in zen1.constants[erms].source
         assert zen3.value(erms) != zen3.value(stos), erms
     # an ERMS core: memset_erms is its own rep stos start-up figure plus the E5's fitted residual (one CPU)
-    e5 = derive.cost_training()["erms_setup_cycles"]
+    e5 = opcounts.cost_training()["erms_setup_cycles"]
     assert [t["profile"] for t in e5] == ["e5-1650v4"]
     d3 = description.load("zen3-milan")
     core = zen3.value("erms_setup_cycles") * d3.value("turbo_ghz") / zen3.ghz
@@ -306,10 +306,10 @@ def test_a_constant_measured_on_one_cpu_carries_the_cross_cpu_transfer_error():
     CPUs (the i7 and the 9684X), with the i7 left out also stos_setup_cycles (the E5 and the EPYC 7351),
     with the 9684X and the 7351 left out as well none."""
     ex = ("zen1-naples",)
-    train = derive.cost_training(ex)
-    s_cpu = derive.spread(derive.training(exclude=ex))[0]
-    drifts = {sub: derive.kernel_drift(ex, sub, train) for sub in {v[0] for v in derive.COST_MODEL.values()}}
-    s, n = derive.transfer_spread(train, ex, s_cpu, drifts)
+    train = opcounts.cost_training(ex)
+    s_cpu = pp_counts.spread(pp_counts.training(exclude=ex))[0]
+    drifts = {sub: opcounts.kernel_drift(ex, sub, train) for sub in {v[0] for v in opcounts.COST_MODEL.values()}}
+    s, n = opcounts.transfer_spread(train, ex, s_cpu, drifts)
     # the constant with no counted operation is the residual alone: each CPU predicts the other exactly as
     # itself, so its two errors are +-ln(E5 / i7) of the bulk per-object cost
     bulk = {t["uarch"]: t["core"] for t in train["slub_bulk_obj_pair_cycles"]}
@@ -324,13 +324,13 @@ def test_a_constant_measured_on_one_cpu_carries_the_cross_cpu_transfer_error():
     # with the i7 left out: page_single_cycles (E5, 9684X) and stos_setup_cycles (E5, 7351), two errors each;
     # with the E5 left out only page_single_cycles (i7, 9684X)
     for out, n_out in ((("haswell",), 4), (("broadwell-ep",), 2)):
-        t = derive.cost_training(out)
-        assert derive.transfer_spread(t, out, s_cpu, drifts)[1] == n_out
+        t = opcounts.cost_training(out)
+        assert opcounts.transfer_spread(t, out, s_cpu, drifts)[1] == n_out
         ex2 = out + ("zen4-genoa", "zen1-naples")
-        assert derive.transfer_spread(derive.cost_training(ex2), ex2, s_cpu, drifts) == (None, 0)
+        assert opcounts.transfer_spread(opcounts.cost_training(ex2), ex2, s_cpu, drifts) == (None, 0)
     # the 7351's start-ups: stos_setup_cycles trains other cores with the E5's; its out-of-line memset (rep
     # stosq, no ERMS) does not train an ERMS core's erms_setup_cycles
-    full = derive.cost_training()
+    full = opcounts.cost_training()
     assert {t["profile"] for t in full["stos_setup_cycles"]} == {"e5-1650v4", "epyc-7351"}
     assert {t["profile"] for t in full["erms_setup_cycles"]} == {"e5-1650v4"}
     assert {t["profile"] for t in full["stos_line_cycles"]} == {"e5-1650v4"}
@@ -341,14 +341,14 @@ def test_cost_intervals_are_finite_and_non_negative(cost_points):
         assert 0.0 <= p["lo"] <= p["predicted"] <= p["hi"] < float("inf"), p["id"]
     for name in description.descriptions():  # every shipped derived file (reading them is cheap)
         prof = P.load_profile(description.derived_id(name))
-        for k in derive.COST_MODEL:
+        for k in opcounts.COST_MODEL:
             if k in prof.constants and prof.constants[k].source.startswith("derived:"):
                 assert prof.value(k) > 0 and 0.0 < prof.stderr(k) < float("inf"), (name, k)
 
 
 def test_a_cost_is_its_counted_operations_at_the_target_s_costs_plus_the_fitted_residual():
     """ECM: the same residual core cycles on every CPU, the counted operations at each CPU's own costs."""
-    train = derive.cost_training()["slub_free_slow_extra_cycles"]
+    train = opcounts.cost_training()["slub_free_slow_extra_cycles"]
     assert {t["profile"] for t in train} == {"e5-1650v4", "i7-4790k"}
     # from one training CPU (the E5-1650 v4) the candidates are not averaged: exactly counted + residual
     zen, bdw = (derive.derive(n, kernel="6.12", exclude=("haswell",)) for n in ("zen4-genoa", "broadwell-ep"))
@@ -366,7 +366,7 @@ def test_a_published_fast_path_run_on_another_kernel_trains_the_fast_pair_and_da
     """The E5-1650 v4's 2020 "kmem fastpath reuse" run (60 cycles on ~5.8) is a second era of that CPU:
     a training record of the fast pair, and with the 2023 profile (108.6 cycles on 6.2) the pair that
     gives SLUB's own kernel drift, ln(108.6 / 60) / sqrt(2.6 years)."""
-    train = derive.cost_training()["slub_fast_pair_cycles"]
+    train = opcounts.cost_training()["slub_fast_pair_cycles"]
     by = {t["profile"]: t for t in train}
     assert set(by) == {"e5-1650v4", "i7-4790k", "corpus slub-e51650v4-2020-fastpath"}
     e5 = description.load("broadwell-ep")
@@ -375,14 +375,14 @@ def test_a_published_fast_path_run_on_another_kernel_trains_the_fast_pair_and_da
     # the i7's own fast-path rows (2015-06 to 2016-01) lie within a year of its profile: no second era;
     # its memcg-active run is a configuration the model does not describe
     assert not any("i7-4790k" in t["profile"] and t["profile"].startswith("corpus") for t in train)
-    d, note = derive.kernel_drift((), "slub")
+    d, note = opcounts.kernel_drift((), "slub")
     dy = era.year_of("6.2") - era.year_of("5.8")
     assert d == pytest.approx(abs(math.log(108.6265 / 60.0)) / math.sqrt(dy), rel=0.02)
     assert "slub-e51650v4-2020-fastpath" in note
     # leaving the E5 out leaves no SLUB pair: the page_pool drift's fallback (the spread between CPUs per year)
-    assert derive.kernel_drift(("broadwell-ep",), "slub") == derive.kernel_drift(("broadwell-ep",))
+    assert opcounts.kernel_drift(("broadwell-ep",), "slub") == opcounts.kernel_drift(("broadwell-ep",))
     # zeroing and the page allocator have no pair of their own: the page_pool drift
-    assert derive.kernel_drift((), "page_alloc") == derive.kernel_drift(())
+    assert opcounts.kernel_drift((), "page_alloc") == opcounts.kernel_drift(())
 
 
 # ---- an arm64 core from the x86 CPUs ----------------------------------------------------------
@@ -398,14 +398,14 @@ def isa_points(oos_report):
 def test_arm64_from_x86_is_the_x86_count_plus_the_per_cpu_statistics_priced_for_arm64():
     """6.13 fast path: the newer-era x86 CPUs' mean instruction count, plus one this_cpu_inc's 7
     preempt-count instructions, at the width of 4, plus one STADD at the description's 33.7 cycles."""
-    train = [t for t in derive.training() if t["new_era"]]
+    train = [t for t in pp_counts.training() if t["new_era"]]
     instr = np.mean([t["instr"]["pp_fast_cycles"] for t in train])
     prof = derive.derive("kunpeng-920", ghz=2.6, kernel="6.13", exclude=ARM, from_isa="x86")
     assert prof.value("pp_fast_cycles") == pytest.approx((instr + 7) / 4 + 33.7, abs=1e-3)
     ring = np.mean([t["instr"]["pp_ring_cycles"] for t in train])
     assert prof.value("pp_ring_cycles") == pytest.approx((ring + 7) / 4 + 68.7 + 33.7, abs=1e-3)
     # the uncertainty adds the STADD bracket (a 90 % range 15.05-75.4 cycles) on its share of the cost
-    s = derive.spread(derive.training(exclude=ARM))[0]
+    s = pp_counts.spread(pp_counts.training(exclude=ARM))[0]
     sd_price = math.log(75.4 / 15.05) / (2 * 1.6448536)
     share = 33.7 / prof.value("pp_fast_cycles")
     assert prof.stderr("pp_fast_cycles") == pytest.approx(
@@ -420,20 +420,20 @@ def test_the_translation_only_adds_what_the_kernel_does_differently_on_arm64():
     # before the page_pool statistics (5.18) nothing differs: the untranslated derivation
     old = derive.derive("kunpeng-920", ghz=2.6, kernel="5.15", exclude=ARM, from_isa="x86")
     before = derive.untranslated(description.load("kunpeng-920"), "5.15", ARM, 2.6)
-    for k in derive.DERIVED_PP:
+    for k in pp_counts.DERIVED_PP:
         assert old.value(k) == pytest.approx(before[k], abs=1e-3)
     # an x86 core is not translated
     genoa = derive.derive("zen4-genoa", kernel="6.12")
     assert derive.derive("zen4-genoa", kernel="6.12", from_isa="x86").constants == genoa.constants
     # since 6.18 the per-CPU op is a load atomic, priced as the locked add
     d = description.load("kunpeng-920")
-    assert derive.percpu_rmw_price(d, "6.18")[0] == 68.7
-    assert derive.percpu_rmw_price(d, "6.18")[1] == pytest.approx(math.log(180.8 / 26.1) / (2 * 1.6448536), rel=1e-6)
-    assert derive.percpu_rmw_price(d, "6.13", inrun_atomic=15.0)[:2] == (15.0, 0.0)
-    assert derive.percpu_rmw_price(d, "6.13")[0] == 33.7
+    assert pp_counts.percpu_rmw_price(d, "6.18")[0] == 68.7
+    assert pp_counts.percpu_rmw_price(d, "6.18")[1] == pytest.approx(math.log(180.8 / 26.1) / (2 * 1.6448536), rel=1e-6)
+    assert pp_counts.percpu_rmw_price(d, "6.13", inrun_atomic=15.0)[:2] == (15.0, 0.0)
+    assert pp_counts.percpu_rmw_price(d, "6.13")[0] == 33.7
     # a description without the figure takes its locked add, and says so
     n1 = description.load("neoverse-n1")
-    price, sd, src = derive.percpu_rmw_price(n1, "6.13")
+    price, sd, src = pp_counts.percpu_rmw_price(n1, "6.13")
     assert (price, sd) == (n1.value("lock_add_cycles"), 0.0) and "no percpu_atomic_cycles" in src
     with pytest.raises(description.UarchError, match="--from-isa"):
         derive.derive("kunpeng-920", from_isa="mips")
@@ -443,12 +443,13 @@ def test_the_slow_path_takes_the_benchmark_s_extra_reference_from_6_5():
     """The out-of-tree benchmark returns the slow path's page through an extra reference on kernels from
     6.5 (its own version test): a 6.6 slow path has the newer counts (5 locked ops, one statistics
     increment, the newer x86 instruction count) while its fast path and ptr_ring stay in the older era."""
-    assert derive.BENCH_EXTRA_REF_SINCE == "6.5"
-    assert [derive.cost_era(k, "page_slow_cycles") for k in ("6.4", "6.5", "6.6", "6.8")] == [False, True, True, True]
-    assert [derive.cost_era(k, "pp_ring_cycles") for k in ("6.5", "6.7", "6.8")] == [False, False, True]
+    assert pp_counts.BENCH_EXTRA_REF_SINCE == "6.5"
+    assert [pp_counts.cost_era(k, "page_slow_cycles") for k in ("6.4", "6.5", "6.6", "6.8")] == [False, True, True,
+                                                                                                 True]
+    assert [pp_counts.cost_era(k, "pp_ring_cycles") for k in ("6.5", "6.7", "6.8")] == [False, False, True]
     d = description.load("kunpeng-920")
     lock, pc = d.value("lock_add_cycles"), d.value("percpu_atomic_cycles")
-    train = derive.training(exclude=ARM)
+    train = pp_counts.training(exclude=ARM)
     new_slow = np.mean([t["instr"]["page_slow_cycles"] for t in train if t["eras"]["page_slow_cycles"]])
     old_slow = np.mean([t["instr"]["page_slow_cycles"] for t in train if not t["eras"]["page_slow_cycles"]])
     old_fast = np.mean([t["instr"]["pp_fast_cycles"] for t in train if not t["eras"]["pp_fast_cycles"]])
@@ -489,7 +490,7 @@ def test_the_kunpeng_s_locked_op_is_the_percpu_bench_ldadd_bracketed_by_its_two_
     assert description.load("neoverse-n1").value("lock_add_cycles") == 20
     # the translated ptr_ring's interval adds the bracket on the locked op's share of the cost
     prof = derive.derive("kunpeng-920", ghz=2.6, kernel="6.13", exclude=ARM, from_isa="x86")
-    s = derive.spread(derive.training(exclude=ARM))[0]
+    s = pp_counts.spread(pp_counts.training(exclude=ARM))[0]
     z = 1.6448536
     v = prof.value("pp_ring_cycles")
     sd = math.sqrt(s ** 2 + (33.7 / v * math.log(75.4 / 15.05) / (2 * z)) ** 2
@@ -520,11 +521,11 @@ def test_arm64_from_x86_reads_no_arm64_page_pool_row_and_no_arm64_profile(monkey
 
     monkeypatch.setattr(corpus, "load_corpus", lambda *a, **k: dropped)
     monkeypatch.setattr(derive, "load_profile", no_arm64)
-    derive._direct_rows_all.cache_clear()
+    opcounts._direct_rows_all.cache_clear()
     try:
         got = derive.derive("kunpeng-920", ghz=2.6, kernel="6.13", exclude=ARM, from_isa="x86")
     finally:
-        derive._direct_rows_all.cache_clear()
+        opcounts._direct_rows_all.cache_clear()
     assert got.constants == want.constants
 
 

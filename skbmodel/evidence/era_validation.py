@@ -287,12 +287,12 @@ def kernel_moved(prof: Profile, kernel: str) -> Profile:
     The model's kernel-era code paths follow ``kernel``.  Each cost of a kernel code path (a constant in
     :data:`COST_UNITS`) keeps its value but gains the kernel drift over the years between, as an
     independent error: ``sd' = sqrt(sd^2 + (d * sqrt(|year(kernel) - year(prof)|) * value)^2)``, with
-    ``d`` [1/sqrt(year)] :func:`skbmodel.evidence.derive.kernel_drift` of the constant's subsystem (its
-    :data:`~skbmodel.evidence.derive.COST_MODEL` entry; page_pool's for the others), a random walk fitted on CPUs
+    ``d`` [1/sqrt(year)] :func:`skbmodel.evidence.opcounts.kernel_drift` of the constant's subsystem (its
+    :data:`~skbmodel.evidence.opcounts.COST_MODEL` entry; page_pool's for the others), a random walk fitted on CPUs
     measured in two kernel eras.  The fitted covariances are kept: the correlations among the fitted
     constants shrink by the ratio of the old to the new sd.  The same kernel: ``prof`` unchanged.
     """
-    from . import derive
+    from . import opcounts
     dy = abs(era.year_of(kernel) - era.year_of_range(prof.kernels))
     if dy == 0.0:
         return prof
@@ -301,9 +301,9 @@ def kernel_moved(prof: Profile, kernel: str) -> Profile:
     for k, c in prof.constants.items():
         if c.unit not in COST_UNITS:
             continue
-        sub = derive.COST_MODEL[k][0] if k in derive.COST_MODEL else "page_pool"
+        sub = opcounts.COST_MODEL[k][0] if k in opcounts.COST_MODEL else "page_pool"
         if sub not in drifts:
-            drifts[sub] = derive.kernel_drift(sub=sub)[0]
+            drifts[sub] = opcounts.kernel_drift(sub=sub)[0]
         sd = math.hypot(c.stderr, drifts[sub] * math.sqrt(dy) * abs(c.value))
         scale[k] = c.stderr / sd if sd > 0 else 1.0
         consts[k] = dataclasses.replace(c, stderr=sd)

@@ -9,9 +9,9 @@ thunk) are listed, not predicted.
 
 Leave one instruction set out (:func:`leave_one_isa_out`) predicts the Kunpeng 920's published page_pool
 points from the x86 CPUs alone, priced with what the kernel does differently on arm64
-(:func:`skbmodel.evidence.derive.isa_cost_cycles`); the figures, before and after the translation, are in
+(:func:`skbmodel.evidence.pp_counts.isa_cost_cycles`); the figures, before and after the translation, are in
 docs/validation.md.  SLUB, zeroing and the page allocator (:func:`leave_one_cpu_out_costs`): each CPU's
-published points predicted by :func:`skbmodel.evidence.derive.derive_costs` without its own data.
+published points predicted by :func:`skbmodel.evidence.opcounts.derive_costs` without its own data.
 
 Every record is in the row's unit (TSC cycles, or ns for an arm64 run) with a 90 % interval
 (:data:`skbmodel.uncertainty.LEVEL`) and the naive prediction next to it: the other CPUs' mean ns, the
@@ -29,8 +29,9 @@ from .. import model, uncertainty
 from ..machine import era
 from ..machine.description import Description, descriptions
 from ..machine.profile import Profile, load_profile
-from .derive import (COST_MODEL, DERIVED_PP, INFERRED_CPU, MEASURES, cost_training, derive, row_uarch,
-                     since_split, training, untranslated)
+from .derive import derive, untranslated
+from .opcounts import COST_MODEL, INFERRED_CPU, MEASURES, cost_training, row_uarch
+from .pp_counts import DERIVED_PP, since_split, training
 
 # ---- leave one CPU out -------------------------------------------------------------------
 

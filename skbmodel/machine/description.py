@@ -41,7 +41,7 @@ class Figure:
     source: str
     uncertain: bool = False
     #: the range a figure that is not published for the part is bracketed by (``low``, ``high`` in its file),
-    #: or None: the derivation widens its interval by it (:func:`skbmodel.evidence.derive.percpu_rmw_price`)
+    #: or None: the derivation widens its interval by it (:func:`skbmodel.evidence.pp_counts.percpu_rmw_price`)
     bracket: tuple[float, float] | None = None
 
 

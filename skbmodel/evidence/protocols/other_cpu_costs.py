@@ -3,7 +3,7 @@ predicted by the constants derived without its own data.
 
 A thin protocol over :func:`skbmodel.evidence.leave_one_out.leave_one_cpu_out_costs`: operation counts of
 each constant's kernel code path times the description's per-operation costs, residuals fitted on the
-other CPUs (:data:`skbmodel.evidence.derive.COST_MODEL`); an accuracy is claimed only with
+other CPUs (:data:`skbmodel.evidence.opcounts.COST_MODEL`); an accuracy is claimed only with
 :data:`skbmodel.evidence.leave_one_out.MIN_CPUS_FOR_CLAIM` CPUs of one kernel era.
 """
 from __future__ import annotations
@@ -23,12 +23,12 @@ def run(inputs: Inputs) -> dict:
 
 def format(rep: dict) -> list[str]:
     lines = ["", "SLUB, zeroing and the page allocator, each CPU derived without its own data (operation counts x the "
-             "description's costs, residuals fitted on the other CPUs; `skbmodel.evidence.derive.COST_MODEL`); "
+             "description's costs, residuals fitted on the other CPUs; `skbmodel.evidence.opcounts.COST_MODEL`); "
              "rows marked * "
-             "are of a CPU the corpus does not name (`skbmodel.evidence.derive.INFERRED_CPU`); zeroing's start-ups "
+             "are of a CPU the corpus does not name (`skbmodel.evidence.opcounts.INFERRED_CPU`); zeroing's start-ups "
              "are "
              "measured on two CPUs (the E5-1650 v4 and the EPYC 7351), its per-line costs on the E5 alone, so "
-             "these carry the single-CPU rule of `skbmodel.evidence.derive.derive_costs`, and the E5's zeroing "
+             "these carry the single-CPU rule of `skbmodel.evidence.opcounts.derive_costs`, and the E5's zeroing "
              "rows are not "
              "predicted (they would read its own per-line costs through the base profile, "
              "`skbmodel.evidence.leave_one_out._own_through_base`)", ""]
