@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .physics import cpumap, noise
-from . import design, attribution, schema, uncertainty
+from . import design, attribution, schema, interval_rules, uncertainty
 from .links import state as sk_state
 from .machine.custom import CUSTOM_PREFIX
 from .links.pages import BY_SLUG, DEFAULT_PAGE
@@ -295,7 +295,7 @@ def _one_side(scn: Scenario, outputs: Sequence[str], labels: Mapping[str, str], 
         return (), None
     lin = uncertainty.linearise(scn.params, None, scn.profile, None, uncertainty.with_counted(list(outputs)),
                                 elasticities=elasticities)
-    iv = uncertainty.physical_intervals(lin.value, lin.intervals(), scn.profile, scn.params)
+    iv = interval_rules.physical_intervals(lin.value, lin.intervals(), scn.profile, scn.params)
     return answers_of(outputs, lin.value, iv, labels, noise_ns), lin
 
 

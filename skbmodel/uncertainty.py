@@ -51,20 +51,20 @@ A structural (model) error can be added per subsystem: :data:`STRUCTURAL_REL_SD`
 sd per output prefix (0 until out-of-sample validation fills it), combined in quadrature:
 ``sd_total = sqrt(sd_constants^2 + (rel * |f|)^2)``.
 
-**Intervals respect what the outputs are** (:func:`physical_intervals`):
+**Intervals respect what the outputs are** (:func:`skbmodel.interval_rules.physical_intervals`):
 
 * a quantity that cannot be negative (a cost, a rate, a share: :data:`NONNEGATIVE_OUTPUTS`, by the
   output's kind in :mod:`skbmodel.schema`) has its lower bound clipped at 0.  The normal approximation
   puts probability below 0 where the quantity cannot go; clipping removes only that impossible part.
   A signed difference (a saving, memset minus ``__GFP_ZERO``) is never clipped, whatever sign its
   value has in the states a profile happens to produce;
-* a difference of two outputs (:data:`DIFFERENCE_OUTPUTS`: drops = source - destination rate) is at most
+* a difference of two outputs (:data:`schema.DIFFERENCE_OUTPUTS`: drops = source - destination rate) is at most
   its minuend's upper bound: in every set of constants the subtrahend is a rate, never below 0; a fraction
   of events (:data:`UPPER_BOUNDS`) is at most 1;
 * a difference on one machine (a signed output, or B - A of a pair whose sides share their constants) that
   keeps its sign when each constant alone moves by ``z`` sd (the ``+-1`` sd secant carried to ``z``) keeps
   that sign in its interval: a cross-node excess is a sum of line moves and cannot be negative;
-* a value fixed by the kernel (:data:`EXACT_OUTPUTS`, objects per slab) is exact: ``[f, f]``;
+* a value fixed by the kernel (:data:`schema.EXACT_OUTPUTS`, objects per slab) is exact: ``[f, f]``;
 * "runs needed" is a monotone function of the zeroing difference, so its range is that function of
   the difference's interval: from the runs at the interval's largest ``|delta|`` to those at its
   smallest, and up to :data:`skbmodel.physics.noise.MAX_RUNS` (no finite number of runs) when the interval
@@ -85,9 +85,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from . import folders
-from . import model, schema
-from .physics import noise
+from . import folders, interval_rules, model, schema
 from .physics.noise import LEVEL, z_value  # the reported level, here for the propagation's callers
 from .machine.custom import CUSTOM_PREFIX
 from .params import MODEL_PARAMS
@@ -489,12 +487,12 @@ class Linearisation:
     def intervals(self, level: float = LEVEL) -> dict:
         """``{output: (lo, hi)}``: :meth:`bounds` of each output; a difference (two sides) of kernel-fixed
         values is as exact as they are.  The physical limits of one scenario's outputs are
-        :func:`physical_intervals`' (they need its parameters)."""
+        :func:`skbmodel.interval_rules.physical_intervals`' (they need its parameters)."""
         pair = "B" in self.sides
         z = z_value(level)
         out = {}
         for o in self.outputs:
-            if pair and o in EXACT_OUTPUTS:
+            if pair and o in schema.EXACT_OUTPUTS:
                 out[o] = (self.value[o], self.value[o])
                 continue
             lo, hi = self.bounds(o, level)
@@ -513,8 +511,8 @@ class Linearisation:
 def with_counted(outputs) -> list[str]:
     """``outputs`` and what their intervals need: for each count of runs among them, the difference it counts;
     for each difference of two outputs, its minuend (whose upper bound is its own)."""
-    return list(dict.fromkeys([*outputs, *(RUNS_OUTPUTS[o][0] for o in outputs if o in RUNS_OUTPUTS),
-                               *(DIFFERENCE_OUTPUTS[o][0] for o in outputs if o in DIFFERENCE_OUTPUTS)]))
+    return list(dict.fromkeys([*outputs, *(schema.RUNS_OUTPUTS[o][0] for o in outputs if o in schema.RUNS_OUTPUTS),
+                               *(schema.DIFFERENCE_OUTPUTS[o][0] for o in outputs if o in schema.DIFFERENCE_OUTPUTS)]))
 
 
 def _value_dims(profiles: Sequence[Profile]) -> list[tuple[str, str, str]]:
@@ -585,11 +583,12 @@ def linearise(params_a: Mapping, params_b: Mapping | None = None, profile_a: Pro
     rel = {o: structural_rel_sd(o) if structural else 0.0 for o in outputs}
     struct = {o: rel[o] * (np.hypot(own["A"][o], own["B"][o]) if across else np.abs(value[o])) for o in outputs}
     # one scenario's outputs that cannot be negative take a log-scale dimension's sensitivity on log scale
-    log_outputs = frozenset(o for o in outputs if o in FACTOR_OUTPUTS) if len(sides) == 1 and log.any() \
+    log_outputs = frozenset(o for o in outputs if o in schema.FACTOR_OUTPUTS) if len(sides) == 1 and log.any() \
         else frozenset()
     per_sd = {o: _per_sd(rows[o], d, log if o in log_outputs else None) for o in outputs}
     # a difference on one machine (one scenario's, or B - A with both sides on the same constants)
-    signed = [o for o in outputs if o in SIGNED_OUTPUTS] if len(sides) == 1 else [] if across else outputs
+    signed = [o for o in outputs
+              if o in interval_rules.SIGNED_OUTPUTS] if len(sides) == 1 else [] if across else outputs
     with np.errstate(invalid="ignore"):
         spans = {o: (np.min(rows[o][1:1 + 2 * d] - rows[o][0], axis=0, initial=0.0),
                      np.max(rows[o][1:1 + 2 * d] - rows[o][0], axis=0, initial=0.0)) for o in signed}
@@ -623,49 +622,6 @@ def _check(method, outputs):
     return method, outputs
 
 
-# ---------------------------------------------------------------- physics of the intervals
-#: What each output is decides its limits (:data:`skbmodel.schema.KINDS`): kernel-fixed outputs are
-#: exact, a count of runs follows the difference it counts, a cost, rate or share is never below 0,
-#: and a signed difference is never clipped.
-EXACT_OUTPUTS = schema.EXACT_OUTPUTS
-RUNS_OUTPUTS = schema.RUNS_OUTPUTS
-NONNEGATIVE_OUTPUTS = frozenset(schema.of_kind(*schema.NONNEGATIVE_KINDS))
-FACTOR_OUTPUTS = schema.FACTOR_OUTPUTS
-SIGNED_OUTPUTS = frozenset(schema.of_kind("difference"))
-DIFFERENCE_OUTPUTS = schema.DIFFERENCE_OUTPUTS
-UPPER_BOUNDS = schema.UPPER_BOUNDS
-
-
-def physical_intervals(values: Mapping, bounds: dict, profile: Profile, params: Mapping) -> dict:
-    """``bounds`` (``{output: (lo, hi)}`` of the values ``values``) with the rules of the module
-    docstring applied: non-negative quantities clipped at 0, kernel-fixed values exact, "runs
-    needed" from the interval of the difference it counts (which ``bounds`` must hold)."""
-    nonneg = NONNEGATIVE_OUTPUTS
-    raw = model.raw_inputs(params, profile)
-    out = {}
-    for o, (lo, hi) in bounds.items():
-        f = np.asarray(values[o], dtype=float)
-        lo, hi = np.asarray(lo, dtype=float), np.asarray(hi, dtype=float)
-        if o in EXACT_OUTPUTS:
-            lo, hi = f, f
-        elif o in RUNS_OUTPUTS:
-            d_name, noise_key = RUNS_OUTPUTS[o]
-            d_lo, d_hi = (np.asarray(v, dtype=float) for v in bounds[d_name])
-            noise_ns = raw[noise_key]
-            far = np.maximum(np.abs(d_lo), np.abs(d_hi))
-            near = np.where((d_lo <= 0) & (d_hi >= 0), 0.0, np.minimum(np.abs(d_lo), np.abs(d_hi)))
-            lo = np.minimum(noise.runs_needed(far, noise_ns), f)
-            hi = np.maximum(noise.runs_needed(near, noise_ns), f)
-        elif o in nonneg:
-            lo = np.where(f >= 0, np.maximum(lo, 0.0), lo)
-        if o in DIFFERENCE_OUTPUTS:  # minuend - subtrahend, the subtrahend never negative, in every sample
-            hi = np.minimum(hi, np.asarray(bounds[DIFFERENCE_OUTPUTS[o][0]][1], dtype=float))
-        if o in UPPER_BOUNDS:
-            hi = np.minimum(hi, UPPER_BOUNDS[o])
-        out[o] = (lo, hi)
-    return out
-
-
 # ---------------------------------------------------------------- public API
 def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, outputs=None, level: float = LEVEL,
                             method: str | None = None, n_samples: int = N_SAMPLES, structural: bool = True,
@@ -682,8 +638,9 @@ def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, out
     n_samples : draws for ``"sampling"``.
     structural : add :func:`structural_rel_sd` (default); ``False`` gives the constants' share alone
         (the out-of-sample validation estimates the structural term from that).
-    physical : apply :func:`physical_intervals` (default); ``False`` gives the propagated interval,
-        ``f +- z sd`` where no log-scale constant spreads it (the out-of-sample validation reads ``sd`` from it).
+    physical : apply :func:`skbmodel.interval_rules.physical_intervals` (default); ``False`` gives the
+        propagated interval, ``f +- z sd`` where no log-scale constant spreads it (the out-of-sample
+        validation reads ``sd`` from it).
 
     Returns
     -------
@@ -711,7 +668,7 @@ def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, out
             return (structural_rel_sd(o) if structural else 0.0) * np.abs(f)
         f0, res = _propagate(values_of, deltas.shape[0], grid, outputs, method, corr, level, struct_sd)
     if physical:
-        res = physical_intervals(f0, res, prof, params)
+        res = interval_rules.physical_intervals(f0, res, prof, params)
     return {o: f0[o] for o in asked}, {o: res[o] for o in asked}
 
 
@@ -753,7 +710,7 @@ def delta_intervals(params_a: Mapping, params_b: Mapping, profile_a: Profile | N
         return lin.value, lin.intervals(level)
     delta, res = _sampled_delta(params_a, params_b, profile_a, profile_b, outputs, level, n_samples)
     # a difference of kernel-fixed values is as exact as they are
-    return delta, {o: ((delta[o], delta[o]) if o in EXACT_OUTPUTS else iv) for o, iv in res.items()}
+    return delta, {o: ((delta[o], delta[o]) if o in schema.EXACT_OUTPUTS else iv) for o, iv in res.items()}
 
 
 def _sampled_delta(params_a, params_b, profile_a, profile_b, outputs, level, n_samples):

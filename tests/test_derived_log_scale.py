@@ -10,7 +10,7 @@ import statistics
 import numpy as np
 import pytest
 
-from skbmodel import model, uncertainty
+from skbmodel import model, interval_rules, uncertainty
 from skbmodel.evidence import opcounts, pp_counts
 from skbmodel.links import state as sk_state
 from skbmodel.machine import description
@@ -20,7 +20,7 @@ from skbmodel.machine.profile import available_profiles, load_profile
 #: differences, a saving or a gain, are left out by their kind), the kfree_skb_list drop and the path
 COSTS = tuple(o for o, unit in model.OUTPUT_UNITS.items()
               if o.split(".")[0] in ("slub", "zero", "page_alloc") and unit in ("cycles", "ns")
-              and o in uncertainty.NONNEGATIVE_OUTPUTS) + ("kfree_skb_list.free_cycles_per_drop",
+              and o in interval_rules.NONNEGATIVE_OUTPUTS) + ("kfree_skb_list.free_cycles_per_drop",
                                                            "path.ns_per_packet")
 
 

@@ -226,7 +226,8 @@ WINGS = {
     # measurements, fits and protocols: read everything below the answers
     "evidence": {"physics", "machine", "links", "params", "folders", "schema", "model", "uncertainty"},
 }
-CORE = {"schema", "params", "folders", "design", "model", "uncertainty", "scenario", "answers", "attribution", "grid"}
+CORE = {"schema", "params", "folders", "design", "model", "uncertainty", "interval_rules", "scenario", "answers",
+        "attribution", "grid"}
 PROGRAMS = {"cli", "bench", "mailtext", "patchin", "__main__"}
 
 
@@ -317,3 +318,10 @@ def test_the_chain_measure_sees_a_long_chain(monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "IMPORTS", {**IMPORTS, **fake, "skbmodel.m13": set()})
     monkeypatch.setattr(sys.modules[__name__], "MODULES", {**MODULES, **{m: None for m in [*fake, "skbmodel.m13"]}})
     assert len(_longest_chain("skbmodel.m0", {})) == 14
+
+
+def test_no_module_has_more_than_800_lines():
+    """A room a newcomer can read: a module that grows past 800 lines holds more than one job."""
+    long = {name: n for name, path in MODULES.items()
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > 800}
+    assert long == {}

@@ -5,7 +5,7 @@ respect what each output is."""
 import numpy as np
 import pytest
 
-from skbmodel import model, schema, uncertainty
+from skbmodel import model, schema, interval_rules, uncertainty
 from skbmodel.physics import noise
 from skbmodel.links import state as sk_state
 from skbmodel.bench import random_states
@@ -115,7 +115,7 @@ def test_intervals_respect_physics_over_4000_random_states(prof, seed):
     st = _states(seed=100 + seed)
     values, iv = uncertainty.evaluate_with_intervals(st, prof)
     _, raw = uncertainty.evaluate_with_intervals(st, prof, physical=False)
-    nonneg = uncertainty.NONNEGATIVE_OUTPUTS
+    nonneg = interval_rules.NONNEGATIVE_OUTPUTS
     assert {"kfree_skb_list.free_cycles_per_drop", "veth.mpps"} <= nonneg
     assert not {"slub.bulk_gain_cycles", "zero.delta_ns", "veth.zero_delta_ns"} & nonneg  # differences
     for o in schema.of_kind("difference"):
