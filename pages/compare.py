@@ -26,10 +26,10 @@ def _clear_b() -> None:
 
 
 def _add_difference() -> None:
-    key = st.session_state.get("b_add")
+    key = st.session_state.get("add_difference")
     if key:
         appstate.add_b_override(key)
-    st.session_state["b_add"] = None
+    st.session_state["add_difference"] = None
 
 
 def _b_overrides() -> None:
@@ -38,19 +38,19 @@ def _b_overrides() -> None:
     over = sk_state.b_overrides(state)
     shown = [k for k in sk_state.MODEL_KEYS if k in over and k != "ghz" or (k == "ghz" and "cpu" not in over
                                                                             and k in over)]
-    with st.container(key="b_overrides"):
+    with st.container(key="differences"):
         if not shown:
             st.markdown("**B is A.** Add what B changes (e.g. the patch under review):")
         else:
             st.markdown("**B differs from A in:**")
         for k in shown:
             cols = st.columns([5, 1], vertical_alignment="bottom")
-            appstate.param_widget(sk_state.B_PREFIX + k, cols[0], whole_page=k in ("cpu", "path"))
-            cols[1].button("Remove", key=f"b_remove_{k}", on_click=appstate.remove_b_override, args=(k,),
+            appstate.param_widget(sk_state.key_of(k, "b"), cols[0], whole_page=k in ("cpu", "path"))
+            cols[1].button("Remove", key=f"remove_difference_{k}", on_click=appstate.remove_b_override, args=(k,),
                            help="B follows A again in this parameter", icon=":material/close:")
         free = [k for k in sk_state.MODEL_KEYS if k not in over and k != "ghz"]
         cols = st.columns([5, 1], vertical_alignment="bottom")
-        cols[0].selectbox("Add a difference…", free, index=None, key="b_add", placeholder="choose a parameter",
+        cols[0].selectbox("Add a difference…", free, index=None, key="add_difference", placeholder="choose a parameter",
                           format_func=lambda k: sk_state.PARAMS[k].label, on_change=_add_difference)
         if over:
             cols[1].button("B = A", key="copy_a_to_b", on_click=_clear_b, help="Remove every difference")

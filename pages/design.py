@@ -11,8 +11,6 @@ from skbview import charts, tables
 from skbview.app import appstate, ui
 from skbview.safe_text import md_escape
 
-B = sk_state.B_PREFIX
-
 # First, before any widget: a fresh server's first request for /design runs this file alone once, and
 # widgets made then would start at their minimum instead of the link's values.
 appstate.page_state("design")
@@ -42,32 +40,32 @@ def _help(key: str) -> str:
     return "  \n".join(f"**{_short(key)(o)}**: {p.label_of(o)}" for o in p.choices)
 
 
-def _controls(prefix: str, state: dict) -> None:
-    params = tables.design_params_ab(state)[1 if prefix else 0]
+def _controls(which: str, state: dict) -> None:
+    params = tables.design_params_ab(state)[which == "b"]
     shown = set(design.keys_in_use(params))
     # a number the composition cannot use is shown while a problem names it, so that it can be fixed
     shown |= {k for k in design.NUMERIC for _, msg in design.problems(params) if f"({k})" in msg}
     for row in STAGES:
         cols = st.columns(4)
         for col, (key, subs) in zip(cols, row):
-            appstate.param_widget(prefix + key, col, label=TITLES[key], short=_short(key), help=_help(key),
-                                  whole_page=True, shown=params[key])
+            appstate.param_widget(sk_state.key_of(key, which), col, label=TITLES[key], short=_short(key),
+                                  help=_help(key), whole_page=True, shown=params[key])
             for sub in subs:
                 if sub in shown:
-                    appstate.param_widget(prefix + sub, col, label=SUB_LABELS[sub], shown=params[sub],
+                    appstate.param_widget(sk_state.key_of(sub, which), col, label=SUB_LABELS[sub], shown=params[sub],
                                           short=design.OPTION_SHORT.get if sub == "d_free_where" else None)
 
 
 _state = appstate.get_state()
 with st.container(key="design_a"):
-    _controls("", _state)
+    _controls("a", _state)
 _b = tables.design_params_ab(_state)[1]
-appstate.param_widget(B + "path", label="Compare with (B: the same sidebar scenario, another path)", whole_page=True,
-                      shown=_b["path"])
+appstate.param_widget(sk_state.key_of("path", "b"), label="Compare with (B: the same sidebar scenario, another path)",
+                      whole_page=True, shown=_b["path"])
 if _b["path"] == "design":  # the second composition's controls only while B is one
     with st.expander("Second composition (B)", expanded=True):
         with st.container(key="design_b"):
-            _controls(B, _state)
+            _controls("b", _state)
 
 
 def _problems(found, which: str) -> None:

@@ -551,7 +551,8 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
     e = sub.add_parser("eval", help="evaluate the model for a share-link query string",
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        epilog=f"page={'|'.join(sk_state.PAGES)} (default {sk_state.PAGES[0]}): the page whose question "
-                              f"it is\n" + params.help_text() + "\n\n" + design.help_text())
+                              f"it is\n" + params.help_text(sk_state.key_of("<key>", "b")) + "\n\n"
+                              + design.help_text())
     e.add_argument("query", nargs="?", default="", help="URL query string, e.g. 'bulk=32&zero=memset'")
     fmt = e.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true")

@@ -16,8 +16,6 @@ from .physics import page_alloc
 from . import folders
 
 MAX_VALUE_CHARS = 200
-#: Scenario B of the A/B comparison uses the keys of scenario A with this prefix.
-B_PREFIX = "b_"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -260,11 +258,12 @@ DISPLAY_KEYS = tuple(p.key for p in DISPLAY_PARAMS)
 _FOLLOWS_PROFILE = {"ghz": "the CPU profile's clock", "noise_ns": "the CPU profile's noise floor"}
 
 
-def help_text() -> str:
+def help_text(b_key: str) -> str:
     """Every scenario key but the composed path's (:func:`skbmodel.design.help_text` lists those) with what it
-    takes and its default, one line each under its sidebar group (for ``eval --help``)."""
+    takes and its default, one line each under its sidebar group (for ``eval --help``); ``b_key``: how a link
+    names B's ``<key>`` (:func:`skbmodel.links.state.key_of`)."""
     design_keys = {k for k, *_ in KEYS}
-    lines = [f"scenario keys (query 'key=value&...'; {B_PREFIX}<key>: scenario B on the Compare page):"]
+    lines = [f"scenario keys (query 'key=value&...'; {b_key}: scenario B on the Compare page):"]
     group = None
     for p in MODEL_PARAMS + DISPLAY_PARAMS:
         if p.key in design_keys:

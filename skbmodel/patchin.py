@@ -312,7 +312,7 @@ def question(mapped: list[dict], cpu: str | None = None) -> tuple[dict, list[str
             notes.append(f"{m.id} runs on the {m.path} path, not on {path}: set on both sides, it moves the "
                          f"{path} path only where they share a stage")
     query = {"page": "compare", "path": path, **({"cpu": cpu} if cpu else {}), **a,
-             **{f"{sk_state.B_PREFIX}{k}": v for k, v in b.items()}}
+             **{sk_state.key_of(k, "b"): v for k, v in b.items()}}
     st = sk_state.decode_strict("&".join(f"{k}={v}" for k, v in query.items()))
     return st, notes
 

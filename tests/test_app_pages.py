@@ -202,7 +202,7 @@ def test_controls_survive_page_switches():
     at.slider(key="bulk").set_value(100).run()
     at.radio(key="path").set_value("cpumap").run()
     _open(at, "compare")
-    at.selectbox(key="b_add").set_value("bulk").run()  # "Add a difference…": B's bulk, then its control
+    at.selectbox(key="add_difference").set_value("bulk").run()  # "Add a difference…": B's bulk, then its control
     at.slider(key="b_bulk").set_value(3).run()
     assert at.query_params["b_bulk"] == "3"
     _open(at, "slub")

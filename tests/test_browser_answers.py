@@ -48,7 +48,7 @@ def test_free_bulk_for_veth_batch_and_zeroing_in_two_actions(app):
 
 def _add_difference(page, label: str) -> None:
     """Compare's "Add a difference…": B now differs from A in the parameter of ``label``."""
-    page.locator(".st-key-b_add input[role='combobox']").click()
+    page.locator(".st-key-add_difference input[role='combobox']").click()
     page.keyboard.type(label)
     page.locator("[role='option']", has_text=label).first.click()
     wait_for_app(page)

@@ -83,6 +83,6 @@ def test_changing_a_writes_no_b_key_and_compare_follows(tab, slug):
     eventually(lambda: _assert(urlsplit(page.url).path.endswith("/compare"), page.url), timeout=60)
     assert {k: v for k, v in _query(page).items() if k in ("cpu", "ghz")} == a
     assert not [k for k in _query(page) if k.startswith("b_")], page.url
-    assert page.locator(".st-key-b_overrides").inner_text().startswith("B is A")
+    assert page.locator(".st-key-differences").inner_text().startswith("B is A")
     assert "nothing to compare" in page.locator(".st-key-ab_verdict").inner_text()
     assert not errors, errors

@@ -118,7 +118,7 @@ def _set(page, key: str, value, attempts: int = 3) -> None:
     label = _label(key, value)
     box = page.locator(f".st-key-{key}")
     if key.startswith(sk_state.B_PREFIX) and not box.count():  # B differs from A only where a difference is added
-        add = page.locator(".st-key-b_add input[role='combobox']")
+        add = page.locator(".st-key-add_difference input[role='combobox']")
         add.click()
         name = sk_state.PARAMS[key[len(sk_state.B_PREFIX):]].label
         page.keyboard.type(name)  # the list is long and virtualised: filter it to the one option

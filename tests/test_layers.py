@@ -325,3 +325,31 @@ def test_no_module_has_more_than_800_lines():
     long = {name: n for name, path in MODULES.items()
             if (n := len(path.read_text(encoding="utf-8").splitlines())) > 800}
     assert long == {}
+
+
+def _b_prefix_uses(path: Path) -> int:
+    """How often a module spells scenario B's key prefix: the name ``B_PREFIX``, or a text that is ``b_``
+    followed by a scenario key (``"b_cpu"``, ``f"b_{k}"``)."""
+    from skbmodel.params import MODEL_PARAMS
+    keys = {p.key for p in MODEL_PARAMS} | {"prof", "pv"}
+    n = 0
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Name) and node.id == "B_PREFIX" or \
+                isinstance(node, ast.Attribute) and node.attr == "B_PREFIX":
+            n += 1
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith("b_"):
+            n += node.value == "b_" or node.value[2:] in keys  # an f-string's head is a constant too
+    return n
+
+
+def test_scenario_b_s_key_prefix_lives_in_the_link_codec_alone():
+    """B's meaning is A plus overrides; how a link spells an override is the codec's business: every other
+    module asks ``key_of``/``side_of`` or works on the overrides without the prefix."""
+    users = {name for name, path in MODULES.items() if _b_prefix_uses(path)}
+    assert users <= {"skbmodel.links.keys", "skbmodel.links.state"}, sorted(users)
+
+
+def test_the_prefix_check_sees_a_spelled_key(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text('x = {"b_cpu": 1}\ny = f"b_{k}"\nz = "b_add"\n')
+    assert _b_prefix_uses(f) == 2

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 
+from .keys import key_of
+
 
 @dataclasses.dataclass(frozen=True)
 class Page:
@@ -63,7 +65,7 @@ PAGES: tuple[Page, ...] = (
           ("kfree_skb_list.drop_fraction", "Dropped"), ("kfree_skb_list.saving_ns", "Saving vs no bulk"))),
     # compare: the file name also carries every parameter where A and B differ (skbview.report)
     Page("compare", "Compare A/B", "Compare scenarios A and B", ":material/compare:",
-         ("cpu", "b_cpu"), ("path.ns_per_packet", "Overview path (ns/packet)"),
+         ("cpu", key_of("cpu", "b")), ("path.ns_per_packet", "Overview path (ns/packet)"),
          (("path.ns_per_packet", "Overview path, A"),), has_b=True),
     Page("validation", "Validation", "Validation against the seed measurements", ":material/fact_check:", ()),
     Page("design", "Design", "Design your own path", ":material/account_tree:",

@@ -30,7 +30,8 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from .. import folders
 from .. import __version__ as MODEL_VERSION
 from ..machine import profile as _profile
-from ..params import B_PREFIX, DISPLAY_PARAMS, MODEL_PARAMS, fmt_value
+from ..params import DISPLAY_PARAMS, MODEL_PARAMS, fmt_value
+from .keys import key_of
 
 #: The dashboard's address when none is known (the CLI, a report made outside a browser session).
 DEFAULT_BASE_URL = "http://localhost:8501/"
@@ -179,24 +180,23 @@ def expand(query):
     for p in DISPLAY_PARAMS:
         add(p.key, dflt.get(p.key))
     # scenario B: A's values, except where the link gives its own
-    b = B_PREFIX
-    own_profile = b + "cpu" in given or b + "prof" in given
+    own_profile = key_of("cpu", "b") in given or key_of("prof", "b") in given
     if own_profile:
-        if b + "prof" not in given:
-            b_cpu = given[b + "cpu"].strip()
-            add(b + "ghz", _profile_ghz(b_cpu, given.get(b + "pv", "").strip()))
+        if key_of("prof", "b") not in given:
+            b_cpu = given[key_of("cpu", "b")].strip()
+            add(key_of("ghz", "b"), _profile_ghz(b_cpu, given.get(key_of("pv", "b"), "").strip()))
     else:
         for k in _PROFILE_KEYS:
             if k in given:
-                add(b + k, given[k])
+                add(key_of(k, "b"), given[k])
         if "cpu" not in given and "prof" not in given:
-            add(b + "cpu", a_cpu)
+            add(key_of("cpu", "b"), a_cpu)
         if "ghz" in given:
-            add(b + "ghz", _valid("ghz", given["ghz"]))
+            add(key_of("ghz", "b"), _valid("ghz", given["ghz"]))
         elif "prof" not in given:
-            add(b + "ghz", _profile_ghz(a_cpu, given.get("pv", "").strip()))
+            add(key_of("ghz", "b"), _profile_ghz(a_cpu, given.get("pv", "").strip()))
     for k, v in a_value.items():
-        add(b + k, v)
+        add(key_of(k, "b"), v)
     if isinstance(query, Mapping):  # as given: a mapping of lists (st.query_params), no length limit of its own
         expanded: dict[str, list[str]] = {}
         for k, v in out:
@@ -271,11 +271,10 @@ def shorten(long_query: str) -> str:
     if full.get("v", "").strip() == str(FORMAT_VERSION):
         return str(long_query).lstrip("?")
     dflt = defaults_for(full.get("mv"))
-    b = B_PREFIX
     # B's own profile keys are written only where B overrides A's (skbmodel.links.state.encode)
-    inherit = all(full.get(b + k, full.get(k, "")) == full.get(k, "") for k in _PROFILE_KEYS)
+    inherit = all(full.get(key_of(k, "b"), full.get(k, "")) == full.get(k, "") for k in _PROFILE_KEYS)
     out = [("v", str(FORMAT_VERSION))]
-    for k in ("mv", "pv") + (() if inherit else (b + "pv",)) + ("h",):
+    for k in ("mv", "pv") + (() if inherit else (key_of("pv", "b"),)) + ("h",):
         if k in full:
             out.append((k, full[k]))
     if "page" in full:
@@ -297,21 +296,22 @@ def shorten(long_query: str) -> str:
         out.append(("prof", full["prof"]))
     out += [(p.key, full[p.key]) for p in DISPLAY_PARAMS if p.key in full and full[p.key] != dflt.get(p.key)]
     # other view keys (the question grid's) are written by the encoder only where they matter: kept as given
-    known = {"v", "mv", "pv", b + "pv", "h", "page", "prof", b + "prof"} | {p.key for p in DISPLAY_PARAMS} \
-        | {k for p in MODEL_PARAMS for k in (p.key, b + p.key)}
+    known = {"v", "mv", "pv", key_of("pv", "b"), "h", "page", "prof", key_of("prof", "b")} \
+        | {p.key for p in DISPLAY_PARAMS} | {k for p in MODEL_PARAMS for k in (p.key, key_of(p.key, "b"))}
     out += [(k, v) for k, v in full.items() if k not in known]
     # scenario B: what differs from A
     if not inherit:
-        if b + "prof" in full:
-            out.append((b + "prof", full[b + "prof"]))
+        if key_of("prof", "b") in full:
+            out.append((key_of("prof", "b"), full[key_of("prof", "b")]))
         else:
-            out.append((b + "cpu", full.get(b + "cpu", "")))
+            out.append((key_of("cpu", "b"), full.get(key_of("cpu", "b"), "")))
     for p in MODEL_PARAMS:
-        k = b + p.key
+        k = key_of(p.key, "b")
         if k not in full or p.key == "cpu":
             continue
         if p.key == "ghz" and not inherit:
-            keep = b + "prof" in full or full[k] != _profile_ghz(full.get(b + "cpu", ""), full.get(b + "pv"))
+            keep = key_of("prof", "b") in full or full[k] != _profile_ghz(full.get(key_of("cpu", "b"), ""),
+                                                                          full.get(key_of("pv", "b")))
         else:
             keep = full[k] != full.get(p.key)
         if keep:

@@ -51,10 +51,11 @@ from ..machine import custom as _custom
 from ..machine import profile as _profile
 from .. import model
 from . import shortlink as _shortlink
+from .keys import B_PREFIX, key_of, side_of  # noqa: F401 - key_of, side_of: the codec's, for its callers
 from .pages import DEFAULT_PAGE, SLUGS
 # the schema is re-exported: callers keep reading it as state.Param, state.MODEL_PARAMS, ...
 from ..schema import GRID_OUTPUTS
-from ..params import (AXIS_CHOICES, B_PREFIX, DISPLAY_KEYS, DISPLAY_PARAMS, MAX_VALUE_CHARS, MODEL_KEYS,  # noqa: F401
+from ..params import (AXIS_CHOICES, DISPLAY_KEYS, DISPLAY_PARAMS, MAX_VALUE_CHARS, MODEL_KEYS,  # noqa: F401
     MODEL_PARAMS, PATHS, Param, fmt_value, _show)
 
 FORMAT_VERSION = 1
@@ -232,16 +233,6 @@ def defaults(cpu: str | None = None) -> dict:
     state = model.default_params(cpu)
     state.update({p.key: p.default for p in VIEW_PARAMS})
     return state
-
-
-def key_of(key: str, which: str = "a") -> str:
-    """The state's (and the link's) key of scenario ``which``'s ``key``: B's override of it, or A's own."""
-    return key if which == "a" else B_PREFIX + key
-
-
-def side_of(key: str) -> tuple[str, str]:
-    """``("b", base key)`` for a key of scenario B's overrides, else ``("a", key)``."""
-    return ("b", key[len(B_PREFIX):]) if key.startswith(B_PREFIX) else ("a", key)
 
 
 def b_overrides(state: Mapping) -> dict:

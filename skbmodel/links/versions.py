@@ -76,12 +76,12 @@ def headline_value(state: Mapping, which: str = "a", version: str | None = None)
     if spec is None:
         return None
     try:
-        pre = sk_state.B_PREFIX if which != "a" and sk_state.own_profile(state) else ""
+        own = "b" if which != "a" and sk_state.own_profile(state) else "a"
         st = dict(state)
         if version:
-            st[pre + "pv"] = version
+            st[sk_state.key_of("pv", own)] = version
         params = sk_state.scenario(st, which)
-        pv = st.get(pre + "pv") or _profile.profile_version(params["cpu"])
+        pv = st.get(sk_state.key_of("pv", own)) or _profile.profile_version(params["cpu"])
         items = tuple((k, v) for k, v in params.items() if k != "prof")
         return _value(spec[0], items, str(params.get("prof") or ""), str(pv))
     except Exception:  # noqa: BLE001 - a link's state that cannot be evaluated has no headline
@@ -198,15 +198,16 @@ def notice(state: Mapping, unversioned: bool = False) -> dict | None:
     messages: list[str] = []
     profiles = []
     # scenario B only where it is shown (the compare page)
-    for which, pre in (("a", ""), ("b", sk_state.B_PREFIX))[: 2 if page == "compare" else 1]:
-        pv = state.get(pre + "pv")
-        cpu = state.get(pre + "cpu")
+    for which in ("a", "b")[: 2 if page == "compare" else 1]:
+        pv = state.get(sk_state.key_of("pv", which))
+        cpu = state.get(sk_state.key_of("cpu", which))
         if not pv or not cpu:
             continue
         current = _profile.profile_version(cpu)
         if pv == current:
             continue
-        item = {"scenario": which, "profile": cpu, "custom": bool(state.get(pre + "prof")), "version": pv,
+        item = {"scenario": which, "profile": cpu, "custom": bool(state.get(sk_state.key_of("prof", which))),
+                "version": pv,
                 "current_version": current, "archived": _profile.is_archived(cpu, pv)}
         who = f"profile {cpu}" if not item["custom"] else f"a custom profile on {cpu}"
         scen = " for scenario B" if which == "b" else ""
@@ -266,9 +267,9 @@ def notice(state: Mapping, unversioned: bool = False) -> dict | None:
 
 
 def current_versions(state: Mapping) -> dict:
-    """``{"mv", "pv", "b_pv"}`` of this code for the state's CPU profiles."""
+    """``{"mv", "pv", B's "pv"}`` of this code for the state's CPU profiles."""
     return {"mv": MODEL_VERSION, "pv": _profile.profile_version(state["cpu"]),
-            "b_pv": _profile.profile_version(sk_state.scenario(state, "b")["cpu"])}
+            sk_state.key_of("pv", "b"): _profile.profile_version(sk_state.scenario(state, "b")["cpu"])}
 
 
 def link_versions(query: str) -> dict:

@@ -47,11 +47,10 @@ NOTICE = "_skb_version_notice"  # {"unversioned": bool, "page": the link's page}
 LINK_CHART = "_skb_link_chart"  # the chart tab of a link without page=, until the page it opens is known
 OPEN_CHART = "_skb_open_chart"  # {page: its open chart tab, 1-based}: the link's on the first run, then the user's
 MODEL_KEYS = sk_state.MODEL_KEYS
-B = sk_state.B_PREFIX
 #: Widgets of scenario A and the view: their values are the state.  Scenario B's controls are views of its
 #: overrides (see :func:`param_widget`): a B key enters the state only when its control is moved.
 WIDGET_KEYS = tuple(MODEL_KEYS) + sk_state.DISPLAY_KEYS
-B_WIDGET_KEYS = tuple(B + k for k in MODEL_KEYS)
+B_WIDGET_KEYS = tuple(sk_state.key_of(k, "b") for k in MODEL_KEYS)
 #: What a link's scenario is (A, B's overrides, the view): to tell whether the user moved away from it
 LINK_KEYS = WIDGET_KEYS + B_WIDGET_KEYS
 
@@ -366,21 +365,22 @@ def show_link_warnings() -> None:
 
 
 # ------------------------------------------------------------------ widgets
-def _cpu_changed(prefix: str = "") -> None:
+def _cpu_changed(which: str = "a") -> None:
     """Picking a shipped CPU profile sets its clock and drops a custom profile (``prof``) from a link; B's clock
     then follows B's profile (it is no override of its own)."""
     ss = st.session_state
-    if prefix:
+    cpu, ghz = sk_state.key_of("cpu", which), sk_state.key_of("ghz", which)
+    if which == "b":
         store = ss.setdefault(STORE, sk_state.defaults())
-        store[prefix + "cpu"] = ss[prefix + "cpu"]
-        store.pop(prefix + "ghz", None)
-        if prefix + "ghz" in ss:
-            ss[prefix + "ghz"] = sk_profile.load_profile(ss[prefix + "cpu"]).ghz
+        store[cpu] = ss[cpu]
+        store.pop(ghz, None)
+        if ghz in ss:
+            ss[ghz] = sk_profile.load_profile(ss[cpu]).ghz
     else:
-        set_value(prefix + "ghz", sk_profile.load_profile(ss[prefix + "cpu"]).ghz)
+        set_value(ghz, sk_profile.load_profile(ss[cpu]).ghz)
     if STORE in ss:
-        ss[STORE].pop(prefix + "prof", None)
-        ss[STORE].pop(prefix + "pv", None)  # another profile: its current version
+        ss[STORE].pop(sk_state.key_of("prof", which), None)
+        ss[STORE].pop(sk_state.key_of("pv", which), None)  # another profile: its current version
 
 
 def _apply_preset(preset_id: str) -> None:
@@ -398,11 +398,11 @@ def set_b_overrides(overrides: dict) -> None:
     ss = st.session_state
     ss[STORE] = sk_state.with_b_overrides(ss.get(STORE) or sk_state.defaults(), overrides)
     for k in B_WIDGET_KEYS:
-        if k in ss and k[len(B):] not in overrides:
+        if k in ss and sk_state.side_of(k)[1] not in overrides:
             del ss[k]
     for k, v in overrides.items():
-        if B + k in ss:
-            ss[B + k] = v
+        if sk_state.key_of(k, "b") in ss:
+            ss[sk_state.key_of(k, "b")] = v
 
 
 def remove_b_override(key: str) -> None:
@@ -460,7 +460,7 @@ def _profile_caption(pid: str) -> str:
 
 def param_widget(key: str, container=None, label: str | None = None, short=None, help: str | None = None,
                  whole_page: bool = False, shown=None) -> None:
-    """The widget of one model parameter (A, or B with the ``b_`` prefix); key == state key.
+    """The widget of one model parameter (A's, or B's: :func:`skbmodel.links.state.key_of`); key == state key.
 
     ``short``: the option texts of a choice (default: the schema's labels); ``whole_page``: a change
     reruns the whole page (the control decides which other controls the page shows), not only its views;
@@ -468,21 +468,21 @@ def param_widget(key: str, container=None, label: str | None = None, short=None,
     """
     c = container or st
     p = sk_state.PARAMS[key]
-    base = key[len(B):] if key.startswith(B) else key
-    prefix = key[: len(key) - len(base)]
+    which, base = sk_state.side_of(key)
+    is_b = which == "b"
     label = label or p.label
     ss = st.session_state
     if key in ss.get(STORE, ()):  # hand the kept value back: Streamlit forgets it on pages without this widget
         ss[key] = ss[STORE][key]
-    elif prefix:  # B's control shows what B is (A's value, or the page's default B), until it is moved
+    elif is_b:  # B's control shows what B is (A's value, or the page's default B), until it is moved
         ss[key] = shown if shown is not None else sk_state.scenario(ss.get(STORE) or get_state(), "b")[base]
     live = None if whole_page else _rerun_views  # the CPU selectbox reruns the app: it also sets the clock slider
-    if prefix and base != "cpu":
+    if is_b and base != "cpu":
         live = functools.partial(_b_recorded if whole_page else _b_changed, key)
     show = short or p.label_of
     if base == "cpu":
         pid = c.selectbox(label, p.choices, key=key, format_func=_profile_label, on_change=_cpu_changed,
-                          args=(prefix,), help=help)
+                          args=(which,), help=help)
         # a sidebar-wide box cuts a long label: the chosen profile's kernel and mitigation, whole, below it
         c.caption(_profile_caption(pid))
     elif base.startswith("d_") and p.kind == "choice":  # the Design page's stages: many options, a list

@@ -28,9 +28,9 @@ from .base import (
 def _design_caption(state: Mapping) -> str:
     keys = [k for k in design.KEY_NAMES if state.get(k) != design.DEFAULTS[k] or k == "d_from"]
     _, pb = design.compare_params(sk_state.scenario(state, "a"), sk_state.b_overrides(state))
-    parts = [f"b_path={pb['path']}"]
+    parts = [f"{sk_state.key_of('path', 'b')}={pb['path']}"]
     if pb["path"] == "design":
-        parts += [f"b_{k}={sk_state.fmt_value(pb[k])}" for k in design.KEY_NAMES
+        parts += [f"{sk_state.key_of(k, 'b')}={sk_state.fmt_value(pb[k])}" for k in design.KEY_NAMES
                   if pb[k] != design.DEFAULTS[k] or k == "d_from"]
     return " · ".join([caption(state, ("pp_recycle", "numa", "link_gbps", "frame_bytes", *keys)), *parts])
 
