@@ -27,11 +27,11 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .physics import cpumap, noise
-from . import design, attribution, schema, interval_rules, uncertainty
-from .links import state as sk_state
+from . import attribution, design, interval_rules, model, question, schema, uncertainty
 from .machine.custom import CUSTOM_PREFIX
 from .links.pages import BY_SLUG, DEFAULT_PAGE
 from .machine.profile import Profile, load_profile, profile_version
+from .question import Question
 from .scenario import Scenario
 
 #: significant digits of every number a surface prints
@@ -295,7 +295,7 @@ def _one_side(scn: Scenario, outputs: Sequence[str], labels: Mapping[str, str], 
         return (), None
     lin = uncertainty.linearise(scn.params, None, scn.profile, None, uncertainty.with_counted(list(outputs)),
                                 elasticities=elasticities)
-    iv = interval_rules.physical_intervals(lin.value, lin.intervals(), scn.profile, scn.params)
+    iv = interval_rules.physical_intervals(lin.value, lin.intervals(), model.raw_inputs(scn.params, scn.profile))
     return answers_of(outputs, lin.value, iv, labels, noise_ns), lin
 
 
@@ -310,13 +310,16 @@ def _split(answers: tuple, n: int, drawn: Sequence[str]) -> tuple[tuple, dict]:
 
 def answer(a: Scenario, b: Scenario | None = None, outputs: Sequence[str] = (), *, labels: Mapping | None = None,
            noise_ns: float | None = None, differences: Sequence[str] | None = None, page: str = DEFAULT_PAGE,
-           with_drivers: bool = True, drawn: Sequence[str] = ()) -> Answers:
+           with_drivers: bool = True, drawn: Sequence[str] = (),
+           pair: uncertainty.Linearisation | None = None) -> Answers:
     """The answers to one question (see the module docstring).
 
     ``outputs``: scenario A's outputs asked; ``labels``: their labels (default: the schema's);
     ``noise_ns``: one run's sd of ns/packet (default: A's ``noise_ns``); ``differences``: the outputs
     of ``B - A`` (default: those the change moves, :func:`skbmodel.attribution.verdict_outputs`);
-    ``drawn``: outputs the page's charts draw of each scenario (:attr:`Answers.drawn`).
+    ``drawn``: outputs the page's charts draw of each scenario (:attr:`Answers.drawn`); ``pair``: the
+    paired propagation of A and B with elasticities over (at least) every output the differences may be
+    (:attr:`skbmodel.question.Question.pair`), read instead of propagating again.
     """
     labels = dict(labels or {})
     outputs = list(dict.fromkeys(outputs))
@@ -334,15 +337,19 @@ def answer(a: Scenario, b: Scenario | None = None, outputs: Sequence[str] = (), 
     values, drawn_a = _split(every, len(outputs), drawn)
     ident_b = ProfileIdentity.of(b.profile, float(np.asarray(b.params.get("ghz", b.profile.ghz))))
     if differences is None:
-        ea, eb = a.evaluate(list(schema.VERDICT_OUTPUTS)), b.evaluate(list(schema.VERDICT_OUTPUTS))
+        verdict = list(schema.VERDICT_OUTPUTS)
+        if pair is not None:
+            ea, eb = ({o: pair.sides[side][o] for o in verdict} for side in ("A", "B"))
+        else:
+            ea, eb = a.evaluate(verdict), b.evaluate(verdict)
         differences = attribution.verdict_outputs(a.params, b.params, ea, eb)
     differences = list(differences)
     diffs: list[Difference] = []
     every_b, _ = _one_side(b, _asked(differences, drawn), {}, nf)
     b_values, drawn_b = _split(every_b, len(differences), drawn)
     if differences:
-        lin = uncertainty.linearise(a.params, b.params, a.profile, b.profile, differences,
-                                    elasticities=with_drivers)
+        lin = pair.only(differences) if pair is not None else uncertainty.linearise(
+            a.params, b.params, a.profile, b.profile, differences, elasticities=with_drivers)
         delta, div = lin.value, lin.intervals()
         va, vb = lin.sides["A"], lin.sides["B"]
         why = (attribution.of_linearisation(lin, {"A": (a.params, a.profile), "B": (b.params, b.profile)})
@@ -364,40 +371,45 @@ def answer(a: Scenario, b: Scenario | None = None, outputs: Sequence[str] = (), 
 
 def identity(state: Mapping, which: str = "a") -> ProfileIdentity:
     """The identity of the profile scenario ``which`` of a state runs on (no number computed)."""
-    scn = Scenario.of(state, which)
+    scn = Question.of_state(state).scenario(which)
     return ProfileIdentity.of(scn.profile, float(np.asarray(scn.params.get("ghz", scn.profile.ghz))))
 
 
-def _key(state: Mapping) -> tuple:
-    return tuple(sorted((k, str(v)) for k, v in state.items()
-                        if k in sk_state.PARAMS or k in sk_state.PROFILE_KEYS or k in sk_state.PV_KEYS))
+def clear_caches() -> None:
+    """Forget every question and answer (a benchmark's cold start)."""
+    _CACHE.clear()
+    question.clear_cache()
 
 
 def of_state(state: Mapping, drivers: bool = False) -> Answers:
-    """The answers of a dashboard state's question (its page, A and, where the page shows one, B).
+    """The answers of a dashboard state's question (:meth:`skbmodel.question.Question.of_state`)."""
+    return of_question(Question.of_state(state), drivers)
+
+
+def of_question(q: Question, drivers: bool = False) -> Answers:
+    """The answers of a question (its page, A and, where the page shows one, B).
 
     ``drivers``: also what the headline of a page without B rests on (B's differences always carry theirs).
-    Cached per state: the page's metrics, the text block and the report of one view ask once.
+    Cached per question: the page's metrics, the text block and the report of one view ask once.
     """
-    key = (_key(state), drivers)
+    key = (q.key, drivers)
     hit = _CACHE.get(key)
     if hit is None:
-        hit = _of_state(state, drivers)
+        hit = _of_question(q, drivers)
         if len(_CACHE) >= _CACHE_MAX:
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = hit
     return hit
 
 
-def _of_state(state: Mapping, drivers: bool) -> Answers:
-    page = state.get("page") or DEFAULT_PAGE
+def _of_question(q: Question, drivers: bool) -> Answers:
+    page, a = q.page, q.a
     spec = BY_SLUG[page]
-    a = Scenario.of(state, "a")
     outs = [o for o, _ in spec.summary]
     labels = dict(spec.summary)
     if page == "design":
-        pa, pb = design.compare_params(a.params, sk_state.b_overrides(state))
-        sa, sb = Scenario.from_params(pa, a.profile), Scenario.from_params(pb, a.profile)
+        sa, sb = q.a, q.b
+        pa, pb = sa.params, sb.params
         bad_a = design.problem_text(pa)
         bad_a = bad_a and f"the composition makes no sense ({bad_a})"
         bad_b = design.problem_text(pb) if pb.get("path") == "design" else None
@@ -426,5 +438,5 @@ def _of_state(state: Mapping, drivers: bool) -> Answers:
         return Answers(page=page, profile_a=ProfileIdentity.of(a.profile, float(a.params["ghz"])), problem=bad,
                        has_b=spec.has_b)
     if spec.has_b:
-        return answer(a, Scenario.of(state, "b"), outs, labels=labels, page=page)
+        return answer(a, q.b, outs, labels=labels, page=page, pair=q.pair)
     return answer(a, None, outs, labels=labels, page=page, with_drivers=drivers)

@@ -10,9 +10,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import model, schema
+from . import schema
 from .physics import noise
-from .machine.profile import Profile
 
 #: What each output is decides its limits (:data:`skbmodel.schema.KINDS`): kernel-fixed outputs are
 #: exact, a count of runs follows the difference it counts, a cost, rate or share is never below 0,
@@ -26,12 +25,12 @@ DIFFERENCE_OUTPUTS = schema.DIFFERENCE_OUTPUTS
 UPPER_BOUNDS = schema.UPPER_BOUNDS
 
 
-def physical_intervals(values: Mapping, bounds: dict, profile: Profile, params: Mapping) -> dict:
+def physical_intervals(values: Mapping, bounds: dict, raw: Mapping) -> dict:
     """``bounds`` (``{output: (lo, hi)}`` of the values ``values``) with the rules of the module
     docstring applied: non-negative quantities clipped at 0, kernel-fixed values exact, "runs
-    needed" from the interval of the difference it counts (which ``bounds`` must hold)."""
+    needed" from the interval of the difference it counts (which ``bounds`` must hold) and the noise floor
+    of the scenario's inputs ``raw`` (:func:`skbmodel.model.raw_inputs`)."""
     nonneg = NONNEGATIVE_OUTPUTS
-    raw = model.raw_inputs(params, profile)
     out = {}
     for o, (lo, hi) in bounds.items():
         f = np.asarray(values[o], dtype=float)

@@ -455,6 +455,15 @@ class Linearisation:
     #: ``{output: (min, max)}`` of its change over the ``+-1`` sd sets of constants (:meth:`intervals`)
     spans: dict = dataclasses.field(default_factory=dict)
 
+    def only(self, outputs) -> Linearisation:
+        """The same propagation restricted to ``outputs`` (a subset of :attr:`outputs`): what its intervals and
+        drivers read of it is unchanged (an uncertain dimension no output of the subset depends on adds 0)."""
+        outputs = tuple(outputs)
+        missing = [o for o in outputs if o not in self.value]
+        if missing:
+            raise ValueError(f"not propagated: {', '.join(missing)}")
+        return dataclasses.replace(self, outputs=outputs)
+
     def variance_terms(self, output: str) -> np.ndarray:
         """``u_j (R u)_j`` of each uncertain dimension [output unit²]: with the structural term's square
         they add up to :meth:`variance`."""
@@ -668,7 +677,7 @@ def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, out
             return (structural_rel_sd(o) if structural else 0.0) * np.abs(f)
         f0, res = _propagate(values_of, deltas.shape[0], grid, outputs, method, corr, level, struct_sd)
     if physical:
-        res = interval_rules.physical_intervals(f0, res, prof, params)
+        res = interval_rules.physical_intervals(f0, res, model.raw_inputs(params, prof))
     return {o: f0[o] for o in asked}, {o: res[o] for o in asked}
 
 

@@ -8,32 +8,19 @@ import numpy as np
 from skbmodel import answers, design, attribution, grid, model
 from skbmodel.physics import noise, units
 from skbmodel.links import state as sk_state
-from skbmodel.scenario import Scenario
+from skbmodel.question import Question
 
 
-def _eval(state: Mapping, which: str) -> dict:
-    return Scenario.of(state, which).evaluate()
-
-
-_PAIRED: dict[tuple, tuple] = {}
-_PAIRED_MAX = 16
+def _compare_question(state: Mapping) -> Question:
+    """The Compare page's question of ``state`` (A and A plus B's overrides), resolved once per state."""
+    return Question.of_state(state if state.get("page") == "compare" else {**state, "page": "compare"})
 
 
 def paired_deltas(state: Mapping) -> tuple[dict, dict]:
-    """:func:`skbmodel.uncertainty.delta_intervals` of every output for the state's A and B.
-
-    The A/B table and the A/B delta chart both need it on every move; a small cache keyed by the two
-    scenarios (:attr:`skbmodel.scenario.Scenario.key`: parameters, profile and its version) computes it once.
-    """
-    a, b = Scenario.of(state, "a"), Scenario.of(state, "b")
-    key = (a.key, b.key)
-    hit = _PAIRED.get(key)
-    if hit is None:
-        hit = a.delta(b)
-        if len(_PAIRED) >= _PAIRED_MAX:
-            _PAIRED.pop(next(iter(_PAIRED)))
-        _PAIRED[key] = hit
-    return hit
+    """``(B - A, {output: (lo, hi)})`` of every output for the state's A and B: the question's one paired
+    propagation (:attr:`skbmodel.question.Question.pair`), which the A/B table and the delta chart share."""
+    q = _compare_question(state)
+    return q.pair.value, q.pair_intervals
 
 
 def compare_rows(state: Mapping) -> list[dict]:
@@ -52,11 +39,12 @@ def compare_rows(state: Mapping) -> list[dict]:
     per-packet output (:data:`skbmodel.attribution.PER_PACKET_OUTPUTS`, what ``noise_ns`` is the noise
     of) that moves, and whose sign the model is sure of or that is below the noise floor.
     """
-    a, b = _eval(state, "a"), _eval(state, "b")
-    _, div = paired_deltas(state)
-    ghz_a, ghz_b = float(state["ghz"]), float(sk_state.scenario(state, "b")["ghz"])
-    told = {d.output: d for d in answers.of_state({**state, "page": "compare"}).differences}
-    nf = float(state["noise_ns"])
+    q = _compare_question(state)
+    a, b = q.pair.sides["A"], q.pair.sides["B"]
+    div = q.pair_intervals
+    ghz_a, ghz_b = float(q.a.params["ghz"]), float(q.b.params["ghz"])
+    told = {d.output: d for d in answers.of_question(q).differences}
+    nf = float(q.a.params["noise_ns"])
     rows = []
     for k, unit in model.OUTPUT_UNITS.items():
         va, vb = float(np.asarray(a[k])), float(np.asarray(b[k]))
@@ -89,7 +77,7 @@ def compare_rows(state: Mapping) -> list[dict]:
 def compare_verdicts(state: Mapping) -> list[dict]:
     """The rows of :func:`compare_rows` the A/B verdict is about, in its order, each with ``drivers``: the
     differences of the page's answer (:func:`skbmodel.answers.of_state`).  Empty when A and B agree everywhere."""
-    res = answers.of_state({**state, "page": "compare"})
+    res = answers.of_question(_compare_question(state))
     rows = {r["output"]: r for r in compare_rows(state)}
     return [{**rows[d.output], "drivers": d.drivers} for d in res.differences]
 
@@ -138,6 +126,7 @@ def design_summary(state: Mapping) -> dict:
 
 
 # ---------------------------------------------------------------- question grid
+_GRIDS_MAX = 16
 _GRIDS: dict[tuple, dict] = {}
 
 
@@ -158,7 +147,7 @@ def grid_result(state: Mapping) -> dict:
     if hit is None:
         hit = grid.evaluate(sk_state.scenario(state, "a"), grid_axes(state),
                             state.get("g_out", "path.ns_per_packet"), sk_state.profile_for(state, "a"))
-        if len(_GRIDS) >= _PAIRED_MAX:
+        if len(_GRIDS) >= _GRIDS_MAX:
             _GRIDS.pop(next(iter(_GRIDS)))
         _GRIDS[key] = hit
     return hit

@@ -226,8 +226,8 @@ WINGS = {
     # measurements, fits and protocols: read everything below the answers
     "evidence": {"physics", "machine", "links", "params", "folders", "schema", "model", "uncertainty"},
 }
-CORE = {"schema", "params", "folders", "design", "model", "uncertainty", "interval_rules", "scenario", "answers",
-        "attribution", "grid"}
+CORE = {"schema", "params", "folders", "design", "model", "uncertainty", "interval_rules", "scenario", "question",
+        "answers", "attribution", "grid"}
 PROGRAMS = {"cli", "bench", "mailtext", "patchin", "__main__"}
 
 
@@ -261,7 +261,7 @@ def test_each_wing_imports_only_what_it_lists():
 def test_no_wing_imports_the_answers_or_a_program():
     for mod in MODULES:
         if _room(mod) in WINGS:
-            assert not {_room(m) for m in _project_edges(mod)} & (PROGRAMS | {"answers", "scenario",
+            assert not {_room(m) for m in _project_edges(mod)} & (PROGRAMS | {"answers", "question", "scenario",
                                                                               "attribution"}), mod
 
 

@@ -31,7 +31,7 @@ from skbmodel.links import state as sk_state
 from skbmodel.physics import units
 from skbmodel.evidence import conditions, seed_checks
 from skbmodel.evidence.observations import seed_observations
-from skbmodel.scenario import Scenario
+from skbmodel.question import Question
 
 FONT = "DejaVu Sans, Verdana, Arial, sans-serif"
 HEIGHT = 460
@@ -86,18 +86,18 @@ def params(state: Mapping, which: str = "a", **override) -> dict:
 
 def profile(state: Mapping, which: str = "a"):
     """The scenario's CPU profile: a custom one (``prof`` key) or the shipped ``cpu``."""
-    return sk_state.profile_for(state, which)
+    return Question.of_state(state).scenario(which).profile
 
 
 def evaluate(state: Mapping, which: str = "a", outputs=None, **override) -> dict:
     """The scenario's ``outputs`` (default: every output; a chart asks for those it draws)."""
-    return Scenario.of(state, which).replace(**override).evaluate(outputs)
+    return Question.of_state(state).scenario(which).replace(**override).evaluate(outputs)
 
 
 def evaluate_iv(state: Mapping, outputs, which: str = "a", **override):
     """``(outputs, intervals)`` of the scenario (with ``override``): see
     :func:`skbmodel.uncertainty.evaluate_with_intervals`."""
-    return Scenario.of(state, which).replace(**override).with_intervals(outputs)
+    return Question.of_state(state).scenario(which).replace(**override).with_intervals(outputs)
 
 
 def band(fig, x, interval, color: str, row=None, alpha: float = 0.15, name: str | None = None,

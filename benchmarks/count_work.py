@@ -1,0 +1,96 @@
+"""How often one question is worked out: resolves of a state and model evaluations, counted, not timed.
+
+A *question* is one resolution of a state into its page, A and B (:meth:`skbmodel.question.Question.of_state`
+when its cache misses); a *scenario read* is one reading of a scenario from a state's flat keys
+(:meth:`skbmodel.scenario.Scenario.of`: A, or B as A plus its overrides); a *flat-key read* is one call of
+``links.state.scenario`` or ``links.state.profile_for`` (a scenario read makes two); an *evaluation* is one call of
+:func:`skbmodel.model.evaluate` (one vectorised pass, however many states it holds; the relevance probe of a
+profile, once per process, is one); a *propagation* is one :func:`skbmodel.uncertainty.linearise`.
+Counted for a cold Compare table (:func:`skbview.tables.compare_rows`, every cache empty) and for one cold
+run of each page in Streamlit's AppTest (a new session; the model caches emptied first).
+
+    python benchmarks/count_work.py [--pages compare,veth,...]
+
+Counts do not depend on the machine: the figures in docs/benchmarks.md are exact.
+"""
+from __future__ import annotations
+
+import argparse
+import collections
+import functools
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from skbmodel import answers, model, uncertainty  # noqa: E402 - after the sys.path line
+from skbmodel.links import state as sk_state  # noqa: E402
+from skbmodel.question import Question  # noqa: E402
+from skbmodel.scenario import Scenario  # noqa: E402
+from skbmodel.links.pages import SLUGS  # noqa: E402
+
+COUNTED = ((Question, "_resolve", "question"), (Scenario, "of", "resolve"), (sk_state, "scenario", "flat"),
+           (sk_state, "profile_for", "flat"),
+           (model, "evaluate", "evaluation"), (uncertainty, "linearise", "propagation"))
+COUNTS: collections.Counter = collections.Counter()
+
+
+def _install() -> None:
+    for mod, name, kind in COUNTED:
+        fn = getattr(mod, name)
+
+        @functools.wraps(fn)
+        def counted(*a, _fn=fn, _kind=kind, **k):
+            COUNTS[_kind] += 1
+            return _fn(*a, **k)
+        setattr(mod, name, counted)
+
+
+def _clear_caches() -> None:
+    answers.clear_caches()
+
+
+def compare_table(query: str) -> dict:
+    from skbview import tables
+    state, _ = sk_state.decode(query)
+    _clear_caches()
+    COUNTS.clear()
+    tables.compare_rows(state)
+    return dict(COUNTS)
+
+
+def page_run(slug: str) -> dict:
+    from streamlit.testing.v1 import AppTest
+    _clear_caches()
+    at = AppTest.from_file(str(ROOT / "dashboard.py"), default_timeout=120)
+    at.query_params["page"] = slug
+    COUNTS.clear()
+    at.run()
+    if at.exception:
+        raise SystemExit(f"{slug}: {at.exception}")
+    return dict(COUNTS)
+
+
+def _row(c: dict) -> str:
+    return " | ".join(str(c.get(k, 0)) for k in ("question", "resolve", "flat", "evaluation", "propagation"))
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pages", default=",".join(SLUGS), help="pages to run cold (default: every page)")
+    args = ap.parse_args(argv)
+    _install()
+    print("| what | questions | scenario reads | flat-key reads | evaluations | propagations |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for q in ("b_xdp_batch=4", "cpu=epyc-9684x&b_cpu=e5-1650v4"):
+        c = compare_table(q)
+        print(f"| Compare table, cold, `{q}` | {_row(c)} |")
+    for slug in args.pages.split(","):
+        c = page_run(slug)
+        print(f"| page `{slug}`, cold run | {_row(c)} |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

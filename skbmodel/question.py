@@ -1,0 +1,101 @@
+"""One question, resolved once: the page, scenario A, and where the page compares, scenario B.
+
+A dashboard state (the link's flat keys) asks a question; :meth:`Question.of_state` resolves it once: A's
+and B's parameters and profiles (:class:`skbmodel.scenario.Scenario`; on the Design page B is the
+comparison path in A's scenario), the page's outputs and their labels, what its charts draw.  Every consumer
+of one state (the page's metrics and tables, the charts, the text block, the report, ``eval``) takes the
+same object: the resolution is cached per state, so a view resolves its question once however many
+surfaces read it.
+
+On a page that compares A with B the question also holds the one paired propagation of every output
+(:attr:`Question.pair`: values of both sides, ``B - A`` with its interval, the elasticities the drivers
+read): the A/B table, the delta chart and the answer's differences all read it.
+"""
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from . import design, uncertainty
+from .links import state as sk_state
+from .links.pages import BY_SLUG, DEFAULT_PAGE
+from .scenario import Scenario
+
+_CACHE: dict[tuple, Question] = {}
+_CACHE_MAX = 32
+
+
+def clear_cache() -> None:
+    """Forget every resolved question."""
+    _CACHE.clear()
+
+
+def state_key(state: Mapping) -> tuple:
+    """What of a state decides its question: the model parameters of A and B, the profiles and their versions,
+    and the page."""
+    return tuple(sorted((k, str(v)) for k, v in state.items()
+                        if k in sk_state.PARAMS or k in sk_state.PROFILE_KEYS or k in sk_state.PV_KEYS))
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Question:
+    """A page's question: scenario A, and scenario B where the page compares (else None)."""
+
+    page: str
+    a: Scenario
+    b: Scenario | None
+    #: the decoded state it was resolved from (read-only), for what a page reads beyond its own question
+    state: Mapping
+
+    @classmethod
+    def of_state(cls, state: Mapping) -> Question:
+        """The question of a decoded state, resolved once per state (cached)."""
+        key = state_key(state)
+        hit = _CACHE.get(key)
+        if hit is None:
+            hit = cls._resolve(MappingProxyType(dict(state)))
+            if len(_CACHE) >= _CACHE_MAX:
+                _CACHE.pop(next(iter(_CACHE)))
+            _CACHE[key] = hit
+        return hit
+
+    @classmethod
+    def _resolve(cls, state: Mapping) -> Question:
+        page = state.get("page") or DEFAULT_PAGE
+        a = Scenario.of(state, "a")
+        if page == "design":  # B: the comparison path (or a second composition) in A's scenario
+            pa, pb = design.compare_params(a.params, sk_state.b_overrides(state))
+            return cls(page, Scenario.from_params(pa, a.profile), Scenario.from_params(pb, a.profile), state)
+        return cls(page, a, Scenario.of(state, "b") if BY_SLUG[page].has_b else None, state)
+
+    @property
+    def key(self) -> tuple:
+        return state_key(self.state)
+
+    @functools.cached_property
+    def compare_a(self) -> Scenario:
+        """Scenario A as the state gives it (on the Design page :attr:`a` is its composition)."""
+        return self.a if self.page != "design" else Scenario.of(self.state, "a")
+
+    @functools.cached_property
+    def compare_b(self) -> Scenario:
+        """Scenario B as the Compare page reads it (A plus B's overrides), on any page."""
+        return self.b if self.page != "design" and self.b is not None else Scenario.of(self.state, "b")
+
+    def scenario(self, which: str) -> Scenario:
+        """Scenario ``"a"`` or ``"b"`` as the state gives them (B: A plus B's overrides), on any page."""
+        return self.compare_a if which == "a" else self.compare_b
+
+    @functools.cached_property
+    def pair(self) -> uncertainty.Linearisation:
+        """The paired propagation of every output of A and the Compare page's B, with elasticities: one
+        vectorised evaluation per side."""
+        a, b = self.compare_a, self.compare_b
+        return uncertainty.linearise(a.params, b.params, a.profile, b.profile, None, elasticities=True)
+
+    @functools.cached_property
+    def pair_intervals(self) -> dict:
+        """``{output: (lo, hi)}`` of every ``B - A`` of :attr:`pair`."""
+        return self.pair.intervals()
