@@ -40,21 +40,6 @@ _CACHE: dict[tuple, Answers] = {}
 _CACHE_MAX = 32
 
 
-#: How a unit reads after a number (ASCII): an output's unit is :data:`skbmodel.schema.OUTPUT_UNITS`
-_UNIT_TEXT = {"ns": "ns/packet", "1": "", "%": "%"}
-_PER = {"zero.memset_ns": "ns", "zero.gfp_zero_ns": "ns", "zero.delta_ns": "ns/skb",
-        "slub.loop_cycles": "cycles/object", "slub.bulk_cycles": "cycles/object",
-        "slub.bulk_gain_cycles": "cycles/object", "slub.loop_ns": "ns/object", "slub.bulk_ns": "ns/object"}
-
-
-def unit_text(output: str) -> str:
-    """The unit as it reads after a number of ``output`` (``ns/packet``, ``cycles/object``; '' for a fraction)."""
-    spec = schema.BY_NAME[output]
-    if spec.kind == "category":  # its text says what it is
-        return ""
-    return _PER.get(output) or _UNIT_TEXT.get(spec.unit, spec.unit)
-
-
 def decimals(x, digits: int = DIGITS):
     """Decimals that show ``x`` with ``digits`` significant digits (at least 0); elementwise on an array."""
     a = np.abs(np.asarray(x, dtype=float))
@@ -143,6 +128,11 @@ class Answer:
     @property
     def signed(self) -> bool:
         return self.kind == "difference"
+
+    @property
+    def unit_text(self) -> str:
+        """How the unit reads after the number (:attr:`skbmodel.schema.Output.unit_text`)."""
+        return schema.BY_NAME[self.output].unit_text
 
     @property
     def exact(self) -> bool:

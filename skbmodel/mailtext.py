@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl
 import numpy as np
 
 from . import __version__ as MODEL_VERSION
-from . import answers, design
+from . import answers, design, schema
 from .links import shortlink, versions
 from .evidence import validation
 from .machine import profile as _profile
@@ -46,7 +46,7 @@ def _num(x: float, decimals: int | None = None, sign: str = "") -> str:
 
 
 def _unit(output: str) -> str:
-    return answers.unit_text(output)
+    return schema.BY_NAME[output].unit_text
 
 
 def _wrap(text: str, indent: str = "  ", more: str = "    ") -> list[str]:

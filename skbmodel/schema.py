@@ -54,6 +54,19 @@ class Output:
     difference_of: tuple[str, str] = ()
     #: the largest value it can take (1 for a fraction of events); None: unbounded above
     upper: float | None = None
+    #: what one number is of, as its unit reads after it (``"object"``: "cycles/object"); ``""``: the unit
+    #: alone; None: the unit's usual reading (:data:`UNIT_TEXT`: ns per packet)
+    per: str | None = None
+
+    @property
+    def unit_text(self) -> str:
+        """The unit as it reads after a number (ASCII): ``ns/packet``, ``cycles/object``; '' for a fraction or a
+        category (its text says what it is)."""
+        if self.kind == "category":
+            return ""
+        if self.per is not None:
+            return f"{self.unit}/{self.per}" if self.per else self.unit
+        return UNIT_TEXT.get(self.unit, self.unit)
 
     @property
     def factor_spread(self) -> bool:
@@ -68,22 +81,26 @@ class Output:
             raise ValueError(f"{self.name}: kind {self.kind!r} is not one of {KINDS}")
 
 
+#: how a unit reads after a number where an output says nothing else (:attr:`Output.per`)
+UNIT_TEXT = {"ns": "ns/packet", "1": "", "%": "%"}
 _O = Output
 #: Every model output, in the order :func:`skbmodel.model.evaluate` returns them.
 OUTPUTS: tuple[Output, ...] = (
-    _O("slub.loop_cycles", "cycles", "SLUB one at a time (cycles/object)", "cost", "slub", mappable=True),
-    _O("slub.bulk_cycles", "cycles", "SLUB bulk API (cycles/object)", "cost", "slub", mappable=True),
-    _O("slub.loop_ns", "ns", "SLUB one at a time (ns/object)", "cost", "slub", verdict=10, grid=8, mappable=True),
-    _O("slub.bulk_ns", "ns", "SLUB bulk API (ns/object)", "cost", "slub", verdict=11, grid=7, mappable=True),
+    _O("slub.loop_cycles", "cycles", "SLUB one at a time (cycles/object)", "cost", "slub", mappable=True, per="object"),
+    _O("slub.bulk_cycles", "cycles", "SLUB bulk API (cycles/object)", "cost", "slub", mappable=True, per="object"),
+    _O("slub.loop_ns", "ns", "SLUB one at a time (ns/object)", "cost", "slub", verdict=10, grid=8, mappable=True,
+       per="object"),
+    _O("slub.bulk_ns", "ns", "SLUB bulk API (ns/object)", "cost", "slub", verdict=11, grid=7, mappable=True,
+       per="object"),
     _O("slub.bulk_gain_cycles", "cycles", "SLUB saving of bulk over one at a time (cycles/object)", "difference",
-       "slub", mappable=True),
+       "slub", mappable=True, per="object"),
     _O("slub.objects_per_slab", "objects", "objects per slab", "exact", "slub"),
     _O("zero.memset_cycles", "cycles", "memset zeroing (cycles/skb)", "cost", "zeroing", mappable=True),
     _O("zero.erms_cycles", "cycles", "rep stosb zeroing (cycles/skb)", "cost", "zeroing", mappable=True),
     _O("zero.gfp_zero_cycles", "cycles", "__GFP_ZERO zeroing (cycles/skb)", "cost", "zeroing", mappable=True),
-    _O("zero.memset_ns", "ns", "memset zeroing (ns/skb)", "cost", "zeroing", verdict=8, grid=9, mappable=True),
-    _O("zero.gfp_zero_ns", "ns", "__GFP_ZERO zeroing (ns/skb)", "cost", "zeroing", verdict=9, mappable=True),
-    _O("zero.delta_ns", "ns", "memset - __GFP_ZERO (ns/skb)", "difference", "zeroing", mappable=True),
+    _O("zero.memset_ns", "ns", "memset zeroing (ns/skb)", "cost", "zeroing", verdict=8, grid=9, mappable=True, per=""),
+    _O("zero.gfp_zero_ns", "ns", "__GFP_ZERO zeroing (ns/skb)", "cost", "zeroing", verdict=9, mappable=True, per=""),
+    _O("zero.delta_ns", "ns", "memset - __GFP_ZERO (ns/skb)", "difference", "zeroing", mappable=True, per="skb"),
     _O("page_pool.fast_cycles", "cycles", "page_pool fast path (cycles/page)", "cost", "page_pool", mappable=True),
     _O("page_pool.ring_cycles", "cycles", "page_pool ptr_ring path (cycles/page)", "cost", "page_pool",
        mappable=True),

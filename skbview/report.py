@@ -285,12 +285,12 @@ def _numbers_html(res: answers.Answers) -> str:
     """The page's numbers as text (:func:`skbmodel.answers.of_state`: the ones its metrics and text block give)."""
     if res.problem:
         return f"<p>No numbers: {_e(res.problem)}.</p>"
-    rows = [f"<tr><td>{_e(v.label)}</td><td class=num>{_e(v.text(answers.unit_text(v.output)))}</td>"
+    rows = [f"<tr><td>{_e(v.label)}</td><td class=num>{_e(v.text(v.unit_text))}</td>"
             f"<td>{_e(v.verdict or '')}</td></tr>" for v in res.values]
     for d, vb in zip(res.differences, res.b_values):
         runs = f"; {d.runs} runs per variant" if d.runs else ""
-        rows.append(f"<tr><td>B − A: {_e(d.label)} (B {_e(vb.text(answers.unit_text(vb.output)))})</td>"
-                    f"<td class=num>{_e(d.text(answers.unit_text(d.output)))}</td><td>{_e((d.verdict or '') + runs)}"
+        rows.append(f"<tr><td>B − A: {_e(d.label)} (B {_e(vb.text(vb.unit_text))})</td>"
+                    f"<td class=num>{_e(d.text(d.unit_text))}</td><td>{_e((d.verdict or '') + runs)}"
                     "</td></tr>")
     if res.has_b and not res.differences and not res.problem_b:
         rows.append("<tr><td>B − A</td><td class=num>0</td><td>B changes nothing the model computes</td></tr>")
@@ -307,7 +307,7 @@ def _drivers_html(res: answers.Answers) -> str:
         return "<p>A and B agree on every output: no difference to explain.</p>" if res.has_b else ""
     out = []
     for what, ans, rep in reports:
-        out.append(f"<p><b>{what}: {_e(ans.text(answers.unit_text(ans.output)))}</b>"
+        out.append(f"<p><b>{what}: {_e(ans.text(ans.unit_text))}</b>"
                    + (f" — <b class=flag>{_e(rep['flag'])}</b>" if rep["flag"] else "") + "</p>")
         rows = "".join(f"<tr><td><code>{_e(r['constant'])}</code></td><td>{_e(r['kind'])}</td>"
                        f"<td class=num>{r['value_share'] * 100:+.0f} %</td>"

@@ -166,15 +166,15 @@ def test_every_surface_gives_the_same_answer(st_):
     s = _surfaces(st_)
     res = s["res"]
     for v in res.values:
-        shown = v.text(answers.unit_text(v.output))
+        shown = v.text(v.unit_text)
         assert shown in mailtext.ascii_text(s["text"]).replace("\n    ", " "), (v.output, shown)
         assert shown in s["html"], (v.output, shown)
         if v.verdict:
             assert v.verdict in s["text"].replace("\n    ", " ")
     for i, d in enumerate(res.differences):
         if i == 0:  # the text block quotes the verdict's difference; the report every one
-            assert d.text(answers.unit_text(d.output)) in s["text"].replace("\n    ", " ")
-        assert d.text(answers.unit_text(d.output)) in s["html"]
+            assert d.text(d.unit_text) in s["text"].replace("\n    ", " ")
+        assert d.text(d.unit_text) in s["html"]
     ident = res.profile_a.text()
     assert ident in s["text"].replace("\n  ", " "), ident
     assert ident in s["footer"]

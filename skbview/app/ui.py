@@ -158,7 +158,7 @@ def metric_items(specs, texts: Mapping) -> list:
     items = []
     for output, label, kind in specs:
         t = texts[output]
-        unit = "" if kind in ("count", "exact") else answers.unit_text(output)  # a count names its unit
+        unit = "" if kind in ("count", "exact") else schema.BY_NAME[output].unit_text  # a count names its unit
         items.append((f"{label} ({unit})" if unit else label, t["value"], schema.BY_NAME[output].label,
                       t["interval"]))
         verdict = t["verdict"]
