@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__, answers, design, attribution, mailtext, model, params, uncertainty
+from . import __version__, answers, attribution, design, mailtext, model, params, question, uncertainty
 from .evidence import (calibration, corpus, derive, outofsample, parsers, pp_counts, protocols, userfit, userinput,
                        validation)
 from .physics import cpumap
@@ -68,12 +68,13 @@ def cmd_eval(args) -> int:
         bad = design.problem_text(st)
         if bad:
             raise UsageError(f"design: {bad}")
-    params = sk_state.scenario(st, "a")
-    prof = sk_state.profile_for(st, "a")
+    q = question.Question.of_state(st)  # the one question every output below answers
+    a = q.scenario("a")
+    prof = a.profile
     refused = cpumap.placement_problem(prof, st.get("numa"))
     if refused:  # a placement the machine does not have: no numbers
         raise UsageError(refused)
-    out, iv = uncertainty.evaluate_with_intervals(params, prof, level=uncertainty.LEVEL)  # one pass for both
+    out, iv = a.with_intervals(None)  # one pass for both
     outputs = {k: _scalar(v) for k, v in out.items()}
     bounds = {k: [_scalar(iv[k][0]), _scalar(iv[k][1])] for k in outputs}
     notice = None if args.profile else versions.link_notice(args.query, st)  # the file names its own profile
@@ -83,7 +84,7 @@ def cmd_eval(args) -> int:
         link = shortlink.share_link(versions.share_query(st), args.base, st["page"])
         sys.stdout.write(mailtext.summary_text(st, link))
     elif args.json:
-        res = answers.of_state(st, drivers=True)
+        res = answers.of_question(q, drivers=True)
         json.dump({"state": {k: st[k] for k in ["page", *sk_state.MODEL_KEYS, *sk_state.PROFILE_KEYS,
                                                 *sk_state.VERSION_KEYS]
                              if k in st},
@@ -141,6 +142,8 @@ def cmd_link(args) -> int:
     st, warnings = versions.read_link(query)  # lenient, as when the link is opened: the same warnings
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
+    if args.profile:  # the link of the question on the file's profile (its link text, base and clock)
+        st = _with_profile_file(st, args.profile, query)
     short = shortlink.shorten(versions.share_query(st))
     public = shortlink.public_base_url()  # the address readers open wins over the one the link was copied at
     base = args.base or (public + st["page"] if public else base)
@@ -149,19 +152,12 @@ def cmd_link(args) -> int:
 
 
 def _with_profile_file(st: dict, path: str, query: str) -> dict:
-    """``--profile FILE.toml`` (a derived, fitted or edited profile that inherits a shipped one) made part of
-    the question, as the dashboard's upload does: the state's custom profile (``prof``, on today's version of
-    its base), its base as ``cpu``, its clock unless the query gives ``ghz``, and the noise floor it measured.
-    Every answer, the text block and the share link then run on it and name it."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise UsageError(f"--profile {path}: cannot read it ({e.__class__.__name__})") from None
+    """``--profile FILE.toml`` made part of the question (:func:`skbmodel.question.with_profile_file`); the
+    keys the query gives keep their value."""
     given = {k for k, _ in urllib.parse.parse_qsl(query.split("?", 1)[-1], keep_blank_values=True)}
     try:
-        prof = custom.load_profile_text(text, origin=path)  # the checks an uploaded profile gets
-        return sk_state.with_custom_profile(st, prof, keep=given)
-    except (custom.ProfileLinkError, ProfileError) as e:
+        return question.with_profile_file(st, path, given)
+    except question.ProfileFileError as e:
         raise UsageError(str(e)) from None
 
 
@@ -577,6 +573,8 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
     ln.add_argument("--base", metavar="URL", help="address to put before '?' (default: the public address "
                     f"{shortlink.PUBLIC_URL_ENV} or {shortlink.PUBLIC_URL_FILE} sets, + <page>; without one the "
                     "link's own, if any)")
+    ln.add_argument("--profile", metavar="FILE.toml",
+                    help="the link of the question on this profile file (its link text, base and clock)")
     ln.set_defaults(func=cmd_link)
     pa = sub.add_parser("patch", help="a kernel patch mail or diff: its predicted per-packet difference and verdict",
                         description="Map a kernel patch (a unified diff, a patch mail, a series or an mbox; FILE or - "

@@ -16,15 +16,39 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Mapping
+from pathlib import Path
 from types import MappingProxyType
 
 from . import design, uncertainty
 from .links import state as sk_state
 from .links.pages import BY_SLUG, DEFAULT_PAGE
+from .machine import custom
+from .machine.profile import ProfileError
 from .scenario import Scenario
 
 _CACHE: dict[tuple, Question] = {}
 _CACHE_MAX = 32
+
+
+class ProfileFileError(ValueError):
+    """A ``--profile`` file that cannot be read, or is no profile a question can run on."""
+
+
+def with_profile_file(state: Mapping, path: str, given=()) -> dict:
+    """``state`` asking its question on the profile of a file (``--profile FILE.toml``: a derived, fitted or
+    edited profile that inherits a shipped one), as the dashboard's upload does: the state's custom profile
+    (``prof``, on today's version of its base), its base as ``cpu``, its clock unless ``given`` (the keys the
+    user gave) holds ``ghz``, and the noise floor it measured.  Every answer, the text block, the exports and
+    the share link then run on it and name it.  Raises :class:`ProfileFileError`."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ProfileFileError(f"--profile {path}: cannot read it ({e.__class__.__name__})") from None
+    try:
+        prof = custom.load_profile_text(text, origin=path)  # the checks an uploaded profile gets
+        return sk_state.with_custom_profile(state, prof, keep=set(given))
+    except (custom.ProfileLinkError, ProfileError) as e:
+        raise ProfileFileError(str(e)) from None
 
 
 def clear_cache() -> None:

@@ -12,6 +12,7 @@ import os
 import sys
 from pathlib import Path
 
+from skbmodel import question
 from skbmodel.links import state as sk_state
 from skbmodel.cli import UsageError
 
@@ -33,6 +34,9 @@ def add_parser(sub) -> None:
                    help="html: one interactive report (plotly.js inlined, ~5 MB); html-light: the same report "
                         "with static SVG images and no script, under 1 MB (to attach to a mail)")
     x.add_argument("--out", default="exports")
+    x.add_argument("--profile", metavar="FILE.toml",
+                   help="draw the question on this profile file (e.g. from 'profile derive' or 'fit --out'); the "
+                        "footers and file names name it")
     x.set_defaults(func=run_export)
 
 
@@ -40,7 +44,13 @@ def run_export(args) -> int:
     # Plotly and kaleido load here, for an export alone: the other subcommands draw nothing
     from . import exporter, report
 
-    st = sk_state.decode_strict(_query_of(args.query))  # StateError -> "error: <key>: ..." exit 2 (skbmodel.cli.main)
+    query = _query_of(args.query)
+    st = sk_state.decode_strict(query)  # StateError -> "error: <key>: ..." exit 2 (skbmodel.cli.main)
+    if args.profile:
+        try:
+            st = question.with_profile_file(st, args.profile, (k for k, _ in sk_state.query_pairs(query)))
+        except question.ProfileFileError as e:
+            raise UsageError(str(e)) from None
     page = (args.page or "all").strip()
     if page != "all" and page not in sk_state.PAGES:
         raise UsageError(f"--page: {page!r} is not all or one of {', '.join(sk_state.PAGES)}")

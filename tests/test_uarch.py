@@ -172,6 +172,25 @@ def test_eval_with_a_profile_file_is_one_question_on_that_profile_at_its_clock(t
     assert again["outputs"]["veth.ns_per_packet"] == pytest.approx(doc["outputs"]["veth.ns_per_packet"], rel=1e-9)
 
 
+def test_link_and_export_take_a_profile_file_as_part_of_the_question(tmp_path):
+    """``link --profile`` and ``export --profile`` ask the same question as ``eval --profile``: the link reopens
+    to the file's numbers, and the exported chart's footer names the file's profile."""
+    out = tmp_path / "zen1.toml"
+    assert cli("profile", "derive", "--uarch", "zen1-naples", "--out", str(out)).returncode == 0
+    doc = json.loads(cli("eval", "page=veth&xdp_batch=8", "--json", "--profile", str(out)).stdout)
+    link = cli("link", "page=veth&xdp_batch=8", "--profile", str(out)).stdout.strip()
+    assert "prof=" in link and "xdp_batch=8" in link
+    again = json.loads(cli("eval", link.split("?", 1)[-1], "--json").stdout)
+    assert again["outputs"]["veth.ns_per_packet"] == pytest.approx(doc["outputs"]["veth.ns_per_packet"], rel=1e-9)
+    exp = cli("export", "page=veth&xdp_batch=8", "--page", "veth", "--format", "svg", "--out", str(tmp_path / "x"),
+              "--profile", str(out))
+    assert exp.returncode == 0, exp.stderr
+    svgs = sorted((tmp_path / "x").glob("*.svg"))
+    assert svgs and "AMD-EPYC-7601" in svgs[0].read_text()
+    bad = cli("link", "page=veth", "--profile", str(tmp_path / "missing.toml"))
+    assert bad.returncode == 2 and "cannot read it" in bad.stderr
+
+
 @pytest.mark.parametrize("args,message", [
     (("--uarch", "nope"), "unknown uarch 'nope'"),
     (("--uarch", "neoverse-n1"), "description neoverse-n1 lacks the figure tsc_ghz"),
