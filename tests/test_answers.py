@@ -11,12 +11,14 @@ import json
 import re
 import subprocess
 import sys
+import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from skbmodel import answers, mailtext, schema, uncertainty
+from skbmodel import answers, mailtext, question, schema, uncertainty
 from skbmodel.machine import custom
 from skbmodel.links import state as sk_state, versions
 from skbmodel.links.pages import BY_SLUG, PAGES
@@ -132,6 +134,21 @@ def _surfaces(st_: dict) -> dict:
     return dict(res=res, text=text, html=html, footer=footer)
 
 
+def _profile_files() -> list[str]:
+    """Profile files as ``--profile`` and the upload read them: a derivation (``profile derive --out``) and a
+    configuration (``profile configure --out``), written once per session."""
+    from skbmodel.evidence import derive
+    from skbmodel.machine import kconfig
+    out = Path(tempfile.mkdtemp(prefix="skb-profiles-"))
+    files = {"derived-zen1.toml": derive.derive("zen1-naples").to_toml(),
+             "configured-srso.toml": kconfig.with_config(load_profile("epyc-9684x"),
+                                                         {"return_thunk": "srso-safe-ret"}).to_toml()}
+    for name, text in files.items():
+        (out / name).write_text(text, encoding="utf-8")
+    return [str(out / n) for n in files]
+
+
+_FILES = _profile_files()
 _PAGES_WITH_NUMBERS = [p.slug for p in PAGES if p.slug != "validation"]
 _PROFILES = sorted(available_profiles())
 
@@ -150,9 +167,12 @@ def _questions(draw):
         k = draw(st.sampled_from(["xdp_batch", "zero", "bulk", "pp_recycle", "cpu", "kfl_bulk"]))
         st_["b_" + k] = draw(st.sampled_from(sk_state.PARAMS[k].choices)) if sk_state.PARAMS[k].kind == "choice" else \
             type(sk_state.PARAMS[k].default)(sk_state.PARAMS[k].lo)
-    if draw(st.integers(0, 9)) == 0:  # a custom profile among them
+    kind = draw(st.integers(0, 9))
+    if kind == 0:  # a fitted profile among them (a custom profile on a shipped base)
         st_["prof"] = _custom_link()
         st_["cpu"] = "epyc-9684x"
+    elif kind == 1:  # a profile file, as --profile and the upload take it (a derivation or a configuration)
+        st_ = question.with_profile_file(st_, draw(st.sampled_from(_FILES)))
     return sk_state.decode(sk_state.encode(st_))[0]
 
 
@@ -160,7 +180,8 @@ def _questions(draw):
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(_questions())
 def test_every_surface_gives_the_same_answer(st_):
-    """200 questions (every page, every profile, a custom profile among them): the text block, the report's
+    """200 questions (every page, every shipped profile, derived ones included, a fitted profile and profile
+    files among them): the text block, the report's
     numbers and ``eval --json``'s answers show each value as the answer's text (same digits, same interval,
     same verdict), and the text block and the footer name the answer's profile."""
     s = _surfaces(st_)
