@@ -20,8 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__, answers, attribution, design, mailtext, model, params, question, uncertainty
-from .evidence import (calibration, corpus, derive, outofsample, parsers, pp_counts, protocols, userfit, userinput,
-                       validation)
+from .evidence import pp_counts
 from .physics import cpumap
 from .machine import cpuinfo, custom, description, kconfig
 from .links import shortlink, state as sk_state, versions
@@ -172,6 +171,7 @@ def _clock_arg(value: str | None, flag: str) -> float | None:
 
 
 def cmd_profile(args) -> int:
+    from .evidence import derive  # loaded by the commands that read it
     try:
         if args.action == "list-uarch":
             print("\n".join(description.list_lines()))
@@ -224,6 +224,7 @@ def _configure(args) -> int:
 
 
 def cmd_validate(args) -> int:
+    from .evidence import validation  # loaded by the commands that read it
     if args.out_of_sample or args.protocol:
         return _validate_out_of_sample(args)
     rows = validation.validate()
@@ -247,6 +248,7 @@ def cmd_validate(args) -> int:
 
 
 def _validate_out_of_sample(args) -> int:
+    from .evidence import corpus, outofsample, protocols  # loaded by the commands that read it
     try:
         df = corpus.load_corpus(args.corpus)
     except (corpus.CorpusError, OSError) as e:
@@ -263,6 +265,7 @@ def _validate_out_of_sample(args) -> int:
 
 
 def cmd_calibrate(args) -> int:
+    from .evidence import calibration  # loaded by the commands that read it
     out = args.out or str(PROFILE_DIR)
     if Path(out).resolve() == PROFILE_DIR.resolve():
         # share links record the profile version they were made with: keep the versions about to be replaced
@@ -324,6 +327,7 @@ def check_ghz(value, what: str = "--ghz") -> float:
 
 def cmd_fit(args) -> int:
     """Parse measurement files, split them into runs, fit the chosen constants, print (or --json), write --out."""
+    from .evidence import parsers, userinput  # loaded by the commands that read it
     if args.base is not None and args.base not in available_profiles():
         raise UsageError(f"--base {args.base!r}: expected one of {', '.join(available_profiles())}")
     if args.base is not None and args.cpu is not None:
@@ -430,6 +434,7 @@ def _fmt_pm(value: float, err: float) -> str:
 def _fit_one(args, base, measurements, problems, notes, ghz_given, run=None, number=None, out=None, label="",
              repairs=()):
     """Fit one selection of measurements; returns ``(json document, exit code)`` and prints the text report."""
+    from .evidence import parsers, userfit  # loaded by the commands that read it
     clock = parsers.infer_clock(measurements)
     if ghz_given is not None:
         ghz, ghz_source = ghz_given, "given with --ghz" + (f" ({clock.describe()}: {clock.ghz:.4g} GHz)"
@@ -520,6 +525,7 @@ def _fit_one(args, base, measurements, problems, notes, ghz_given, run=None, num
 
 def _apply_condition(measurements, text: str):
     """``--condition FILE:LINE:key=value[,key=value]`` sets conditions of the measurements of one line."""
+    from .evidence import userinput  # loaded by the commands that read it
     where, _, assign = text.rpartition(":")
     origin, _, line = where.rpartition(":")
     if not origin or not line.isdigit() or "=" not in assign:
@@ -539,7 +545,7 @@ def _apply_condition(measurements, text: str):
     return out
 
 
-def build_parser(extra=()) -> argparse.ArgumentParser:
+def build_parser(extra=(), argv=()) -> argparse.ArgumentParser:
     """The parser of every subcommand; each of ``extra`` is called with the subparsers to add its own."""
     p = _Parser(prog="python -m skbmodel", description="Calibrated cost model of the Linux SKB memory lifecycle.")
     p.add_argument("--version", action="version", version=f"skbmodel {__version__}")
@@ -623,7 +629,9 @@ def build_parser(extra=()) -> argparse.ArgumentParser:
                         "of freedom")
     v.add_argument("--corpus", metavar="CSV", help="public measurements to validate against (default: the shipped "
                    "corpus, skbmodel/data/public-measurements.csv; same columns)")
-    protocols.add_arguments(v)
+    if argv[:1] == ["validate"]:  # the protocols' own options (they load the evidence wing): for validate alone
+        from .evidence import protocols
+        protocols.add_arguments(v)
     v.set_defaults(func=cmd_validate)
     c = sub.add_parser("calibrate", help="refit the profiles' fitted constants to the seed rows")
     c.add_argument("--out", help="folder for the profile files (default: the shipped profiles)")
@@ -673,7 +681,7 @@ def _refusal(e: Exception) -> dict:
 def main(argv=None, extra=()) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = build_parser(extra).parse_args(argv)
+        args = build_parser(extra, argv).parse_args(argv)
         return args.func(args)
     except (UsageError, sk_state.StateError, ProfileError, shortlink.PublicUrlError) as e:
         print(f"error: {e}", file=sys.stderr)

@@ -185,10 +185,11 @@ def test_importing_the_model_cli_loads_no_view_library():
 
 def test_the_command_line_loads_plotly_for_an_export_alone():
     """``python -m skbmodel`` (with its export subcommand) answers ``eval`` and ``link`` without Plotly,
-    Streamlit or kaleido: they cost a cold start and draw nothing there."""
+    Streamlit or kaleido, and without pandas (the evidence wing reads tables; a question reads none): they
+    cost a cold start and draw nothing there."""
     code = ("import sys, runpy; sys.argv = ['skbmodel'] + sys.argv[1:]\n"
             "try:\n    runpy.run_module('skbmodel', run_name='__main__')\nexcept SystemExit:\n    pass\n"
-            "heavy = {m.split('.')[0] for m in sys.modules} & {'streamlit', 'plotly', 'kaleido'}\n"
+            "heavy = {m.split('.')[0] for m in sys.modules} & {'streamlit', 'plotly', 'kaleido', 'pandas'}\n"
             "print(sorted(heavy), file=sys.stderr)")
     for args in (["eval", "page=veth"], ["link", "page=cpumap&numa=cross&cpu=epyc-9684x"]):
         r = subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True, text=True, check=True)
