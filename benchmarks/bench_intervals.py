@@ -21,7 +21,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from skbmodel import model, uncertainty  # noqa: E402
+from skbmodel import constant_sets, model, uncertainty  # noqa: E402
 from skbmodel.links import state as sk_state  # noqa: E402
 from skbmodel.machine.profile import available_profiles, load_profile  # noqa: E402
 
@@ -56,7 +56,7 @@ def main(argv=None) -> int:
     for cpu in available_profiles():
         prof = load_profile(cpu)
         p = sweep(cpu, args.points)
-        n_unc = len(uncertainty.uncertain_constants(prof)[0])
+        n_unc = len(constant_sets.uncertain_constants(prof)[0])
         t_plain = timed(lambda: model.evaluate(p, prof), args.repeat)
         t_lin = timed(lambda: uncertainty.intervals(p, prof, method="linear"), args.repeat)
         t_mc = timed(lambda: uncertainty.intervals(p, prof, method="sampling", n_samples=args.samples),

@@ -4,8 +4,10 @@ A *question* is one resolution of a state into its page, A and B (:meth:`skbmode
 when its cache misses); a *scenario read* is one reading of a scenario from a state's flat keys
 (:meth:`skbmodel.scenario.Scenario.of`: A, or B as A plus its overrides); a *flat-key read* is one call of
 ``links.state.scenario`` or ``links.state.profile_for`` (a scenario read makes two); an *evaluation* is one call of
-:func:`skbmodel.model.evaluate` (one vectorised pass, however many states it holds; the relevance probe of a
-profile, once per process, is one); a *propagation* is one :func:`skbmodel.uncertainty.linearise`.
+:func:`skbmodel.model.evaluate` (one vectorised pass, however many states it holds) outside the
+*relevance probe*, the evaluation that finds which constants move which outputs, once per profile and
+process (:func:`skbmodel.constant_sets.relevance`, counted apart); a *propagation* is one
+:func:`skbmodel.uncertainty.linearise`.
 Counted for a cold Compare table (:func:`skbview.tables.compare_rows`, every cache empty) and for one cold
 run of each page in Streamlit's AppTest (a new session; the model caches emptied first).
 
@@ -24,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from skbmodel import answers, model, uncertainty  # noqa: E402 - after the sys.path line
+from skbmodel import answers, constant_sets, model, uncertainty  # noqa: E402 - after the sys.path line
 from skbmodel.links import state as sk_state  # noqa: E402
 from skbmodel.question import Question  # noqa: E402
 from skbmodel.scenario import Scenario  # noqa: E402
@@ -34,6 +36,7 @@ COUNTED = ((Question, "_resolve", "question"), (Scenario, "of", "resolve"), (sk_
            (sk_state, "profile_for", "flat"),
            (model, "evaluate", "evaluation"), (uncertainty, "linearise", "propagation"))
 COUNTS: collections.Counter = collections.Counter()
+_PROBING = [False]
 
 
 def _install() -> None:
@@ -42,9 +45,19 @@ def _install() -> None:
 
         @functools.wraps(fn)
         def counted(*a, _fn=fn, _kind=kind, **k):
-            COUNTS[_kind] += 1
+            COUNTS["probe" if _kind == "evaluation" and _PROBING[0] else _kind] += 1
             return _fn(*a, **k)
         setattr(mod, name, counted)
+    probe = constant_sets.relevance
+
+    @functools.wraps(probe)
+    def probing(*a, **k):
+        _PROBING[0] = True
+        try:
+            return probe(*a, **k)
+        finally:
+            _PROBING[0] = False
+    constant_sets.relevance = probing
 
 
 def _clear_caches() -> None:
@@ -73,7 +86,7 @@ def page_run(slug: str) -> dict:
 
 
 def _row(c: dict) -> str:
-    return " | ".join(str(c.get(k, 0)) for k in ("question", "resolve", "flat", "evaluation", "propagation"))
+    return " | ".join(str(c.get(k, 0)) for k in ("question", "resolve", "flat", "evaluation", "probe", "propagation"))
 
 
 def main(argv=None) -> int:
@@ -81,8 +94,8 @@ def main(argv=None) -> int:
     ap.add_argument("--pages", default=",".join(SLUGS), help="pages to run cold (default: every page)")
     args = ap.parse_args(argv)
     _install()
-    print("| what | questions | scenario reads | flat-key reads | evaluations | propagations |")
-    print("|---|---:|---:|---:|---:|---:|")
+    print("| what | questions | scenario reads | flat-key reads | evaluations | relevance probes | propagations |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
     for q in ("b_xdp_batch=4", "cpu=epyc-9684x&b_cpu=e5-1650v4"):
         c = compare_table(q)
         print(f"| Compare table, cold, `{q}` | {_row(c)} |")

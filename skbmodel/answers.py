@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .physics import cpumap, noise
-from . import attribution, design, interval_rules, model, question, schema, uncertainty
+from . import attribution, constant_sets, design, question, schema, uncertainty
 from .machine.custom import CUSTOM_PREFIX
 from .links.pages import BY_SLUG, DEFAULT_PAGE
 from .machine.profile import Profile, load_profile, profile_version
@@ -278,14 +278,17 @@ def texts_of(outputs: Sequence[str], values: Mapping, intervals: Mapping, noise_
 
 
 def _one_side(scn: Scenario, outputs: Sequence[str], labels: Mapping[str, str], noise_ns: float,
-              elasticities: bool = False) -> tuple[tuple, uncertainty.Linearisation | None]:
+              elasticities: bool = False, pair: uncertainty.Linearisation | None = None,
+              side: str = "A") -> tuple[tuple, uncertainty.Linearisation | None]:
     """Scenario ``scn``'s answers to ``outputs`` and the linearisation they come from (with the
-    elasticities its drivers read, when asked): one propagation for both."""
+    elasticities its drivers read, when asked): one propagation for both, or, given the ``pair`` whose
+    ``side`` ``scn`` is, that pair's own evaluations of it."""
     if not outputs:
         return (), None
-    lin = uncertainty.linearise(scn.params, None, scn.profile, None, uncertainty.with_counted(list(outputs)),
-                                elasticities=elasticities)
-    iv = interval_rules.physical_intervals(lin.value, lin.intervals(), model.raw_inputs(scn.params, scn.profile))
+    asked = uncertainty.with_counted(list(outputs))
+    lin = (pair.side(side, asked) if pair is not None and not elasticities else
+           uncertainty.linearise(scn.params, None, scn.profile, None, asked, elasticities=elasticities))
+    iv = uncertainty.physical_intervals(lin, scn.params, scn.profile)
     return answers_of(outputs, lin.value, iv, labels, noise_ns), lin
 
 
@@ -323,7 +326,7 @@ def answer(a: Scenario, b: Scenario | None = None, outputs: Sequence[str] = (), 
             why = attribution.of_linearisation(lin, {"A": (a.params, a.profile)})[outputs[0]]
         return Answers(page=page, profile_a=ident_a, values=values, drivers=why,
                        drawn={"a": drawn_a} if drawn else {})
-    every, _ = _one_side(a, _asked(outputs, drawn), labels, nf)
+    every, _ = _one_side(a, _asked(outputs, drawn), labels, nf, pair=pair, side="A")
     values, drawn_a = _split(every, len(outputs), drawn)
     ident_b = ProfileIdentity.of(b.profile, float(np.asarray(b.params.get("ghz", b.profile.ghz))))
     if differences is None:
@@ -335,7 +338,7 @@ def answer(a: Scenario, b: Scenario | None = None, outputs: Sequence[str] = (), 
         differences = attribution.verdict_outputs(a.params, b.params, ea, eb)
     differences = list(differences)
     diffs: list[Difference] = []
-    every_b, _ = _one_side(b, _asked(differences, drawn), {}, nf)
+    every_b, _ = _one_side(b, _asked(differences, drawn), {}, nf, pair=pair, side="B")
     b_values, drawn_b = _split(every_b, len(differences), drawn)
     if differences:
         lin = pair.only(differences) if pair is not None else uncertainty.linearise(
@@ -366,9 +369,10 @@ def identity(state: Mapping, which: str = "a") -> ProfileIdentity:
 
 
 def clear_caches() -> None:
-    """Forget every question and answer (a benchmark's cold start)."""
+    """Forget every question and answer, and the profiles' relevance probes (a benchmark's cold start)."""
     _CACHE.clear()
     question.clear_cache()
+    constant_sets.clear_cache()
 
 
 def of_state(state: Mapping, drivers: bool = False) -> Answers:

@@ -23,16 +23,7 @@ from .evidence import validation
 from .machine import profile as _profile
 from .links import state as sk_state
 from .links.pages import BY_SLUG
-
-WIDTH = 70
-_ASCII = str.maketrans({"\u2212": "-", "\u00d7": "x", "\u2013": "-", "\u2014": "-", "\u2192": "->", "\u00b1": "+/-",
-                        "\u0394": "d", "\u00b5": "u"})
-
-
-def ascii_text(text: str) -> str:
-    """``text`` in plain ASCII (the few typographic signs the labels use spelt out, anything else '?')."""
-    return str(text).translate(_ASCII).encode("ascii", "replace").decode("ascii")
-
+from .plaintext import WIDTH, ascii_text
 
 def _decimals(x: float, digits: int = 4) -> int:
     """Decimals that show ``x`` with ``digits`` significant digits (at least 0)."""

@@ -32,8 +32,8 @@ import unidiff
 
 from . import answers, folders
 from .links import shortlink, state as sk_state, versions
-from .mailtext import WIDTH, ascii_text
 from .physics import noise
+from .plaintext import WIDTH, ascii_text
 
 TABLE = folders.DATA_DIR / "patch-mechanisms.toml"
 

@@ -119,6 +119,14 @@ class Question:
         a, b = self.compare_a, self.compare_b
         return uncertainty.linearise(a.params, b.params, a.profile, b.profile, None, elasticities=True)
 
+    def own(self, which: str, outputs) -> tuple[dict, dict]:
+        """``(values, intervals)`` of scenario ``which``'s ``outputs`` with its own 90 % intervals (what
+        :meth:`Scenario.with_intervals` gives), read from :attr:`pair`'s evaluations of that side."""
+        scn = self.scenario(which)
+        lin = self.pair.side(which.upper(), uncertainty.with_counted(list(outputs)))
+        iv = uncertainty.physical_intervals(lin, scn.params, scn.profile)
+        return {o: lin.value[o] for o in outputs}, {o: iv[o] for o in outputs}
+
     @functools.cached_property
     def pair_intervals(self) -> dict:
         """``{output: (lo, hi)}`` of every ``B - A`` of :attr:`pair`."""

@@ -80,22 +80,20 @@ import dataclasses
 import json
 from pathlib import Path
 
-import zlib
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from . import folders, interval_rules, model, schema
+from . import constant_sets, folders, interval_rules, model, schema
 from .physics.noise import LEVEL, z_value  # the reported level, here for the propagation's callers
 from .machine.custom import CUSTOM_PREFIX
-from .params import MODEL_PARAMS
 from .machine.profile import Profile
 
 METHODS = ("linear", "sampling")
 #: see the module docstring for the measured figures behind this choice
 DEFAULT_METHOD = "linear"
 N_SAMPLES = 1000
-SEED = 20261130
+SEED = constant_sets.SEED
 #: sample blocks are sized so that one vectorised call holds at most this many states
 _STATES_PER_CALL = 65_536
 
@@ -130,133 +128,7 @@ def structural_rel_sd(output: str) -> float:
     return 0.0
 
 
-def log_scale(profile: Profile, names) -> np.ndarray:
-    """Whether each of ``names`` spreads on log scale (its constant's ``scale``, :mod:`skbmodel.machine.profile`)."""
-    return np.array([profile.constants[n].scale == "log" for n in names], dtype=bool)
-
-
-def _steps(base: np.ndarray, sd: np.ndarray, log: np.ndarray | None, x: np.ndarray) -> np.ndarray:
-    """Perturbations [constant units] of constants ``base`` moved by ``x`` (``(K, D)``) standard deviations:
-    ``sd x`` on linear scale, ``base (exp(x sd / base) - 1)`` on log scale (``log``, ``(D,)``)."""
-    lin = x * sd
-    if log is None or not np.any(log):
-        return lin
-    log = np.asarray(log, dtype=bool) & (np.asarray(base, dtype=float) > 0)  # a factor needs a positive value
-    with np.errstate(invalid="ignore", divide="ignore"):
-        rel = np.where(log, sd / np.where(log, base, 1.0), 0.0)
-        return np.where(log, base * np.expm1(x * rel), lin)
-
-
-def uncertain_constants(profile: Profile) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """``(names, sd, corr)`` of the constants with ``stderr > 0``: sd [constant units], correlation [1]."""
-    names = [k for k, c in profile.constants.items() if c.stderr > 0]
-    sd = np.array([profile.constants[k].stderr for k in names])
-    return names, sd, profile.correlation(names)
-
-
 # ---------------------------------------------------------------- internals
-_RELEVANCE: dict[tuple, np.ndarray] = {}
-_RELEVANCE_MAX = 32
-
-
-def _probe_params(profile: Profile) -> dict:
-    """Probe states: the defaults, each numeric parameter at its bounds, and 512 random states
-    (fixed seed) over every parameter's range and choices."""
-    rng = np.random.default_rng(SEED + 1)
-    params = [p for p in MODEL_PARAMS if p.key not in ("cpu", "ghz")]
-    rows = [{p.key: p.default for p in params}]
-    for p in params:
-        if p.kind != "choice":
-            rows += [{**rows[0], p.key: p.lo}, {**rows[0], p.key: p.hi}]
-    for _ in range(512):
-        r = {}
-        for p in params:
-            if p.kind == "choice":
-                r[p.key] = p.choices[rng.integers(len(p.choices))]
-            else:
-                x = rng.uniform(p.lo, p.hi)
-                r[p.key] = round(x) if p.kind == "int" else x
-        rows.append(r)
-    out = {p.key: np.array([r[p.key] for r in rows]) for p in params}
-    out["ghz"] = profile.ghz
-    return out
-
-
-def relevance(profile: Profile) -> tuple[list[str], np.ndarray]:
-    """``(names, mask)``: ``mask[i, j]`` is whether output ``i`` (order of
-    :data:`skbmodel.model.OUTPUT_UNITS`) moves when uncertain constant ``names[j]`` moves by +-1 sd
-    in any probe state (:func:`_probe_params`).  Cached per profile.
-
-    Perturbing only the constants that the requested outputs depend on makes the linearised
-    intervals of one subsystem's outputs several times cheaper; the probe spans every control's
-    range so that regime switches (a bulk beyond the per-CPU slab, a cross-node cpumap, a recycle
-    ratio below 1, bulk free off) are seen.
-    """
-    names, sd, corr = uncertain_constants(profile)
-    log = log_scale(profile, names)
-    key = (profile.id, tuple(names), tuple(sd), tuple(profile.value(n) for n in names), tuple(log))
-    hit = _RELEVANCE.get(key)
-    if hit is None and not names:
-        hit = np.zeros((len(model.OUTPUT_UNITS), 0), dtype=bool)
-    elif hit is None:
-        params = _probe_params(profile)
-        base = np.array([profile.value(n) for n in names])
-        d = len(names)
-        vals = _evaluate_sets(params, profile, names, base, _deltas("linear", sd, corr, 0, base=base, log=log))
-        hit = np.zeros((len(model.OUTPUT_UNITS), d), dtype=bool)
-        for i, o in enumerate(model.OUTPUT_UNITS):
-            v = np.asarray(vals[o], dtype=float)
-            with np.errstate(invalid="ignore"):
-                moved = (np.abs(v[1:1 + d] - v[0]) > 0) | (np.abs(v[1 + d:] - v[0]) > 0)
-            hit[i] = moved.reshape(d, -1).any(axis=1)
-        if len(_RELEVANCE) >= _RELEVANCE_MAX:
-            _RELEVANCE.pop(next(iter(_RELEVANCE)))
-        _RELEVANCE[key] = hit
-    return names, hit
-
-
-def _relevant(profile: Profile, outputs) -> tuple[list[str], np.ndarray, np.ndarray]:
-    """:func:`uncertain_constants` restricted to those some of ``outputs`` depend on."""
-    names, mask = relevance(profile)
-    rows = [list(model.OUTPUT_UNITS).index(o) for o in outputs]
-    keep = mask[rows].any(axis=0) if rows else np.zeros(len(names), dtype=bool)
-    names = [n for n, k in zip(names, keep) if k]
-    sd = np.array([profile.constants[n].stderr for n in names])
-    return names, sd, profile.correlation(names)
-
-
-def _ndim(params: Mapping, profile: Profile) -> int:
-    raw = model.raw_inputs(params, profile)
-    return len(np.broadcast_shapes(*[np.shape(v) for v in raw.values()]))
-
-
-def _evaluate_sets(params, profile, names, base, deltas, outputs=None, clock=None) -> dict:
-    """``model.evaluate`` of ``outputs`` (default: all) for ``K`` constant sets ``base + deltas[k]``
-    (``deltas``: ``(K, D)``) in one call; outputs get a leading axis of length ``K``.  ``clock``
-    (``(K,)``, optional): a factor on the scenario's clock per set (the clock's elasticity)."""
-    k = deltas.shape[0]
-    tail = (1,) * _ndim(params, profile)
-    if clock is not None:
-        ghz = np.asarray(params.get("ghz", profile.ghz), dtype=float)
-        params = {**params, "ghz": ghz * np.asarray(clock, dtype=float).reshape((k,) + tail)}
-    if not names and clock is None:
-        out = model.evaluate(params, profile, outputs=outputs)
-        return {n: np.broadcast_to(v, (k,) + np.shape(v)) for n, v in out.items()}
-    consts = {n: (base[j] + deltas[:, j]).reshape((k,) + tail) for j, n in enumerate(names)}
-    out = model.evaluate(params, profile, constants=consts, outputs=outputs)
-    return {n: np.broadcast_to(v, (k,) + np.shape(v)[1:]) if np.shape(v)[:1] != (k,) else v
-            for n, v in out.items()}
-
-
-def _factor(corr: np.ndarray) -> np.ndarray:
-    """``L`` with ``L L^T = corr`` (eigenvalues clipped at 0 if rounding left it slightly indefinite)."""
-    try:
-        return np.linalg.cholesky(corr)
-    except np.linalg.LinAlgError:
-        w, v = np.linalg.eigh(corr)
-        return v * np.sqrt(np.clip(w, 0.0, None))
-
-
 def machine(profile: Profile) -> str:
     """The machine whose constants ``profile`` holds: its id without an archived ``@version``; a custom
     profile (built from a base, changing only the constants it lists) is its base's machine."""
@@ -286,7 +158,7 @@ def _joint(profiles: Sequence[Profile], outputs):
     profile), ``"AB"`` (shared by two) or the one side ``"A"``/``"B"`` it belongs to; ``index[p]`` =
     ``(names, dim numbers)`` of profile ``p``.
     """
-    per = [_relevant(p, outputs) for p in profiles]
+    per = [constant_sets.relevant(p, outputs) for p in profiles]
     keys: list[tuple] = []
     index = []
     for i, (p, (names, sd, _)) in enumerate(zip(profiles, per)):
@@ -311,27 +183,6 @@ def _joint(profiles: Sequence[Profile], outputs):
         # the first profile's correlations win among shared dimensions (they are the same quantity)
         corr[np.ix_(cols, cols)] = np.where(block != np.eye(len(cols)), block, pcorr)
     return dims, sd, corr, index
-
-
-def _deltas(method: str, sd: np.ndarray, corr: np.ndarray, n_samples: int, labels=(), base=None,
-            log=None) -> np.ndarray:
-    """Perturbations ``(K, D)`` [constant units]: row 0 is the nominal set; a dimension on log scale
-    (``log``, with its nominal value in ``base``) is moved by a factor (:func:`_steps`).
-
-    Sampling draws each dimension's standard normals from its own stream, seeded by :data:`SEED`
-    and the dimension's label (its constant's name), then correlates them: the draws of one
-    constant do not change when another, independent constant enters or leaves the set.
-    """
-    d = sd.size
-    if method == "linear":
-        eye = np.eye(d)
-        return np.vstack([np.zeros((1, d)), _steps(base, sd, log, eye), _steps(base, sd, log, -eye)])
-    z = np.empty((n_samples, d))
-    for j in range(d):
-        label = str(labels[j]) if j < len(labels) else str(j)
-        z[:, j] = np.random.default_rng([SEED, zlib.crc32(label.encode())]).standard_normal(n_samples)
-    z = z @ _factor(corr).T
-    return np.vstack([np.zeros((1, d)), _steps(base, sd, log, z)])
 
 
 def _blocks(k: int, grid: int) -> list[slice]:
@@ -454,6 +305,24 @@ class Linearisation:
     #: a difference on one machine (one scenario's signed output, or ``B - A`` of a pair on one machine):
     #: ``{output: (min, max)}`` of its change over the ``+-1`` sd sets of constants (:meth:`intervals`)
     spans: dict = dataclasses.field(default_factory=dict)
+    #: a pair's rows of each side's own outputs (``{"A": {output: (K, ...)}, "B": ...}``), read by :meth:`side`
+    side_rows: dict = dataclasses.field(default_factory=dict, repr=False)
+
+    def side(self, side: str, outputs=None, structural: bool = True) -> Linearisation:
+        """Side ``"A"`` or ``"B"`` of a pair as one scenario's propagation of ``outputs`` (default: all),
+        read from the pair's own evaluations: the dimensions that side has (a dimension only the other side
+        has moves none of its outputs), without elasticities."""
+        outputs = tuple(self.outputs if outputs is None else outputs)
+        keep = [j for j, (_, s_, _) in enumerate(self.dims) if side in s_]
+        d = len(self.dims)
+        pick = np.array([0, *(1 + j for j in keep), *(1 + d + j for j in keep)], dtype=int)
+        rows = {o: self.side_rows[side][o][pick] for o in outputs}
+        log = self.log_dims[keep]
+        log_outputs, per_sd, struct, spans = _spread_of_one(rows, len(keep), log, outputs, structural)
+        value = {o: rows[o][0] for o in outputs}
+        dims = tuple((n, "A", n) for _, _, n in (self.dims[j] for j in keep))
+        return Linearisation(outputs, value, {"A": value}, dims, self.sd[keep], self.corr[np.ix_(keep, keep)],
+                             per_sd, struct, log_dims=log, log_outputs=log_outputs, spans=spans)
 
     def only(self, outputs) -> Linearisation:
         """The same propagation restricted to ``outputs`` (a subset of :attr:`outputs`): what its intervals and
@@ -563,7 +432,7 @@ def linearise(params_a: Mapping, params_b: Mapping | None = None, profile_a: Pro
     base = np.array([of[side[0]].value(n) for side, n in cols])
     log = np.array([of[side[0]].constants[n].scale == "log" for _, side, n in dims], dtype=bool)
     at = [col[(side, n)] for _, side, n in dims]
-    up, down = (_steps(base[at], sd, log, np.full((1, d), x))[0] for x in (1.0, -1.0))
+    up, down = (constant_sets.steps(base[at], sd, log, np.full((1, d), x))[0] for x in (1.0, -1.0))
     deltas = np.zeros((k, len(cols)))
     for j, c in enumerate(at):
         deltas[1 + j, c] = up[j]
@@ -574,33 +443,38 @@ def linearise(params_a: Mapping, params_b: Mapping | None = None, profile_a: Pro
         deltas[e0 + j, col[(side, n)]] = h[j]
         deltas[e0 + e + j, col[(side, n)]] = -h[j]
     c0 = e0 + 2 * e
-    vals = {}
-    for si, (side, params, prof) in enumerate(sides):
-        mine = [i for i, (s_, _) in enumerate(cols) if side in s_]
-        clock = None
+    clocks = {}
+    for si, (side, _, _) in enumerate(sides):
+        clocks[side] = None
         if elasticities:
-            clock = np.ones(k)
-            clock[c0 + 2 * si], clock[c0 + 2 * si + 1] = 1.0 + REL_STEP, 1.0 - REL_STEP
-        vals[side] = _evaluate_sets(params, prof, [cols[i][1] for i in mine], base[mine], deltas[:, mine],
-                                    outputs, clock)
-    rows = {o: np.asarray(vals["A"][o], dtype=float) if len(sides) == 1 else
-            _difference(np.asarray(vals["B"][o], dtype=float), np.asarray(vals["A"][o], dtype=float))
+            clocks[side] = np.ones(k)
+            clocks[side][c0 + 2 * si], clocks[side][c0 + 2 * si + 1] = 1.0 + REL_STEP, 1.0 - REL_STEP
+    if len(sides) == 2 and profiles[0] is profiles[1]:
+        # one profile: every dimension is shared, so A and B are one vectorised evaluation side by side
+        vals = constant_sets.evaluate_side_by_side(params_a, params_b, pa, [n for _, n in cols], base, deltas, outputs,
+                                      clocks["A"], clocks["B"])
+    else:
+        vals = {}
+        for side, params, prof in sides:
+            mine = [i for i, (s_, _) in enumerate(cols) if side in s_]
+            vals[side] = constant_sets.evaluate_sets(params, prof, [cols[i][1] for i in mine], base[mine],
+                                                     deltas[:, mine], outputs, clocks[side])
+    side_rows = {side: {o: np.asarray(vals[side][o], dtype=float) for o in outputs} for side, _, _ in sides}
+    rows = {o: side_rows["A"][o] if len(sides) == 1 else _difference(side_rows["B"][o], side_rows["A"][o])
             for o in outputs}
     value = {o: rows[o][0] for o in outputs}
-    own = {side: {o: np.asarray(vals[side][o], dtype=float)[0] for o in outputs} for side, _, _ in sides}
-    across = len(sides) == 2 and machine(profiles[0]) != machine(profiles[1])
-    rel = {o: structural_rel_sd(o) if structural else 0.0 for o in outputs}
-    struct = {o: rel[o] * (np.hypot(own["A"][o], own["B"][o]) if across else np.abs(value[o])) for o in outputs}
-    # one scenario's outputs that cannot be negative take a log-scale dimension's sensitivity on log scale
-    log_outputs = frozenset(o for o in outputs if o in schema.FACTOR_OUTPUTS) if len(sides) == 1 and log.any() \
-        else frozenset()
-    per_sd = {o: _per_sd(rows[o], d, log if o in log_outputs else None) for o in outputs}
-    # a difference on one machine (one scenario's, or B - A with both sides on the same constants)
-    signed = [o for o in outputs
-              if o in interval_rules.SIGNED_OUTPUTS] if len(sides) == 1 else [] if across else outputs
-    with np.errstate(invalid="ignore"):
-        spans = {o: (np.min(rows[o][1:1 + 2 * d] - rows[o][0], axis=0, initial=0.0),
-                     np.max(rows[o][1:1 + 2 * d] - rows[o][0], axis=0, initial=0.0)) for o in signed}
+    own = {side: {o: side_rows[side][o][0] for o in outputs} for side, _, _ in sides}
+    if len(sides) == 1:
+        log_outputs, per_sd, struct, spans = _spread_of_one(rows, d, log, outputs, structural)
+    else:
+        across = machine(profiles[0]) != machine(profiles[1])
+        rel = {o: structural_rel_sd(o) if structural else 0.0 for o in outputs}
+        struct = {o: rel[o] * (np.hypot(own["A"][o], own["B"][o]) if across else np.abs(value[o]))
+                  for o in outputs}
+        log_outputs = frozenset()
+        per_sd = {o: _per_sd(rows[o], d) for o in outputs}
+        # B - A with both sides on the same constants is a difference on one machine
+        spans = _spans(rows, d, [] if across else outputs)
     elast, clock_e = {}, {}
     if elasticities:
         shape = (e,) + (1,) * (rows[outputs[0]].ndim - 1) if outputs else (e,)
@@ -612,7 +486,25 @@ def linearise(params_a: Mapping, params_b: Mapping | None = None, profile_a: Pro
                 clock_e[o] = tuple((side, (v[c0 + 2 * si] - v[c0 + 2 * si + 1]) / (2 * REL_STEP))
                                    for si, (side, _, _) in enumerate(sides))
     return Linearisation(tuple(outputs), value, own, tuple(dims), sd, corr, per_sd, struct, tuple(vdims),
-                         elast, clock_e, log, log_outputs, spans)
+                         elast, clock_e, log, log_outputs, spans, side_rows if len(sides) == 2 else {})
+
+
+def _spans(rows: Mapping, d: int, outputs) -> dict:
+    """``{output: (min, max)}`` of each output's change over the ``+-1`` sd rows (a difference's sign rule)."""
+    with np.errstate(invalid="ignore"):
+        return {o: (np.min(rows[o][1:1 + 2 * d] - rows[o][0], axis=0, initial=0.0),
+                    np.max(rows[o][1:1 + 2 * d] - rows[o][0], axis=0, initial=0.0)) for o in outputs}
+
+
+def _spread_of_one(rows: Mapping, d: int, log: np.ndarray, outputs, structural: bool):
+    """One scenario's ``(log_outputs, per_sd, structural_sd, spans)`` from its rows (nominal, ``+1`` sd,
+    ``-1`` sd of each of ``d`` dimensions): its outputs that cannot be negative take a log-scale dimension's
+    sensitivity on log scale; its signed outputs (:data:`skbmodel.interval_rules.SIGNED_OUTPUTS`) keep
+    their spans."""
+    log_outputs = frozenset(o for o in outputs if o in schema.FACTOR_OUTPUTS) if log.any() else frozenset()
+    per_sd = {o: _per_sd(rows[o], d, log if o in log_outputs else None) for o in outputs}
+    struct = {o: (structural_rel_sd(o) if structural else 0.0) * np.abs(rows[o][0]) for o in outputs}
+    return log_outputs, per_sd, struct, _spans(rows, d, [o for o in outputs if o in interval_rules.SIGNED_OUTPUTS])
 
 
 def _check(method, outputs):
@@ -665,13 +557,13 @@ def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, out
         lin = linearise(params, None, prof, None, outputs, structural=structural)
         f0, res = lin.value, lin.intervals(level)
     else:
-        names, sd, corr = _relevant(prof, outputs)
+        names, sd, corr = constant_sets.relevant(prof, outputs)
         base = np.array([prof.value(n) for n in names])
-        deltas = _deltas(method, sd, corr, n_samples, names, base, log_scale(prof, names))
+        deltas = constant_sets.deltas(method, sd, corr, n_samples, names, base, constant_sets.log_scale(prof, names))
         grid = int(np.prod(np.broadcast_shapes(*[np.shape(v) for v in model.raw_inputs(params, prof).values()])))
 
         def values_of(rows):
-            return _evaluate_sets(params, prof, names, base, deltas[rows], outputs)
+            return constant_sets.evaluate_sets(params, prof, names, base, deltas[rows], outputs)
 
         def struct_sd(o, f):
             return (structural_rel_sd(o) if structural else 0.0) * np.abs(f)
@@ -679,6 +571,12 @@ def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, out
     if physical:
         res = interval_rules.physical_intervals(f0, res, model.raw_inputs(params, prof))
     return {o: f0[o] for o in asked}, {o: res[o] for o in asked}
+
+
+def physical_intervals(lin: Linearisation, params: Mapping, profile: Profile) -> dict:
+    """``{output: (lo, hi)}``: one scenario's propagated intervals (``lin``, of scenario ``params`` on
+    ``profile``) within what each output's kind allows (:func:`skbmodel.interval_rules.physical_intervals`)."""
+    return interval_rules.physical_intervals(lin.value, lin.intervals(), model.raw_inputs(params, profile))
 
 
 def intervals(params: Mapping, profile: Profile | None = None, outputs=None, level: float = LEVEL,
@@ -727,7 +625,7 @@ def _sampled_delta(params_a, params_b, profile_a, profile_b, outputs, level, n_s
     pb = model.profile_of(params_b, profile_b)
     dims, sd, corr, index = _joint([pa, pb], outputs)
     of = [pa if "A" in side else pb for _, side, _ in dims]
-    deltas = _deltas("sampling", sd, corr, n_samples, [label for label, _, _ in dims],
+    deltas = constant_sets.deltas("sampling", sd, corr, n_samples, [label for label, _, _ in dims],
                      np.array([p.value(n) for p, (_, _, n) in zip(of, dims)]),
                      np.array([p.constants[n].scale == "log" for p, (_, _, n) in zip(of, dims)], dtype=bool))
     shapes = [np.broadcast_shapes(*[np.shape(v) for v in model.raw_inputs(p, q).values()])
@@ -738,7 +636,7 @@ def _sampled_delta(params_a, params_b, profile_a, profile_b, outputs, level, n_s
         sides.append((params, prof, names, np.array([prof.value(n) for n in names]), cols))
 
     def values_of(rows):
-        va, vb = (_evaluate_sets(params, prof, names, base, deltas[rows][:, cols], outputs)
+        va, vb = (constant_sets.evaluate_sets(params, prof, names, base, deltas[rows][:, cols], outputs)
                   for params, prof, names, base, cols in sides)
         # equal values differ by exactly 0, also where a drawn constant set makes both infinite
         return {o: _difference(np.asarray(vb[o], dtype=float), np.asarray(va[o], dtype=float)) for o in outputs}
@@ -769,13 +667,13 @@ def pair_interval(params_a: Mapping, output_a: str, params_b: Mapping, output_b:
     memset vs ``rep stosb``); :func:`delta_intervals` is the same output under two states.  The
     structural term is fully correlated, as there: ``rel * |delta|``."""
     _, outputs = _check("linear", [output_a, output_b])
-    names, sd, corr = _relevant(profile, outputs)
+    names, sd, corr = constant_sets.relevant(profile, outputs)
     base = np.array([profile.value(n) for n in names])
-    deltas = _deltas("linear", sd, corr, 0, base=base, log=log_scale(profile, names))
+    deltas = constant_sets.deltas("linear", sd, corr, 0, base=base, log=constant_sets.log_scale(profile, names))
 
     def values_of(rows):
-        va = _evaluate_sets(params_a, profile, names, base, deltas[rows])[output_a]
-        vb = _evaluate_sets(params_b, profile, names, base, deltas[rows])[output_b]
+        va = constant_sets.evaluate_sets(params_a, profile, names, base, deltas[rows])[output_a]
+        vb = constant_sets.evaluate_sets(params_b, profile, names, base, deltas[rows])[output_b]
         return {"delta": np.asarray(vb, dtype=float) - np.asarray(va, dtype=float)}
 
     def struct_sd(o, f):

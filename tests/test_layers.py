@@ -227,9 +227,9 @@ WINGS = {
     # measurements, fits and protocols: read everything below the answers
     "evidence": {"physics", "machine", "links", "params", "folders", "schema", "model", "uncertainty"},
 }
-CORE = {"schema", "params", "folders", "design", "model", "uncertainty", "interval_rules", "scenario", "question",
-        "answers", "attribution", "grid"}
-PROGRAMS = {"cli", "bench", "mailtext", "patchin", "__main__"}
+CORE = {"schema", "params", "folders", "design", "model", "constant_sets", "uncertainty", "interval_rules", "scenario",
+        "question", "answers", "attribution", "grid"}
+PROGRAMS = {"cli", "bench", "mailtext", "plaintext", "patchin", "__main__"}
 
 
 def _room(mod: str) -> str | None:

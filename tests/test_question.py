@@ -7,7 +7,7 @@ import collections
 import numpy as np
 import pytest
 
-from skbmodel import answers, model, uncertainty
+from skbmodel import answers, constant_sets, model, uncertainty
 from skbmodel.links import state as sk_state
 from skbmodel.question import Question
 from skbmodel.scenario import Scenario
@@ -30,6 +30,17 @@ def counts(monkeypatch):
     counting(Scenario, "of", "read")
     counting(uncertainty, "linearise", "propagation")
     counting(model, "evaluate", "evaluation")
+    probe = constant_sets.relevance
+
+    def probing(*a, **k):  # the relevance probe's evaluation (once per profile and process) counted apart
+        c["probing"] += 1
+        before = c["evaluation"]
+        try:
+            return probe(*a, **k)
+        finally:
+            c["probe"] += c["evaluation"] - before
+            c["evaluation"] = before
+    monkeypatch.setattr(constant_sets, "relevance", probing)
     answers.clear_caches()
     yield c
     answers.clear_caches()
@@ -42,9 +53,49 @@ def test_a_cold_compare_table_resolves_its_question_once_and_propagates_the_pair
     tables.paired_deltas(state)  # the delta chart's read
     answers.of_state({**state, "page": "compare"})  # the text block's and the report's
     assert counts["question"] == 1 and counts["read"] == 2  # A, and B as A plus its overrides
-    # the pair (every output, with elasticities), then A's and B's own intervals of what the page shows
-    assert counts["propagation"] == 3
+    # one propagation, the pair (every output, with elasticities); A's and B's own intervals are read from it
+    assert counts["propagation"] == 1
+    # one vectorised evaluation of A and B side by side on one profile, one per profile on two
+    profiles = {sk_state.profile_for(state, w).id for w in ("a", "b")}
+    assert counts["evaluation"] == len(profiles)
+    assert counts["probe"] == len(profiles)
     assert len(rows) == len(model.OUTPUT_UNITS)
+
+
+@pytest.mark.parametrize("query", ["b_xdp_batch=4&b_zero=gfp_zero", "cpu=epyc-9684x&b_cpu=e5-1650v4",
+                                   "b_path=cpumap&b_numa=cross&cpu=epyc-9684x", "path=design&b_d_skb=napi_cache"])
+def test_each_side_of_the_pair_is_that_scenario_s_own_propagation(query):
+    """A's and B's own values and intervals read from the pair's evaluations are what propagating each
+    alone gives (every output; the pair holds more dimensions, which move none of a side's outputs)."""
+    state, _ = sk_state.decode(f"page=compare&{query}")
+    q = Question.of_state(state)
+    for w in ("a", "b"):
+        scn = q.scenario(w)
+        values, iv = q.own(w, list(model.OUTPUT_UNITS))
+        want_v, want_iv = uncertainty.evaluate_with_intervals(scn.params, scn.profile)
+        for o in model.OUTPUT_UNITS:
+            assert np.allclose(np.asarray(values[o], dtype=float), np.asarray(want_v[o], dtype=float),
+                               rtol=1e-12, atol=0, equal_nan=True), (w, o)
+            assert np.allclose(np.asarray(iv[o], dtype=float), np.asarray(want_iv[o], dtype=float),
+                               rtol=1e-9, atol=1e-12, equal_nan=True), (w, o)
+
+
+def test_side_by_side_evaluation_is_each_scenario_s_evaluation_on_a_grid():
+    """A and B stacked on one profile in one call give each scenario's own rows, grid axes kept."""
+    prof = sk_state.profile_for({"cpu": "e5-1650v4"})
+    a = {"path": "veth", "xdp_batch": np.array([1.0, 4.0, 16.0]), "zero": "memset"}
+    b = {"path": "cpumap", "xdp_batch": 8.0, "zero": "gfp_zero", "numa": "cross"}
+    pair = uncertainty.linearise(a, b, prof, prof, ["path.ns_per_packet", "veth.ns_per_packet"])
+    for side, params in (("A", a), ("B", b)):
+        alone = uncertainty.linearise(params, None, prof, None, ["path.ns_per_packet", "veth.ns_per_packet"])
+        got = pair.side(side)
+        for o in got.outputs:
+            want = np.broadcast_to(alone.value[o], np.shape(got.value[o]))
+            assert np.allclose(got.value[o], want, rtol=1e-12), (side, o)
+            lo, hi = got.intervals()[o]
+            wlo, whi = alone.intervals()[o]
+            assert np.allclose(lo, np.broadcast_to(wlo, np.shape(lo)), rtol=1e-9), (side, o)
+            assert np.allclose(hi, np.broadcast_to(whi, np.shape(hi)), rtol=1e-9), (side, o)
 
 
 def test_the_shared_pair_gives_what_separate_propagations_give():

@@ -13,8 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from skbmodel.physics import noise
-from skbmodel import uncertainty
-from skbmodel.links import state as sk_state
+from skbmodel.question import Question
 from skbview import tables
 
 from .base import COLORS, HEIGHT, Bar, Fig, Scatter, finish, num, rgba
@@ -81,9 +80,8 @@ def compare_difference(state: Mapping) -> go.Figure:
         verdicts = [r for r in tables.compare_rows(state) if r["output"] == "path.ns_per_packet"]
         title = "A/B: A and B agree on every output"
     outs = [v["output"] for v in verdicts[:4]]
-    sides = {w: uncertainty.evaluate_with_intervals(sk_state.scenario(state, w), sk_state.profile_for(state, w),
-                                                    outs)[1]
-             for w in ("a", "b")}
+    q = Question.of_state(state)
+    sides = {w: q.own(w, outs)[1] for w in ("a", "b")}
     items = [dict(label=TIME_LABELS.get(v["output"], v["output"]).replace(" (", "<br>("), a=v["A"], b=v["B"],
                   a_iv=tuple(num(x) for x in sides["a"][v["output"]]),
                   b_iv=tuple(num(x) for x in sides["b"][v["output"]]),
