@@ -11,6 +11,7 @@ from skbmodel import answers, schema
 from skbmodel.physics import noise
 from skbmodel.links import state as sk_state
 from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
+from skbmodel.question import Question
 from skbview import tables
 from skbview.app import appstate, calibrate_view, ui
 from skbview.safe_text import md_escape
@@ -59,7 +60,8 @@ def _b_overrides() -> None:
 def label(output: str, state: dict) -> str:
     """What an output is, in words (the chosen path names itself)."""
     if output == "path.ns_per_packet":
-        a, b = sk_state.scenario(state, "a")["path"], sk_state.scenario(state, "b")["path"]
+        q = Question.of_state(state)
+        a, b = q.scenario("a").params["path"], q.scenario("b").params["path"]
         which = _path.label_of(a) if a == b else f"{_path.label_of(a)} → {_path.label_of(b)}"
         return f"the chosen path: {which} (ns/packet)"
     return schema.BY_NAME[output].label

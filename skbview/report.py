@@ -29,6 +29,7 @@ from skbmodel.evidence import validation
 from skbmodel.links import versions
 from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
 from skbmodel.machine.profile import load_profile
+from skbmodel.question import Question
 
 from . import exporter
 
@@ -85,7 +86,7 @@ def _hash_full(full: Mapping) -> str:
     later = {sk_state.key_of(k, which) for k in _HASH_WHEN_SET for which in ("a", "b")}
     # The hash reads B written out in full (A plus its overrides), as file names were made when every state
     # held all of B: the whole scenario, whichever page is open.
-    b = sk_state.scenario(full, "b")
+    b = Question.of_state(full).scenario("b").params
     named = {**full, **{sk_state.key_of(p.key, "b"): b[p.key] for p in sk_state.MODEL_PARAMS}}
     keys = [k for k in _HASH_KEYS
             if k not in later or named.get(k, sk_state.PARAMS[k].default) != sk_state.PARAMS[k].default]

@@ -33,6 +33,7 @@ import streamlit.components.v1 as components
 from skbmodel.links import state as sk_state
 from skbmodel import design, model, uncertainty
 from skbmodel.physics import noise
+from skbmodel.question import Question
 from skbview import charts
 from skbview.app import appstate
 from skbview.charts.live import Sweep
@@ -277,7 +278,8 @@ def payload(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Map
     reads are learnt), or of every value at once (arrays in, a list of texts per metric out).
     """
     key, across, patches = spec(slug, key)
-    params = sk_state.scenario(state)
+    scn = Question.of_state(state).scenario("a")
+    params = dict(scn.params)
     values = values_of(key)
     grid = {**params, key: values}
     across_values = ()
@@ -291,7 +293,7 @@ def payload(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Map
     if slug == "design":
         vout, viv = design_sweep(state, key, values, [o for o in wanted if ":" not in o])
     else:
-        vout, viv = evaluate_sweep(grid, sk_state.profile_for(state), sorted(wanted))
+        vout, viv = evaluate_sweep(grid, scn.profile, sorted(wanted))
     sweep = Sweep(key, values, vout, viv, state, across, across_values)
     row = across_values.index(params[across]) if across else None
     cols = Columns(values)
@@ -316,7 +318,7 @@ def payload(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Map
 def scenario_id(slug: str, state: Mapping, key: str) -> str:
     """Names what the payload is built from apart from the control's own value (the page, scenario A's
     parameters and profile version): a new id means a new payload; the open tab or a link's headline do not."""
-    rest = {k: v for k, v in sk_state.scenario(state).items() if k != key}
+    rest = {k: v for k, v in Question.of_state(state).scenario("a").params.items() if k != key}
     what = [slug, rest, sk_state.b_overrides(state), state.get("pv")]
     return hashlib.blake2b(json.dumps(what, sort_keys=True, default=str).encode(), digest_size=8).hexdigest()
 

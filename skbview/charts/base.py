@@ -79,9 +79,7 @@ def current_trace(x, ys, name: str, hovertemplate: str) -> dict:
 
 # ---------------------------------------------------------------- helpers
 def params(state: Mapping, which: str = "a", **override) -> dict:
-    p = sk_state.scenario(state, which)
-    p.update(override)
-    return p
+    return {**Question.of_state(state).scenario(which).params, **override}
 
 
 def profile(state: Mapping, which: str = "a"):

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 from skbmodel import answers, model, schema
 from skbmodel.physics import noise
 from skbmodel.links import state as sk_state
+from skbmodel.question import Question
 
 from .base import (
     COLORS, COMPONENT_COLORS, PATH_LABELS, Bar, params, profile, evaluate, evaluate_iv, error_bars, num,
@@ -62,7 +63,8 @@ def compare_delta(state: Mapping) -> go.Figure:
 
 def _ab_caption(state) -> str:
     """A's footer (what differs from the defaults, the versions), then what B changes and B's profile version."""
-    pa, pb = sk_state.scenario(state, "a"), sk_state.scenario(state, "b")
+    q = Question.of_state(state)
+    pa, pb = q.scenario("a").params, q.scenario("b").params
     diff = [k for k in sk_state.MODEL_KEYS if pa[k] != pb[k]]
     fv = sk_state.fmt_value
     txt = " · ".join(f"{k}: {fv(pa[k])}→{fv(pb[k])}" for k in diff) or "A = B"
