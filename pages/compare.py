@@ -16,10 +16,14 @@ from skbview import tables
 from skbview.app import appstate, calibrate_view, ui
 from skbview.safe_text import md_escape
 
-appstate.page_state("compare")
+_opened = appstate.drop_stale_provenance(appstate.page_state("compare"))
 st.title(PAGE_BY_SLUG["compare"].heading)
 st.caption("A is the sidebar; B is A plus the differences listed below the verdict (e.g. the patch under review). "
            "Change A anywhere and B follows, except where B differs. Presets set B to the thread's 'before' case.")
+if _opened.get("patch"):  # a link from the Patch page or `python -m skbmodel patch`: which mail A and B stand for
+    with st.container(key="patch_named"):
+        st.info(f"A and B as the patch maps them: **{md_escape(_opened['patch'])}**"
+                + (f" (sha256 `{_opened['phash']}`)" if _opened.get("phash") else ""), icon=":material/merge:")
 _path = sk_state.PARAMS["path"]
 
 def _clear_b() -> None:

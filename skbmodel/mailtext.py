@@ -88,6 +88,9 @@ def summary_text(state: Mapping, link: str) -> str:
     pairs = _short_pairs(state)
     res = answers.of_state(state)
     lines = [ascii_text(f"skbmodel: {spec.title}")]
+    if state.get("patch"):  # the patch a Compare link was made from (its subject and hash, never its text)
+        lines += _wrap(f"Patch: {state['patch']}" + (f" (sha256 {state['phash']})" if state.get("phash") else ""),
+                       indent="", more="  ")
     a_keys = [k for k in pairs if k in sk_state.PARAMS and k not in sk_state.NAV_KEYS and sk_state.side_of(k)[0] == "a"]
     if a_keys:
         lines.append("Scenario (what differs from the defaults):")

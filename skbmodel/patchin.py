@@ -370,8 +370,12 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None) -
         meas["inside"] = bool(lo <= meas["delta_ns_per_packet"] <= hi)
     subject = next((m.subject for m in mails if "[PATCH" in m.subject and " 0/" not in m.subject),
                    mails[0].subject)
-    link = shortlink.share_link(versions.share_query(st), base, "compare")
-    return {"ok": True, "subject": subject, "hash": hashlib.sha256(raw).hexdigest()[:12],
+    digest = hashlib.sha256(raw).hexdigest()[:12]
+    # the link names the patch (its subject as the codec keeps it, and the hash), never carries it
+    shown, _ = sk_state.parse_patch("patch", subject)
+    named = {**st, "phash": digest, **({"patch": shown} if shown else {})}
+    link = shortlink.share_link(versions.share_query(named), base, "compare")
+    return {"ok": True, "subject": subject, "hash": digest,
             "path": st["path"], "profile": res.profile_a.to_json(),
             "mapped": [{k: v for k, v in r.items() if not k.startswith("_")} for r in mapped],
             "unmapped": unmapped, "notes": notes,

@@ -20,6 +20,7 @@ from skbmodel.links import versions as sk_versions
 from skbmodel.evidence.observations import seed_observations
 from skbmodel.machine.profile import load_profile
 from skbview import charts
+from skbview.safe_text import md_escape
 from tests.limits import APPTEST_TIMEOUT_S
 
 AppTest = pytest.importorskip("streamlit.testing.v1").AppTest
@@ -736,3 +737,17 @@ def test_calibrate_before_and_after_runs_become_a_and_b_on_compare():
     fast = runs[runs["test"].str.contains("fast", case=False)].iloc[0]
     assert fast["measured_delta"] != 0
     assert fast["model_delta"] == pytest.approx(fast["measured_delta"], rel=0.05)
+
+
+def test_a_patch_link_names_its_patch_until_the_scenario_moves():
+    """A Compare link made from a patch (``patch``/``phash``) says which mail its A and B stand for, and its
+    share link and URL keep saying it; once A moves, the view is no longer the patch's and both drop it."""
+    subject = "[PATCH net-next 2/2] net: kfree_skb_list use kmem_cache_free_bulk"
+    at = _app({"page": "compare", "path": "kfree_skb_list", "kfl_bulk": "1", "b_kfl_bulk": "16",
+               "patch": subject, "phash": "df607ab40919"})
+    named = [i.value for i in at.info]
+    assert any(md_escape(subject) in v and "df607ab40919" in v for v in named), named  # user text: escaped
+    assert at.query_params["patch"] == subject and at.query_params["phash"] == "df607ab40919"
+    at.slider(key="bulk").set_value(32).run()
+    assert not any(md_escape(subject) in i.value for i in at.info)
+    assert "patch" not in at.query_params and "phash" not in at.query_params

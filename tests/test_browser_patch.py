@@ -41,6 +41,7 @@ def test_paste_a_patch_read_its_verdict_and_open_its_comparison():
         href = page.get_by_role("link", name="Open this comparison").get_attribute("href")
         st = sk_state.decode_strict(urlsplit(href).query)
         assert st["page"] == "compare" and sk_state.b_overrides(st) == {"kfl_bulk": 16} and st["kfl_bulk"] == 1
+        assert st["patch"] == cli["subject"] and st["phash"] == cli["hash"]  # the link names the patch
         # the link is the question: the Compare page shows the same difference and interval
         page.goto(href)
         wait_for_app(page)
@@ -49,4 +50,6 @@ def test_paste_a_patch_read_its_verdict_and_open_its_comparison():
         eventually(lambda: _metric(page, "Δ B − A (ns)") == f"{cli['answer']['value']:+.2f}", timeout=120)
         assert f"{lo:.2f} to +{hi:.2f}" in page.locator('[data-testid="stMetric"]').filter(
             has_text="Δ B − A (ns)").first.inner_text()
+        named = page.locator(".st-key-patch_named").inner_text()
+        assert cli["subject"] in named and cli["hash"] in named
         assert errors == [], errors

@@ -18,7 +18,9 @@ ROOT = Path(__file__).resolve().parents[1]
 README_QUERY = "page=compare&b_xdp_batch=4"
 QUERIES = ["", "page=veth&xdp_batch=8&zero=memset&b_zero=gfp_zero", README_QUERY, "page=slub&bulk=32&ghz=3",
            "page=design&path=design&d_from=cpumap&d_skb=napi_cache&d_free=napi_cache&b_path=cpumap",
-           "page=kfree&kfl_bulk=1&cpu=i7-4790k", "page=validation"]
+           "page=kfree&kfl_bulk=1&cpu=i7-4790k", "page=validation",
+           "page=compare&path=kfree_skb_list&kfl_bulk=1&b_kfl_bulk=16&phash=df607ab40919&patch=%5BPATCH+net-next+V2+2%2F2"
+           "%5D+net%3A+kfree_skb_list+use+kmem_cache_free_bulk+%E2%80%94+a+subject+long+enough+to+wrap"]
 
 
 def _text(capsys, query: str, *extra: str) -> str:

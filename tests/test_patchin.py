@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from skbmodel import patchin
-from skbmodel.links import state as sk_state
+from skbmodel.links import shortlink, state as sk_state
 from tests.cli_util import skbmodel_cli
 from tests.limits import SUBPROCESS_TIMEOUT_S
 
@@ -160,3 +160,14 @@ def test_the_text_block_is_70_columns_and_names_the_verdict_and_every_hunk():
     r = subprocess.run([sys.executable, "-m", "skbmodel", "patch", "-"], cwd=ROOT, capture_output=True,
                        input=(SEEDS / "004_5b5bcd2261c19f35.txt").read_bytes(), timeout=SUBPROCESS_TIMEOUT_S)
     assert r.returncode == 0 and b"kfl_bulk=16" in r.stdout, r.stderr
+
+
+def test_the_link_names_the_patch_by_subject_and_hash_and_never_carries_it():
+    """The Compare link of a patch carries its A/B, its subject and the hash of its text; decoding it gives
+    the same A/B and names the patch, and nothing of the diff travels."""
+    doc = _doc(SEEDS / "000_062ad420d30618bd.txt")
+    state, warnings = sk_state.decode(shortlink.expand(doc["link"].split("?", 1)[1]))
+    assert warnings == []
+    assert state["patch"] == doc["subject"] and state["phash"] == doc["hash"] and len(doc["hash"]) == 12
+    assert state["kfl_bulk"] == 1 and sk_state.b_overrides(state) == {"kfl_bulk": 16}
+    assert "kmem_cache_free_bulk(" not in doc["link"] and "%40%40" not in doc["link"]  # no hunk, no @@ line

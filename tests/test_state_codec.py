@@ -518,3 +518,25 @@ def test_eval_cli_prints_the_notice_and_fails_on_unknown_versions():
     for bad, key in (("pv=deadbeef&bulk=8", "pv"), ("mv=x&bulk=8", "mv"), ("b_pv=12&bulk=8", "b_pv")):
         r = skbmodel_cli("eval", bad)
         assert r.returncode == 2 and r.stderr.count("\n") == 1 and r.stderr.startswith(f"error: {key}:"), r.stderr
+
+
+# ---------------------------------------------------------------- the patch a link names
+@SETTINGS
+@given(st.text(st.characters(blacklist_categories=("Cs",)), max_size=300),
+       st.from_regex(r"[0-9a-fA-F]{12}", fullmatch=True))
+def test_a_patch_subject_and_hash_travel_as_the_codec_keeps_them(subject, digest):
+    """Any subject decodes to its printable text (spaces folded, at most 200 characters), and a link
+    written from the decoded state decodes to the same state with no warning."""
+    kept, problem = sk_state.parse_patch("patch", subject)
+    s, warnings = sk_state.decode({"page": ["compare"], "patch": [subject], "phash": [digest]})
+    assert s.get("patch") == kept and s["phash"] == digest.lower()
+    assert (problem is None) == (warnings == [])
+    if kept is not None:
+        assert len(kept) <= sk_state.PATCH_SUBJECT_MAX and kept.isprintable() and "  " not in kept
+    assert sk_state.decode(sk_state.encode(s)) == (s, [])
+
+
+def test_a_patch_hash_that_is_not_12_hex_digits_is_dropped_with_a_warning():
+    s, warnings = sk_state.decode("page=compare&patch=x&phash=0123")
+    assert "phash" not in s and s["patch"] == "x"
+    assert warnings == ["phash: '0123' is not 12 hex digits; ignored"]

@@ -100,6 +100,28 @@ PARAMS.update({B_PREFIX + p.key: dataclasses.replace(p, key=B_PREFIX + p.key) fo
 PROFILE_KEYS = ("prof", B_PREFIX + "prof")
 
 
+#: The patch a Compare link was made from (:mod:`skbmodel.patchin`): its subject and 12 hex digits of the
+#: sha256 of its text, so that a reader of the link knows which mail its A and B stand for.  Never the patch:
+#: the subject is at most :data:`PATCH_SUBJECT_MAX` characters of printable text.  Neither moves a number.
+PATCH_KEYS = ("patch", "phash")
+PATCH_SUBJECT_MAX = 200
+_PHASH_RE = r"[0-9a-f]{12}"
+
+
+def parse_patch(key: str, raw: str) -> tuple[str | None, str | None]:
+    """``(value, problem)`` of a ``patch`` subject (control characters and runs of spaces made one space,
+    cut at :data:`PATCH_SUBJECT_MAX`) or a ``phash`` (12 lower-case hex digits)."""
+    if key == "phash":
+        raw = raw.strip().lower()
+        return (raw, None) if re.fullmatch(_PHASH_RE, raw) else (None, f"{_show(raw)} is not 12 hex digits")
+    text = " ".join("".join(c if c.isprintable() else " " for c in raw).split())
+    if not text:
+        return None, "an empty subject"
+    if len(text) > PATCH_SUBJECT_MAX:
+        return text[:PATCH_SUBJECT_MAX - 1] + "\u2026", f"cut to {PATCH_SUBJECT_MAX} characters"
+    return text, None
+
+
 #: Version keys (see the module docstring): model version, profile versions of A and B, headline value.
 VERSION_KEYS = ("mv", "pv", B_PREFIX + "pv", "h")
 PV_KEYS = ("pv", B_PREFIX + "pv")
@@ -378,6 +400,13 @@ def _read(query, strict: bool) -> tuple[dict, list[str]]:
     for k, raw in seen.items():
         if k in ("cpu", B_PREFIX + "cpu") or k in PROFILE_KEYS or k in VERSION_KEYS:
             continue
+        if k in PATCH_KEYS:
+            val, problem = parse_patch(k, raw)
+            if problem:
+                bad(k, f"{k}: {problem}" + ("" if val else "; ignored"), problem)
+            if val:
+                state[k] = val
+            continue
         if k == "v":
             if raw.strip() != str(FORMAT_VERSION):
                 bad("v", f"v: link format {_show(raw)} is not {FORMAT_VERSION}; read as version {FORMAT_VERSION}",
@@ -386,7 +415,8 @@ def _read(query, strict: bool) -> tuple[dict, list[str]]:
         p = PARAMS.get(k)
         if p is None:
             bad(k, f"{_show(k)}: unknown parameter, ignored",
-                "unknown parameter; allowed: " + ", ".join(["v", *VERSION_KEYS, *PARAMS, *PROFILE_KEYS]))
+                "unknown parameter; allowed: " + ", ".join(["v", *VERSION_KEYS, *PARAMS, *PROFILE_KEYS,
+                                                                  *PATCH_KEYS]))
             continue
         val, problem = p.parse(raw)
         if val is None:
@@ -450,7 +480,7 @@ def encode(state: Mapping, keys=None) -> str:
     items = [("v", str(FORMAT_VERSION))] + _version_items(state, full, keys_given)
     items += [(k, fmt_value(full[k])) for k in keys]
     # an optional custom profile travels too (compact, see skbmodel.machine.custom)
-    items += [(pk, str(state[pk]).strip()) for pk in PROFILE_KEYS
+    items += [(pk, str(state[pk]).strip()) for pk in PROFILE_KEYS + PATCH_KEYS
               if state.get(pk) and (keys_given is None or pk in keys_given)]
     return urlencode(items, safe=":,~")
 

@@ -291,9 +291,15 @@ def drop_stale_provenance(state: dict) -> dict:
     """Forget the link's ``mv``/``h`` once the scenario or page moved away from the link's.
 
     From then on the URL and share link record today's model version and headline: they describe
-    a view made now.  An archived profile version (``pv``) stays until **Use current**.
+    a view made now.  An archived profile version (``pv``) stays until **Use current**.  The patch a link
+    names (``patch``/``phash``) goes the same way: the A and B on screen are then no longer that patch's.
     """
     ss = st.session_state
+    if any(k in state for k in sk_state.PATCH_KEYS) and (
+            state.get("page") != "compare" or sk_state.encode(state, LINK_KEYS) != ss.get("_skb_link_query")):
+        for k in sk_state.PATCH_KEYS:
+            state.pop(k, None)
+            ss.get(STORE, {}).pop(k, None)
     if ("mv" in state or "h" in state or (ss.get(NOTICE) or {}).get("unversioned")) and not _link_scenario_kept(state):
         for k in ("mv", "h"):
             state.pop(k, None)
