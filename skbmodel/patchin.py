@@ -311,10 +311,26 @@ def question(mapped: list[dict], cpu: str | None = None) -> tuple[dict, list[str
         if m.path != path:
             notes.append(f"{m.id} runs on the {m.path} path, not on {path}: set on both sides, it moves the "
                          f"{path} path only where they share a stage")
+    return _compare_state(path, a, b, cpu), notes
+
+
+def _compare_state(path: str, a: Mapping, b: Mapping, cpu: str | None) -> dict:
+    """The Compare page's state of A (``a`` set) against B (``b`` set) on ``path``."""
     query = {"page": "compare", "path": path, **({"cpu": cpu} if cpu else {}), **a,
              **{sk_state.key_of(k, "b"): v for k, v in b.items()}}
-    st = sk_state.decode_strict("&".join(f"{k}={v}" for k, v in query.items()))
-    return st, notes
+    return sk_state.decode_strict("&".join(f"{k}={v}" for k, v in query.items()))
+
+
+def named_question(mechanism: str, numbers: Mapping[str, int] | None = None, cpu: str | None = None) -> dict:
+    """The Compare state of a change known by the mechanism it changes rather than by its diff (a public patch
+    whose mail says what it does): the row's A and B with ``numbers`` (``{"N": .., "M": ..}``, else the row's
+    default) on ``cpu``."""
+    m = next((r for r in table() if r.id == mechanism), None)
+    if m is None:
+        raise PatchError(f"no mechanism {mechanism!r} in {TABLE.name}")
+    nums = {"N": int(m.number.get("default", 0)), "M": int(m.number.get("default", 0)), **(numbers or {})}
+    return _compare_state(m.path, {k: str(v).format(**nums) for k, v in m.a.items()},
+                          {k: str(v).format(**nums) for k, v in m.b.items()}, cpu)
 
 
 _RATE = r"~?\s*([\d][\d,.]*)\s*(Mpps|Kpps|pps|ns)\b"

@@ -171,3 +171,48 @@ def test_the_link_names_the_patch_by_subject_and_hash_and_never_carries_it():
     assert state["patch"] == doc["subject"] and state["phash"] == doc["hash"] and len(doc["hash"]) == 12
     assert state["kfl_bulk"] == 1 and sk_state.b_overrides(state) == {"kfl_bulk": 16}
     assert "kmem_cache_free_bulk(" not in doc["link"] and "%40%40" not in doc["link"]  # no hunk, no @@ line
+
+
+def _public_module():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("patch_validation", ROOT / "scripts" / "patch_validation.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_public_patches_name_real_rows_mechanisms_and_profiles():
+    """Each public patch names a mechanism of the table (or why it has none), and each measurement two corpus
+    rows of one source kind and a shipped profile; a change named by its mechanism is the state that row's
+    hunk would give."""
+    import csv
+    import tomllib
+    from skbmodel.machine.profile import available_profiles
+    corpus = {r["id"] for r in csv.DictReader((ROOT / "skbmodel" / "data" / "public-measurements.csv").open())}
+    ids = {m.id for m in patchin.table()}
+    doc = tomllib.loads((ROOT / "skbmodel" / "data" / "public-patches.toml").read_text())
+    assert len(doc["patch"]) >= 5
+    for p in doc["patch"]:
+        assert p["mechanism"] in ids or (p["mechanism"] == "" and p["why"]), p["id"]
+        for m in p["measurements"]:
+            assert {m["before"], m["after"]} <= corpus, p["id"]
+            assert m["cpu"] == "" or m["cpu"] in available_profiles(), m["cpu"]
+    st = patchin.named_question("kfree_skb_list-bulk-free", {"N": 16})
+    via_hunk = _doc(SEEDS / "000_062ad420d30618bd.txt")
+    assert st["path"] == via_hunk["path"] and sk_state.b_overrides(st) == via_hunk["b"]
+    with pytest.raises(patchin.PatchError, match="no mechanism"):
+        patchin.named_question("no-such-row")
+
+
+def test_public_patch_rows_are_judged_on_their_own_numbers():
+    """The measured difference is read from the corpus rows (ns per packet from the rates), a fit that names a
+    row is found, and the sign rule follows the numbers."""
+    mod = _public_module()
+    rows = mod.public_rows()
+    first = next(r for r in rows if r["m"]["before"] == "napi-e52670v3-2025-xdpsock-before-e20dfbad")
+    assert first["measured"] == pytest.approx(1e9 / 1458644 - 1e9 / 1980000)
+    assert first["cpu"] == "derived-haswell-ep" and first["value"] > 0  # the model: deferring costs here
+    assert mod._judged(first)[0] == "right"
+    assert mod._judged({**first, "value": -first["value"]})[0] == "wrong"
+    assert mod._fitted_on(["slub-e51650v4-2020-fastpath"])  # the check sees a row a profile was fitted on
+    assert all(r["fitted"] == [] for r in rows)
