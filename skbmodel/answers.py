@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .physics import cpumap, noise
-from . import attribution, constant_sets, design, question, schema, uncertainty
+from . import attribution, design, question, schema, uncertainty
 from .machine.custom import CUSTOM_PREFIX
 from .links.pages import BY_SLUG, DEFAULT_PAGE
 from .machine.profile import Profile, load_profile, profile_version
@@ -369,10 +369,10 @@ def identity(state: Mapping, which: str = "a") -> ProfileIdentity:
 
 
 def clear_caches() -> None:
-    """Forget every question and answer, and the profiles' relevance probes (a benchmark's cold start)."""
+    """Forget every question and answer (a benchmark's cold start; the profiles' relevance probes, once per
+    process, stay: :func:`skbmodel.constant_sets.clear_cache` forgets them)."""
     _CACHE.clear()
     question.clear_cache()
-    constant_sets.clear_cache()
 
 
 def of_state(state: Mapping, drivers: bool = False) -> Answers:

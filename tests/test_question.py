@@ -42,6 +42,7 @@ def counts(monkeypatch):
             c["evaluation"] = before
     monkeypatch.setattr(constant_sets, "relevance", probing)
     answers.clear_caches()
+    constant_sets.clear_cache()
     yield c
     answers.clear_caches()
 
