@@ -16,14 +16,10 @@ from skbview import tables
 from skbview.app import appstate, calibrate_view, ui
 from skbview.safe_text import md_escape
 
-_opened = appstate.drop_stale_provenance(appstate.page_state("compare"))
+appstate.page_state("compare")
 st.title(PAGE_BY_SLUG["compare"].heading)
 st.caption("A is the sidebar; B is A plus the differences listed below the verdict (e.g. the patch under review). "
            "Change A anywhere and B follows, except where B differs. Presets set B to the thread's 'before' case.")
-if _opened.get("patch"):  # a link from the Patch page or `python -m skbmodel patch`: which mail A and B stand for
-    with st.container(key="patch_named"):
-        st.info(f"A and B as the patch maps them: **{md_escape(_opened['patch'])}**"
-                + (f" (sha256 `{_opened['phash']}`)" if _opened.get("phash") else ""), icon=":material/merge:")
 _path = sk_state.PARAMS["path"]
 
 def _clear_b() -> None:
@@ -128,8 +124,19 @@ def _runs() -> None:
                                     for c in ("measured_delta", "model_delta", "model_lo", "model_hi")})
 
 
+def _patch_named(state: dict) -> None:
+    """Which mail A and B stand for, while they are still the ones a patch's link gave (the Patch page,
+    ``python -m skbmodel patch``): a move of A or B drops it (:func:`appstate.drop_stale_provenance`)."""
+    state = appstate.drop_stale_provenance(state)
+    if state.get("patch"):
+        with st.container(key="patch_named"):
+            st.info(f"A and B as the patch maps them: **{md_escape(state['patch'])}**"
+                    + (f" (sha256 `{state['phash']}`)" if state.get("phash") else ""), icon=":material/merge:")
+
+
 def _draw(state: dict) -> None:
     """The verdict and the difference first, then what it rests on and the A/B table: the live area."""
+    _patch_named(state)
     res = answers.of_state(state)
     with st.container(key="ab_verdict"):
         if res.problem:

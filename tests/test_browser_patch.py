@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from skbmodel.links import state as sk_state
-from tests.browser_util import app_and_browser, eventually, wait_for_app, wait_for_plotly
+from tests.browser_util import app_and_browser, eventually, focus_slider, wait_for_app, wait_for_plotly
 from tests.cli_util import skbmodel_cli
 
 pytestmark = pytest.mark.browser
@@ -52,4 +52,13 @@ def test_paste_a_patch_read_its_verdict_and_open_its_comparison():
             has_text="Δ B − A (ns)").first.inner_text()
         named = page.locator(".st-key-patch_named").inner_text()
         assert cli["subject"] in named and cli["hash"] in named
+        # a move of A: the view is no longer the patch's, and neither the page nor the URL names it
+        focus_slider(page, "bulk")
+        page.keyboard.press("ArrowRight")
+
+
+        def unnamed():
+            assert "patch=" not in page.evaluate("location.href")
+            assert page.locator(".st-key-patch_named").count() == 0
+        eventually(unnamed, timeout=60)
         assert errors == [], errors
