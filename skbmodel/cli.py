@@ -120,8 +120,10 @@ def cmd_patch(args) -> int:
             raise UsageError(f"{args.file}: cannot read it ({e.__class__.__name__})") from None
     if args.cpu is not None and args.cpu not in available_profiles():
         raise UsageError(f"--cpu {args.cpu!r}: expected one of {', '.join(available_profiles())}")
+    if args.cpu is not None and args.profile is not None:
+        raise UsageError("--cpu names a shipped profile and --profile a profile file: give one of them")
     try:
-        doc = patchin.answer(raw, args.cpu, args.base)
+        doc = patchin.answer(raw, args.cpu, args.base, args.profile)
     except patchin.PatchError as e:
         raise UsageError(str(e)) from None
     if args.json:
@@ -594,6 +596,8 @@ def build_parser(extra=(), argv=()) -> argparse.ArgumentParser:
     pfmt.add_argument("--text", action="store_true", help="the text block, 70 columns (the default)")
     pa.add_argument("--cpu", metavar="ID", help="the CPU profile (default: the link default's)")
     pa.add_argument("--base", metavar="URL", help="the dashboard's address for the link")
+    pa.add_argument("--profile", metavar="FILE.toml",
+                    help="answer on this profile file (e.g. from 'profile derive' or 'fit --out') at its clock")
     pa.set_defaults(func=cmd_patch)
     pr = sub.add_parser("profile", help="machine descriptions and the profiles derived from them")
     pr_sub = pr.add_subparsers(dest="action", required=True, parser_class=_Parser)

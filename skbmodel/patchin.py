@@ -31,6 +31,7 @@ from collections.abc import Mapping
 import unidiff
 
 from . import answers, folders
+from . import question as sk_question
 from .links import shortlink, state as sk_state, versions
 from .physics import noise
 from .plaintext import WIDTH, ascii_text
@@ -360,10 +361,11 @@ def measured(mails: list[Mail]) -> dict | None:
     return None
 
 
-def answer(text: str | bytes, cpu: str | None = None, base: str | None = None) -> dict:
+def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, profile_file: str | None = None) -> dict:
     """The whole answer of a patch (the ``--json`` document): its subject and hash, the path and profile, the
     mapped and unmapped hunks, Compare's difference of ``path.ns_per_packet`` with its interval, verdict,
-    runs and drivers, what the mail measured (inside the interval or not) and the Compare link."""
+    runs and drivers, what the mail measured (inside the interval or not) and the Compare link.
+    ``profile_file``: a profile file (``--profile``) the question runs on, at its clock, instead of ``cpu``."""
     raw = text.encode("utf-8", errors="replace") if isinstance(text, str) else bytes(text)
     mails = read_mails(text)
     if not mails:
@@ -374,6 +376,11 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None) -
                          "one")
     mapped, unmapped = map_hunks(hs)
     st, notes = question(mapped, cpu)
+    if profile_file:
+        try:
+            st = sk_question.with_profile_file(st, profile_file)
+        except sk_question.ProfileFileError as e:
+            raise PatchError(str(e)) from None
     res = answers.of_state(st)
     if res.problem or res.problem_b:
         raise PatchError(f"the mapped question has no numbers: {res.problem or res.problem_b}")

@@ -191,6 +191,22 @@ def test_link_and_export_take_a_profile_file_as_part_of_the_question(tmp_path):
     assert bad.returncode == 2 and "cannot read it" in bad.stderr
 
 
+def test_patch_takes_a_profile_file_as_part_of_the_question(tmp_path):
+    """``patch --profile`` answers the patch's A/B on the file's profile at its clock: its difference is the one
+    ``eval --profile`` gives of the link it prints, and that link carries the file's profile."""
+    out = tmp_path / "zen1.toml"
+    assert cli("profile", "derive", "--uarch", "zen1-naples", "--out", str(out)).returncode == 0
+    seed = ROOT / "tests" / "data" / "seeds" / "000_062ad420d30618bd.txt"
+    doc = json.loads(cli("patch", str(seed), "--json", "--profile", str(out)).stdout)
+    plain = json.loads(cli("patch", str(seed), "--json").stdout)
+    assert doc["profile"]["base"] == "e5-1650v4-2025" and "AMD-EPYC-7601" in json.dumps(doc["profile"])
+    assert "prof=" in doc["link"] and doc["answer"]["value"] != pytest.approx(plain["answer"]["value"])
+    again = json.loads(cli("eval", doc["link"].split("?", 1)[1], "--json").stdout)
+    assert again["outputs"]["path.ns_per_packet"] == pytest.approx(doc["answer"]["a"], rel=1e-9)
+    both = cli("patch", str(seed), "--cpu", "e5-1650v4", "--profile", str(out))
+    assert both.returncode == 2 and "give one of them" in both.stderr
+
+
 @pytest.mark.parametrize("args,message", [
     (("--uarch", "nope"), "unknown uarch 'nope'"),
     (("--uarch", "neoverse-n1"), "description neoverse-n1 lacks the figure tsc_ghz"),
