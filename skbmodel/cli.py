@@ -335,6 +335,8 @@ def cmd_fit(args) -> int:
     if args.base is not None and args.cpu is not None:
         raise UsageError("--base names the profile to start from and --cpu the CPU whose profile to start from: "
                          "give one of them")
+    if args.profile is not None and (args.base is not None or args.cpu is not None):
+        raise UsageError("--profile is the profile file to start from: give it without --base and --cpu")
     ghz_given = check_ghz(args.ghz) if args.ghz is not None else None
     if args.run is not None and args.each_run:
         raise UsageError("--run N fits one run and --each-run every run: give one of them")
@@ -358,7 +360,7 @@ def cmd_fit(args) -> int:
     for c in args.condition or []:
         measurements = _apply_condition(measurements, c)
     start = _start(args, texts)
-    base = load_profile(start["profile"])
+    base = _profile_file(args.profile) if args.profile is not None else load_profile(start["profile"])
     if start["line"] and not args.json:
         print(start["line"])
     several = len({r.origin for r in runs}) > 1
@@ -412,9 +414,21 @@ def cmd_fit(args) -> int:
     return rc
 
 
+def _profile_file(path: str):
+    """A profile file as ``fit --profile`` starts from it (the checks an uploaded profile gets)."""
+    try:
+        return custom.load_profile_text(Path(path).read_bytes(), origin=path)
+    except OSError as e:
+        raise UsageError(f"--profile {path}: cannot read it ({e.__class__.__name__})") from None
+    except (custom.ProfileLinkError, ProfileError) as e:
+        raise UsageError(str(e)) from None
+
+
 def _start(args, texts) -> dict:
-    """The profile the fit starts from: ``--base``, else the user's CPU (``--cpu``, else the cpuinfo lines
-    in the input files) matched to a machine description, else the default."""
+    """The profile the fit starts from: ``--profile FILE``, ``--base``, else the user's CPU (``--cpu``, else the
+    cpuinfo lines in the input files) matched to a machine description, else the default."""
+    if args.profile is not None:
+        return {"profile": args.profile, "cpu": None, "description": None, "line": None}
     if args.base is not None:
         return {"profile": args.base, "cpu": None, "description": None, "line": None}
     pid, m = cpuinfo.start_profile(args.cpu, texts, default=DEFAULT_PROFILE)
@@ -655,6 +669,9 @@ def build_parser(extra=(), argv=()) -> argparse.ArgumentParser:
                    help="your CPU, to start from its profile: a cpuinfo model name (\"Intel(R) Xeon(R) Gold 6140 CPU "
                         "@ 2.30GHz\"), a description (profile list-uarch) or an arm64 CPU part (0x41:0xd0c); "
                         "default: the 'model name' line of /proc/cpuinfo pasted into the input")
+    f.add_argument("--profile", metavar="FILE.toml",
+                   help="start from this profile file (e.g. from 'profile derive' or an earlier 'fit --out'); the "
+                        "fitted profile inherits the file's shipped base and holds the file's constants too")
     f.add_argument("--free", help="comma-separated constants to fit (default: those the measurements constrain)")
     f.add_argument("--label", help="name of the fitted profile (A-Z a-z 0-9 . _ -)")
     f.add_argument("--condition", action="append", metavar="FILE:LINE:key=value",

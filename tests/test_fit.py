@@ -507,3 +507,27 @@ def test_cli_json_refusals_are_json_on_stdout_one_line_on_stderr_exit_2(tmp_path
     assert doc["ok"] is False and "cannot read" in doc["errors"][0] and len(err) == 1
     doc, err = run("export", "--page", "nowhere", "--json")
     assert doc["ok"] is False and len(err) == 1
+
+
+def test_cli_fit_from_a_profile_file_keeps_the_file_s_constants(tmp_path):
+    """``fit --profile FILE`` starts from a derived profile: the fitted profile inherits the file's shipped base,
+    holds every constant of the file it did not fit, and reopens from its TOML and from its link."""
+    derived = tmp_path / "zen1.toml"
+    assert skbmodel_cli("profile", "derive", "--uarch", "zen1-naples", "--out", str(derived), cwd=REPO).returncode == 0
+    f = tmp_path / "lab.txt"
+    f.write_text(SEED_004)
+    out = tmp_path / "fitted.toml"
+    p = skbmodel_cli("fit", str(f), "--profile", str(derived), "--json", "--out", str(out), cwd=REPO)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    start = custom.load_profile_text(derived.read_text(), "zen1.toml")
+    fitted = custom.load_profile_text(out.read_text(), "fitted.toml")
+    assert doc["ok"] and doc["base"] == start.id and fitted.id == doc["profile"]["id"]
+    assert fitted.inherits == start.inherits  # the shipped base, not the file
+    kept = [k for k in start.constants if k not in doc["free"] and k not in ("ghz", custom.NOISE_CONSTANT)]
+    assert kept and all(fitted.value(k) == start.value(k) for k in kept)
+    assert all(fitted.value(k) != start.value(k) for k in doc["free"])
+    e = json.loads(skbmodel_cli("eval", "page=slub&prof=" + doc["profile"]["link"], "--json", cwd=REPO).stdout)
+    assert e["profile"] == fitted.id
+    both = skbmodel_cli("fit", str(f), "--profile", str(derived), "--base", "e5-1650v4", cwd=REPO)
+    assert both.returncode == 2 and "without --base and --cpu" in both.stderr

@@ -196,10 +196,19 @@ def build(base: Profile, changes: dict[str, float], label: str = "", source: str
         # the user's value, not one carried from another CPU: its sd is an addend again (linear scale)
         consts[k] = dataclasses.replace(c, value=float(v), kind="fitted", source=src,
                                         bounds=c.bounds or default_bounds(k, c.value), scale="linear", origin="")
-    cid = custom_id(base.id, {k: v for k, v in changes.items() if base.constants[k].value != v})
     name = label or f"custom fit on {base.id}"
+    parent = base.id
+    if base.id not in available_profiles() and base.inherits:
+        # built on a profile file (a derivation, an earlier fit): it inherits that file's shipped base and holds
+        # every constant either changed, so its link and its TOML need no file beside them
+        shipped, parent = base_of(base), base.inherits
+        moved = {k: c.value for k, c in consts.items()
+                 if k not in shipped.constants or shipped.constants[k].value != c.value}
+        cid = custom_id(parent, moved)
+    else:
+        cid = custom_id(base.id, {k: v for k, v in changes.items() if base.constants[k].value != v})
     # the base's correlations stay: the unchanged constants are the same quantities
-    return Profile(id=cid, name=name, constants=consts, inherits=base.id,
+    return Profile(id=cid, name=name, constants=consts, inherits=parent,
                    notes=f"custom profile based on {base.id}", fit_names=base.fit_names,
                    fit_correlation=base.fit_correlation, kernels=base.kernels)
 
