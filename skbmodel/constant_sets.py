@@ -121,7 +121,7 @@ def relevant(profile: Profile, outputs) -> tuple[list[str], np.ndarray, np.ndarr
     return names, sd, profile.correlation(names)
 
 
-def ndim(params: Mapping, profile: Profile) -> int:
+def _ndim(params: Mapping, profile: Profile) -> int:
     raw = model.raw_inputs(params, profile)
     return len(np.broadcast_shapes(*[np.shape(v) for v in raw.values()]))
 
@@ -131,7 +131,7 @@ def evaluate_sets(params, profile, names, base, deltas, outputs=None, clock=None
     (``deltas``: ``(K, D)``) in one call; outputs get a leading axis of length ``K``.  ``clock``
     (``(K,)``, optional): a factor on the scenario's clock per set (the clock's elasticity)."""
     k = deltas.shape[0]
-    tail = (1,) * ndim(params, profile)
+    tail = (1,) * _ndim(params, profile)
     if clock is not None:
         ghz = np.asarray(params.get("ghz", profile.ghz), dtype=float)
         params = {**params, "ghz": ghz * np.asarray(clock, dtype=float).reshape((k,) + tail)}
@@ -144,7 +144,7 @@ def evaluate_sets(params, profile, names, base, deltas, outputs=None, clock=None
             for n, v in out.items()}
 
 
-def factor(corr: np.ndarray) -> np.ndarray:
+def _factor(corr: np.ndarray) -> np.ndarray:
     """``L`` with ``L L^T = corr`` (eigenvalues clipped at 0 if rounding left it slightly indefinite)."""
     try:
         return np.linalg.cholesky(corr)
@@ -170,7 +170,7 @@ def deltas(method: str, sd: np.ndarray, corr: np.ndarray, n_samples: int, labels
     for j in range(d):
         label = str(labels[j]) if j < len(labels) else str(j)
         z[:, j] = np.random.default_rng([SEED, zlib.crc32(label.encode())]).standard_normal(n_samples)
-    z = z @ factor(corr).T
+    z = z @ _factor(corr).T
     return np.vstack([np.zeros((1, d)), steps(base, sd, log, z)])
 
 

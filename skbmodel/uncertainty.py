@@ -12,7 +12,7 @@ of :func:`skbmodel.model.evaluate`, vectorised over the parameter grid, by one o
   ``f +- z sd``, ``z = Phi^-1((1 + level) / 2)``.  A secant over ``+-1`` sd rather than a tangent,
   so that kinks (``min``, slab boundaries) count with the size of the step a constant makes.
 * ``"sampling"`` (Monte Carlo): :data:`N_SAMPLES` draws of the constants from the multivariate
-  normal with these sd and correlations (fixed seed :data:`SEED`), evaluated in blocks of one
+  normal with these sd and correlations (fixed seed :data:`skbmodel.constant_sets.SEED`), evaluated in blocks of one
   vectorised call each; the interval's half-widths are the distances from ``f`` to the sample
   quantiles ``(1 - level) / 2`` and ``(1 + level) / 2``.
 
@@ -93,7 +93,6 @@ METHODS = ("linear", "sampling")
 #: see the module docstring for the measured figures behind this choice
 DEFAULT_METHOD = "linear"
 N_SAMPLES = 1000
-SEED = constant_sets.SEED
 #: sample blocks are sized so that one vectorised call holds at most this many states
 _STATES_PER_CALL = 65_536
 
