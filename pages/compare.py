@@ -7,11 +7,10 @@ import pandas as pd
 import streamlit as st
 
 from skbmodel.evidence import abruns
-from skbmodel import answers, schema
+from skbmodel import answers
 from skbmodel.physics import noise
 from skbmodel.links import state as sk_state
 from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
-from skbmodel.question import Question
 from skbview import tables
 from skbview.app import appstate, calibrate_view, ui
 from skbview.safe_text import md_escape
@@ -57,16 +56,6 @@ def _b_overrides() -> None:
             cols[1].button("B = A", key="copy_a_to_b", on_click=_clear_b, help="Remove every difference")
 
 
-def label(output: str, state: dict) -> str:
-    """What an output is, in words (the chosen path names itself)."""
-    if output == "path.ns_per_packet":
-        q = Question.of_state(state)
-        a, b = q.scenario("a").params["path"], q.scenario("b").params["path"]
-        which = _path.label_of(a) if a == b else f"{_path.label_of(a)} → {_path.label_of(b)}"
-        return f"the chosen path: {which} (ns/packet)"
-    return schema.BY_NAME[output].label
-
-
 @st.fragment
 def _table(df: pd.DataFrame) -> None:
     # view-only filter: reruns just this fragment, not the model or the charts
@@ -101,7 +90,7 @@ def _drivers(d: answers.Difference, expanded: bool) -> None:
 
 def _verdict_line(d: answers.Difference, state: dict) -> str:
     runs = "" if d.runs is None else f"; {d.runs} runs per variant"
-    return (f"**{md_escape(label(d.output, state))}**: Δ {d.value_text()} {d.unit} ({d.interval_text()}) — "
+    return (f"**{md_escape(tables.ab_label(d.output, state))}**: Δ {d.value_text()} {d.unit} ({d.interval_text()}) — "
             f"{d.verdict}{runs}")
 
 
@@ -144,7 +133,7 @@ def _draw(state: dict) -> None:
             return
         if not res.differences:
             a = res.values[0]  # the page's headline: A's chosen path
-            ui.metrics([(f"A: {label(a.output, state)}", a.value_text(), None, a.interval_text())])
+            ui.metrics([(f"A: {tables.ab_label(a.output, state)}", a.value_text(), None, a.interval_text())])
             st.info("A and B give the same value for every output: nothing to compare. Add a difference below, or "
                     "change A in the sidebar.")
         else:
@@ -152,12 +141,12 @@ def _draw(state: dict) -> None:
             if path_a == sk_state.scenario(state, "b")["path"] and res.differences[0].output != "path.ns_per_packet":
                 st.info(md_escape(f"A's path ({_path.label_of(path_a)}) does not move with this change; "
                                   "the verdict is about what does: "
-                                  f"{', '.join(label(d.output, state) for d in res.differences)}. "
+                                  f"{', '.join(tables.ab_label(d.output, state) for d in res.differences)}. "
                                   "Set A's path below to follow one of them."), icon=":material/info:")
             h = res.differences[0]
             a = next((v for v in res.values if v.output == h.output), None)  # A's answer, where the page has it
             ui.metrics([
-                (f"A: {label(h.output, state)}", a.value_text() if a else answers.Answer(
+                (f"A: {tables.ab_label(h.output, state)}", a.value_text() if a else answers.Answer(
                     h.output, h.label, h.unit, "cost", h.a, h.a, h.a).value_text(), None,
                  a.interval_text() if a else None),
                 ("B", res.b_values[0].value_text(), None, res.b_values[0].interval_text()),

@@ -5,11 +5,25 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from skbmodel import answers, design, attribution, grid, model
+from skbmodel import answers, design, attribution, grid, model, schema
 from skbmodel.physics import noise, units
 from skbmodel.links import state as sk_state
 from skbmodel.question import Question
 
+
+
+def ab_label(output: str, state: Mapping, short: bool = False) -> str:
+    """What an output of an A/B comparison is, in words: the chosen path names itself (A's, or A's → B's;
+    ``short``: by the paths' link values, as a chart's axis has room for)."""
+    if output == "path.ns_per_packet":
+        q = Question.of_state(state)
+        a, b = q.scenario("a").params["path"], q.scenario("b").params["path"]
+        if short:
+            return f"path {a} (ns/packet)" if a == b else f"path {a} → {b} (ns/packet)"
+        label_of = sk_state.PARAMS["path"].label_of
+        which = label_of(a) if a == b else f"{label_of(a)} → {label_of(b)}"
+        return f"the chosen path: {which} (ns/packet)"
+    return schema.BY_NAME[output].label
 
 def _compare_question(state: Mapping) -> Question:
     """The Compare page's question of ``state`` (A and A plus B's overrides), resolved once per state."""

@@ -17,7 +17,7 @@ from skbmodel.question import Question
 from skbview import tables
 
 from .base import COLORS, HEIGHT, Bar, Fig, Scatter, finish, num, rgba
-from .compare import TIME_LABELS, _ab_caption
+from .compare import _ab_caption
 from .design import _design_caption
 
 VERDICT_COLORS = {noise.VERDICT_SURE: COLORS["b"], noise.VERDICT_UNSURE: rgba(COLORS["b"], 0.45),
@@ -82,7 +82,7 @@ def compare_difference(state: Mapping) -> go.Figure:
     outs = [v["output"] for v in verdicts[:4]]
     q = Question.of_state(state)
     sides = {w: q.own(w, outs)[1] for w in ("a", "b")}
-    items = [dict(label=TIME_LABELS.get(v["output"], v["output"]).replace(" (", "<br>("), a=v["A"], b=v["B"],
+    items = [dict(label=tables.ab_label(v["output"], state, short=True).replace(" (", "<br>("), a=v["A"], b=v["B"],
                   a_iv=tuple(num(x) for x in sides["a"][v["output"]]),
                   b_iv=tuple(num(x) for x in sides["b"][v["output"]]),
                   delta=v["delta"], delta_iv=(v["delta_lo"], v["delta_hi"]), verdict=v["verdict"])
