@@ -53,9 +53,10 @@ def difference(items, noise_ns: float, title: str, cap: str, unit: str = "ns") -
                                     "%{customdata[1]:+.2f})<extra></extra>"))
     reach = float(np.max(np.abs(np.concatenate([dlo, dhi, d])))) if len(d) else 0.0
     lim = max(reach * 1.15, noise_ns * 2.5)
-    for y, x, lo_, hi_, v in zip(labels, d, dlo, dhi, verdicts):  # the number and verdict beside each bar
+    # the number and verdict beside each bar; the half-width to 2 significant digits, never as 4.4e+02
+    for y, x, lo_, hi_, v in zip(labels, d, dlo, dhi, verdicts):
         fig.add_annotation(x=lim, xref="x2", y=y, yref="y", xanchor="left", xshift=8, font=dict(size=12, color="#222"),
-                           align="left", text=f"{x:+.2f} ± {(hi_ - lo_) / 2:.2g} {unit}<br>"
+                           align="left", text=f"{x:+.2f} ± {float(f'{(hi_ - lo_) / 2:.2g}'):g} {unit}<br>"
                                               f"{noise.VERDICT_SHORT.get(v, v)}")
     fig.add_shape(type="rect", xref="x2", yref="paper", x0=-noise_ns, x1=noise_ns, y0=0, y1=1,
                   fillcolor=COLORS["noise"], line=dict(width=0), layer="below")
