@@ -93,7 +93,7 @@ def relevance(profile: Profile) -> tuple[list[str], np.ndarray]:
         params = probe_params(profile)
         base = np.array([profile.value(n) for n in names])
         d = len(names)
-        vals = evaluate_sets(params, profile, names, base, deltas("linear", sd, corr, 0, base=base, log=log))
+        vals = evaluate_sets(params, profile, names, base, perturbations("linear", sd, corr, 0, base=base, log=log))
         hit = np.zeros((len(model.OUTPUT_UNITS), d), dtype=bool)
         for i, o in enumerate(model.OUTPUT_UNITS):
             v = np.asarray(vals[o], dtype=float)
@@ -153,7 +153,7 @@ def _factor(corr: np.ndarray) -> np.ndarray:
         return v * np.sqrt(np.clip(w, 0.0, None))
 
 
-def deltas(method: str, sd: np.ndarray, corr: np.ndarray, n_samples: int, labels=(), base=None,
+def perturbations(method: str, sd: np.ndarray, corr: np.ndarray, n_samples: int, labels=(), base=None,
             log=None) -> np.ndarray:
     """Perturbations ``(K, D)`` [constant units]: row 0 is the nominal set; a dimension on log scale
     (``log``, with its nominal value in ``base``) is moved by a factor (:func:`steps`).

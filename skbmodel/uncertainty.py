@@ -558,7 +558,8 @@ def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, out
     else:
         names, sd, corr = constant_sets.relevant(prof, outputs)
         base = np.array([prof.value(n) for n in names])
-        deltas = constant_sets.deltas(method, sd, corr, n_samples, names, base, constant_sets.log_scale(prof, names))
+        deltas = constant_sets.perturbations(method, sd, corr, n_samples, names, base,
+                                             constant_sets.log_scale(prof, names))
         grid = int(np.prod(np.broadcast_shapes(*[np.shape(v) for v in model.raw_inputs(params, prof).values()])))
 
         def values_of(rows):
@@ -624,7 +625,7 @@ def _sampled_delta(params_a, params_b, profile_a, profile_b, outputs, level, n_s
     pb = model.profile_of(params_b, profile_b)
     dims, sd, corr, index = _joint([pa, pb], outputs)
     of = [pa if "A" in side else pb for _, side, _ in dims]
-    deltas = constant_sets.deltas("sampling", sd, corr, n_samples, [label for label, _, _ in dims],
+    deltas = constant_sets.perturbations("sampling", sd, corr, n_samples, [label for label, _, _ in dims],
                      np.array([p.value(n) for p, (_, _, n) in zip(of, dims)]),
                      np.array([p.constants[n].scale == "log" for p, (_, _, n) in zip(of, dims)], dtype=bool))
     shapes = [np.broadcast_shapes(*[np.shape(v) for v in model.raw_inputs(p, q).values()])
@@ -668,7 +669,7 @@ def pair_interval(params_a: Mapping, output_a: str, params_b: Mapping, output_b:
     _, outputs = _check("linear", [output_a, output_b])
     names, sd, corr = constant_sets.relevant(profile, outputs)
     base = np.array([profile.value(n) for n in names])
-    deltas = constant_sets.deltas("linear", sd, corr, 0, base=base, log=constant_sets.log_scale(profile, names))
+    deltas = constant_sets.perturbations("linear", sd, corr, 0, base=base, log=constant_sets.log_scale(profile, names))
 
     def values_of(rows):
         va = constant_sets.evaluate_sets(params_a, profile, names, base, deltas[rows])[output_a]
