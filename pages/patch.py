@@ -12,7 +12,7 @@ from skbmodel.links import shortlink
 from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
 from skbmodel.machine.profile import available_profiles
 from skbmodel.physics.noise import VERDICT_SHORT
-from skbview.app import appstate, ui
+from skbview.app import appstate, copybox, ui
 from skbview.safe_text import md_escape
 
 st.title(PAGE_BY_SLUG["patch"].heading)
@@ -71,7 +71,7 @@ def _draw(raw) -> None:
     for note in doc["notes"]:
         st.caption(md_escape(note))
     st.markdown("**Copy as text**")
-    st.code(patchin.text_block(doc), language=None)
+    copybox.copy_block(patchin.text_block(doc), key="patch_text_block")
 
 
 _draw(raw)

@@ -123,6 +123,12 @@ def _metric(at: AppTest, label_part: str) -> str:
     raise AssertionError(f"no metric {label_part!r}: {[m.label for m in at.metric]}")
 
 
+def copied(block) -> list[str]:
+    """The texts of the copy blocks (share link, plain-text summary) in an AppTest block, in page order."""
+    return [json.loads(e.proto.json)["text"] for e in block.get("bidi_component")
+            if e.proto.component_name == "skbmodel_copy_text"]
+
+
 def _state(at: AppTest) -> dict:
     st, warnings = sk_state.decode(dict(at.query_params))
     assert not warnings
@@ -144,6 +150,19 @@ def _check_chart_basics(spec: dict):
 
 
 # --------------------------------------------------------------------------- URL and sidebar
+@pytest.mark.parametrize("slug", sk_state.PAGES)
+def test_no_page_draws_a_code_element(slug):
+    """The link box's share link and plain-text summary are copy blocks, not ``st.code``: the first
+    ``st.code`` on a page makes a new visitor's browser load and run a 1.5 MB syntax highlighter before the
+    first chart (docs/benchmarks.md, the first chart of a new visitor)."""
+    at = _app({"page": slug})
+    at.toggle(key="copy_as_text").set_value(True).run()
+    assert not at.exception, at.exception
+    assert not at.get("code"), slug
+    link, text = copied(at.sidebar)
+    assert text.splitlines()[-1] == link and f"page={slug}" in link
+
+
 def test_first_run_writes_the_short_link_with_the_versions_and_the_page():
     import skbmodel
     at = _app()
@@ -152,7 +171,7 @@ def test_first_run_writes_the_short_link_with_the_versions_and_the_page():
     assert q["page"] == "overview"
     assert set(q) == {"v", "mv", "pv", "h", "page"}  # the default view: nothing else differs
     assert _state(at) == sk_state.decode("")[0]
-    share = at.get("code")[0].value if at.get("code") else at.sidebar.code[0].value
+    share = copied(at.sidebar)[0]
     assert "?v=2&" in share and "bulk=" not in share and len(share) <= 120
 
 
@@ -231,7 +250,7 @@ def test_control_move_reruns_only_views():
     spec = _spec(at, 0)
     cur = [t for t in spec["data"] if str(t.get("name", "")).startswith("current bulk")][0]
     assert _arr(cur["x"])[0] == 100
-    assert at.sidebar.code[0].value.endswith(shortlink.shorten(sk_versions.share_query(st)))  # the share link follows
+    assert copied(at.sidebar)[0].endswith(shortlink.shorten(sk_versions.share_query(st)))  # the share link follows
     # the CPU selectbox also sets the clock slider: that one reruns the whole app
     at.run()
     at.selectbox(key="cpu").set_value("xeon-platinum-iavf").run()
@@ -300,7 +319,7 @@ def test_open_chart_tab_is_in_the_link_and_kept_per_page():
     at.run()
     assert _drawn(at) == ["chart_slub_cost_vs_size"]  # the link's tab, and no other chart built
     _chart(at, "bulk_gain")
-    assert at.query_params["chart"] == "2" and "&chart=2" in at.sidebar.code[0].value
+    assert at.query_params["chart"] == "2" and "&chart=2" in copied(at.sidebar)[0]
     _open(at, "veth")
     assert _drawn(at) == ["chart_veth_mpps_vs_batch"] and "chart" not in at.query_params  # its first: the default
     _open(at, "slub")

@@ -36,7 +36,7 @@ def test_paste_a_patch_read_its_verdict_and_open_its_comparison():
         eventually(lambda: _metric(page, "B − A (ns/packet)") == f"{cli['answer']['value']:+.2f}", timeout=120)
         assert _metric(page, "Path") == "kfree_skb_list" and _metric(page, "Verdict") == "cannot tell"
         assert _metric(page, "Measured in the mail") == f"{cli['measured']['delta_ns_per_packet']:+.2f}"
-        code = page.locator('[data-testid="stCode"]').last.inner_text()
+        code = page.locator(".st-key-patch_text_block code").inner_text()
         assert "Not modelled:" in code and "kfl_bulk" in code
         href = page.get_by_role("link", name="Open this comparison").get_attribute("href")
         st = sk_state.decode_strict(urlsplit(href).query)

@@ -230,7 +230,7 @@ def _link(page) -> str:
 
 
 def _copy_link(page) -> str:
-    """The share link as the reader copies it: the code block's copy button, then the clipboard."""
+    """The share link as the reader copies it: the link box's Copy button, then the clipboard."""
     box = page.locator(".st-key-share_link")
     box.hover()
     box.get_by_role("button").first.click()

@@ -125,13 +125,12 @@ def test_cli_text_prints_what_the_module_builds():
 def test_the_page_s_copy_as_text_is_the_cli_block(capsys, query):
     from urllib.parse import parse_qsl
 
-    from tests.test_app_pages import _app, _navigation_mode  # noqa: F401 - the fixture applies here too
+    from tests.test_app_pages import _app, _navigation_mode, copied  # noqa: F401 - the fixture applies here too
 
     at = _app(dict(parse_qsl(query)))
     at.toggle(key="copy_as_text").set_value(True).run()
     assert not at.exception, at.exception
-    block = at.sidebar.code[1].value
-    link = at.sidebar.code[0].value
+    link, block = copied(at.sidebar)
     assert block.splitlines()[-1] == link
     assert block.rstrip("\n") == _text(capsys, query, "--base", link.split("?", 1)[0]).rstrip("\n")
 

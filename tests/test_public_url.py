@@ -101,13 +101,13 @@ def test_report_and_png_zip_made_outside_a_browser_carry_the_public_address(monk
 
 
 def test_the_dashboard_s_link_box_and_copy_as_text_carry_the_public_address(monkeypatch):
-    from tests.test_app_pages import _app, _navigation_mode  # noqa: F401 - the fixture applies here too
+    from tests.test_app_pages import _app, _navigation_mode, copied  # noqa: F401 - the fixture applies here too
 
     monkeypatch.setenv(shortlink.PUBLIC_URL_ENV, PUBLIC)
     monkeypatch.chdir(Path(__file__).resolve().parents[1])  # where the dashboard runs
     at = _app(dict(parse_qsl(QUERY)))
     at.toggle(key="copy_as_text").set_value(True).run()
     assert not at.exception, at.exception
-    link = at.sidebar.code[0].value
+    link, block = copied(at.sidebar)
     assert link.startswith(PUBLIC + "slub?v=2&")
-    assert at.sidebar.code[1].value.splitlines()[-1] == link
+    assert block.splitlines()[-1] == link

@@ -34,7 +34,7 @@ from skbmodel import mailtext
 from skbmodel.machine import profile as sk_profile
 from skbmodel.links import state as sk_state
 from skbmodel.links import versions as sk_versions
-from skbview.app import custom_profile
+from skbview.app import copybox, custom_profile
 from skbview.app.downloads import page_share_link, report_buttons
 from skbview.report import share_query
 from skbview.safe_text import md_escape  # link text is user data: never markdown
@@ -553,14 +553,14 @@ def _link_box() -> None:
     state = url_state(drop_stale_provenance(get_state()))
     st.markdown("**Share link** (what differs from the defaults, model and profile versions)")
     link = share_link(state)
-    with st.container(key="share_link"):  # one line, scrolled sideways; st.code's button copies it whole
-        st.code(link, language=None, wrap_lines=False)
-    # the block `python -m skbmodel eval QUERY --text` prints, to paste into a mail (st.code has a copy button)
+    with st.container(key="share_link"):  # one line, scrolled sideways; the button copies it whole
+        copybox.copy_block(link, key="share_link_text")
+    # the block `python -m skbmodel eval QUERY --text` prints, to paste into a mail
     if st.toggle("Copy as text", key="copy_as_text",
                  help="A plain-text summary for a mailing list: what differs from the defaults, this page's "
                       "numbers with 90 % intervals, B − A, the versions and the link (ASCII, 70 columns)"):
         with st.container(key="copy_text"):
-            st.code(mailtext.summary_text(state, link), language=None, wrap_lines=False)
+            copybox.copy_block(mailtext.summary_text(state, link), key="copy_text_block")
     # Exports (skbview.app.downloads): "Download report" (one HTML file) and a zip of every chart's PNG.
     report_buttons(state, st.session_state.get(WARNINGS) or ())
     commit_url(state)

@@ -16,7 +16,7 @@ from skbmodel.evidence import parsers, userfit, userinput
 from skbmodel.links import state as sk_state
 from skbmodel.machine.profile import Profile, available_profiles, load_profile
 from skbview import charts
-from skbview.app import custom_profile, ui
+from skbview.app import copybox, custom_profile, ui
 from skbview.safe_text import md_escape  # file names, lines and TOML sources are user data: never markdown
 
 PARSED = "_cal_parsed"
@@ -308,7 +308,7 @@ def share_download_upload(state) -> None:
                                file_name=f"{prof_now.id}.toml", mime="application/toml", key="cal_download")
             st.markdown("Share link (carries the custom profile):")
             with st.container(key="cal_share_link"):
-                st.code(custom_profile.share_link(state), language=None, wrap_lines=True)
+                copybox.copy_block(custom_profile.share_link(state), key="cal_share_link_text", wrap=True)
         else:
             st.caption("Fit or upload a profile to download or share it.")
     with d2:
