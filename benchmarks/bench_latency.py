@@ -107,6 +107,23 @@ class Result:
         return float(np.percentile(v, q)) if v else float("nan")
 
 
+def move_key(page, key: str, i: int, mode: str = "alternate", last: str = "ArrowRight") -> str:
+    """The key press of move ``i`` of slider ``key``: right and left in turn (``alternate``) or ``last``'s
+    direction (``step``), turned at either end of the slider's range so that every press moves it."""
+    lo, hi = page.evaluate(
+        """(sel) => { const el = document.querySelector(sel);
+            const g = (a, b) => el.getAttribute(a) ?? el.getAttribute(b);
+            return [parseFloat(g('min', 'aria-valuemin')), parseFloat(g('max', 'aria-valuemax'))]; }""",
+        slider_selector(key),
+    )
+    value = slider_value(page, key)
+    direction = ("ArrowRight" if i % 2 == 0 else "ArrowLeft") if mode == "alternate" else last
+    if value >= hi:
+        return "ArrowLeft"
+    if value <= lo:
+        return "ArrowRight"
+    return direction
+
 def measure(browser, app: str, path: str, key: str, chart: int, trace: int, moves: int,
             warmup: int, mode: str, timeout_s: float, label: str) -> Result:
     with streamlit_server(app) as base:
@@ -121,21 +138,9 @@ def measure(browser, app: str, path: str, key: str, chart: int, trace: int, move
             res.first_load_ms = (time.perf_counter() - t0) * 1000
             page.locator(slider_selector(key)).first.wait_for(state="attached", timeout=30000)
             page.evaluate(_PROBE_JS, [chart, trace])
-            lo, hi = page.evaluate(
-                """(sel) => { const el = document.querySelector(sel);
-                    const g = (a, b) => el.getAttribute(a) ?? el.getAttribute(b);
-                    return [parseFloat(g('min', 'aria-valuemin')), parseFloat(g('max', 'aria-valuemax'))]; }""",
-                slider_selector(key),
-            )
             direction = "ArrowRight"
             for i in range(warmup + moves):
-                value = slider_value(page, key)
-                if mode == "alternate":
-                    direction = "ArrowRight" if i % 2 == 0 else "ArrowLeft"
-                if value >= hi:
-                    direction = "ArrowLeft"
-                elif value <= lo:
-                    direction = "ArrowRight"
+                direction = move_key(page, key, i, mode, direction)
                 focus_slider(page, key)
                 if not page.evaluate("() => window.__skbBench.arm()"):
                     raise RuntimeError(f"chart {chart} has no trace {trace} at {url}")

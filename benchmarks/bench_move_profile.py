@@ -28,7 +28,7 @@ sys.path.insert(0, str(REPO_ROOT))
 
 import numpy as np  # noqa: E402 - after the sys.path set-up above
 
-from benchmarks.bench_latency import BARE_APP, _PROBE_JS  # noqa: E402 - after the sys.path set-up above
+from benchmarks.bench_latency import BARE_APP, _PROBE_JS, move_key  # noqa: E402 - after the sys.path set-up above
 from benchmarks.bench_move_phases import app_and_bare  # noqa: E402 - after the sys.path set-up above
 from tests.browser_util import (  # noqa: E402 - after the sys.path set-up above
     focus_slider,
@@ -123,9 +123,10 @@ def measure(browser, app: str, path: str, key: str, moves: int, warmup: int = 2)
         for i in range(warmup + moves):
             if i == warmup:
                 cdp.send("Profiler.start")
+            direction = move_key(page, key, i)  # a slider at either end of its range moves inwards first
             focus_slider(page, key)
             page.evaluate("() => window.__skbBench.arm()")
-            page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+            page.keyboard.press(direction)
             page.wait_for_function("() => window.__skbBench.t1 !== null", timeout=15000, polling="raf")
             t0, t1, commits = page.evaluate(
                 "() => [window.__skbBench.t0, window.__skbBench.t1, window.__skbCommits]")
