@@ -152,7 +152,7 @@ def measure(browser, app: str, path: str, key: str, chart: int, trace: int, move
                 except Exception:  # noqa: BLE001 - playwright TimeoutError
                     res.timeouts += 1
                     print(f"  [{label}] move {i}: chart did not change within {timeout_s:.0f} s "
-                          f"(slider {value} {direction})", file=sys.stderr)
+                          f"(slider {slider_value(page, key)} after {direction})", file=sys.stderr)
                     wait_for_app(page)
                     continue
                 wall = (time.perf_counter() - w0) * 1000

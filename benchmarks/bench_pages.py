@@ -98,17 +98,21 @@ def main() -> int:
     ap.add_argument("--blocks", type=int, default=3)
     ap.add_argument("--base", type=Path, help="a copy of another commit (e.g. `git archive C | tar -x -C DIR`, "
                                               "its .venv linked): its dashboard.py is measured too, as 'base'")
+    ap.add_argument("--base-own-nav", action="store_true",
+                    help="show Streamlit's own page navigation in the base too (a dashboard from before it drew "
+                         "its own links); by default the base runs as the dashboard does")
     args = ap.parse_args()
     apps = dict(APPS)
     if args.base:
         apps["base"] = (str(args.base.resolve() / "dashboard.py"), APPS["dashboard"][1])
     res = {name: {"switch": [], "load": [], "load_cpu": []} for name in apps}
     # the repository's .streamlit/config.toml hides Streamlit's own navigation (the dashboard draws its links);
-    # the bare app keeps it, as a bare st.navigation app has it, and so does an older dashboard
+    # the bare app keeps it, as a bare st.navigation app has it, and so does a dashboard from before its links
     own_nav = {"STREAMLIT_CLIENT_SHOW_SIDEBAR_NAVIGATION": "true"}
+    env = {"dashboard": None, "bare": own_nav, "base": own_nav if args.base_own_nav else None}
     with sync_playwright() as pw, contextlib.ExitStack() as stack:
         browser = launch_chromium(pw)
-        bases = {name: stack.enter_context(streamlit_server(script, env=None if name == "dashboard" else own_nav))
+        bases = {name: stack.enter_context(streamlit_server(script, env=env[name]))
                  for name, (script, _) in apps.items()}
         for name, (_, slugs) in apps.items():  # warm-up: the first run of each page script
             switches(browser, bases[name], slugs, len(slugs))
