@@ -1,7 +1,7 @@
 """Small Streamlit helpers shared by the pages: charts (with export config), headline metrics."""
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 import gc
 
@@ -72,17 +72,15 @@ def model_view(slug: str, note=None) -> None:
             with st.container(key="view_refused"):
                 st.error(f"No numbers: {res.problem}.")
             return
-        with st.container(key=live_control.METRICS_KEY):  # the live control rewrites its texts while dragged
-            metrics(answer_metrics(res))
-        controls = st.container()  # the live control's place, filled once the chart is sent (below)
-        chart_tabs(slug, state)
-        # the page's main control, followed in the browser: the metric row of every value is rendered from the
-        # same answers (one vectorised evaluation of the control's range, which takes longer than the chart:
-        # computed after it, so that a new view's chart reaches the browser first)
-        out = {a.output: a.value for a in res.values}
-        iv = {a.output: (a.lo, a.hi) for a in res.values}
-        with controls:
+        else:
+            with st.container(key=live_control.METRICS_KEY):  # the live control rewrites its texts while dragged
+                metrics(answer_metrics(res))
+            # the page's main control, followed in the browser: the metric row of every value is rendered from
+            # the same answers (one vectorised evaluation of the control's range)
+            out = {a.output: a.value for a in res.values}
+            iv = {a.output: (a.lo, a.hi) for a in res.values}
             live_control.control(slug, state, page_metrics(slug, state), out, iv)
+        chart_tabs(slug, state)
 
     live(draw)
 
@@ -126,11 +124,9 @@ def design_metrics(state: Mapping):
     return headline
 
 
-def design_live(state: Mapping, res: answers.Answers) -> Callable[[], None]:
-    """The Design page's metric row (:func:`design_metrics` of its answers ``res``); returns the function that
-    draws, in their place under it, a live control for each of composition A's stage sizes in bulk that it
-    uses (``charts.LIVE_DESIGN``): the page calls it after its charts, whose figures take less time than the
-    controls' sweeps."""
+def design_live(state: Mapping, res: answers.Answers) -> None:
+    """The Design page's metric row (:func:`design_metrics` of its answers ``res``) and a live control for
+    each of composition A's stage sizes in bulk that it uses (``charts.LIVE_DESIGN``)."""
     o = "path.ns_per_packet"
     out = {a.output: a.value for a in res.values}
     iv = {a.output: (a.lo, a.hi) for a in res.values}
@@ -142,15 +138,10 @@ def design_live(state: Mapping, res: answers.Answers) -> Callable[[], None]:
     headline = design_metrics(state)
     with st.container(key=live_control.METRICS_KEY):  # the live controls rewrite its texts while dragged
         metrics(headline(sk_state.scenario(state), out, iv))
-    slot = st.container()
     used = design.keys_in_use(sk_state.scenario(state))
-
-    def controls() -> None:
-        with slot:
-            for key in charts.LIVE_DESIGN[0]:
-                if key in used:
-                    live_control.control("design", state, headline, out, iv, key=key)
-    return controls
+    for key in charts.LIVE_DESIGN[0]:
+        if key in used:
+            live_control.control("design", state, headline, out, iv, key=key)
 
 
 def answer_metrics(res: answers.Answers) -> list:
