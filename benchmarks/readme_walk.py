@@ -84,9 +84,8 @@ def walk(clone: Path) -> tuple[dict[str, float], str]:
 
             def copy() -> None:
                 page.locator(".st-key-copy_as_text label").first.click()
-                page.locator(".st-key-copy_text [data-testid='stCode']").first.hover()
-                page.locator(".st-key-copy_text button").first.click()
-            step("4. Copy as text, its copy icon", copy)
+                page.locator(".st-key-copy_text").get_by_role("button", name="Copy").click()
+            step("4. Copy as text, its Copy button", copy)
             pasted: list[str] = []
             step("5. paste", lambda: pasted.append(page.evaluate("navigator.clipboard.readText()")))
             browser.close()
