@@ -68,16 +68,23 @@ def walk(clone: Path) -> tuple[dict[str, float], str]:
             slider = page.locator(slider_selector("b_xdp_batch")).first
             step("open the address, the navigation drawn",
                  lambda: (page.goto(url), compare.wait_for(timeout=300_000)))
+            add = page.locator(".st-key-add_difference")
             step("1. open Compare A/B",
-                 lambda: (compare.click(), slider.wait_for(timeout=300_000), wait_for_app(page, timeout=300)))
+                 lambda: (compare.click(), add.wait_for(timeout=300_000), wait_for_app(page, timeout=300)))
 
             def move() -> None:
+                # "Add a difference…": pick VETH_XDP_BATCH, then its slider
+                add.locator("input[role='combobox']").click()
+                page.keyboard.type("VETH_XDP_BATCH")
+                page.locator("[role='option']", has_text="VETH_XDP_BATCH").first.click()
+                slider.wait_for(timeout=300_000)
+                wait_for_app(page, timeout=300)
                 slider.focus()
                 for _ in range(12):
                     page.keyboard.press("ArrowLeft")
                 page.wait_for_function("() => location.search.includes('b_xdp_batch=4')", timeout=300_000)
                 wait_for_app(page, timeout=300)
-            step("2. move B's VETH_XDP_BATCH from 16 to 4 (12 key presses)", move)
+            step("2. add VETH_XDP_BATCH to B, move it from 16 to 4 (12 key presses)", move)
             verdict: list[str] = []
             step("3. read the verdict", lambda: verdict.append(page.locator(".st-key-ab_verdict").inner_text()))
             assert "below noise" in verdict[0], verdict[0]
