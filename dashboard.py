@@ -22,6 +22,7 @@ appstate.init()
 appstate.begin_full_run()
 pg = nav.navigation([*PAGES.values(), *TOOLS])
 slug = next((s for s, p in PAGES.items() if p.url_path == pg.url_path), pages.DEFAULT_PAGE)
+appstate.begin_page(pg.url_path)
 wanted = appstate.link_page_to_open(slug)
 if wanted in PAGES:
     appstate.set_page(wanted)

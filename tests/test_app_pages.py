@@ -257,6 +257,31 @@ def test_control_move_reruns_only_views():
     assert len(at.slider) == n_widgets and at.slider(key="ghz").value == load_profile("xeon-platinum-iavf").ghz
 
 
+def _live_controls(at: AppTest) -> dict:
+    """``{control key: (scenario id, whether its payload came with this render)}`` of the live controls drawn."""
+    args = [json.loads(e.proto.json_args) for e in at.get("component_instance")
+            if e.proto.component_name.endswith(".live_control")]
+    return {a["label"]: (a["sid"], a.get("payload") is not None) for a in args}
+
+
+def test_a_live_control_gets_its_payload_with_its_first_render_on_each_page():
+    """A page switch mounts the live control afresh in the browser: its payload comes with that render (a
+    request for it would run and draw the page's live area a second time); a rerun of the same page sends
+    none again."""
+    at = _app(cls=AppTest)
+    _open(at, "slub")
+    (first,) = _live_controls(at).values()
+    assert first[1]
+    at.run()
+    assert _live_controls(at) == {k: (first[0], False) for k in _live_controls(at)}
+    _open(at, "veth")
+    assert all(sent for _, sent in _live_controls(at).values())
+    _open(at, "compare")  # a page without a live control
+    assert not _live_controls(at)
+    _open(at, "slub")
+    assert list(_live_controls(at).values()) == [first]
+
+
 # --------------------------------------------------------------------------- pages
 def test_overview_breakdown_and_headline():
     at = _app()

@@ -185,7 +185,7 @@ def test_keys_move_the_chart_and_reach_the_server_when_they_pause(app, slug):
         assert live_frame(page, slug).evaluate("document.activeElement.id") == "range"
 
 
-def test_sidebar_slider_moves_the_live_control_and_a_remounted_control_asks_again(app):
+def test_sidebar_slider_moves_the_live_control_and_a_page_switch_brings_its_payload(app):
     url, browser = app
     ctx, page = _open(browser, url, "/slub")
     try:
@@ -197,8 +197,9 @@ def test_sidebar_slider_moves_the_live_control_and_a_remounted_control_asks_agai
         live_frame(page, "veth")
         page.locator(NAV_LINK, has_text="SLUB bulk").first.click()
         wait_for_app(page)
-        frame = live_frame(page, "slub")  # ready: it holds the payload it asked for
+        frame = live_frame(page, "slub")  # ready: it holds its payload
         assert live_value(frame) == 17
+        assert frame.evaluate("window.__liveState.asked") is None  # it came with the page, not on request
         chart = _first_chart("slub")
         page.mouse.move(*live_thumb_x(frame, 17))
         page.mouse.down()

@@ -46,6 +46,8 @@ LINK_PAGE = "_skb_link_page"
 NOTICE = "_skb_version_notice"  # {"unversioned": bool, "page": the link's page} while the link's notice applies
 LINK_CHART = "_skb_link_chart"  # the chart tab of a link without page=, until the page it opens is known
 OPEN_CHART = "_skb_open_chart"  # {page: its open chart tab, 1-based}: the link's on the first run, then the user's
+LIVE_SENT = "_skb_live_sent"  # {live control key: {"sid", "ask"}}: the payload its browser copy holds (skbview.app.live)
+DRAWN_PAGE = "_skb_drawn_page"  # the URL path of the page the last full run drew
 MODEL_KEYS = sk_state.MODEL_KEYS
 #: Widgets of scenario A and the view: their values are the state.  Scenario B's controls are views of its
 #: overrides (see :func:`param_widget`): a B key enters the state only when its control is moved.
@@ -147,6 +149,19 @@ def chart_tab_changed(page: str, key: str, labels: list[str]) -> None:
 def begin_full_run() -> None:
     """Forget the view fragments of the previous full run (call at the top of ``dashboard.py``)."""
     st.session_state[VIEWS] = []
+
+
+def begin_page(url_path: str) -> None:
+    """Record the page this full run draws (call once its path is known).
+
+    On another page than the last full run's, the browser mounts the page's live controls afresh and
+    holds no payload for them: forget what was sent to the old ones, so that each control gets its payload
+    with its first render, rather than asking for it and making the page's live area run and draw twice.
+    """
+    ss = st.session_state
+    if ss.get(DRAWN_PAGE) != url_path:
+        ss[DRAWN_PAGE] = url_path
+        ss.pop(LIVE_SENT, None)
 
 
 def view_fragment(key: str):

@@ -13,8 +13,9 @@ session state, URL, share link, text block and exports follow as always.
 The payload (:func:`payload`) comes from one vectorised evaluation of the control's whole range
 (:func:`evaluate_sweep`): the metric row of every value (the page's own ``headline``) and the patches of
 the page's live charts (``skbview.charts.LIVE_CONTROLS``), compactly encoded (:class:`Columns`).
-It goes to the browser once per scenario: with the first render of a scenario, and again when a freshly
-mounted control (another page and back) asks for it.  It is never cached or hashed by Streamlit.
+It goes to the browser once per scenario: with the first render of a scenario or of a page (a page switch
+mounts the control afresh, :func:`appstate.begin_page`), and again when a control mounted afresh on the same
+page asks for it.  It is never cached or hashed by Streamlit.
 """
 from __future__ import annotations
 
@@ -45,7 +46,7 @@ _CONTROL = components.declare_component("live_control", path=os.path.join(_HERE,
 # (found, not imported: the figures stay in skbview.charts)
 _PLOTLY_JS = components.declare_component(
     "plotly_js", path=os.path.join(importlib.util.find_spec("plotly").submodule_search_locations[0], "package_data"))
-SENT = "_skb_live_sent"  # {control key: {"sid": scenario id last sent, "ask": the last request answered}}
+SENT = appstate.LIVE_SENT  # {control key: {"sid": scenario id last sent, "ask": the last request answered}}
 METRICS_KEY = "headline"  # container of the metric row (ui.metrics): the control rewrites its texts
 
 
