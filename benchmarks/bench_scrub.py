@@ -6,7 +6,7 @@ For the bare app (benchmarks/bare_app.py: slider "x", one Plotly line) and the d
   * bare app, key press -> chart: ArrowRight/ArrowLeft on the st.slider thumb, from the keydown to the
     first animation frame / DOM mutation at which the chart's line, as drawn in the SVG, differs;
   * live page, drag step -> chart: the mouse holds the live control's thumb and moves it step by step;
-    from the pointermove in the control's frame to the first frame / mutation at which the page's chart
+    from the pointermove on the control to the first frame / mutation at which the page's chart
     (its current-setting marker, trace 0, as drawn) differs; the WebSocket frames the page sends during the drag
     are counted (round trips per drag);
   * live page, key press -> chart: ArrowRight/ArrowLeft on the focused live control;
@@ -15,8 +15,8 @@ For the bare app (benchmarks/bare_app.py: slider "x", one Plotly line) and the d
   * payload: the bytes of the JSON the control received, and the server time to build it
     (skbview.app.live.payload, in this process, median of 20: wall clock and CPU time).
 
-Times come from each frame's own clock (performance.timeOrigin + performance.now(): one clock for the
-page and the control's iframe).  Ratios are to the bare app's key press -> chart, same run.
+Times come from the page's clock (performance.timeOrigin + performance.now()).  Ratios are to the bare
+app's key press -> chart, same run.
 
     python benchmarks/bench_scrub.py                    # 3 blocks of 10 steps each
     python benchmarks/bench_scrub.py --blocks 4 --steps 15 --json artifacts/scrub.json
@@ -38,7 +38,7 @@ import numpy as np  # noqa: E402 - after the sys.path set-up above
 from playwright.sync_api import sync_playwright  # noqa: E402 - after the sys.path set-up above
 
 from tests.browser_util import (  # noqa: E402 - after the sys.path set-up above
-    focus_slider, launch_chromium, live_frame, live_thumb_x, live_value, slider_selector, slider_value,
+    focus_slider, launch_chromium, live_control, live_thumb_x, live_value, slider_selector, slider_value,
     streamlit_server, wait_for_app, wait_for_plotly,
 )
 
@@ -48,8 +48,8 @@ LIVE_PAGES = ("slub", "veth", "kfree")
 STRIDES = {"slub": 4, "veth": 2, "kfree": 16, "zeroing": 16, "cpumap": 0.05}
 
 # In the page: t1 = the first animation frame / mutation at which the trace as drawn (its line's SVG path,
-# its points' positions) differs from the armed state (absolute ms).  In the control's frame (or the page,
-# for the bare app): t0 = the arming event (keydown or pointermove, absolute ms).
+# its points' positions) differs from the armed state (absolute ms); t0 = the arming event (keydown or
+# pointermove, absolute ms).
 _PAGE_PROBE = """
 ([selector, trace, drawn]) => {
   // drawn: what is drawn of the trace (its line's path, its points' positions in the SVG); else its data y
@@ -129,9 +129,9 @@ def bare_keys(page, n: int, out: list) -> None:
 
 
 def live_drag(page, slug: str, key: str, steps: int, stride: float, res: dict) -> None:
-    frame = live_frame(page, slug)
-    frame.evaluate(_FRAME_PROBE)
-    p_lo, p_hi = (float(frame.evaluate(f"Number(document.getElementById('range').{a})")) for a in ("min", "max"))
+    frame = live_control(page, slug)
+    page.evaluate(_FRAME_PROBE)
+    p_lo, p_hi = frame.bound("min"), frame.bound("max")
     v = live_value(frame)
     up = v + stride * steps <= p_hi or v - stride * steps < p_lo
     page.mouse.move(*live_thumb_x(frame, v))
@@ -140,10 +140,10 @@ def live_drag(page, slug: str, key: str, steps: int, stride: float, res: dict) -
     for k in range(1, steps + 1):
         target = v + (stride * k if up else -stride * k)
         page.evaluate("() => window.__scrub.arm()")
-        frame.evaluate("() => window.__scrubFrame.arm()")
+        page.evaluate("() => window.__scrubFrame.arm()")
         page.mouse.move(*live_thumb_x(frame, target))
         if _wait_t1(page, 10_000):
-            t0 = frame.evaluate("() => window.__scrubFrame.t0")
+            t0 = page.evaluate("() => window.__scrubFrame.t0")
             t1 = page.evaluate("() => window.__scrub.t1")
             if t0 is not None:
                 res["drag_ms"].append(t1 - t0)
@@ -155,7 +155,7 @@ def live_drag(page, slug: str, key: str, steps: int, stride: float, res: dict) -
     page.evaluate("([k, v]) => window.__scrub.watchUrl(k, v)", [key, shown])
     page.mouse.up()
     page.wait_for_function("() => window.__scrub.urlAt !== null", timeout=60_000, polling="raf")
-    url_ms = page.evaluate("() => window.__scrub.urlAt") - frame.evaluate("() => window.__scrubFrame.up")
+    url_ms = page.evaluate("() => window.__scrub.urlAt") - page.evaluate("() => window.__scrubFrame.up")
     page.wait_for_function("([sel, v]) => { const el = document.querySelector(sel);"
                            " return el && Number(el.value || el.getAttribute('aria-valuenow')) === v; }",
                            arg=[slider_selector(key), final], timeout=60_000)
@@ -165,22 +165,22 @@ def live_drag(page, slug: str, key: str, steps: int, stride: float, res: dict) -
 
 
 def live_keys(page, slug: str, n: int, res: dict) -> None:
-    frame = live_frame(page, slug)
-    frame.evaluate(_FRAME_PROBE)
-    rng = frame.locator("#range")
+    frame = live_control(page, slug)
+    page.evaluate(_FRAME_PROBE)
+    rng = frame.range
     for i in range(n):
         v = live_value(frame)
-        hi = float(frame.evaluate("Number(document.getElementById('range').max)"))
+        hi = frame.bound("max")
         key = "ArrowRight" if i % 2 == 0 and v < hi else "ArrowLeft"
         page.evaluate("() => window.__scrub.arm()")
-        frame.evaluate("() => window.__scrubFrame.arm()")
+        page.evaluate("() => window.__scrubFrame.arm()")
         rng.press(key)
         if _wait_t1(page, 10_000):
-            t0 = frame.evaluate("() => window.__scrubFrame.t0")
+            t0 = page.evaluate("() => window.__scrubFrame.t0")
             res["key_ms"].append(page.evaluate("() => window.__scrub.t1") - t0)
         page.wait_for_timeout(500)  # the control sends the value 400 ms after the last key
         wait_for_app(page, settle_ms=100)
-        frame = live_frame(page, slug)
+        frame = live_control(page, slug)
 
 
 def payload_server_ms(slug: str, repeats: int = 20) -> tuple[float, float, int]:
@@ -239,9 +239,8 @@ def main() -> int:
         pages = {}
         for slug in live_pages:
             pg = _open(browser, f"{dash_url}/{slug}")
-            frame = live_frame(pg, slug)
-            results[slug]["payload_bytes"] = frame.evaluate(
-                "() => new TextEncoder().encode(window.__livePayload || '').length")
+            frame = live_control(pg, slug)
+            results[slug]["payload_bytes"] = frame.payload_bytes()
             name = next(iter(charts.chart_labels(slug)))
             pg.evaluate(_PAGE_PROBE, [f".st-key-chart_{slug}_{name} .js-plotly-plot", 0, True])
             pages[slug] = pg

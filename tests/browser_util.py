@@ -314,45 +314,54 @@ def page_with_errors(browser, width: int = 1400, height: int = 1100):
 
 
 # ---------------------------------------------------------------- the page's live control (skbview.app.live)
-_LIVE_READY_JS = """() => !!(window.__liveState && window.__liveState.has && window.parent.Plotly)"""
+class LiveControl:
+    """A live control drawn in the page (``st.components.v2``: a shadow root inside ``.st-key-live_<slug>``)."""
+
+    def __init__(self, page, key: str):
+        self.page, self.key = page, key
+        self.range = page.locator(f".st-key-{key} input[type=range]").first  # CSS locators pierce shadow roots
+
+    def state(self) -> dict | None:
+        """What the control reports of itself: its scenario id, whether it holds that scenario's payload
+        (``has``), the scenario it last asked a payload for (``asked``) and the value of its last render."""
+        return self.page.evaluate("(k) => (window.__liveState || {})[k] || null", self.key)
+
+    def error(self) -> str | None:
+        """The error its last render raised, if any."""
+        return self.page.evaluate("() => window.__liveError || null")
+
+    def payload_bytes(self) -> int:
+        return int(self.page.evaluate("(k) => new TextEncoder().encode((window.__livePayload || {})[k] || '').length",
+                                      self.key))
+
+    def bound(self, name: str) -> float:
+        """The range input's ``min`` or ``max``."""
+        return float(self.range.evaluate(f"(r) => Number(r.{name})"))
+
+    def has_focus(self) -> bool:
+        return bool(self.range.evaluate("(r) => r.getRootNode().activeElement === r"))
 
 
-def live_frame(page, slug: str, timeout: float = 60.0):
-    """The frame of ``slug``'s live control once it holds its payload and its plotly.js has loaded.
-
-    Ask for it again after anything that reruns the app: a rerun may draw the control in a new frame (the
-    old one is then detached)."""
-    from playwright.sync_api import Error as PlaywrightError
-
-    deadline = time.monotonic() + timeout
-    while True:
-        for frame in page.frames:
-            if "live_control" in frame.url and frame.parent_frame is not None:
-                try:
-                    el = frame.frame_element()
-                    key = el.evaluate("(e) => { const c = e.closest('[class*=\"st-key-live_\"]');"
-                                      " return c ? [...c.classList].find(k => k.startsWith('st-key-live_')) : null; }")
-                    ready = key == f"st-key-live_{slug}" and frame.evaluate(_LIVE_READY_JS)
-                except PlaywrightError:
-                    if not frame.is_detached():
-                        raise
-                    continue  # a rerun replaced this frame while it was read: the new one is looked at next
-                if ready:
-                    return frame
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"the live control of {slug} did not become ready")
-        page.wait_for_timeout(100)
+_LIVE_READY_JS = """(k) => !!(window.__liveState && window.__liveState[k] && window.__liveState[k].has
+                                && window.Plotly)"""
 
 
-def live_value(frame) -> float:
+def live_control(page, slug: str, timeout: float = 60.0) -> LiveControl:
+    """``slug``'s live control once it holds its payload and the page's plotly.js has loaded."""
+    key = f"live_{slug}"
+    page.wait_for_function(_LIVE_READY_JS, arg=key, timeout=timeout * 1000)
+    return LiveControl(page, key)
+
+
+def live_value(control: LiveControl) -> float:
     """The live control's value (its range input)."""
-    return float(frame.evaluate("document.getElementById('range').value"))
+    return float(control.range.input_value())
 
 
-def live_thumb_x(frame, value: float) -> tuple[float, float]:
+def live_thumb_x(control: LiveControl, value: float) -> tuple[float, float]:
     """Page coordinates of the thumb's centre at ``value`` (the range input's track less the thumb's width)."""
-    r = frame.locator("#range").bounding_box()
-    lo, hi = (float(frame.evaluate(f"Number(document.getElementById('range').{a})")) for a in ("min", "max"))
+    r = control.range.bounding_box()
+    lo, hi = control.bound("min"), control.bound("max")
     thumb = 14.0
     x = r["x"] + thumb / 2 + (r["width"] - thumb) * (value - lo) / (hi - lo)
     return x, r["y"] + r["height"] / 2

@@ -259,9 +259,9 @@ def test_control_move_reruns_only_views():
 
 def _live_controls(at: AppTest) -> dict:
     """``{control key: (scenario id, whether its payload came with this render)}`` of the live controls drawn."""
-    args = [json.loads(e.proto.json_args) for e in at.get("component_instance")
-            if e.proto.component_name.endswith(".live_control")]
-    return {a["label"]: (a["sid"], a.get("payload") is not None) for a in args}
+    args = [json.loads(e.proto.json) for e in at.get("bidi_component")
+            if e.proto.component_name == "skbmodel_live_control"]
+    return {a["control"]: (a["sid"], a.get("payload") is not None) for a in args}
 
 
 def test_a_live_control_gets_its_payload_with_its_first_render_on_each_page():

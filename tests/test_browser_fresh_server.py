@@ -86,7 +86,7 @@ def _assert_titles(links, titles) -> None:
 
 
 #: Streamlit 1.67 draws an element whose code is not loaded yet (each widget type is a chunk of its own) as a
-#: grey placeholder with this test id, and a components.v1 frame as one until the frame says it is ready
+#: grey placeholder with this test id
 _SKELETON = '[data-testid="stSkeleton"]'
 def test_a_new_visitor_sees_no_grey_placeholder_once_the_app_is_idle():
     """A second visitor (fresh browser context, nothing cached) on /slub: once the app is idle no element is a

@@ -18,7 +18,7 @@ from skbmodel import answers, model
 from skbmodel.links import state as sk_state
 from skbview import charts
 from skbview.app import live, ui
-from tests.browser_util import (NAV_LINK, app_and_browser, eventually, focus_slider, live_frame, live_thumb_x,
+from tests.browser_util import (NAV_LINK, app_and_browser, eventually, focus_slider, live_control, live_thumb_x,
                                 live_value, plotly_trace_in, slider_value, wait_for_app, wait_for_plotly)
 
 pytestmark = pytest.mark.browser
@@ -111,7 +111,7 @@ def _release_carries(app, page, key: str, final, control: str, check=None) -> No
     ctx2, fresh = _open(browser, url, "/" + link.split("/", 3)[3])
     try:
         assert slider_value(fresh, key) == final
-        assert live_value(live_frame(fresh, control)) == final
+        assert live_value(live_control(fresh, control)) == final
         if check:
             check(fresh)
     finally:
@@ -125,7 +125,7 @@ def _live_page(app, slug: str):
     key = charts.LIVE_CONTROLS[slug][0]
     ctx, page = _open(browser, url, f"/{slug}")
     try:
-        yield key, sk_state.PARAMS[key], _first_chart(slug), page, live_frame(page, slug)
+        yield key, sk_state.PARAMS[key], _first_chart(slug), page, live_control(page, slug)
     finally:
         ctx.close()
 
@@ -134,7 +134,7 @@ def _live_page(app, slug: str):
 def test_drag_moves_chart_at_every_step_and_release_sets_the_parameter(app, slug):
     url, browser = app
     with _live_page(app, slug) as (key, p, chart, page, frame):
-        assert frame.evaluate("document.getElementById('range').getAttribute('aria-label')") == p.label
+        assert frame.range.get_attribute("aria-label") == p.label
         start = live_value(frame)
         assert start == sk_state.defaults()[key] == _marker_x(page, chart)
         up = p.hi - start >= start - p.lo  # towards the farther end
@@ -159,20 +159,20 @@ def test_drag_moves_chart_at_every_step_and_release_sets_the_parameter(app, slug
         assert len(page._skb_sent) >= sent_before + 1
         assert not page._skb_errors, page._skb_errors
         # the control as the rerun left it (Streamlit may have drawn it in a new frame)
-        assert live_frame(page, slug).evaluate("window.__liveError || null") is None
+        assert live_control(page, slug).error() is None
 
 
 @pytest.mark.parametrize("slug", KEYED)
 def test_keys_move_the_chart_and_reach_the_server_when_they_pause(app, slug):
     with _live_page(app, slug) as (key, p, chart, page, frame):
-        frame.locator("#range").focus()
+        frame.range.focus()
         step = p.step or 1
         big = max(step, round((p.hi - p.lo) / 10 / step) * step)
         for press, want in (("Home", p.lo), ("ArrowRight", p.lo + step), ("ArrowUp", p.lo + 2 * step),
                             ("End", p.hi), ("PageDown", p.hi - big), ("ArrowLeft", p.hi - big - step),
                             ("PageUp", p.hi - step), ("ArrowDown", p.hi - 2 * step)):
             want = round(want, 9)
-            frame.locator("#range").press(press)
+            frame.range.press(press)
             _wait_marker(page, chart, want)
             assert live_value(frame) == want, press
         shown = sk_state.fmt_value(int(want) if p.kind == "int" else want)
@@ -180,26 +180,25 @@ def test_keys_move_the_chart_and_reach_the_server_when_they_pause(app, slug):
                                timeout=30_000)
         wait_for_app(page)
         assert slider_value(page, key) == want
-        # the rerun left the keyboard focus on the control (in the frame it is drawn in now)
-        assert page.evaluate("document.activeElement && document.activeElement.tagName") == "IFRAME"
-        assert live_frame(page, slug).evaluate("document.activeElement.id") == "range"
+        # the rerun left the keyboard focus on the control
+        assert live_control(page, slug).has_focus()
 
 
 def test_sidebar_slider_moves_the_live_control_and_a_page_switch_brings_its_payload(app):
     url, browser = app
     ctx, page = _open(browser, url, "/slub")
     try:
-        frame = live_frame(page, "slub")
+        frame = live_control(page, "slub")
         focus_slider(page, "bulk")
         page.keyboard.press("ArrowRight")
-        eventually(lambda: _assert_equal(live_value(live_frame(page, "slub")), 17.0))
+        eventually(lambda: _assert_equal(live_value(live_control(page, "slub")), 17.0))
         page.locator(NAV_LINK, has_text="veth XDP_BATCH").first.click()
-        live_frame(page, "veth")
+        live_control(page, "veth")
         page.locator(NAV_LINK, has_text="SLUB bulk").first.click()
         wait_for_app(page)
-        frame = live_frame(page, "slub")  # ready: it holds its payload
+        frame = live_control(page, "slub")  # ready: it holds its payload
         assert live_value(frame) == 17
-        assert frame.evaluate("window.__liveState.asked") is None  # it came with the page, not on request
+        assert frame.state()["asked"] is None  # it came with the page, not on request
         chart = _first_chart("slub")
         page.mouse.move(*live_thumb_x(frame, 17))
         page.mouse.down()
@@ -211,7 +210,7 @@ def test_sidebar_slider_moves_the_live_control_and_a_page_switch_brings_its_payl
         eventually(lambda: _assert_equal(_query_value(page.evaluate("location.href"), "bulk"),
                                          sk_state.fmt_value(int(released))))
         wait_for_app(page)
-        assert live_value(live_frame(page, "slub")) == released
+        assert live_value(live_control(page, "slub")) == released
     finally:
         ctx.close()
 
@@ -248,8 +247,8 @@ def test_design_stage_size_drag_moves_the_breakdown_and_release_sets_it(app):
     p = sk_state.PARAMS[key]
     ctx, page = _open(browser, url, "/design?d_skb=slab_bulk")
     try:
-        frame = live_frame(page, f"design_{key}")
-        assert frame.evaluate("document.getElementById('range').getAttribute('aria-label')") == p.label
+        frame = live_control(page, f"design_{key}")
+        assert frame.range.get_attribute("aria-label") == p.label
         start = int(live_value(frame))
         state = {**sk_state.defaults(), "page": "design", **composition}
         page.locator(f".st-key-live_design_{key}").scroll_into_view_if_needed()
@@ -270,6 +269,6 @@ def test_design_stage_size_drag_moves_the_breakdown_and_release_sets_it(app):
         page.mouse.up()
         _release_carries(app, page, key, seen[-1], f"design_{key}")
         assert not page._skb_errors, page._skb_errors
-        assert live_frame(page, f"design_{key}").evaluate("window.__liveError || null") is None
+        assert live_control(page, f"design_{key}").error() is None
     finally:
         ctx.close()

@@ -46,7 +46,7 @@ LINK_PAGE = "_skb_link_page"
 NOTICE = "_skb_version_notice"  # {"unversioned": bool, "page": the link's page} while the link's notice applies
 LINK_CHART = "_skb_link_chart"  # the chart tab of a link without page=, until the page it opens is known
 OPEN_CHART = "_skb_open_chart"  # {page: its open chart tab, 1-based}: the link's on the first run, then the user's
-LIVE_SENT = "_skb_live_sent"  # {live control key: {"sid", "ask"}}: the payload its browser copy holds (skbview.app.live)
+LIVE_SENT = "_skb_live_sent"  # {live control key: {"sid"}}: the payload its browser copy holds (skbview.app.live)
 DRAWN_PAGE = "_skb_drawn_page"  # the URL path of the page the last full run drew
 MODEL_KEYS = sk_state.MODEL_KEYS
 #: Widgets of scenario A and the view: their values are the state.  Scenario B's controls are views of its

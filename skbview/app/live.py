@@ -1,7 +1,7 @@
 """The page's live control: the chart, its marker and notes and the metric row follow the thumb in the browser.
 
 ``st.slider`` sends its value when the thumb is released, and a rerun of the page takes a few hundred ms,
-so the chart jumps once after a drag.  The live control (a ``components.v1`` component, ``live_control/``)
+so the chart jumps once after a drag.  The live control (an ``st.components.v2`` element, ``live_control/``)
 is an ``<input type=range>`` whose ``input`` events apply a precomputed per-value patch to the charts and
 metrics the page drew (``Plotly.update`` on the page's own chart with the page's own plotly.js, the one
 Streamlit drew it with; should the page expose none, the copy inside the installed ``plotly`` package,
@@ -40,13 +40,22 @@ from skbview.app import appstate
 from skbview.charts.live import Sweep
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
-_CONTROL = components.declare_component("live_control", path=os.path.join(_HERE, "live_control"))
-# The folder of the installed plotly.js (plotly/package_data/plotly.min.js), served as a second component:
-# the control loads it from there only when the page has no window.Plotly of its own.
+
+
+def _asset(name: str) -> str:
+    with open(os.path.join(_HERE, "live_control", name), encoding="utf-8") as f:
+        return f.read()
+
+
+# drawn in the page itself: a frame of its own would be loaded anew on every page switch
+_CONTROL = st.components.v2.component("skbmodel_live_control", html=_asset("control.html"),
+                                      css=_asset("control.css"), js=_asset("live.js"))
+# The folder of the installed plotly.js (plotly/package_data/plotly.min.js), served by Streamlit as a
+# (v1) component's folder: the control loads it from there only when the page has no window.Plotly of its own.
 # (found, not imported: the figures stay in skbview.charts)
 _PLOTLY_JS = components.declare_component(
     "plotly_js", path=os.path.join(importlib.util.find_spec("plotly").submodule_search_locations[0], "package_data"))
-SENT = appstate.LIVE_SENT  # {control key: {"sid": scenario id last sent, "ask": the last request answered}}
+SENT = appstate.LIVE_SENT  # {control key: {"sid": the scenario id of the payload last sent}}
 METRICS_KEY = "headline"  # container of the metric row (ui.metrics): the control rewrites its texts
 
 
@@ -325,15 +334,18 @@ def scenario_id(slug: str, state: Mapping, key: str) -> str:
 
 
 def _released(key: str, ckey: str) -> None:
-    """``on_change`` of the control: a value at release becomes the parameter's (a request for the payload
-    needs nothing here: the control's fragment reruns and answers it)."""
-    msg = st.session_state.get(ckey) or {}
+    """``on_commit_change`` of the control: the value at release becomes the parameter's."""
+    msg = (st.session_state.get(ckey) or {}).get("commit") or {}
     if "value" not in msg:
         return
     p = sk_state.PARAMS[key]
     value = int(msg["value"]) if p.kind == "int" else float(msg["value"])
     appstate.set_value(key, min(max(value, p.lo), p.hi))
     st.rerun()  # the whole app: the sidebar's slider of the same parameter shows the value too
+
+
+def _asked() -> None:
+    """``on_want_change`` of the control: nothing to do here, the control's fragment reruns and answers."""
 
 
 def control(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Mapping, key: str | None = None) -> None:
@@ -347,13 +359,12 @@ def control(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Map
     sid = scenario_id(ckey, state, key)
     ss = st.session_state
     sent = ss.setdefault(SENT, {}).get(ckey) or {}
-    msg = ss.get(ckey) or {}
-    asked = msg.get("want") == sid and msg.get("n") != sent.get("ask")
+    asked = (ss.get(ckey) or {}).get("want") == sid  # an event: set in the run it causes only
     body = (payload(slug, state, headline, out, iv, key if slug == "design" else None)
             if asked or sent.get("sid") != sid else None)
     if body is not None:
-        ss[SENT][ckey] = {"sid": sid, "ask": msg.get("n")}
+        ss[SENT][ckey] = {"sid": sid}
     step = p.step or 1
-    _CONTROL(label=p.label, min=p.lo, max=p.hi, step=step, value=state[key], sid=sid, payload=body,
-             unit=p.unit, plotly=f"../{_PLOTLY_JS.name}/plotly.min.js", key=ckey, default=None,
-             on_change=functools.partial(_released, key, ckey))  # a v1 component's on_change takes no args=
+    _CONTROL(data=dict(control=ckey, label=p.label, min=p.lo, max=p.hi, step=step, value=state[key], sid=sid,
+                       payload=body, unit=p.unit, plotly=f"component/{_PLOTLY_JS.name}/plotly.min.js"),
+             key=ckey, on_commit_change=functools.partial(_released, key, ckey), on_want_change=_asked)

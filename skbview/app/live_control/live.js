@@ -1,60 +1,56 @@
 // The live control (skbview/app/live.py): a range input whose every movement applies the precomputed patch
 // of its value to the page's charts and metric row, and which sends the value to Python once it settles
-// (release of a drag, a pause after key presses).  Streamlit's components.v1 protocol: postMessage to the
-// parent ("streamlit:componentReady", "streamlit:setComponentValue", "streamlit:setFrameHeight") and a
-// "streamlit:render" message carrying the arguments and the theme.
-(function () {
-  "use strict";
-  const range = document.getElementById("range");
-  const out = document.getElementById("out");
-  const KEY_COMMIT_MS = 400;  // key presses in a row make one change at the server, this long after the last
-  const FULL_UPDATE_MS = 90;  // the whole figure follows once the thumb has rested this long
+// (release of a drag, a pause after key presses).  An st.components.v2 element: this module runs in the page
+// itself (no frame of its own); its default export is called with each render's data, and a control's state
+// lives in a closure kept per mounted element.  To Python it sends two events: "commit" (the value) and
+// "want" (the payload of a scenario it has none for).
+const KEY_COMMIT_MS = 400;  // key presses in a row make one change at the server, this long after the last
+const FULL_UPDATE_MS = 90;  // the whole figure follows once the thumb has rested this long
+let plotlyLoad = null;      // the package copy of plotly.js, loaded only when the page has none
+let plotlyReady = false;
+// read by tests/browser_util.py and benchmarks/bench_scrub.py, by the control's Streamlit key ("live_slub"):
+// whether it holds the payload of its scenario, and the payload itself (its size)
+window.__liveState = window.__liveState || {};
+window.__livePayload = window.__livePayload || {};
+
+// The Plotly that drew the page's charts: Streamlit's bundle sets window.Plotly on the page.  Should a
+// Streamlit release stop doing so, the copy inside the installed plotly package (same release line) is
+// loaded from the folder Python serves it from; it then measures text with a "tester" element that only
+// a first plot of its own creates.
+function loadPlotly(src) {
+  if (!plotlyLoad) {
+    plotlyLoad = new Promise(function (resolve, reject) {
+      const s = document.createElement("script");
+      s.src = src;
+      s.onload = function () {
+        const probe = document.createElement("div");
+        probe.style.cssText = "position:absolute;left:-9999px;width:10px;height:10px;";
+        document.body.appendChild(probe);
+        window.Plotly.newPlot(probe, [], {}).then(resolve, resolve);
+      };
+      s.onerror = reject;
+      document.head.appendChild(s);
+    });
+  }
+  return plotlyLoad;
+}
+
+function makeControl(root) {
+  const range = root.querySelector("input");
+  const out = root.querySelector(".out");
+  const doc = document;
+  let component = null;   // the last render's handle (data, setTriggerValue)
   let fullTimer = null;
   let committing = null;  // the value sent at the last release, until Python's render carries it
-
-  let args = null;        // the last render's arguments
+  let args = null;        // the last render's data
   let data = null;        // {sid, body}: the payload of the scenario it was built for
   let asked = null;       // the scenario id last asked for
-  let serial = 0;         // numbers the messages to Python
+  let serial = 0;         // numbers the values sent to Python
   let dragging = false;   // a pointer holds the thumb: renders do not move it
   let keyTimer = null;    // a key commit waiting
-  let plotlyLoad = null;  // the package copy of plotly.js, loaded only when the page has none
-  let plotlyReady = false;
 
-  function send(type, extra) {
-    window.parent.postMessage(Object.assign({ isStreamlitMessage: true, type: type }, extra), "*");
-  }
-  function setValue(value) {
-    send("streamlit:setComponentValue", { value: value, dataType: "json" });
-  }
-  function frameHeight() {
-    send("streamlit:setFrameHeight", { height: Math.ceil(document.documentElement.getBoundingClientRect().height) });
-  }
-
-  // The Plotly that drew the page's charts: Streamlit's bundle sets window.Plotly on the page.  Should a
-  // Streamlit release stop doing so, the copy inside the installed plotly package (same release line) is
-  // loaded from its component folder instead; it then measures text with a "tester" element that only
-  // a first plot of its own creates.
-  function loadPlotly(src) {
-    if (!plotlyLoad) {
-      plotlyLoad = new Promise(function (resolve, reject) {
-        const s = document.createElement("script");
-        s.src = src;
-        s.onload = function () {
-          const probe = document.createElement("div");
-          probe.style.cssText = "position:absolute;left:-9999px;width:10px;height:10px;";
-          document.body.appendChild(probe);
-          window.Plotly.newPlot(probe, [], {}).then(resolve, resolve);
-        };
-        s.onerror = reject;
-        document.head.appendChild(s);
-      });
-    }
-    return plotlyLoad;
-  }
-  function plotly(doc) {
-    const pagePlotly = doc.defaultView && doc.defaultView.Plotly;
-    if (pagePlotly) return pagePlotly;
+  function plotly() {
+    if (window.Plotly) return window.Plotly;
     if (doc.querySelector(".js-plotly-plot") && args && args.plotly) {
       loadPlotly(args.plotly).then(function () { plotlyReady = true; });
     }
@@ -124,7 +120,7 @@
     if (node && text !== undefined && node.nodeValue !== text) node.nodeValue = text;
   }
 
-  function applyMetrics(body, i, doc) {
+  function applyMetrics(body, i) {
     const box = doc.querySelector(".st-key-" + body.metrics_key);
     if (!box) return;
     const cards = box.querySelectorAll('[data-testid="stMetric"]');
@@ -139,7 +135,7 @@
 
   // The marker of the current setting, moved in the drawn SVG at once: a Plotly.update redraws the whole
   // figure (every band, the legend; 60+ ms for /slub's), too slow for every step of a drag.
-  function moveMarkers(body, i, doc) {
+  function moveMarkers(body, i) {
     Object.keys(body.charts).forEach(function (key) {
       const gd = doc.querySelector(".st-key-" + key + " .js-plotly-plot");
       if (!gd || !gd._fullLayout || !gd._fullData) return;
@@ -161,8 +157,8 @@
     });
   }
 
-  function applyCharts(body, i, doc) {
-    const Plotly = plotly(doc);
+  function applyCharts(body, i) {
+    const Plotly = plotly();
     if (!Plotly) return;
     Object.keys(body.charts).forEach(function (key) {
       const gd = doc.querySelector(".st-key-" + key + " .js-plotly-plot");
@@ -203,14 +199,13 @@
     show(v);
     if (!data || !args || data.sid !== args.sid) return;
     const i = Math.round((v - Number(range.min)) / Number(range.step));
-    const doc = window.parent.document;
-    applyMetrics(data.body, i, doc);
-    moveMarkers(data.body, i, doc);
+    applyMetrics(data.body, i);
+    moveMarkers(data.body, i);
     // the rest of the patch (notes, caption, legend, the figure's data) once the thumb rests a moment
     if (fullTimer) clearTimeout(fullTimer);
     fullTimer = setTimeout(function () {
       fullTimer = null;
-      applyCharts(data.body, i, doc);
+      applyCharts(data.body, i);
     }, FULL_UPDATE_MS);
   }
 
@@ -218,14 +213,15 @@
     if (keyTimer) { clearTimeout(keyTimer); keyTimer = null; }
     committing = Number(range.value);  // until a render carries it back
     serial += 1;
-    setValue({ value: Number(range.value), n: serial });
+    component.setTriggerValue("commit", { value: Number(range.value), n: serial });
   }
 
   // ---------------------------------------------------------------- events
+  const onUp = function () { dragging = false; };
   range.addEventListener("input", function () { apply(Number(range.value)); });
   range.addEventListener("change", function () { if (!keyTimer) commit(); });
   range.addEventListener("pointerdown", function () { dragging = true; });
-  window.addEventListener("pointerup", function () { dragging = false; });
+  window.addEventListener("pointerup", onUp);
   range.addEventListener("keydown", function (ev) {
     const lo = Number(range.min), hi = Number(range.max), step = Number(range.step);
     const big = Math.max(step, Math.round((hi - lo) / 10 / step) * step);
@@ -243,35 +239,24 @@
   });
   range.addEventListener("blur", function () { if (keyTimer) commit(); });
 
-  window.addEventListener("message", function (ev) {
-    try { render(ev.data); } catch (e) { window.__liveError = String(e) + " " + e.stack; throw e; }
-  });
-  function render(msg) {
-    if (!msg || msg.type !== "streamlit:render") return;
-    args = msg.args;
-    const theme = msg.theme;
-    if (theme) {
-      const root = document.documentElement.style;
-      root.setProperty("--primary", theme.primaryColor);
-      root.setProperty("--text", theme.textColor);
-      root.setProperty("--bg", theme.backgroundColor);
-      root.setProperty("--track", theme.base === "dark" ? "rgba(250, 250, 250, 0.2)" : "rgba(49, 51, 63, 0.2)");
-      if (theme.font) root.setProperty("--font", theme.font);
-    }
-    document.getElementById("label").textContent = args.label;
+  function render(handle) {
+    component = handle;
+    args = handle.data;
+    root.querySelector(".label").textContent = args.label;
     range.setAttribute("aria-label", args.label);
     range.min = String(args.min);
     range.max = String(args.max);
     range.step = String(args.step);
-    document.getElementById("lo").textContent = valueText(args.min);
-    document.getElementById("hi").textContent = valueText(args.max);
+    root.querySelector(".lo").textContent = valueText(args.min);
+    root.querySelector(".hi").textContent = valueText(args.max);
     if (args.payload) {
-      data = { sid: args.sid, body: prepare(JSON.parse(args.payload)) };
-      window.__livePayload = args.payload;  // its size is read by benchmarks/bench_scrub.py
+      if (!data || data.sid !== args.sid || data.raw !== args.payload) {
+        data = { sid: args.sid, raw: args.payload, body: prepare(JSON.parse(args.payload)) };
+      }
+      window.__livePayload[args.control] = args.payload;
     } else if ((!data || data.sid !== args.sid) && asked !== args.sid) {
-      asked = args.sid;  // a control mounted again (another page and back) has no payload: ask once
-      serial += 1;
-      setValue({ want: args.sid, n: serial });
+      asked = args.sid;  // a control mounted afresh on its page has no payload: ask once
+      handle.setTriggerValue("want", args.sid);
     }
     if (!dragging && !keyTimer && committing === null) {
       range.value = String(args.value);
@@ -281,11 +266,40 @@
       setTimeout(function () { apply(Number(range.value)); }, 50);
     }
     if (committing !== null && Number(args.value) === committing) committing = null;
-    // read by tests/browser_util.py (live_frame): the control holds the payload of its scenario
-    window.__liveState = { sid: args.sid, has: !!(data && data.sid === args.sid), asked: asked, value: args.value };
-    frameHeight();
+    window.__liveState[args.control] = { sid: args.sid, has: !!(data && data.sid === args.sid), asked: asked,
+                                         value: args.value };
   }
 
-  send("streamlit:componentReady", { apiVersion: 1 });
-  frameHeight();
-})();
+  function destroy() {
+    window.removeEventListener("pointerup", onUp);
+    if (fullTimer) clearTimeout(fullTimer);
+    if (keyTimer) clearTimeout(keyTimer);
+  }
+
+  return { render: render, destroy: destroy };
+}
+
+const controls = new WeakMap();  // mounted element -> its control
+
+export default function (component) {
+  const root = component.parentElement;
+  let control = controls.get(root);
+  if (!control) {
+    control = makeControl(root);
+    controls.set(root, control);
+  }
+  try {
+    control.render(component);
+  } catch (e) {
+    window.__liveError = String(e) + " " + e.stack;
+    throw e;
+  }
+  return function () {
+    // called when the element is removed, and for a render overtaken by the next one: keep a live control
+    const host = root.host || root;
+    if (controls.get(root) === control && !host.isConnected) {
+      controls.delete(root);
+      control.destroy();
+    }
+  };
+}
