@@ -105,12 +105,13 @@ def _draw(state: dict) -> None:
         ui.chart_tabs("design", state, names=[n for n in charts.chart_labels("design") if n != "breakdown"])
         return
     # the metric row, and a live control for each stage size in bulk A uses: the chart follows its thumb
-    ui.design_live(state, s["answers"])
+    draw_controls = ui.design_live(state, s["answers"])
     with st.container(key="design_verdict"):  # a sentence: too long for a metric tile
         st.markdown(_verdict_text(s, state["noise_ns"]),
                     help="measurable: |Δ| ≥ the noise floor; sure of the sign: the 90 % interval excludes 0; "
                          "runs: benchmark runs per variant that see the difference through the noise floor")
     ui.chart_tabs("design", state)
+    draw_controls()
 
 
 ui.live(_draw)
