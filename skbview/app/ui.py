@@ -90,8 +90,8 @@ def controls_slot():
     """The place of a page's live controls, above its charts, filled after them (``with slot: ...``).
 
     A new visitor's browser loads each kind of element's code when it first meets one.  Sent before the
-    chart, the control made the browser ask for the chart's code (4.6 MB) only after the control's and
-    the sidebar's, 0.3-0.5 s later than without it (docs/benchmarks.md, the live control in the page).
+    chart, the control made the browser ask for the chart's code (4.6 MB) after the control's and the
+    sidebar's, about 0.1 s later (docs/benchmarks.md, the live control in the page).
     """
     return st.empty()
 
