@@ -30,7 +30,7 @@ sys.path.insert(0, str(REPO_ROOT))
 import numpy as np  # noqa: E402 - after the sys.path set-up above
 from playwright.sync_api import sync_playwright  # noqa: E402 - after the sys.path set-up above
 
-from benchmarks.bench_latency import BARE_APP, _PROBE_JS  # noqa: E402 - after the sys.path set-up above
+from benchmarks.bench_latency import BARE_APP, _PROBE_JS, move_key  # noqa: E402 - after the sys.path set-up above
 from tests.browser_util import (  # noqa: E402 - after the sys.path set-up above
     focus_slider,
     launch_chromium,
@@ -75,7 +75,7 @@ def measure(browser, app: str, path: str, key: str, moves: int, warmup: int = 2)
             page.evaluate("() => window.__skbBench.arm()")
             page.evaluate("() => { window.__skbWs.sent = []; window.__skbWs.recv = []; }")
             page.evaluate(_TAG_JS)
-            page.keyboard.press("ArrowRight" if i % 2 == 0 else "ArrowLeft")
+            page.keyboard.press(move_key(page, key, i))
             page.wait_for_function("() => window.__skbBench.t1 !== null", timeout=15000, polling="raf")
             wait_for_app(page, settle_ms=100)
             t0, t1, sent, recv = page.evaluate(
