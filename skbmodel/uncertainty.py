@@ -61,9 +61,9 @@ sd per output prefix (0 until out-of-sample validation fills it), combined in qu
 * a difference of two outputs (:data:`schema.DIFFERENCE_OUTPUTS`: drops = source - destination rate) is at most
   its minuend's upper bound: in every set of constants the subtrahend is a rate, never below 0; a fraction
   of events (:data:`UPPER_BOUNDS`) is at most 1;
-* a difference on one machine (a signed output, or B - A of a pair whose sides share their constants) that
-  keeps its sign when each constant alone moves by ``z`` sd (the ``+-1`` sd secant carried to ``z``) keeps
-  that sign in its interval: a cross-node excess is a sum of line moves and cannot be negative;
+* a difference (a signed output, or B - A of a pair) is never held to the sign of its value: a change that
+  moves work between two CPUs or trades one cost for another can come out either way on a machine, and the
+  interval must be able to hold a measurement of either sign;
 * a value fixed by the kernel (:data:`schema.EXACT_OUTPUTS`, objects per slab) is exact: ``[f, f]``;
 * "runs needed" is a monotone function of the zeroing difference, so its range is that function of
   the difference's interval: from the runs at the interval's largest ``|delta|`` to those at its
@@ -301,9 +301,6 @@ class Linearisation:
     clock_elasticity: dict = dataclasses.field(default_factory=dict)
     log_dims: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, dtype=bool))
     log_outputs: frozenset = frozenset()
-    #: a difference on one machine (one scenario's signed output, or ``B - A`` of a pair on one machine):
-    #: ``{output: (min, max)}`` of its change over the ``+-1`` sd sets of constants (:meth:`intervals`)
-    spans: dict = dataclasses.field(default_factory=dict)
     #: a pair's rows of each side's own outputs (``{"A": {output: (K, ...)}, "B": ...}``), read by :meth:`side`
     side_rows: dict = dataclasses.field(default_factory=dict, repr=False)
 
@@ -317,11 +314,11 @@ class Linearisation:
         pick = np.array([0, *(1 + j for j in keep), *(1 + d + j for j in keep)], dtype=int)
         rows = {o: self.side_rows[side][o][pick] for o in outputs}
         log = self.log_dims[keep]
-        log_outputs, per_sd, struct, spans = _spread_of_one(rows, len(keep), log, outputs, structural)
+        log_outputs, per_sd, struct = _spread_of_one(rows, len(keep), log, outputs, structural)
         value = {o: rows[o][0] for o in outputs}
         dims = tuple((n, "A", n) for _, _, n in (self.dims[j] for j in keep))
         return Linearisation(outputs, value, {"A": value}, dims, self.sd[keep], self.corr[np.ix_(keep, keep)],
-                             per_sd, struct, log_dims=log, log_outputs=log_outputs, spans=spans)
+                             per_sd, struct, log_dims=log, log_outputs=log_outputs)
 
     def only(self, outputs) -> Linearisation:
         """The same propagation restricted to ``outputs`` (a subset of :attr:`outputs`): what its intervals and
@@ -366,21 +363,12 @@ class Linearisation:
         values is as exact as they are.  The physical limits of one scenario's outputs are
         :func:`skbmodel.interval_rules.physical_intervals`' (they need its parameters)."""
         pair = "B" in self.sides
-        z = z_value(level)
         out = {}
         for o in self.outputs:
             if pair and o in schema.EXACT_OUTPUTS:
                 out[o] = (self.value[o], self.value[o])
                 continue
             lo, hi = self.bounds(o, level)
-            if o in self.spans:
-                # a difference that keeps its sign with every constant moved alone by z sd (the ±1 sd secant
-                # carried to z) keeps it in the interval: a bound past 0 would come from the normal
-                # approximation of a sum of non-negative terms (a cross-node excess), not from the model
-                f = self.value[o]
-                low, high = (f + z * dv for dv in self.spans[o])
-                lo = np.where((f > 0) & (low >= 0), np.maximum(lo, 0.0), lo)
-                hi = np.where((f < 0) & (high <= 0), np.minimum(hi, 0.0), hi)
             out[o] = (lo, hi)
         return out
 
@@ -464,7 +452,7 @@ def linearise(params_a: Mapping, params_b: Mapping | None = None, profile_a: Pro
     value = {o: rows[o][0] for o in outputs}
     own = {side: {o: side_rows[side][o][0] for o in outputs} for side, _, _ in sides}
     if len(sides) == 1:
-        log_outputs, per_sd, struct, spans = _spread_of_one(rows, d, log, outputs, structural)
+        log_outputs, per_sd, struct = _spread_of_one(rows, d, log, outputs, structural)
     else:
         across = machine(profiles[0]) != machine(profiles[1])
         rel = {o: structural_rel_sd(o) if structural else 0.0 for o in outputs}
@@ -472,8 +460,6 @@ def linearise(params_a: Mapping, params_b: Mapping | None = None, profile_a: Pro
                   for o in outputs}
         log_outputs = frozenset()
         per_sd = {o: _per_sd(rows[o], d) for o in outputs}
-        # B - A with both sides on the same constants is a difference on one machine
-        spans = _spans(rows, d, [] if across else outputs)
     elast, clock_e = {}, {}
     if elasticities:
         shape = (e,) + (1,) * (rows[outputs[0]].ndim - 1) if outputs else (e,)
@@ -485,25 +471,17 @@ def linearise(params_a: Mapping, params_b: Mapping | None = None, profile_a: Pro
                 clock_e[o] = tuple((side, (v[c0 + 2 * si] - v[c0 + 2 * si + 1]) / (2 * REL_STEP))
                                    for si, (side, _, _) in enumerate(sides))
     return Linearisation(tuple(outputs), value, own, tuple(dims), sd, corr, per_sd, struct, tuple(vdims),
-                         elast, clock_e, log, log_outputs, spans, side_rows if len(sides) == 2 else {})
-
-
-def _spans(rows: Mapping, d: int, outputs) -> dict:
-    """``{output: (min, max)}`` of each output's change over the ``+-1`` sd rows (a difference's sign rule)."""
-    with np.errstate(invalid="ignore"):
-        return {o: (np.min(rows[o][1:1 + 2 * d] - rows[o][0], axis=0, initial=0.0),
-                    np.max(rows[o][1:1 + 2 * d] - rows[o][0], axis=0, initial=0.0)) for o in outputs}
+                         elast, clock_e, log, log_outputs, side_rows if len(sides) == 2 else {})
 
 
 def _spread_of_one(rows: Mapping, d: int, log: np.ndarray, outputs, structural: bool):
-    """One scenario's ``(log_outputs, per_sd, structural_sd, spans)`` from its rows (nominal, ``+1`` sd,
-    ``-1`` sd of each of ``d`` dimensions): its outputs that cannot be negative take a log-scale dimension's
-    sensitivity on log scale; its signed outputs (:data:`skbmodel.interval_rules.SIGNED_OUTPUTS`) keep
-    their spans."""
+    """One scenario's ``(log_outputs, per_sd, structural_sd)`` from its rows (nominal, ``+1`` sd, ``-1`` sd of
+    each of ``d`` dimensions): its outputs that cannot be negative take a log-scale dimension's sensitivity on
+    log scale; a signed output's interval is the normal one, free to cross zero either way."""
     log_outputs = frozenset(o for o in outputs if o in schema.FACTOR_OUTPUTS) if log.any() else frozenset()
     per_sd = {o: _per_sd(rows[o], d, log if o in log_outputs else None) for o in outputs}
     struct = {o: (structural_rel_sd(o) if structural else 0.0) * np.abs(rows[o][0]) for o in outputs}
-    return log_outputs, per_sd, struct, _spans(rows, d, [o for o in outputs if o in interval_rules.SIGNED_OUTPUTS])
+    return log_outputs, per_sd, struct
 
 
 def _check(method, outputs):
