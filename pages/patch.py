@@ -20,8 +20,9 @@ appstate.ensure_navigation()  # a first request to /patch on a fresh server goes
 state = appstate.get_state()
 st.caption("Paste a patch as it was posted (a mail with its headers, a series, an mbox, a unified diff, or a "
            "reply quoting the hunk), or upload it. Each hunk is matched against the kernel mechanisms the model "
-           "prices (skbmodel/data/patch-mechanisms.toml); A is the code before, B after, on the path the first "
-           "mapped mechanism runs on. Nothing of the patch leaves this page: the link carries A and B only.")
+           "prices (skbmodel/data/patch-mechanisms.toml) on the net change of each function it touches; A is "
+           "the code before, B after, on the path its files and functions run on. Nothing of the patch leaves "
+           "this page: the link carries A and B only.")
 
 text = st.text_area("Patch", key="patch_text", height=220,
                     placeholder="From ... / Subject: [PATCH] ... / diff --git ...")
@@ -31,6 +32,24 @@ profiles = available_profiles()
 cpu = st.selectbox("CPU profile", profiles, index=profiles.index(state["cpu"]) if state["cpu"] in profiles else 0,
                    key="patch_cpu")
 raw = upload.getvalue() if upload is not None else text
+
+
+def _table(doc: dict) -> None:
+    """What was read, every touched function with its status, and what the mails measured."""
+    info = doc["series"]
+    st.caption(f"Read {info['mails']} mail(s), {info['with_diff']} with a diff, {info['hunks']} hunks"
+               + (f"; skipped: {md_escape('; '.join(info['skipped']))}" if info["skipped"] else ""))
+    st.markdown("**Hunks**")
+    st.dataframe(pd.DataFrame([{"file": r["file"], "function": r["function"], "status": r["status"],
+                                "mechanisms or reason": patchin.hunk_text(r).split(": ", 1)[-1]}
+                               for r in doc["hunks"]]), hide_index=True, width="stretch", key="patch_hunks")
+    st.markdown("**Measured in the mails**" if doc["measured"] else "**Measured in the mails:** nothing read")
+    if doc["measured"]:
+        st.dataframe(pd.DataFrame([{"measured": patchin.measured_text(m), "line": m.get("line", "")}
+                                   for m in doc["measured"]]), hide_index=True, width="stretch",
+                     key="patch_measured")
+    for note in doc["notes"]:
+        st.caption(md_escape(note))
 
 
 def _draw(raw) -> None:
@@ -45,31 +64,35 @@ def _draw(raw) -> None:
     seen = seen and seen.split("?", 1)[0].rstrip("/").rsplit("/", 1)[0] + "/compare"
     try:
         doc = patchin.answer(raw, cpu, base=shortlink.page_address("compare", seen))
+    except patchin.NothingPriced as e:
+        st.error(str(e))
+        _table(e.doc)
+        return
     except patchin.PatchError as e:
         st.error(str(e))
         return
-    ans, meas = doc["answer"], doc["measured"]
+    ans = doc["answer"]
     st.subheader(md_escape(doc["subject"]))
-    ui.metrics([
-        ("B − A (ns/packet)", f"{ans['value']:+.2f}", "predicted difference of the path's cost, after − before",
-         f"90 %: {ans['interval'][0]:+.2f} to {ans['interval'][1]:+.2f}"),
-        ("Verdict", VERDICT_SHORT.get(ans["verdict"], ans["verdict"]), ans["verdict"]),
-        ("Path", doc["path"], f"A {ans['a']:.1f}, B {ans['b']:.1f} ns/packet on {doc['profile']['id']}"),
-        ("Measured in the mail", "—" if meas is None else f"{meas['delta_ns_per_packet']:+.2f}",
-         "where the mail states a before and an after" if meas is None else
-         f"{meas['before']} → {meas['after']} {meas['unit']}: "
-         f"{'inside' if meas['inside'] else 'outside'} the predicted interval"),
-    ])
-    st.link_button("Open this comparison", doc["link"], help="the Compare page with the patch's A and B")
-    st.markdown("**Mapped hunks**")
-    st.dataframe(pd.DataFrame([{k: r[k] for k in ("file", "function", "change", "stage", "line")}
-                               for r in doc["mapped"]]), hide_index=True, width="stretch", key="patch_mapped")
-    st.markdown("**Not modelled**" if doc["unmapped"] else "**Not modelled:** none")
-    if doc["unmapped"]:
-        st.dataframe(pd.DataFrame([{k: r[k] for k in ("file", "function", "reason")} for r in doc["unmapped"]]),
-                     hide_index=True, width="stretch", key="patch_unmapped")
-    for note in doc["notes"]:
-        st.caption(md_escape(note))
+    first = doc["measured"][0] if doc["measured"] else None
+    measured = ("Measured in the mail", "—" if first is None or first.get("delta_ns_per_packet") is None
+                else f"{first['delta_ns_per_packet']:+.2f}",
+                "where a mail states a before and an after" if first is None else patchin.measured_text(first))
+    if ans is None:
+        ui.metrics([("B − A (ns/packet)", "—", "nothing in the patch changes a term of the model"), measured])
+    else:
+        ui.metrics([
+            ("B − A (ns/packet)", f"{ans['value']:+.2f}", "predicted difference of the path's cost, after − before",
+             f"90 %: {ans['interval'][0]:+.2f} to {ans['interval'][1]:+.2f}"),
+            ("Verdict", VERDICT_SHORT.get(ans["verdict"], ans["verdict"]),
+             f"{ans['verdict']}; {patchin.runs_text(ans)}"),
+            ("Path", doc["path"], f"A {ans['a']:.1f}, B {ans['b']:.1f} ns/packet on {doc['profile']['id']}"),
+            measured,
+        ])
+        for c in (ans.get("cpus") or {}).values():
+            st.caption(md_escape(f"{c['cpu']}: {c['value']:+.2f} ns/packet (90 %: {c['interval'][0]:+.2f} to "
+                                 f"{c['interval'][1]:+.2f})"))
+        st.link_button("Open this comparison", doc["link"], help="the Compare page with the patch's A and B")
+    _table(doc)
     st.markdown("**Copy as text**")
     copybox.copy_block(patchin.text_block(doc), key="patch_text_block")
 

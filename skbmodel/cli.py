@@ -59,7 +59,18 @@ def _drivers_json(res: answers.Answers) -> dict:
     return {"about": "A", "outputs": outs}
 
 
+def _split_link(text: str) -> tuple[str, str]:
+    """``(address, query)`` of what a user pastes: a query (``bulk=32&zero=memset``), or a whole link
+    (``http://host/page?...``, its address without a query being the default view there)."""
+    text = text.strip()
+    base, sep, query = text.rpartition("?")
+    if not sep:
+        return ("", text) if "://" not in text else (text, "")
+    return base, query
+
+
 def cmd_eval(args) -> int:
+    args.query = _split_link(args.query)[1]  # the full link `patch` and `link` print is taken as its query
     st = versions.with_link_headline(args.query, sk_state.decode_strict(args.query))  # a bad pv is a StateError: exit 2
     if args.profile:  # the question is the link's on the file's profile, at the file's clock: every output reads it
         st = _with_profile_file(st, args.profile, args.query)
@@ -122,8 +133,12 @@ def cmd_patch(args) -> int:
         raise UsageError(f"--cpu {args.cpu!r}: expected one of {', '.join(available_profiles())}")
     if args.cpu is not None and args.profile is not None:
         raise UsageError("--cpu names a shipped profile and --profile a profile file: give one of them")
+    rc = 0
     try:
         doc = patchin.answer(raw, args.cpu, args.base, args.profile)
+    except patchin.NothingPriced as e:  # the table still shows what was read and why nothing is priced
+        print(f"error: {e}", file=sys.stderr)
+        doc, rc = e.doc, 2
     except patchin.PatchError as e:
         raise UsageError(str(e)) from None
     if args.json:
@@ -131,15 +146,12 @@ def cmd_patch(args) -> int:
         sys.stdout.write("\n")
     else:
         sys.stdout.write(patchin.text_block(doc))
-    return 0
+    return rc
 
 
 def cmd_link(args) -> int:
     """The canonical short link of a query or a link: what the dashboard writes into the address bar."""
-    text = args.query.strip()
-    base, sep, query = text.rpartition("?")
-    if not sep and "://" in text:  # a link without a query: the default view at that address
-        base, query = text, ""
+    base, query = _split_link(args.query)
     st, warnings = versions.read_link(query)  # lenient, as when the link is opened: the same warnings
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
@@ -571,7 +583,8 @@ def build_parser(extra=(), argv=()) -> argparse.ArgumentParser:
                        epilog=f"page={'|'.join(sk_state.PAGES)} (default {sk_state.PAGES[0]}): the page whose question "
                               f"it is\n" + params.help_text(sk_state.key_of("<key>", "b")) + "\n\n"
                               + design.help_text())
-    e.add_argument("query", nargs="?", default="", help="URL query string, e.g. 'bulk=32&zero=memset'")
+    e.add_argument("query", nargs="?", default="",
+                   help="a query string ('bulk=32&zero=memset') or a whole link (http://host/page?...)")
     fmt = e.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true")
     fmt.add_argument("--text", action="store_true",

@@ -1,36 +1,35 @@
 """A kernel patch in, its predicted per-packet difference out: ``python -m skbmodel patch FILE|-``.
 
-The reviewer's medium is a patch mail; the model's is a Compare question (A before, B after).  This module
-translates one into the other and answers it with the one answer engine (:mod:`skbmodel.answers`):
+The reviewer's medium is a patch mail or a series; the model's is a Compare question (A before, B after).  This
+module translates one into the other and answers it with the one answer engine (:mod:`skbmodel.answers`):
 
-1. **Mails** (:func:`read_mails`): a unified diff, one patch mail (headers, quoted-printable or base64
-   bodies), a series of mails or an mbox (``git format-patch`` output), as pasted or saved.  A reply that
-   quotes a hunk without its headers (``> +\tmemset(...)``) gives that fragment, its file unknown.
-2. **Hunks** (:func:`hunks`): each mail's diff parsed with ``unidiff`` (file, the hunk header's function,
-   added and removed lines).  A hunk an archive or a mail client cut short (its trailing context lines
-   missing) is completed with blank context lines, and the repair is listed.
-3. **Mechanisms** (:func:`map_hunks`): each hunk against the table of ``skbmodel/data/patch-mechanisms.toml``
-   (one row per kernel mechanism the model prices, with the symbols that signal it and its kernel source);
-   a hunk no row matches is listed as not modelled, with the reason.
-4. **The question** (:func:`question`): the Compare state of the first mapped mechanism's path, A and B as
-   the mapped rows say, on the chosen CPU profile; **the answer** (:func:`answer`): Compare's verdict,
-   interval, drivers and runs of ``path.ns_per_packet`` (B - A), and beside it what the mail measured,
-   where it states a before and an after (:func:`measured`).
+1. **Mails** (:mod:`skbmodel.patchmail`): every mail of a paste, an mbox or a series copied from an archive
+   (split on header blocks), each decoded by the standard library's ``email`` parser; a reply's quoted hunk.
+2. **Hunks** (:func:`hunks`): each mail's diff parsed with ``unidiff`` (file, git's heading, the lines in order).
+3. **Net changes** (:mod:`skbmodel.patchcode`): what each touched function calls, names, defines or assigns
+   after the patch that it did not before, and the reverse, over the whole series.
+4. **Mechanisms** (:func:`map_changes`): every row of ``skbmodel/data/patch-mechanisms.toml`` that a function's
+   net change satisfies; rows that change the same stage are decided by the more specific row.
+5. **The question** (:func:`question`): one Compare state of the path the files and functions run on (the
+   ``[[path]]`` rows), A before and B after with every mapped row applied; a path borrowed from another says so
+   and its interval becomes the envelope over the modelled paths.  A change per batch is priced per flush and
+   amortised; work moved between two CPUs is answered for each CPU.
+6. **The answer** (:func:`answer`): Compare's difference, interval, verdict and runs, the hunk table (mapped,
+   touched with no net change, not modelled with its reason) and what the mails measured (:mod:`skbmodel.
+   patchnumbers`), whatever the verdict.
 """
 from __future__ import annotations
 
 import dataclasses
-import email
-import email.policy
-import hashlib
 import re
 import textwrap
 import tomllib
 from collections.abc import Mapping
+from functools import lru_cache
 
 import unidiff
 
-from . import answers, folders
+from . import answers, folders, patchcode, patchmail, patchnumbers
 from . import question as sk_question
 from .links import shortlink, state as sk_state, versions
 from .physics import noise
@@ -40,415 +39,558 @@ TABLE = folders.DATA_DIR / "patch-mechanisms.toml"
 
 
 class PatchError(ValueError):
-    """A patch that cannot be read or maps to nothing the model prices: one line for the user."""
+    """A patch that cannot be read: one line for the user."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Mail:
-    subject: str
-    body: str
+class NothingPriced(PatchError):
+    """A patch that touches no mechanism the model prices; ``doc`` still holds its hunk table."""
+
+    def __init__(self, message: str, doc: dict):
+        super().__init__(message)
+        self.doc = doc
 
 
 @dataclasses.dataclass(frozen=True)
 class Hunk:
     mail: int          # index of the mail it came from
     file: str          # path in the tree ("" for a quoted fragment without headers)
-    function: str      # the hunk header's function (git's heading: the definition before the hunk)
-    added: tuple[str, ...]
-    removed: tuple[str, ...]
-    context: tuple[str, ...]
+    function: str      # git's hunk heading (the definition before the hunk)
+    rows: tuple[tuple[str, str], ...]   # (" " | "-" | "+", text) in the hunk's order
     repaired: str = ""  # what was completed to parse it
 
     @property
-    def where(self) -> str:
-        return f"{self.file or '(quoted fragment)'}" + (f" {self.function}" if self.function else "")
+    def added(self) -> tuple[str, ...]:
+        return tuple(t for k, t in self.rows if k == "+")
 
-
-# ---------------------------------------------------------------- mails
-_MBOX_FROM = re.compile(r"^From (?:[0-9a-f]{40}|\S+@\S+) .*$", re.M)
-_HEADER = re.compile(r"^[A-Za-z][A-Za-z0-9-]*: ")
-
-
-def read_mails(text: str | bytes) -> list[Mail]:
-    """The mails of a paste or a file: an mbox (split at its ``From`` lines), one mail (headers first), or a
-    plain text (a diff, or an archive page's text), each body decoded (quoted-printable, base64)."""
-    if isinstance(text, (bytes, bytearray)):
-        text = bytes(text).decode("utf-8", errors="replace")
-    text = text.replace("\r\n", "\n")
-    starts = [m.start() for m in _MBOX_FROM.finditer(text)]
-    chunks = [text[a:b] for a, b in zip(starts, starts[1:] + [len(text)])] if starts else [text]
-    if starts and text[:starts[0]].strip():
-        chunks.insert(0, text[:starts[0]])
-    return [_mail(chunk) for chunk in chunks if chunk.strip()]
-
-
-def _mail(chunk: str) -> Mail:
-    lines = chunk.split("\n", 1)
-    head = lines[1] if _MBOX_FROM.match(lines[0]) else chunk
-    if _HEADER.match(head.lstrip("\n")):
-        msg = email.message_from_string(head.lstrip("\n"), policy=email.policy.default)
-        if msg.get("subject") is not None:
-            part = msg.get_body(preferencelist=("plain",)) if msg.is_multipart() else msg
-            try:
-                body = part.get_content() if part is not None else ""
-            except (LookupError, ValueError):
-                body = str(part.get_payload())
-            return Mail(str(msg["subject"]).replace("\n", " ").strip(), body)
-    subject = re.search(r"^(?:Subject:\s*)?((?:Re: )?\[PATCH[^\n]*)$", chunk, re.M)
-    return Mail(subject.group(1).strip() if subject else "(a diff without a mail subject)", chunk)
+    @property
+    def removed(self) -> tuple[str, ...]:
+        return tuple(t for k, t in self.rows if k == "-")
 
 
 # ---------------------------------------------------------------- hunks
-_QUOTE = re.compile(r"^(?:>\s?)+")
-_CODE_LINE = re.compile(r"^[+-](?:\t|[}{#]|$)")
-
-
-def _diff_part(body: str) -> str:
-    """The body's own diff: from its first ``diff --git`` or ``--- a/`` line to the signature (``-- ``)."""
-    lines = body.split("\n")
-    start = next((i for i, line in enumerate(lines) if line.startswith(("diff --git ", "--- a/", "--- "))
-                  and (line.startswith("diff") or (i + 1 < len(lines) and lines[i + 1].startswith("+++ ")))), None)
-    if start is None:
-        return ""
-    out = []
-    for line in lines[start:]:
-        if line == "-- ":
-            break
-        out.append(line)
-    return "\n".join(out) + "\n"
-
-
-def _quoted_fragment(body: str) -> str:
-    """Quoted diff lines without headers (a reply quoting the hunk it discusses), as a diff of one hunk of an
-    unknown file, so that ``unidiff`` parses it like any other."""
-    frag = []
-    for line in body.split("\n"):
-        q = _QUOTE.match(line)
-        if not q:
-            continue
-        code = line[q.end():]
-        if _CODE_LINE.match(code) and not code.startswith(("+++", "---")):
-            frag.append(code)
-    if not frag:
-        return ""
-    old = sum(1 for line in frag if line.startswith("-"))
-    new = len(frag) - old
-    return f"--- a/\n+++ b/\n@@ -1,{old} +1,{new} @@\n" + "\n".join(frag) + "\n"
-
-
-_HUNK_HEAD = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
-
-
-def _completed(diff: str) -> tuple[str, list[str]]:
-    """``diff`` with each hunk cut short completed by blank context lines (what an archive or a mail client
-    trims); the repairs, one text each.  Counting lines against the header is all it does: the parse is
-    ``unidiff``'s."""
-    lines, out, notes = diff.rstrip("\n").split("\n"), [], []
-    i = 0
-    while i < len(lines):
-        m = _HUNK_HEAD.match(lines[i])
-        out.append(lines[i])
-        i += 1
-        if not m:
-            continue
-        want_old, want_new = int(m.group(1) or 1), int(m.group(2) or 1)
-        old = new = 0
-        while i < len(lines) and (old < want_old or new < want_new):
-            line = lines[i]
-            if line.startswith(("@@", "diff --git")) or (line.startswith("--- ") and i + 1 < len(lines)
-                                                          and lines[i + 1].startswith("+++ ")):
-                break
-            if line.startswith("-"):
-                old += 1
-            elif line.startswith("+"):
-                new += 1
-            elif line.startswith("\\"):
-                pass
-            else:
-                old, new = old + 1, new + 1
-            out.append(line)
-            i += 1
-        missing = max(want_old - old, want_new - new, 0)
-        if missing:
-            out.extend([" "] * missing)
-            notes.append(f"a hunk at '{m.group(0)}' was cut short: {missing} trailing context line(s) taken as blank")
-    return "\n".join(out) + "\n", notes
-
-
-def hunks(mails: list[Mail]) -> list[Hunk]:
+def hunks(mails: list[patchmail.Mail]) -> list[Hunk]:
     """Every hunk of every mail: its own diff, else (a reply) the fragment it quotes."""
     out = []
-    for i, mail in enumerate(mails):
-        diff = _diff_part(mail.body) or _quoted_fragment(mail.body)
+    for mail in mails:
+        diff = mail.diff or mail.quoted_diff
         if not diff:
             continue
-        diff, notes = _completed(diff)
         try:
             patch = unidiff.PatchSet(diff)
         except unidiff.UnidiffParseError as e:
-            raise PatchError(f"mail {i + 1} ({mail.subject[:60]}): its diff does not parse ({e})") from None
+            raise PatchError(f"mail {mail.index + 1} ({mail.subject[:60]}): its diff does not parse ({e})") from None
         for f in patch:
             path = f.path if f.path not in ("", "/dev/null") else ""
             for h in f:
-                out.append(Hunk(i, path, str(h.section_header or "").strip(),
-                                tuple(str(x.value).rstrip("\n") for x in h if x.is_added),
-                                tuple(str(x.value).rstrip("\n") for x in h if x.is_removed),
-                                tuple(str(x.value).rstrip("\n") for x in h if x.is_context),
-                                "; ".join(notes)))
+                rows = tuple((x.line_type if x.line_type in "+-" else " ", str(x.value).rstrip("\n"))
+                             for x in h if x.line_type in (" ", "+", "-"))
+                out.append(Hunk(mail.index, path, str(h.section_header or "").strip(), rows, "; ".join(mail.repairs)))
     return out
 
 
-# ---------------------------------------------------------------- mechanisms
+# ---------------------------------------------------------------- the table
 @dataclasses.dataclass(frozen=True)
 class Mechanism:
     id: str
     what: str
+    stage: str
     files: tuple[str, ...]
+    functions: tuple[str, ...]
     added: tuple[str, ...]
     removed: tuple[str, ...]
-    either: tuple[str, ...]
-    anywhere: tuple[str, ...]
+    added_or_removed: tuple[str, ...]
+    macro: str
     path: str
-    stage: str
     a: Mapping
     b: Mapping
     number: Mapping
     reference: str
+    per: str = "packet"
+    cpus: str = "one"
+    flush_cycles: tuple[float, float] = (0.0, 0.0)
+    batch: int = 1
+    reason: str = ""
+
+    @property
+    def specificity(self) -> int:
+        """How many conditions the row states: the more, the more specific (ties between rows of one stage)."""
+        return (len(self.added) + len(self.removed) + len(self.added_or_removed) + bool(self.macro)
+                + bool(self.functions) + bool(self.files and all(f.endswith("$") for f in self.files)))
+
+    @property
+    def priced(self) -> bool:
+        return not self.reason
+
+
+@dataclasses.dataclass(frozen=True)
+class PathRow:
+    files: tuple[str, ...]
+    functions: tuple[str, ...]
+    path: str
+    why: str
+    borrowed: str
+
+
+@lru_cache(maxsize=1)
+def _loaded() -> dict:
+    return tomllib.loads(TABLE.read_text(encoding="utf-8"))
 
 
 def table() -> list[Mechanism]:
-    """The rows of :data:`TABLE`, in order (the first match wins)."""
-    rows = tomllib.loads(TABLE.read_text(encoding="utf-8"))["mechanism"]
-    return [Mechanism(r["id"], r["what"], tuple(r["files"]), tuple(r.get("added", ())), tuple(r.get("removed", ())),
-                      tuple(r.get("either", ())), tuple(r.get("anywhere", ())), r["path"], r["stage"],
-                      dict(r["a"]), dict(r["b"]), dict(r.get("number", {})), r["reference"]) for r in rows]
+    """The mechanism rows of :data:`TABLE` (their order decides nothing)."""
+    return [Mechanism(r["id"], r["what"], r["stage"], tuple(r.get("files", ())), tuple(r.get("functions", ())),
+                      tuple(r.get("added", ())), tuple(r.get("removed", ())), tuple(r.get("added_or_removed", ())),
+                      r.get("macro", ""), r.get("path", ""), dict(r.get("a", {})), dict(r.get("b", {})),
+                      dict(r.get("number", {})), r["reference"], r.get("per", "packet"), r.get("cpus", "one"),
+                      tuple(float(x) for x in r.get("flush_cycles", (0, 0))), int(r.get("batch", 1)),
+                      r.get("reason", "")) for r in _loaded()["mechanism"]]
 
 
-def _line_with(patterns, lines) -> str | None:
-    """The first of ``lines`` on which every pattern finds itself somewhere (one line per pattern)."""
-    found = None
-    for pat in patterns:
-        hit = next((line for line in lines if re.search(pat, line)), None)
-        if hit is None:
+def path_rows() -> list[PathRow]:
+    return [PathRow(tuple(r["files"]), tuple(r.get("functions", ())), r["path"], r["why"], r.get("borrowed", ""))
+            for r in _loaded()["path"]]
+
+
+def _any(patterns, text: str) -> bool:
+    return any(re.search(p, text) for p in patterns)
+
+
+def _facts_match(patterns, facts) -> str | None:
+    """The first fact matching each pattern (all must match), or None."""
+    hit = None
+    for p in patterns:
+        f = next((f for f in sorted(facts) if re.search(p, f)), None)
+        if f is None:
             return None
-        found = found or hit
-    return found
+        hit = hit or f
+    return hit
 
 
-def match(m: Mechanism, h: Hunk) -> str | None:
-    """The line that tells ``h`` is mechanism ``m`` (an added line where it needs one), or None."""
-    if h.file and not any(re.search(p, h.file) for p in m.files):
+def match(m: Mechanism, ch: patchcode.FunctionChange) -> str | None:
+    """The fact that tells ``ch`` is mechanism ``m``, or None."""
+    if ch.file and m.files and not _any(m.files, ch.file):
         return None
-    every = h.added + h.removed + h.context
-    if m.anywhere and _line_with(m.anywhere, every) is None:
+    if m.functions and not _any(m.functions, ch.function):
         return None
     told = None
-    if m.added:
-        told = _line_with(m.added, h.added)
-        if told is None:
+    if m.macro:
+        if m.macro not in ch.macros():
             return None
-    if m.removed:
-        hit = _line_with(m.removed, h.removed)
-        if hit is None:
-            return None
-        told = told or hit
-    if m.either:
-        hit = _line_with(m.either, h.added + h.removed)
+        told = next(f for f in sorted(set(ch.added) | set(ch.removed)) if f.startswith(f"define:{m.macro}="))
+    for pats, facts in ((m.added, ch.added), (m.removed, ch.removed)):
+        if pats:
+            hit = _facts_match(pats, facts)
+            if hit is None:
+                return None
+            told = told or hit
+    if m.added_or_removed:
+        hit = _facts_match(m.added_or_removed, set(ch.added) | set(ch.removed))
         if hit is None:
             return None
         told = told or hit
     return told
 
 
-def _numbers(m: Mechanism, hs: list[Hunk]) -> dict[str, int]:
-    """``{"N": n, "M": m}``: the numbers the row's patterns find in the added and the removed lines."""
-    out = {}
-    for key, side in (("N", "added"), ("M", "removed")):
-        pat = m.number.get(side)
-        lines = [line for h in hs for line in getattr(h, side)]
-        hit = next((re.search(pat, line) for line in lines if pat and re.search(pat, line)), None)
-        out[key] = int(hit.group(1)) if hit else int(m.number.get("default", 0))
+# ---------------------------------------------------------------- the hunk table
+_DOCS = re.compile(r"^(Documentation/|tools/testing/|samples/|MAINTAINERS$|scripts/)|\.(rst|txt|md|sh|py|json|yaml)$")
+_TCP = re.compile(r"(^net/ipv[46]/tcp|^tcp_|^sk_stream|^sock_|^sk_)")
+
+
+def _reason(ch: patchcode.FunctionChange) -> str:
+    """Why a net change the table does not price is not modelled, as specific as the facts allow."""
+    if ch.defined:
+        return "a function the patch defines: priced where it is called"
+    facts = set(ch.added) | set(ch.removed)
+    if any(f.startswith("lock:") for f in facts):
+        return "locking (a lock, bottom-half or RCU section per call): the model has no lock term on this function"
+    if _TCP.search(ch.file) or _TCP.search(ch.function):
+        return "the TCP / socket path, which the model does not have"
+    if ch.file.endswith(".h") and all(f.startswith(("name:", "define:")) for f in facts):
+        return "declarations or struct layout: the model prices no layout"
+    if any(f.startswith("spec:") for f in facts):
+        return "code layout (inlining, storage class): the model has no term for it"
+    calls = sorted(ch.names("added", "call") | ch.names("removed", "call"))
+    if calls:
+        return "calls the model does not price: " + ", ".join(calls[:6]) + ("..." if len(calls) > 6 else "")
+    return "a change of names, fields or flow the model does not price"
+
+
+def map_changes(changes: Mapping, hs: list[Hunk]) -> list[dict]:
+    """The hunk table: one row per touched function (and per file that holds no C), with its status:
+    ``mapped`` (its mechanisms and the facts that told them), ``no net change`` (comments, strings, reflowed
+    or moved code), ``not modelled`` (with the reason), ``not code`` (documentation, selftests, scripts)."""
+    rows = table()
+    out = []
+    for (file, fn), ch in changes.items():
+        if not ch.touched and not ch.net:
+            continue
+        base = dict(file=file, function=fn, mails=sorted({hs[i].mail + 1 for i in ch.hunks}),
+                    added=sorted(set(ch.added)), removed=sorted(set(ch.removed)))
+        hits = [(m, t) for m in rows for t in [match(m, ch)] if t is not None]
+        priced = [(m, t) for m, t in hits if m.priced]
+        if ch.defined:
+            out.append(dict(base, status="helper", reason=_reason(ch) + (
+                ": " + ", ".join(sorted({m.id for m, _ in priced})) if priced else ""), mechanisms=[]))
+        elif priced:
+            out.append(dict(base, status="mapped", mechanisms=[
+                dict(id=m.id, what=m.what, stage=m.stage, told=t, line=ch.lines.get(t, ""), reference=m.reference,
+                     specificity=m.specificity) for m, t in priced], reason=""))
+        elif hits:
+            m, t = hits[0]
+            out.append(dict(base, status="not modelled", reason=m.reason, mechanisms=[], priced_code=m.id,
+                            line=ch.lines.get(t, "")))
+        elif not ch.net:
+            out.append(dict(base, status="no net change", reason="comments, strings, reflowed or moved code: "
+                            "what it calls, names and assigns is the same before and after", mechanisms=[]))
+        else:
+            out.append(dict(base, status="not modelled", reason=_reason(ch), mechanisms=[]))
+    for f in sorted({h.file for h in hs if h.file and not patchcode.is_code(h.file)}):
+        out.append(dict(file=f, function="", mails=sorted({h.mail + 1 for h in hs if h.file == f}), added=[],
+                        removed=[], status="not code",
+                        reason="documentation, selftests or scripts only" if _DOCS.search(f)
+                        else "not C: no code the model prices", mechanisms=[]))
     return out
 
 
-def map_hunks(hs: list[Hunk]) -> tuple[list[dict], list[dict]]:
-    """``(mapped, unmapped)``: each hunk with the mechanism it is and the line that told it, or the reason it
-    is not modelled."""
+# ---------------------------------------------------------------- the question
+def _path_of(file: str, function: str) -> PathRow | None:
+    """The most specific ``[[path]]`` row for a file and function, or None."""
+    best = None
+    for r in path_rows():
+        if _any(r.files, file) and (not r.functions or _any(r.functions, function)):
+            if best is None or len(r.functions) > len(best.functions):
+                best = r
+    return best
+
+
+def _number(m: Mechanism, ch: patchcode.FunctionChange, macros: Mapping[str, tuple]) -> dict[str, int]:
+    """``{"N": after, "M": before}``: the macro's values (a macro the patch introduces: M = ``number.none``),
+    else the first number or known macro passed to ``number.call``, else the row's default."""
+    default = int(m.number.get("default", 0))
+    name = m.number.get("macro")
+    if name and name in macros:
+        before, after = macros[name]
+        num = lambda v, d: int(v) if v is not None and re.fullmatch(r"\d+", v) else d  # noqa: E731
+        return {"N": num(after, default), "M": num(before, int(m.number.get("none", default)))}
+    call = m.number.get("call")
+    if call:
+        for fact, line in ch.lines.items():
+            if isinstance(fact, str) and fact.startswith(f"call:{call}") and isinstance(line, str):
+                args = re.search(re.escape(fact.split(":", 1)[1]) + r"\s*\(([^;]*)", line)
+                for arg in (args.group(1).split(",") if args else []):
+                    arg = arg.strip().rstrip(")")
+                    if re.fullmatch(r"\d+", arg):
+                        return {"N": int(arg), "M": default}
+                    if arg in macros and macros[arg][1] and re.fullmatch(r"\d+", macros[arg][1]):
+                        return {"N": int(macros[arg][1]), "M": default}
+    return {"N": default, "M": default}
+
+
+@dataclasses.dataclass
+class Plan:
+    """What the patch asks of the model: the path, the rows chosen per stage, A and B, and what it says."""
+    path: str
+    start: str
+    a: dict
+    b: dict
+    chosen: list          # (Mechanism, FunctionChange, told fact)
+    flush: list           # per-flush rows
+    two_cpu: list         # rows moving work between two CPUs
+    borrowed: list[str]
+    notes: list[str]
+
+
+def plan(changes: Mapping) -> Plan | None:
+    """Every mapped row composed into one question, or None where no priced row matched."""
     rows = table()
-    mapped, unmapped = [], []
-    for h in hs:
-        hit = next(((m, line) for m in rows for line in [match(m, h)] if line is not None), None)
-        if hit is None:
-            unmapped.append(dict(file=h.file, function=h.function, mail=h.mail,
-                                 reason="no mechanism the model prices is signalled in it (skbmodel/data/"
-                                        "patch-mechanisms.toml: allocation, zeroing, freeing, page_pool, batch "
-                                        "sizes); a refactor or a change of code the model does not time"))
+    macros: dict[str, tuple] = {}
+    for ch in changes.values():
+        macros.update(ch.macros())
+    hits = []
+    for ch in changes.values():
+        if ch.defined:
+            continue  # a helper is priced where it is called
+        for m in rows:
+            t = match(m, ch) if m.priced else None
+            if t is not None:
+                hits.append((m, ch, t))
+    if not hits:
+        return None
+    by_stage: dict[str, list] = {}
+    for h in hits:
+        by_stage.setdefault(h[0].stage, []).append(h)
+    chosen, notes = [], []
+    for stage, hs in by_stage.items():
+        top = max(m.specificity for m, _, _ in hs)
+        best = [h for h in hs if h[0].specificity == top]
+        ids = sorted({m.id for m, _, _ in best})
+        if len({(tuple(sorted(m.a.items())), tuple(sorted(m.b.items()))) for m, _, _ in best}) > 1:
+            notes.append(f"stage {stage}: {', '.join(ids)} match equally; each is applied")
+        lost = sorted({m.id for m, _, _ in hs if m.specificity < top} - set(ids))
+        if lost:
+            notes.append(f"stage {stage}: {', '.join(ids)} (more specific) decides over {', '.join(lost)}")
+        seen = set()
+        for h in best:
+            settings = (tuple(sorted(h[0].a.items())), tuple(sorted(h[0].b.items())))
+            if settings not in seen:  # rows that set the same keys alike are one change
+                seen.add(settings)
+                chosen.append(h)
+    # the path: from the files and functions of the per-packet rows, else the first row's own
+    placed = [(_path_of(ch.file, ch.function), m) for m, ch, _ in chosen if m.per == "packet"]
+    placed = placed or [(_path_of(ch.file, ch.function), m) for m, ch, _ in chosen]
+    by_file = [p for p, _ in placed if p is not None]
+    borrowed = []
+    if by_file:
+        start = by_file[0].path
+        borrowed += [p.borrowed for p in by_file[:1] if p.borrowed]
+    else:
+        start = placed[0][1].path
+        files = sorted({ch.file or "(quoted fragment)" for _, ch, _ in chosen})
+        borrowed.append(f"{', '.join(files)} runs on no one modelled path: priced on the {start} path, the one "
+                        f"{placed[0][1].id} names")
+    a, b = {}, {}
+    flush, two = [], []
+    for m, ch, _ in chosen:
+        if m.per == "flush":
+            flush.append((m, ch))
             continue
-        m, line = hit
-        mapped.append(dict(file=h.file, function=h.function, mail=h.mail, mechanism=m.id, change=m.what,
-                           stage=m.stage, path=m.path, line=line.strip(), reference=m.reference,
-                           repaired=h.repaired, _m=m, _h=h))
-    return mapped, unmapped
-
-
-# ---------------------------------------------------------------- the question and its answer
-def question(mapped: list[dict], cpu: str | None = None) -> tuple[dict, list[str]]:
-    """The Compare state of the patch (A before, B after, on the first mapped mechanism's path) and what of
-    the other mechanisms moves no number of that path."""
-    if not mapped:
-        raise PatchError("the patch maps to no mechanism the model prices: nothing to predict")
-    path = mapped[0]["path"]
-    a, b, notes = {}, {}, []
-    seen = []
-    for r in mapped:
-        m = r["_m"]
-        if m.id in seen:
-            continue
-        seen.append(m.id)
-        nums = _numbers(m, [x["_h"] for x in mapped if x["mechanism"] == m.id])
-        fill = {k: str(v).format(**nums) for k, v in m.a.items()}, {k: str(v).format(**nums) for k, v in m.b.items()}
-        a.update(fill[0])
-        b.update(fill[1])
-        if m.path != path:
-            notes.append(f"{m.id} runs on the {m.path} path, not on {path}: set on both sides, it moves the "
-                         f"{path} path only where they share a stage")
-    return _compare_state(path, a, b, cpu), notes
+        if m.cpus == "two":
+            two.append((m, ch))
+        nums = _number(m, ch, macros)
+        a.update({k: str(v).format(**nums) for k, v in m.a.items()})
+        b.update({k: str(v).format(**nums) for k, v in m.b.items()})
+    design = any(k.startswith("d_") for k in (*a, *b))
+    path = "design" if design else start
+    if design:
+        a["d_from"] = start
+    return Plan(path, start, a, b, chosen, flush, two, borrowed, notes)
 
 
 def _compare_state(path: str, a: Mapping, b: Mapping, cpu: str | None) -> dict:
     """The Compare page's state of A (``a`` set) against B (``b`` set) on ``path``."""
     query = {"page": "compare", "path": path, **({"cpu": cpu} if cpu else {}), **a,
-             **{sk_state.key_of(k, "b"): v for k, v in b.items()}}
+             **{sk_state.key_of(k, "b"): v for k, v in b.items() if a.get(k) != v or k not in a}}
     return sk_state.decode_strict("&".join(f"{k}={v}" for k, v in query.items()))
 
 
-def named_question(mechanism: str, numbers: Mapping[str, int] | None = None, cpu: str | None = None) -> dict:
-    """The Compare state of a change known by the mechanism it changes rather than by its diff (a public patch
-    whose mail says what it does): the row's A and B with ``numbers`` (``{"N": .., "M": ..}``, else the row's
-    default) on ``cpu``."""
-    m = next((r for r in table() if r.id == mechanism), None)
-    if m is None:
-        raise PatchError(f"no mechanism {mechanism!r} in {TABLE.name}")
-    nums = {"N": int(m.number.get("default", 0)), "M": int(m.number.get("default", 0)), **(numbers or {})}
-    return _compare_state(m.path, {k: str(v).format(**nums) for k, v in m.a.items()},
-                          {k: str(v).format(**nums) for k, v in m.b.items()}, cpu)
+def question(p: Plan, cpu: str | None = None) -> dict:
+    """The Compare state of a plan: A before, B after, on its path and ``cpu``."""
+    return _compare_state(p.path, p.a, p.b, cpu)
 
 
-_RATE = r"~?\s*([\d][\d,.]*)\s*(Mpps|Kpps|pps|ns)\b"
-_NOT_QUOTED = r"^(?!\s*>).*?\b"
-_BEFORE = re.compile(_NOT_QUOTED + r"(?:unpatched|before|baseline|without(?: the)? patch)\b[^\n\d]*?" + _RATE,
-                     re.I | re.M)
-_AFTER = re.compile(_NOT_QUOTED + r"(?:patched|after|with(?: the)? patch)\b[^\n\d]*?" + _RATE, re.I | re.M)
+# ---------------------------------------------------------------- the answer
+def _difference(st: Mapping) -> tuple[dict, answers.Answers]:
+    res = answers.of_state(st)
+    if res.problem or res.problem_b:
+        raise PatchError(f"the mapped question has no numbers: {res.problem or res.problem_b}")
+    d = next((x for x in res.differences if x.output == "path.ns_per_packet"), None)
+    if d is None:
+        a = res.value("path.ns_per_packet").value
+        return {"output": "path.ns_per_packet", "unit": "ns", "value": 0.0, "interval": [0.0, 0.0],
+                "verdict": noise.VERDICT_NOISE, "a": a, "b": a, "noise_ns": float(st["noise_ns"]),
+                "drivers": None}, res
+    return {"output": d.output, "unit": d.unit, "value": d.value, "interval": [d.lo, d.hi], "verdict": d.verdict,
+            "a": d.a, "b": d.b, "noise_ns": d.noise_ns, "drivers": d.to_json().get("drivers")}, res
 
 
-def _ns_per_packet(value: str, unit: str) -> float:
-    x = float(value.replace(",", ""))
-    return {"Mpps": 1e3 / x, "Kpps": 1e6 / x, "pps": 1e9 / x, "ns": x}[unit]
+def _envelope(p: Plan, cpu: str | None, ans: dict) -> dict:
+    """A borrowed path's answer: the same change on every modelled path its keys apply to, the interval the
+    envelope of theirs (the change's cost on the path it really runs on is one of them, or between)."""
+    lo, hi = ans["interval"]
+    on = []
+    for start in ("veth", "cpumap", "xdp_pass"):
+        if start == p.start:
+            continue
+        a = {**p.a, "d_from": start} if p.path == "design" else p.a
+        try:
+            other, _ = _difference(_compare_state(p.path, a, p.b, cpu))
+        except (PatchError, ValueError):
+            continue
+        if other["interval"] == [0.0, 0.0]:  # the change moves no stage of that path
+            continue
+        lo, hi = min(lo, other["interval"][0]), max(hi, other["interval"][1])
+        on.append(f"{start} {other['value']:+.2f}")
+    return {**ans, "interval": [lo, hi], "envelope": on}
 
 
-def measured(mails: list[Mail]) -> dict | None:
-    """What a mail measured before and after, where one of its own (unquoted) lines names a before
-    (unpatched, baseline, without the patch) and another an after (patched, with the patch) in pps or ns per
-    packet: ``{before, after, unit, delta_ns_per_packet, line_before, line_after}``, or None."""
-    for mail in mails:
-        b = next((m for m in _BEFORE.finditer(mail.body) if not re.search(r"\bpatched\b", m.group(0), re.I)
-                  or re.search(r"\bunpatched\b", m.group(0), re.I)), None)
-        a = next((m for m in _AFTER.finditer(mail.body) if not re.search(r"\bunpatched\b", m.group(0), re.I)), None)
-        if b and a and b.group(2) == a.group(2):
-            nb, na = _ns_per_packet(b.group(1), b.group(2)), _ns_per_packet(a.group(1), a.group(2))
-            return dict(before=b.group(1), after=a.group(1), unit=b.group(2), delta_ns_per_packet=na - nb,
-                        line_before=b.group(0).strip(), line_after=a.group(0).strip(), mail=mail.subject)
-    return None
+def _two_cpus(p: Plan, cpu: str | None) -> dict:
+    """Work moved between two CPUs (a deferred free): the freeing CPU sheds its free (A's free, B none), the
+    allocating CPU takes it through its defer list (A none, B the row's B); each CPU's difference, and the
+    headline the freeing CPU's, whose code the patch changes, with the interval of both: which CPU limits
+    decides the measured sign."""
+    a_free = {k: v for k, v in p.a.items() if k.startswith("d_free")}
+    shed_st = _compare_state(p.path, p.a, {**{k: v for k, v in p.b.items() if not k.startswith("d_free")},
+                                           "d_free": "none"}, cpu)
+    gain_st = _compare_state(p.path, {**{k: v for k, v in p.a.items() if k not in a_free}, "d_free": "none"},
+                             {k: v for k, v in p.b.items()}, cpu)
+    shed, _ = _difference(shed_st)
+    gain, _ = _difference(gain_st)
+    return {"shedding": {"cpu": "the CPU that frees (TX completion, the consumer)", **shed},
+            "gaining": {"cpu": "the CPU that allocated the skb (its defer list)", **gain}}
+
+
+def _runs(value: float, noise_ns: float) -> float:
+    return float(noise.runs_needed(value, noise_ns))
 
 
 def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, profile_file: str | None = None) -> dict:
-    """The whole answer of a patch (the ``--json`` document): its subject and hash, the path and profile, the
-    mapped and unmapped hunks, Compare's difference of ``path.ns_per_packet`` with its interval, verdict,
-    runs and drivers, what the mail measured (inside the interval or not) and the Compare link.
-    ``profile_file``: a profile file (``--profile``) the question runs on, at its clock, instead of ``cpu``."""
-    raw = text.encode("utf-8", errors="replace") if isinstance(text, str) else bytes(text)
-    mails = read_mails(text)
+    """The whole answer of a patch (the ``--json`` document).  Raises :class:`NothingPriced` (holding the
+    document with its hunk table) where nothing in the patch touches a mechanism the model prices."""
+    mails = patchmail.read_mails(text)
     if not mails:
         raise PatchError("empty input: paste a patch mail, a series or a unified diff")
     hs = hunks(mails)
     if not hs:
         raise PatchError("no diff found: expected a unified diff (diff --git / --- a/ +++ b/ @@) or a reply quoting "
                          "one")
-    mapped, unmapped = map_hunks(hs)
-    st, notes = question(mapped, cpu)
+    changes = patchcode.net_changes(hs)
+    table_rows = map_changes(changes, hs)
+    info = patchmail.series_info(mails)
+    meas = patchnumbers.measured(mails)
+    p = plan(changes)
+    mapped_mails = [m for r in table_rows if r["status"] == "mapped" for m in r["mails"]]
+    subject = mails[mapped_mails[0] - 1].subject if mapped_mails else info["subject"]
+    digest = patchmail.diff_hash(mails)
+    doc = {"ok": True, "subject": subject, "hash": digest, "series": info, "hunks": table_rows,
+           "measured": meas, "notes": [], "answer": None, "path": None, "link": None}
+    if p is None:
+        touched = [r for r in table_rows if r.get("priced_code")]
+        if not touched:
+            raise NothingPriced("the patch touches no mechanism the model prices: nothing to predict", doc)
+        doc["notes"].append("the patch touches the code of a priced mechanism, but no change the model has a term "
+                            "for: no number (see the table)")
+        return _with_measured(doc, None)
+    st = question(p, cpu)
     if profile_file:
         try:
             st = sk_question.with_profile_file(st, profile_file)
         except sk_question.ProfileFileError as e:
             raise PatchError(str(e)) from None
-    res = answers.of_state(st)
-    if res.problem or res.problem_b:
-        raise PatchError(f"the mapped question has no numbers: {res.problem or res.problem_b}")
-    if not res.differences:  # the mapped change moves no stage of the path: a difference of exactly 0
-        notes.append(f"the mapped change moves no stage of the {st['path']} path on this profile")
-    d = res.differences[0] if res.differences else None
-    meas = measured(mails)
-    if meas is not None:
-        lo, hi = (d.lo, d.hi) if d else (0.0, 0.0)
-        meas["inside"] = bool(lo <= meas["delta_ns_per_packet"] <= hi)
-    subject = next((m.subject for m in mails if "[PATCH" in m.subject and " 0/" not in m.subject),
-                   mails[0].subject)
-    digest = hashlib.sha256(raw).hexdigest()[:12]
+    if p.a or p.b:
+        ans, res = _difference(st)
+    else:  # only per-flush rows: the path's own cost, unchanged per packet
+        ans, res = _difference(_compare_state(p.path, {}, {}, cpu))
+    doc["profile"] = res.profile_a.to_json()
+    if p.flush:
+        ans = _with_flush(p, ans, float(doc["profile"]["ghz"]))
+    if p.two_cpu:
+        ans["cpus"] = _two_cpus(p, cpu)
+        ans["interval"] = [min(ans["interval"][0], *(c["interval"][0] for c in ans["cpus"].values())),
+                           max(ans["interval"][1], *(c["interval"][1] for c in ans["cpus"].values()))]
+        ans.update({k: ans["cpus"]["shedding"][k] for k in ("value", "a", "b")})
+        doc["notes"].append("work moved between two CPUs: the CPU that frees sheds its free, the CPU that allocated "
+                            "takes it; the measured sign is that of the CPU that limits the test")
+    if p.borrowed:
+        ans = _envelope(p, cpu, ans)
+        doc["notes"] += [f"borrowed path: {b}; the interval is the envelope over the modelled paths"
+                         for b in p.borrowed]
+    ans["verdict"] = noise.verdict(ans["value"], ans["noise_ns"], *ans["interval"])
+    ans["runs_needed"] = _runs(ans["value"], ans["noise_ns"])
+    doc["notes"] += p.notes
+    doc["path"] = st["path"] if st["path"] != "design" else f"design (from {p.start})"
+    doc["a"] = {k: st[k] for k in sk_state.b_overrides(st)}
+    doc["b"] = sk_state.b_overrides(st)
+    doc["answer"] = ans
     # the link names the patch (its subject as the codec keeps it, and the hash), never carries it
     shown, _ = sk_state.parse_patch("patch", subject)
     named = {**st, "phash": digest, **({"patch": shown} if shown else {})}
-    link = shortlink.share_link(versions.share_query(named), base, "compare")
-    return {"ok": True, "subject": subject, "hash": digest,
-            "path": st["path"], "profile": res.profile_a.to_json(),
-            "mapped": [{k: v for k, v in r.items() if not k.startswith("_")} for r in mapped],
-            "unmapped": unmapped, "notes": notes,
-            "a": {k: st[k] for k in sk_state.b_overrides(st)}, "b": sk_state.b_overrides(st),
-            "answer": _answer_json(d, res, st),
-            "measured": meas, "link": link}
+    doc["link"] = shortlink.share_link(versions.share_query(named), base, "compare")
+    return _with_measured(doc, ans)
 
 
-def _answer_json(d, res, st) -> dict:
-    """Compare's difference of ``path.ns_per_packet`` (B - A): value, interval, verdict, runs and drivers;
-    exactly 0 where the change moves no stage of the path."""
-    if d is None:
-        try:
-            a = res.value("path.ns_per_packet").value
-        except KeyError:
-            a = float("nan")
-        return {"output": "path.ns_per_packet", "unit": "ns", "value": 0.0, "interval": [0.0, 0.0],
-                "verdict": noise.VERDICT_NOISE, "a": a, "b": a, "runs_needed": float(noise.MAX_RUNS),
-                "drivers": None}
-    return {"output": d.output, "unit": d.unit, "value": d.value, "interval": [d.lo, d.hi], "verdict": d.verdict,
-            "a": d.a, "b": d.b, "runs_needed": float(noise.runs_needed(d.value, d.noise_ns)),
-            "drivers": d.to_json().get("drivers")}
+def _with_flush(p: Plan, ans: dict, ghz: float) -> dict:
+    """Per-flush rows added to the answer: their cost per flush [ns] and per packet, amortised over the
+    row's batch (the most a batch could cost: its bound is the interval's)."""
+    lo_c = sum(m.flush_cycles[0] for m, _ in p.flush)
+    hi_c = sum(m.flush_cycles[1] for m, _ in p.flush)
+    batch = min(m.batch for m, _ in p.flush)
+    lo_ns, hi_ns = lo_c / ghz / batch, hi_c / ghz / batch
+    ans = {**ans, "value": ans["value"] + (lo_ns + hi_ns) / 2,
+           "interval": [ans["interval"][0] + lo_ns, ans["interval"][1] + hi_ns]}
+    ans["per_flush"] = {"ns_per_flush": [lo_c / ghz, hi_c / ghz], "batch": batch,
+                        "rows": sorted({m.id for m, _ in p.flush}), "ns_per_packet": [lo_ns, hi_ns]}
+    return ans
 
 
-def _runs_text(n: float) -> str:
-    return "no finite number of runs" if n >= noise.MAX_RUNS else f"{n:.0f} run{'' if n == 1 else 's'}"
+def _with_measured(doc: dict, ans: dict | None) -> dict:
+    """Each measured difference in ns/packet marked inside or outside the predicted interval."""
+    for m in doc["measured"]:
+        d = m.get("delta_ns_per_packet")
+        m["inside"] = (None if ans is None or d is None
+                       else bool(ans["interval"][0] <= d <= ans["interval"][1]))
+    return doc
+
+
+# ---------------------------------------------------------------- the text
+def runs_text(ans: dict) -> str:
+    """How many runs would show the difference, as a reviewer would quote it: where the interval holds 0 the
+    count is that of the predicted value, not a promise."""
+    n = ans["runs_needed"]
+    if n >= noise.MAX_RUNS:
+        return "no number of runs would show it"
+    runs = f"{n:.0f} run{'' if round(n) == 1 else 's'} per variant"
+    if ans["verdict"] == noise.VERDICT_UNSURE:
+        return f"the interval holds 0, so no number of runs is sure to show it; at the predicted value, {runs}"
+    return f"{runs} to see it"
+
+
+def _fill(s: str, indent: str = "  ") -> str:
+    return textwrap.fill(ascii_text(s), WIDTH, initial_indent=indent, subsequent_indent=indent + "  ")
+
+
+def measured_text(m: dict) -> str:
+    """One measured before/after as a reviewer would quote it, with what it was converted with."""
+    s = f"{m['before']} -> {m['after']} {m['unit']}"
+    if m.get("delta_ns_per_packet") is not None:
+        s += f" ({m['delta_ns_per_packet']:+.2f} ns/packet"
+        s += f"; {m['assumed']}" if m.get("assumed") else ""
+        s += ")"
+    elif m.get("relative") is not None:
+        s += f" ({m['relative']:+.1%})"
+    if m.get("inside") is not None:
+        s += ": " + ("inside" if m["inside"] else "outside") + " the predicted interval"
+    return s
+
+
+def hunk_text(r: dict) -> str:
+    where = f"{r['file'] or '(quoted)'} {r['function']}".strip()
+    if r["status"] == "mapped":
+        return f"{where}: " + "; ".join(f"{x['id']} ({x['what']}; told by {x['told']}: {x['line']})"
+                                        for x in r["mechanisms"])
+    return f"{where}: {r['status']}: {r['reason']}"
 
 
 def text_block(doc: dict) -> str:
-    """The answer in :data:`WIDTH` columns, ASCII: the verdict first, then every hunk mapped or not modelled,
-    what the mail measured and the link."""
-    ans = doc["answer"]
-    w = lambda s, indent="  ": textwrap.fill(ascii_text(s), WIDTH, initial_indent=indent,  # noqa: E731
-                                             subsequent_indent=indent + "  ")
+    """The answer in :data:`WIDTH` columns, ASCII: the verdict first, the hunk table, what the mails measured,
+    the notes and the link."""
+    info = doc["series"]
     lines = [textwrap.fill(ascii_text(f"skbmodel patch: {doc['subject']}"), WIDTH),
-             w(f"path {doc['path']}, profile {doc['profile']['id']} ({doc['profile']['configuration']}) at "
-               f"{doc['profile']['ghz']:g} GHz", ""),
-             w(f"B - A: {ans['value']:+.2f} {ans['unit']}/packet (90 %: {ans['interval'][0]:+.2f} to "
-               f"{ans['interval'][1]:+.2f}): {ans['verdict']}; {_runs_text(ans['runs_needed'])} per variant to "
-               f"see it (A {ans['a']:.1f}, B {ans['b']:.1f} {ans['unit']}/packet)", ""),
-             "Mapped:"]
-    lines += [w(f"{r['file'] or '(quoted)'} {r['function']}: {r['change']} -> {r['stage']} (told by: "
-                f"{r['line']})") for r in doc["mapped"]]
-    lines.append("Not modelled:" if doc["unmapped"] else "Not modelled: none")
-    lines += [w(f"{r['file'] or '(quoted)'} {r['function']}: {r['reason']}") for r in doc["unmapped"]]
-    lines += [w(n, "Note: ") for n in doc["notes"]]
-    meas = doc["measured"]
-    if meas:
-        lines.append(w(f"Measured in the mail: {meas['before']} -> {meas['after']} {meas['unit']}, "
-                       f"{meas['delta_ns_per_packet']:+.2f} ns/packet: "
-                       f"{'inside' if meas['inside'] else 'outside'} the predicted interval", ""))
-    lines += ["Link:", doc["link"]]
+             _fill(f"read {info['mails']} mail{'s' * (info['mails'] != 1)} ({info['with_diff']} with a diff), "
+                   f"{info['hunks']} hunks" + (f"; skipped: {'; '.join(info['skipped'])}" if info["skipped"] else ""),
+                   "")]
+    ans = doc["answer"]
+    if ans is not None:
+        prof = doc["profile"]
+        lines.append(_fill(f"path {doc['path']}, profile {prof['id']} ({prof['configuration']}) at "
+                           f"{prof['ghz']:g} GHz", ""))
+        lines.append(_fill(f"B - A: {ans['value']:+.2f} ns/packet (90 %: {ans['interval'][0]:+.2f} to "
+                           f"{ans['interval'][1]:+.2f}): {ans['verdict']}; {runs_text(ans)} "
+                           f"(A {ans['a']:.1f}, B {ans['b']:.1f} ns/packet)", ""))
+        for c in (ans.get("cpus") or {}).values():
+            lines.append(_fill(f"{c['cpu']}: {c['value']:+.2f} ns/packet (90 %: {c['interval'][0]:+.2f} to "
+                               f"{c['interval'][1]:+.2f})"))
+        if ans.get("per_flush"):
+            f = ans["per_flush"]
+            lines.append(_fill(f"per flush ({', '.join(f['rows'])}): {f['ns_per_flush'][0]:.1f} to "
+                               f"{f['ns_per_flush'][1]:.1f} ns per batch of {f['batch']}, {f['ns_per_packet'][0]:.2f} "
+                               f"to {f['ns_per_packet'][1]:.2f} ns/packet"))
+    else:
+        lines.append(_fill("no number: nothing in the patch changes a term of the model", ""))
+    lines.append("Hunks:")
+    lines += [_fill(hunk_text(r)) for r in doc["hunks"]]
+    lines.append("Measured in the mails:" if doc["measured"] else "Measured in the mails: nothing read")
+    lines += [_fill(measured_text(m)) for m in doc["measured"]]
+    lines += [_fill(n, "Note: ") for n in doc["notes"]]
+    if doc["link"]:
+        lines += ["Link:", doc["link"]]
     return "\n".join(lines) + "\n"
