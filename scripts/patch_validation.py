@@ -38,7 +38,8 @@ DATA = ROOT / "tests" / "data" / "patches"
 #: ``(folder, what it is)``: the development sample first
 FOLDERS = ((DATA / "sample", "development sample (in sample: the model was built with these numbers in view)"),
            (DATA, "collected from the public mailing-list archives"))
-CORPUS = folders.DATA_DIR / "public-measurements.csv"
+#: the measurement files whose row ids a profile names when it was fitted on them
+MEASUREMENTS = (folders.DATA_DIR / "public-measurements.csv", folders.DATA_DIR / "seed-measurements.csv")
 #: a measured difference smaller than this [ns/packet] says nothing of the sign: veth's seed thread names 2 ns
 #: as the smallest difference measurable above the machine's noise (seed row veth-n1)
 NOISE_NS = 2.0
@@ -82,8 +83,10 @@ def _aggregate(r: dict) -> bool:
 
 
 def _corpus_ids(text: str) -> list[str]:
-    """The corpus row ids a measurement's note names (a trailing ``*`` names a series)."""
-    known = [row["id"] for row in csv.DictReader(CORPUS.open(encoding="utf-8"))]
+    """The corpus and seed row ids a measurement's note names (a trailing ``*`` names a series, ``kfl-06/07``
+    two rows)."""
+    known = [row["id"] for f in MEASUREMENTS for row in csv.DictReader(f.open(encoding="utf-8"))]
+    text = re.sub(r"\b([a-z]+-)(\d+)/(\d+)\b", r"\1\2 \1\3", text)
     out = []
     for token in re.findall(r"[a-z0-9][a-z0-9.-]+\*?", text):
         if token.endswith("*"):
@@ -96,6 +99,16 @@ def _corpus_ids(text: str) -> list[str]:
 def _fitted_on(ids: list[str]) -> list[str]:
     """The shipped profiles whose constants name any of the corpus rows ``ids`` (a fit or a carry used them)."""
     return sorted(p.stem for p in PROFILE_DIR.glob("*.toml") if any(i in p.read_text(encoding="utf-8") for i in ids))
+
+
+def _fitted_text(r: dict) -> str:
+    """Whether the profile a measurement is predicted on was fitted on its numbers (then it is in sample)."""
+    ids = _corpus_ids(r["corpus"])
+    on = _fitted_on(ids)
+    if not on:
+        return "none"
+    own = "**its profile** and " if r["profile"] in on else ""
+    return f"{own}{len(on) - bool(own)} other profiles ({', '.join(ids)})"
 
 
 def _answer(path: Path, cpu: str) -> dict:
@@ -171,13 +184,16 @@ def render() -> str:
     within2 = sum(r["within2"] == "yes" for r in one_cpu)
     touched = [p for p, d in files.items() if d["answer"] is not None or any(h.get("priced_code") for h in d["hunks"])]
     mapped = [p for p in touched if files[p]["answer"] is not None]
+    in_sample = [r for r in scored if r["profile"] in _fitted_on(_corpus_ids(r["corpus"]))]
     lines += ["", "## Scores", "",
               f"- Patch files that touch a priced mechanism: {len(touched)} of {len(files)}; with a number: "
               f"{len(mapped)}.",
               f"- Sign right on **{right} of {len(signed)}** measurements with a number "
               f"({100.0 * right / max(len(signed), 1):.0f} %; goal 80 %).",
               f"- Rates of one CPU: inside the 90 % interval on {inside} of {len(one_cpu)}, within 2x on "
-              f"**{within2} of {len(one_cpu)}** ({100.0 * within2 / max(len(one_cpu), 1):.0f} %; goal 50 %).", ""]
+              f"**{within2} of {len(one_cpu)}** ({100.0 * within2 / max(len(one_cpu), 1):.0f} %; goal 50 %).",
+              "- In sample (the profile was fitted on the measured numbers): "
+              + (", ".join(r["id"] for r in in_sample) or "none") + ".", ""]
     lines += ["## Per measurement", "",
               "| measurement | patch file | source | profile | mapped | predicted B - A (ns/packet, 90 %) | verdict | "
               "measured | measured B - A (ns/packet) | sign | inside | within 2x | fitted on |",
@@ -188,7 +204,7 @@ def render() -> str:
         verdict = "—" if ans is None else ans["verdict"]
         delta = "—" if r["delta"] is None else f"{r['delta']:+.2f}" + (" (aggregate: sign only)" if r["aggregate"]
                                                                          else "")
-        fitted = ", ".join(_fitted_on(_corpus_ids(r["corpus"]))) or "none"
+        fitted = _fitted_text(r)
         lines.append(f"| {r['id']} | {r['file']} | {r['folder']} | {r['profile']} | {_mechanisms(r['doc'])} | {pred} | "
                      f"{verdict} | {r['before']} -> {r['after']} {r['unit']} | {delta} | {r['sign']} | {r['inside']} | "
                      f"{r['within2']} | {fitted} |")

@@ -113,8 +113,9 @@ class Mechanism:
 
     @property
     def specificity(self) -> int:
-        """How many conditions the row states: the more, the more specific (ties between rows of one stage)."""
-        return (len(self.added) + len(self.removed) + len(self.added_or_removed) + bool(self.macro)
+        """How many conditions the row states: the more, the more specific (ties between rows of one stage).  A
+        macro counts twice (its name and its value), a file list that names single files once."""
+        return (len(self.added) + len(self.removed) + len(self.added_or_removed) + 2 * bool(self.macro)
                 + bool(self.functions) + bool(self.files and all(f.endswith("$") for f in self.files)))
 
     @property
@@ -573,9 +574,13 @@ def text_block(doc: dict) -> str:
         prof = doc["profile"]
         lines.append(_fill(f"path {doc['path']}, profile {prof['id']} ({prof['configuration']}) at "
                            f"{prof['ghz']:g} GHz", ""))
-        lines.append(_fill(f"B - A: {ans['value']:+.2f} ns/packet (90 %: {ans['interval'][0]:+.2f} to "
-                           f"{ans['interval'][1]:+.2f}): {ans['verdict']}; {runs_text(ans)} "
-                           f"(A {ans['a']:.1f}, B {ans['b']:.1f} ns/packet)", ""))
+        if ans.get("per_flush") and ans["a"] == ans["b"]:  # only changes per batch: nothing per packet to see
+            lines.append(_fill(f"B - A: about 0 ns/packet (at most {ans['interval'][1]:+.2f}), not measurable: "
+                               f"{ans['verdict']}", ""))
+        else:
+            lines.append(_fill(f"B - A: {ans['value']:+.2f} ns/packet (90 %: {ans['interval'][0]:+.2f} to "
+                               f"{ans['interval'][1]:+.2f}): {ans['verdict']}; {runs_text(ans)} "
+                               f"(A {ans['a']:.1f}, B {ans['b']:.1f} ns/packet)", ""))
         for c in (ans.get("cpus") or {}).values():
             lines.append(_fill(f"{c['cpu']}: {c['value']:+.2f} ns/packet (90 %: {c['interval'][0]:+.2f} to "
                                f"{c['interval'][1]:+.2f})"))
