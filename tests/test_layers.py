@@ -26,7 +26,9 @@ PLOTTING_MODULES = {"skbview.charts", "skbview.report", "skbview.exporter"}
 #: Modules that must work without Streamlit (the CLI's export uses them): no Streamlit, not even indirectly.
 NO_STREAMLIT = {"skbview.charts", "skbview.report", "skbview.exporter", "skbview.cli_export", "skbview.tables",
                 "skbview.safe_text"}
-MODEL_EXTERNAL_OK = {"numpy", "pandas", "unidiff"}  # unidiff: the patch parser (requirements.txt)
+#: unidiff parses a patch's hunks and tree-sitter (with its C grammar) their code: the patch reader's
+#: (requirements.txt)
+MODEL_EXTERNAL_OK = {"numpy", "pandas", "unidiff", "tree_sitter", "tree_sitter_c"}
 MAIN = "skbmodel.__main__"
 
 
@@ -229,7 +231,7 @@ WINGS = {
 }
 CORE = {"schema", "params", "folders", "design", "model", "constant_sets", "uncertainty", "interval_rules", "scenario",
         "question", "answers", "attribution", "grid"}
-PROGRAMS = {"cli", "bench", "mailtext", "plaintext", "patchin", "__main__"}
+PROGRAMS = {"cli", "bench", "mailtext", "plaintext", "patchin", "patchmail", "patchcode", "patchnumbers", "__main__"}
 
 
 def _room(mod: str) -> str | None:
