@@ -367,16 +367,29 @@ def plan(changes: Mapping) -> Plan | None:
     return Plan(path, start, a, b, chosen, flush, two, borrowed, notes)
 
 
-def _compare_state(path: str, a: Mapping, b: Mapping, cpu: str | None) -> dict:
-    """The Compare page's state of A (``a`` set) against B (``b`` set) on ``path``."""
-    query = {"page": "compare", "path": path, **({"cpu": cpu} if cpu else {}), **a,
+@dataclasses.dataclass(frozen=True)
+class Machine:
+    """Where the patch is priced: a shipped profile (``cpu``, None for the default) or a profile file."""
+    cpu: str | None = None
+    profile_file: str | None = None
+
+
+def _compare_state(path: str, a: Mapping, b: Mapping, on: Machine) -> dict:
+    """The Compare page's state of A (``a`` set) against B (``b`` set) on ``path``, on the machine ``on``."""
+    query = {"page": "compare", "path": path, **({"cpu": on.cpu} if on.cpu else {}), **a,
              **{sk_state.key_of(k, "b"): v for k, v in b.items() if a.get(k) != v or k not in a}}
-    return sk_state.decode_strict("&".join(f"{k}={v}" for k, v in query.items()))
+    st = sk_state.decode_strict("&".join(f"{k}={v}" for k, v in query.items()))
+    if on.profile_file:
+        try:
+            st = sk_question.with_profile_file(st, on.profile_file)
+        except sk_question.ProfileFileError as e:
+            raise PatchError(str(e)) from None
+    return st
 
 
-def question(p: Plan, cpu: str | None = None) -> dict:
-    """The Compare state of a plan: A before, B after, on its path and ``cpu``."""
-    return _compare_state(p.path, p.a, p.b, cpu)
+def question(p: Plan, on: Machine = Machine()) -> dict:
+    """The Compare state of a plan: A before, B after, on its path and machine."""
+    return _compare_state(p.path, p.a, p.b, on)
 
 
 # ---------------------------------------------------------------- the answer
@@ -394,40 +407,40 @@ def _difference(st: Mapping) -> tuple[dict, answers.Answers]:
             "a": d.a, "b": d.b, "noise_ns": d.noise_ns, "drivers": d.to_json().get("drivers")}, res
 
 
-def _envelope(p: Plan, cpu: str | None, ans: dict) -> dict:
+def _envelope(p: Plan, on: Machine, ans: dict) -> dict:
     """A borrowed path's answer: the same change on every modelled path its keys apply to, the interval the
     envelope of theirs (the change's cost on the path it really runs on is one of them, or between)."""
     lo, hi = ans["interval"]
-    on = []
+    paths = []
     for start in ("veth", "cpumap", "xdp_pass"):
         if start == p.start:
             continue
         a = {**p.a, "d_from": start} if p.path == "design" else p.a
         try:
-            other, _ = _difference(_compare_state(p.path, a, p.b, cpu))
+            other, _ = _difference(_compare_state(p.path, a, p.b, on))
         except (PatchError, ValueError):
             continue
         if other["interval"] == [0.0, 0.0]:  # the change moves no stage of that path
             continue
         lo, hi = min(lo, other["interval"][0]), max(hi, other["interval"][1])
-        on.append(f"{start} {other['value']:+.2f}")
-    return {**ans, "interval": [lo, hi], "envelope": on}
+        paths.append(f"{start} {other['value']:+.2f}")
+    return {**ans, "interval": [lo, hi], "envelope": paths}
 
 
-def _two_cpus(p: Plan, cpu: str | None) -> dict:
+def _two_cpus(p: Plan, on: Machine) -> dict:
     """Work moved between two CPUs (a deferred free): the freeing CPU sheds its free (A's free, B none), the
     allocating CPU takes it through its defer list (A none, B the row's B); each CPU's difference, and the
     headline the freeing CPU's, whose code the patch changes, with the interval of both: which CPU limits
     decides the measured sign."""
     a_free = {k: v for k, v in p.a.items() if k.startswith("d_free")}
     shed_st = _compare_state(p.path, p.a, {**{k: v for k, v in p.b.items() if not k.startswith("d_free")},
-                                           "d_free": "none"}, cpu)
+                                           "d_free": "none"}, on)
     gain_st = _compare_state(p.path, {**{k: v for k, v in p.a.items() if k not in a_free}, "d_free": "none"},
-                             {k: v for k, v in p.b.items()}, cpu)
+                             dict(p.b), on)
     shed, _ = _difference(shed_st)
     gain, _ = _difference(gain_st)
-    return {"shedding": {"cpu": "the CPU that frees (TX completion, the consumer)", **shed},
-            "gaining": {"cpu": "the CPU that allocated the skb (its defer list)", **gain}}
+    return {"shedding": {"cpu": "the CPU that frees (TX completion, the consumer)", **shed, "state": shed_st},
+            "gaining": {"cpu": "the CPU that allocated the skb (its defer list)", **gain, "state": gain_st}}
 
 
 def _runs(value: float, noise_ns: float) -> float:
@@ -461,28 +474,24 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, p
         doc["notes"].append("the patch touches the code of a priced mechanism, but no change the model has a term "
                             "for: no number (see the table)")
         return _with_measured(doc, None)
-    st = question(p, cpu)
-    if profile_file:
-        try:
-            st = sk_question.with_profile_file(st, profile_file)
-        except sk_question.ProfileFileError as e:
-            raise PatchError(str(e)) from None
-    if p.a or p.b:
-        ans, res = _difference(st)
-    else:  # only per-flush rows: the path's own cost, unchanged per packet
-        ans, res = _difference(_compare_state(p.path, {}, {}, cpu))
+    on = Machine(cpu, profile_file)
+    st = question(p, on)
+    ans, res = _difference(st)  # only per-flush rows: A = B, the path's own cost, unchanged per packet
     doc["profile"] = res.profile_a.to_json()
     if p.flush:
         ans = _with_flush(p, ans, float(doc["profile"]["ghz"]))
     if p.two_cpu:
-        ans["cpus"] = _two_cpus(p, cpu)
+        cpus = _two_cpus(p, on)
+        st = cpus["shedding"].pop("state")  # the headline's question: the link opens it
+        cpus["gaining"].pop("state")
+        ans["cpus"] = cpus
         ans["interval"] = [min(ans["interval"][0], *(c["interval"][0] for c in ans["cpus"].values())),
                            max(ans["interval"][1], *(c["interval"][1] for c in ans["cpus"].values()))]
         ans.update({k: ans["cpus"]["shedding"][k] for k in ("value", "a", "b")})
         doc["notes"].append("work moved between two CPUs: the CPU that frees sheds its free, the CPU that allocated "
                             "takes it; the measured sign is that of the CPU that limits the test")
     if p.borrowed:
-        ans = _envelope(p, cpu, ans)
+        ans = _envelope(p, on, ans)
         doc["notes"] += [f"borrowed path: {b}; the interval is the envelope over the modelled paths"
                          for b in p.borrowed]
     ans["verdict"] = noise.verdict(ans["value"], ans["noise_ns"], *ans["interval"])

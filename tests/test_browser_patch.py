@@ -1,5 +1,6 @@
-"""The Patch page in a real browser: paste a seed patch as posted, read the verdict, follow its link, and find
-the same comparison on the Compare page, with the numbers ``python -m skbmodel patch`` prints."""
+"""The Patch page in a real browser: paste a posted series (several mails, as copied from an archive), read the
+verdict and the hunk table, follow its link, and find the same comparison on the Compare page, with the numbers
+``python -m skbmodel patch`` prints."""
 from __future__ import annotations
 
 import json
@@ -13,7 +14,7 @@ from tests.cli_util import skbmodel_cli
 
 pytestmark = pytest.mark.browser
 
-SEED = "tests/data/seeds/000_062ad420d30618bd.txt"
+SERIES = "tests/data/patches/sample/cpumap-napi-skb-cache-get-bulk.diff"  # three mails, no mbox From lines
 
 
 def _metric(page, label: str) -> str:
@@ -24,23 +25,26 @@ def _metric(page, label: str) -> str:
 def test_paste_a_patch_read_its_verdict_and_open_its_comparison():
     from tests.browser_util import REPO_ROOT
 
-    cli = json.loads(skbmodel_cli("patch", SEED, "--json", cwd=REPO_ROOT).stdout)
+    cli = json.loads(skbmodel_cli("patch", SERIES, "--json", cwd=REPO_ROOT).stdout)
     with app_and_browser("dashboard.py") as (url, browser):
         page = browser.new_page(viewport={"width": 1400, "height": 1200})
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(url + "/patch")
         wait_for_app(page)
-        page.locator("textarea").fill((REPO_ROOT / SEED).read_text())
+        page.locator("textarea").fill((REPO_ROOT / SERIES).read_text())
         page.keyboard.press("Control+Enter")
         eventually(lambda: _metric(page, "B − A (ns/packet)") == f"{cli['answer']['value']:+.2f}", timeout=120)
-        assert _metric(page, "Path") == "kfree_skb_list" and _metric(page, "Verdict") == "cannot tell"
-        assert _metric(page, "Measured in the mail") == f"{cli['measured']['delta_ns_per_packet']:+.2f}"
+        assert _metric(page, "Path") == "design (from cpumap)"
+        # every mail read, and the hunk table as the command line has it
+        assert "Read 3 mail(s), 3 with a diff, 16 hunks" in page.get_by_text("Read 3 mail(s)").inner_text()
+        table = page.locator(".st-key-patch_hunks")
+        eventually(lambda: "napi_skb_cache_get_bulk" in table.inner_text(), timeout=60)
         code = page.locator(".st-key-patch_text_block code").inner_text()
-        assert "Not modelled:" in code and "kfl_bulk" in code
+        assert "Hunks:" in code and "napi-skb-cache" in code
         href = page.get_by_role("link", name="Open this comparison").get_attribute("href")
         st = sk_state.decode_strict(urlsplit(href).query)
-        assert st["page"] == "compare" and sk_state.b_overrides(st) == {"kfl_bulk": 16} and st["kfl_bulk"] == 1
+        assert st["page"] == "compare" and sk_state.b_overrides(st) == cli["b"] and st["d_from"] == "cpumap"
         assert st["patch"] == cli["subject"] and st["phash"] == cli["hash"]  # the link names the patch
         # the link is the question: the Compare page shows the same difference and interval
         page.goto(href)
@@ -48,7 +52,7 @@ def test_paste_a_patch_read_its_verdict_and_open_its_comparison():
         wait_for_plotly(page, 0)
         lo, hi = cli["answer"]["interval"]
         eventually(lambda: _metric(page, "Δ B − A (ns)") == f"{cli['answer']['value']:+.2f}", timeout=120)
-        assert f"{lo:.2f} to +{hi:.2f}" in page.locator('[data-testid="stMetric"]').filter(
+        assert f"{lo:+.2f} to {hi:+.2f}" in page.locator('[data-testid="stMetric"]').filter(
             has_text="Δ B − A (ns)").first.inner_text()
         named = page.locator(".st-key-patch_named").inner_text()
         assert cli["subject"] in named and cli["hash"] in named
