@@ -288,8 +288,9 @@ def _touched(side: Side, changed: set[int], heading: str) -> set[str]:
 
 
 def _expand_helpers(changes: dict[tuple[str, str], FunctionChange]) -> None:
-    """A caller's added call to a helper the patch defines brings the helper's body along (and a removed call
-    to one the patch removes, the removed body), one level at a time until nothing changes."""
+    """A caller's added call to a helper the patch defines brings each fact of the helper's body along once,
+    one level at a time until nothing changes (helpers of helpers).  They do not cancel what the caller
+    removed: a direct ``kmem_cache_alloc_bulk`` replaced by a cache whose refill calls it is still replaced."""
     helpers = {ch.function: ch for ch in changes.values() if ch.defined}
     for _ in range(4):
         grew = False
@@ -301,14 +302,11 @@ def _expand_helpers(changes: dict[tuple[str, str], FunctionChange]) -> None:
                 if h is None or ("expanded", name) in ch.lines:
                     continue
                 ch.lines[("expanded", name)] = True
-                for fact, n in h.added.items():
+                for fact in h.added:  # what the helper does, once: not how many times its body says it
                     if fact.startswith("define:"):
                         continue
-                    ch.added[fact] += n
+                    ch.added[fact] += 1
                     ch.lines.setdefault(fact, f"in {name}(): {h.lines.get(fact, '')}")
                 grew = True
         if not grew:
             break
-    for ch in changes.values():  # a fact both added (through a helper) and removed cancels
-        common = ch.added & ch.removed
-        ch.added, ch.removed = ch.added - common, ch.removed - common

@@ -429,9 +429,11 @@ def _envelope(p: Plan, on: Machine, ans: dict) -> dict:
 
 def _two_cpus(p: Plan, on: Machine) -> dict:
     """Work moved between two CPUs (a deferred free): the freeing CPU sheds its free (A's free, B none), the
-    allocating CPU takes it through its defer list (A none, B the row's B); each CPU's difference, and the
-    headline the freeing CPU's, whose code the patch changes, with the interval of both: which CPU limits
-    decides the measured sign."""
+    allocating CPU takes it through its defer list (A none, B the row's B); each CPU's difference.  The one
+    that limits a test is the allocating CPU, which runs the whole path (allocation, build, the stack or the
+    transmit) while the freeing CPU runs the frees of its completions: the headline is its difference, with the
+    interval of both, since a test whose completion CPU saturates (many queues freeing into one) limits on
+    the other and measures the other sign."""
     a_free = {k: v for k, v in p.a.items() if k.startswith("d_free")}
     shed_st = _compare_state(p.path, p.a, {**{k: v for k, v in p.b.items() if not k.startswith("d_free")},
                                            "d_free": "none"}, on)
@@ -482,14 +484,15 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, p
         ans = _with_flush(p, ans, float(doc["profile"]["ghz"]))
     if p.two_cpu:
         cpus = _two_cpus(p, on)
-        st = cpus["shedding"].pop("state")  # the headline's question: the link opens it
-        cpus["gaining"].pop("state")
+        st = cpus["gaining"].pop("state")  # the headline's question: the link opens it
+        cpus["shedding"].pop("state")
         ans["cpus"] = cpus
         ans["interval"] = [min(ans["interval"][0], *(c["interval"][0] for c in ans["cpus"].values())),
                            max(ans["interval"][1], *(c["interval"][1] for c in ans["cpus"].values()))]
-        ans.update({k: ans["cpus"]["shedding"][k] for k in ("value", "a", "b")})
+        ans.update({k: ans["cpus"]["gaining"][k] for k in ("value", "a", "b")})
         doc["notes"].append("work moved between two CPUs: the CPU that frees sheds its free, the CPU that allocated "
-                            "takes it; the measured sign is that of the CPU that limits the test")
+                            "takes it; the headline is the allocating CPU's, which runs the whole path and limits a "
+                            "test unless its completion CPU saturates (then the sign is the other CPU's)")
     if p.borrowed:
         ans = _envelope(p, on, ans)
         doc["notes"] += [f"borrowed path: {b}; the interval is the envelope over the modelled paths"
