@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from skbmodel.links import state as sk_state
-from tests.browser_util import app_and_browser, eventually, focus_slider, wait_for_app, wait_for_plotly
+from tests.browser_util import WAIT_MS, app_and_browser, eventually, focus_slider, wait_for_app, wait_for_plotly
 from tests.cli_util import skbmodel_cli
 
 pytestmark = pytest.mark.browser
@@ -27,13 +27,14 @@ def test_paste_a_patch_read_its_verdict_and_open_its_comparison():
     cli = json.loads(skbmodel_cli("patch", SEED, "--json", cwd=REPO_ROOT).stdout)
     with app_and_browser("dashboard.py") as (url, browser):
         page = browser.new_page(viewport={"width": 1400, "height": 1200})
+        page.set_default_timeout(WAIT_MS)  # a limit for a hung run, not a wait
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(url + "/patch")
         wait_for_app(page)
         page.locator("textarea").fill((REPO_ROOT / SEED).read_text())
         page.keyboard.press("Control+Enter")
-        eventually(lambda: _metric(page, "B − A (ns/packet)") == f"{cli['answer']['value']:+.2f}", timeout=120)
+        eventually(lambda: _metric(page, "B − A (ns/packet)") == f"{cli['answer']['value']:+.2f}")
         assert _metric(page, "Path") == "kfree_skb_list" and _metric(page, "Verdict") == "cannot tell"
         assert _metric(page, "Measured in the mail") == f"{cli['measured']['delta_ns_per_packet']:+.2f}"
         code = page.locator(".st-key-patch_text_block code").inner_text()
@@ -47,7 +48,7 @@ def test_paste_a_patch_read_its_verdict_and_open_its_comparison():
         wait_for_app(page)
         wait_for_plotly(page, 0)
         lo, hi = cli["answer"]["interval"]
-        eventually(lambda: _metric(page, "Δ B − A (ns)") == f"{cli['answer']['value']:+.2f}", timeout=120)
+        eventually(lambda: _metric(page, "Δ B − A (ns)") == f"{cli['answer']['value']:+.2f}")
         assert f"{lo:.2f} to +{hi:.2f}" in page.locator('[data-testid="stMetric"]').filter(
             has_text="Δ B − A (ns)").first.inner_text()
         named = page.locator(".st-key-patch_named").inner_text()
@@ -60,5 +61,5 @@ def test_paste_a_patch_read_its_verdict_and_open_its_comparison():
         def unnamed():
             assert "patch=" not in page.evaluate("location.href")
             assert page.locator(".st-key-patch_named").count() == 0
-        eventually(unnamed, timeout=60)
+        eventually(unnamed)
         assert errors == [], errors
