@@ -60,9 +60,21 @@ def _install() -> None:
     constant_sets.relevance = probing
 
 
+def _memoised():
+    """Every ``functools`` cache of a loaded ``skbmodel`` or ``skbview`` module (a link's headline value, the
+    profiles, the slab geometry, ...): found, not listed, so that a cache added later is emptied too."""
+    for name, mod in list(sys.modules.items()):
+        if name.partition(".")[0] in ("skbmodel", "skbview"):
+            for v in list(vars(mod).values()):
+                if callable(getattr(v, "cache_clear", None)) and getattr(v, "__module__", None) == name:
+                    yield v
+
+
 def _clear_caches() -> None:
     answers.clear_caches()
     constant_sets.clear_cache()  # the relevance probe counted too, in every row alike
+    for fn in _memoised():
+        fn.cache_clear()
 
 
 def compare_table(query: str) -> dict:

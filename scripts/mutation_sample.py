@@ -1,7 +1,8 @@
 # ruff: noqa: E501  (each old text is one line of the module, kept whole so that it can be searched)
 """How much of what matters the tests kill: a listed sample of single-point mutations of the model.
 
-Each mutation replaces one exact piece of text of one module (it must occur exactly once) with another,
+Each mutation replaces one exact piece of text (it must occur exactly once in all of ``skbmodel/``, wherever
+a split or a rename has moved it; ``tests/test_mutation_sample.py`` holds that) with another,
 in a copy of the tree (never the working tree), runs the tests it names with a generous time limit,
 and puts the text back.  A mutation is killed when a named test fails.  The tests named are rule tests:
 ones that restate a formula, a kernel fact or a seed figure.  Snapshot and regenerate-and-compare tests
@@ -20,9 +21,11 @@ else 1.
 from __future__ import annotations
 
 import argparse
+import ast
 import concurrent.futures as cf
 import dataclasses
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,31 +40,9 @@ RUN_TIMEOUT_S = 900
 BASELINE_TIMEOUT_S = 3600
 TARGET = 0.95
 
-#: the modules the sample mutates, by a short name: the one table to edit when a module moves
-FILES = {
-    "slub": "skbmodel/physics/slub.py",
-    "zeroing": "skbmodel/physics/zeroing.py",
-    "page_alloc": "skbmodel/physics/page_alloc.py",
-    "page_pool": "skbmodel/physics/page_pool.py",
-    "cpumap": "skbmodel/physics/cpumap.py",
-    "kfree_skb_list": "skbmodel/physics/kfree_skb_list.py",
-    "napi_cache": "skbmodel/physics/napi_cache.py",
-    "budget": "skbmodel/physics/budget.py",
-    "noise": "skbmodel/physics/noise.py",
-    "design": "skbmodel/design.py",
-    "uncertainty": "skbmodel/uncertainty.py",
-    "schema": "skbmodel/schema.py",
-    "custom": "skbmodel/machine/custom.py",
-    "params": "skbmodel/params.py",
-    "mailtext": "skbmodel/mailtext.py",
-    "parsers.mail": "skbmodel/evidence/parsers/mail.py",
-    "parsers.timebench": "skbmodel/evidence/parsers/timebench.py",
-    "userfit": "skbmodel/evidence/userfit.py",
-    "validation": "skbmodel/evidence/validation.py",
-    "protocols.curves": "skbmodel/evidence/protocols/curves.py",
-    "era_validation": "skbmodel/evidence/era_validation.py",
-    "derive": "skbmodel/evidence/derive.py",
-}
+#: where the mutations' texts are searched: every module of the model, so that a text found again after a
+#: module was split or renamed needs no edit here (the label of a mutation only groups the output)
+PACKAGE = ROOT / "skbmodel"
 
 #: tests that compare with a stored snapshot or a regenerated file, or refit: they may not count as kills
 NOT_KILLERS = ("tests/test_docs.py", "tests/test_golden_links.py", "tests/test_report_figures.py",
@@ -71,7 +52,7 @@ NOT_KILLERS = ("tests/test_docs.py", "tests/test_golden_links.py", "tests/test_r
 
 @dataclasses.dataclass(frozen=True)
 class Mutation:
-    module: str  # a key of FILES
+    module: str  # a label: the subsystem the text belongs to (``--only`` selects by it)
     old: str
     new: str
     tests: tuple[str, ...]  # pytest node ids
@@ -199,8 +180,8 @@ MUTATIONS = [
              'np.maximum(own["A"][o], own["B"][o]) if across',
              ("tests/test_attribution.py::test_a_delta_across_two_profiles_carries_both_uncertainties",),
              "two machines' model errors are independent: in quadrature"),
-    Mutation("uncertainty", "if across else np.abs(value[o])) for o in outputs}",
-             "if across else 0.0 * np.abs(value[o])) for o in outputs}",
+    Mutation("uncertainty", "if across else np.abs(value[o]))",
+             "if across else 0.0 * np.abs(value[o]))",
              (R + "test_with_exact_constants_the_interval_of_a_difference_is_the_structural_term",),
              "on one machine the structural error of B - A is rel |f_B - f_A|"),
     Mutation("schema", 'EXACT_OUTPUTS = frozenset(of_kind("exact", "category"))', "EXACT_OUTPUTS = frozenset()",
@@ -308,28 +289,46 @@ def _pytest(tree: Path, tests, python: str, timeout: float = RUN_TIMEOUT_S) -> t
     return r.returncode, time.monotonic() - t0, tail
 
 
-def check(mutations) -> list[str]:
-    """Problems of the list: a module not in FILES, an old text not found exactly once, a snapshot killer."""
+def sources(root: Path = ROOT) -> dict[str, str]:
+    """The text of every module of the model, by its path relative to ``root``."""
+    return {p.relative_to(root).as_posix(): p.read_text() for p in sorted((root / PACKAGE.name).rglob("*.py"))}
+
+
+def where(m: Mutation, texts: dict[str, str]) -> list[str]:
+    """The modules that hold ``m.old``, one entry per occurrence: a mutation applies when this is one path."""
+    return [rel for rel, text in texts.items() for _ in range(text.count(m.old))]
+
+
+def check(mutations, texts: dict[str, str] | None = None) -> list[str]:
+    """Problems of the list: an old text not found exactly once in the model, a change that does not parse
+    (it would be killed by the syntax error, not by a test), a snapshot killer, a named test that is not there."""
+    texts = sources() if texts is None else texts
     bad = []
     for i, m in enumerate(mutations):
-        if m.module not in FILES:
-            bad.append(f"#{i}: module {m.module!r} is not in FILES")
-            continue
-        n = (ROOT / FILES[m.module]).read_text().count(m.old)
-        if n != 1:
-            bad.append(f"#{i} {m.module}: the old text occurs {n} times: {m.old[:60]!r}")
+        found = where(m, texts)
+        if len(found) != 1:
+            bad.append(f"#{i} {m.module}: the old text occurs {len(found)} times in {PACKAGE.name}/ "
+                       f"({', '.join(sorted(set(found))) or 'nowhere'}): {m.old[:60]!r}")
         if m.old == m.new:
             bad.append(f"#{i} {m.module}: old and new are the same")
+        elif len(found) == 1:
+            try:
+                ast.parse(texts[found[0]].replace(m.old, m.new, 1))
+            except SyntaxError as e:
+                bad.append(f"#{i} {m.module}: the mutated {found[0]} does not parse ({e.msg}, line {e.lineno})")
         for t in m.tests:
+            file, _, name = t.partition("::")
             if t.startswith(NOT_KILLERS):
                 bad.append(f"#{i} {m.module}: {t} is a snapshot or regeneration test")
-            if not (ROOT / t.split("::", 1)[0]).is_file():
+            if not (ROOT / file).is_file():
                 bad.append(f"#{i} {m.module}: no test file {t}")
+            elif name and not re.search(rf"^def {re.escape(name)}\(", (ROOT / file).read_text(), re.M):
+                bad.append(f"#{i} {m.module}: no test {name} in {file}")
     return bad
 
 
-def _run_one(i: int, m: Mutation, tree: Path, python: str) -> str:
-    path = tree / FILES[m.module]
+def _run_one(i: int, m: Mutation, rel: str, tree: Path, python: str) -> str:
+    path = tree / rel
     original = path.read_text()
     path.write_text(original.replace(m.old, m.new, 1))
     try:
@@ -338,7 +337,7 @@ def _run_one(i: int, m: Mutation, tree: Path, python: str) -> str:
         path.write_text(original)
     verdict = {1: "KILLED", 0: "SURVIVED", None: "TIMEOUT"}.get(rc, f"ERROR({rc})")
     note = f" [{tail}]" if verdict.startswith("ERROR") else ""
-    return f"{verdict:9s} #{i:02d} {m.module}: {m.why} ({secs:.0f} s){note}"
+    return f"{verdict:9s} #{i:02d} {m.module} ({rel}): {m.why} ({secs:.0f} s){note}"
 
 
 def main(argv=None) -> int:
@@ -348,7 +347,8 @@ def main(argv=None) -> int:
     ap.add_argument("--jobs", type=int, default=1, help="mutations run at once, each in its own copy of the tree")
     ap.add_argument("--ids", default="", help="only these mutations, by number (as printed: 2,12,14)")
     args = ap.parse_args(argv)
-    bad = check(MUTATIONS)
+    texts = sources()
+    bad = check(MUTATIONS, texts)
     if bad:
         print("\n".join(bad), file=sys.stderr)
         return 2
@@ -383,7 +383,8 @@ def main(argv=None) -> int:
                     print(line, flush=True)
                     free.append(tree)
                 tree = free.pop()
-                futures[pool.submit(_run_one, i, m, tree, python)] = tree
+                rel = where(m, texts)[0]
+                futures[pool.submit(_run_one, i, m, rel, tree, python)] = tree
             for done in cf.as_completed(futures):
                 line = done.result()
                 killed += line.startswith("KILLED")

@@ -1,10 +1,12 @@
 """skbmodel: a calibrated, vectorised cost model of the Linux kernel's SKB memory lifecycle.
 
-Subsystem modules (the physics): :mod:`slub`, :mod:`zeroing`, :mod:`page_pool`, :mod:`page_alloc`,
-:mod:`kfree_skb_list`, :mod:`veth`, :mod:`cpumap`, :mod:`napi_cache`, :mod:`budget`, :mod:`noise`; the
-paths put together stage by stage in :mod:`design`; every output evaluated in :mod:`model`; the inputs
-in :mod:`params`, the outputs and components in :mod:`schema`; one side of a state (A or B) with its
-profile in :mod:`scenario`; CPU profiles in :mod:`profile`; the share-link codec in :mod:`state`.
+The kernel's subsystems (the physics) in :mod:`skbmodel.physics` (``slub``, ``zeroing``, ``page_pool``,
+``page_alloc``, ``kfree_skb_list``, ``veth``, ``cpumap``, ``napi_cache``, ``budget``, ``noise``, ...); every
+path put together stage by stage in :mod:`skbmodel.design`; every output evaluated in :mod:`skbmodel.model`;
+the inputs in :mod:`skbmodel.params`, the outputs and components in :mod:`skbmodel.schema`; one side of a
+state (A or B) with its profile in :mod:`skbmodel.scenario`, a state's question in :mod:`skbmodel.question`
+and its answers in :mod:`skbmodel.answers`; CPU profiles in :mod:`skbmodel.machine.profile`; the share-link
+codec in :mod:`skbmodel.links.state`; measurements, fits and validation in :mod:`skbmodel.evidence`.
 """
 #: The model version, recorded in every share link as ``mv`` (see :mod:`skbmodel.links.versions`).
 #: Bump the MINOR version whenever a model formula, a mechanism or an output's definition changes

@@ -199,6 +199,8 @@ class Answers:
     profile_b: ProfileIdentity | None = None
     #: B's values of the outputs the difference is about
     b_values: tuple[Answer, ...] = ()
+    #: A's values of the outputs the difference is about (the question's own numbers, whatever the page shows)
+    a_values: tuple[Answer, ...] = ()
     #: ``B - A``, the verdict's output first (empty without B, or when the change moves nothing)
     differences: tuple[Difference, ...] = ()
     #: what A's headline rests on (pages without B); B's differences carry their own
@@ -326,8 +328,6 @@ def answer(a: Scenario, b: Scenario | None = None, outputs: Sequence[str] = (), 
             why = attribution.of_linearisation(lin, {"A": (a.params, a.profile)})[outputs[0]]
         return Answers(page=page, profile_a=ident_a, values=values, drivers=why,
                        drawn={"a": drawn_a} if drawn else {})
-    every, _ = _one_side(a, _asked(outputs, drawn), labels, nf, pair=pair, side="A")
-    values, drawn_a = _split(every, len(outputs), drawn)
     ident_b = ProfileIdentity.of(b.profile, float(np.asarray(b.params.get("ghz", b.profile.ghz))))
     if differences is None:
         verdict = list(schema.VERDICT_OUTPUTS)
@@ -337,6 +337,9 @@ def answer(a: Scenario, b: Scenario | None = None, outputs: Sequence[str] = (), 
             ea, eb = a.evaluate(verdict), b.evaluate(verdict)
         differences = attribution.verdict_outputs(a.params, b.params, ea, eb)
     differences = list(differences)
+    every, _ = _one_side(a, _asked([*outputs, *differences], drawn), labels, nf, pair=pair, side="A")
+    values, drawn_a = _split(every, len(outputs), drawn)
+    a_values = tuple(next(x for x in every if x.output == o) for o in differences)
     diffs: list[Difference] = []
     every_b, _ = _one_side(b, _asked(differences, drawn), {}, nf, pair=pair, side="B")
     b_values, drawn_b = _split(every_b, len(differences), drawn)
@@ -359,7 +362,8 @@ def answer(a: Scenario, b: Scenario | None = None, outputs: Sequence[str] = (), 
                                     a=float(np.asarray(va[o])), b=float(np.asarray(vb[o])), noise_ns=nf, runs=runs,
                                     drivers=why.get(o)))
     return Answers(page=page, profile_a=ident_a, values=values, profile_b=ident_b, b_values=b_values,
-                   differences=tuple(diffs), has_b=True, drawn={"a": drawn_a, "b": drawn_b} if drawn else {})
+                   a_values=a_values, differences=tuple(diffs), has_b=True,
+                   drawn={"a": drawn_a, "b": drawn_b} if drawn else {})
 
 
 def identity(state: Mapping, which: str = "a") -> ProfileIdentity:

@@ -108,6 +108,10 @@ def summary_text(state: Mapping, link: str) -> str:
         lines += _wrap(f"No numbers: {res.problem}", indent="")
     else:
         lines.append("Numbers (90 % prediction interval):")
+        shown = {v.output for v in res.values}
+        for d, a in list(zip(res.differences, res.a_values))[:1]:
+            if d.output not in shown:  # the question's own number first (a kfree_skb_list change: its path's)
+                lines += _wrap(f"{d.label}, A: {a.text(_unit_of(a))}")
         for v in res.values:
             text = f"{v.label}: {v.text(_unit_of(v))}"
             if v.verdict:

@@ -46,8 +46,9 @@ def compare_rows(state: Mapping) -> list[dict]:
     * cycles outputs: ``delta_ns`` converts each side with its own clock.
     * other units (objects, Krps, %, runs, fraction): no per-packet form.
 
-    ``delta_lo``/``delta_hi``: the 90 % interval of ``delta`` (the output's own unit) from paired
-    propagation (:func:`skbmodel.uncertainty.delta_intervals`); ``verdict`` is one of
+    ``delta_lo``/``delta_hi``: the 90 % interval of ``delta`` (the output's own unit) from the question's
+    paired propagation (:attr:`skbmodel.question.Question.pair_intervals`; for the outputs the verdict is about,
+    the answer's: :attr:`skbmodel.answers.Answers.differences`); ``verdict`` is one of
     :data:`skbmodel.physics.noise.VERDICTS` where there is a per-packet form, else "—".  ``moves``: whether
     the change moves the output at all.  ``runs_needed`` only where it means something: a path's
     per-packet output (:data:`skbmodel.attribution.PER_PACKET_OUTPUTS`, what ``noise_ns`` is the noise

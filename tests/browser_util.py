@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Iterator, Mapping
 
 from skbview.exporter import chromium_path
-from tests.limits import SERVER_START_TIMEOUT_S
+from tests.limits import BROWSER_WAIT_S, SERVER_START_TIMEOUT_S
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = chromium_path()
@@ -41,6 +41,8 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--no-first-run",
 ]
+#: the limit of one wait for what the page draws or writes, in ms (Playwright's unit)
+WAIT_MS = BROWSER_WAIT_S * 1000
 #: A link of the dashboard's sidebar navigation (skbview/app/nav.py draws them with st.page_link)
 NAV_LINK = '.st-key-page_nav [data-testid="stPageLink-NavLink"]'
 
@@ -209,11 +211,14 @@ _APP_IDLE_JS = """() => {
 }"""
 
 
-def wait_for_app(page, timeout: float = 60.0, settle_ms: int = 150) -> None:
+def wait_for_app(page, timeout: float = BROWSER_WAIT_S, settle_ms: int = 150) -> None:
     """Wait until Streamlit has finished running the script and rendered the app view.
 
     Requires the "idle" state to hold twice, `settle_ms` apart, so that a rerun that
-    starts right after a widget change is not mistaken for the finished state.
+    starts right after a widget change is not mistaken for the finished state.  On a loaded
+    machine a rerun can start later than that: a test that reads what a change draws waits for
+    that itself (:func:`eventually`, :func:`wait_for_metrics`, a ``wait_for_function`` on the
+    chart or the URL), and uses this only to know that no run is going on.
     """
     deadline = time.monotonic() + timeout
     while True:
@@ -251,7 +256,7 @@ def slider_selector(key: str) -> str:
 def slider_value(page, key: str) -> float:
     """Current value of the st.slider with `key` (from the thumb's value/aria-valuenow), once it is drawn (a
     full rerun redraws the sidebar)."""
-    page.wait_for_selector(slider_selector(key), state="attached", timeout=60_000)
+    page.wait_for_selector(slider_selector(key), state="attached", timeout=WAIT_MS)
     return float(page.evaluate(
         """(sel) => { const el = document.querySelector(sel);
                       return el.value !== undefined && el.value !== '' ? el.value
@@ -265,7 +270,7 @@ def focus_slider(page, key: str) -> None:
     page.locator(slider_selector(key)).first.focus()
 
 
-def wait_for_plotly(page, chart_index: int = 0, timeout: float = 30.0) -> None:
+def wait_for_plotly(page, chart_index: int = 0, timeout: float = BROWSER_WAIT_S) -> None:
     """Wait until the chart_index-th Plotly chart has data."""
     page.wait_for_function(
         """(i) => { const gd = document.querySelectorAll('.js-plotly-plot')[i];
@@ -273,6 +278,27 @@ def wait_for_plotly(page, chart_index: int = 0, timeout: float = 30.0) -> None:
         arg=chart_index,
         timeout=timeout * 1000,
     )
+
+
+_METRIC_TEXTS_JS = """(sel) => Array.from(document.querySelectorAll(sel + ' [data-testid="stMetricValue"]'))
+    .filter(e => !e.closest('[data-stale="true"]')).map(e => e.innerText.trim())"""
+
+
+def metric_texts(page, container: str = "[data-testid='stMain']") -> list[str]:
+    """The values of the metrics drawn in ``container`` (a CSS selector), in order, stale ones left out."""
+    return page.evaluate(_METRIC_TEXTS_JS, container)
+
+
+def wait_for_metrics(page, want: list[str], container: str = "[data-testid='stMain']",
+                     timeout: float = BROWSER_WAIT_S) -> None:
+    """Wait until the metrics in ``container`` show exactly ``want`` (their value texts, in order)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.wait_for_function(f"(a) => JSON.stringify(({_METRIC_TEXTS_JS})(a[0])) === JSON.stringify(a[1])",
+                               arg=[container, list(want)], timeout=timeout * 1000)
+    except PlaywrightTimeout as e:  # say what was shown instead
+        raise AssertionError(f"metrics {metric_texts(page, container)} never became {want}") from e
 
 
 @contextlib.contextmanager
@@ -292,12 +318,16 @@ def app_and_browser(script: str = "dashboard.py", fresh: bool = False):
             browser.close()
 
 
-def eventually(check, timeout: float = 30.0):
-    """Retry an assertion until it holds (a link's page switch or URL write-back takes a rerun)."""
+def eventually(check, timeout: float = BROWSER_WAIT_S):
+    """Retry an assertion until it holds (a link's page switch or URL write-back takes a rerun): the condition
+    is what the page shows; ``timeout`` only ends a run that never shows it."""
     deadline = time.monotonic() + timeout
     while True:
         try:
-            return check()
+            result = check()
+            # a comparison handed in as the check (``lambda: a == b``) fails by returning False, not raising
+            assert result is not False, "the check returned False"
+            return result
         except AssertionError:
             if time.monotonic() > deadline:
                 raise
@@ -308,6 +338,7 @@ def page_with_errors(browser, width: int = 1400, height: int = 1100):
     """``(context, page, errors)``: a fresh browser context's page whose uncaught JS errors go to ``errors``."""
     ctx = browser.new_context(viewport={"width": width, "height": height})
     page = ctx.new_page()
+    page.set_default_timeout(WAIT_MS)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     return ctx, page, errors
@@ -346,7 +377,7 @@ _LIVE_READY_JS = """(k) => !!(window.__liveState && window.__liveState[k] && win
                                 && window.Plotly)"""
 
 
-def live_control(page, slug: str, timeout: float = 60.0) -> LiveControl:
+def live_control(page, slug: str, timeout: float = BROWSER_WAIT_S) -> LiveControl:
     """``slug``'s live control once it holds its payload and the page's plotly.js has loaded."""
     key = f"live_{slug}"
     page.wait_for_function(_LIVE_READY_JS, arg=key, timeout=timeout * 1000)
@@ -377,7 +408,7 @@ def plotly_trace_in(page, container_key: str, trace_index: int = 0) -> dict | No
 
 
 @contextlib.contextmanager
-def one_tab(script: str = "dashboard.py", width: int = 1400, height: int = 1000, timeout_ms: int = 120_000):
+def one_tab(script: str = "dashboard.py", width: int = 1400, height: int = 1000, timeout_ms: int = WAIT_MS):
     """One server, one browser and one tab for a module's walk: yields ``(url, page, errors)``; actions wait
     ``timeout_ms`` for the app (a loaded 2-core machine)."""
     with app_and_browser(script) as (url, browser):

@@ -10,3 +10,6 @@ APPTEST_TIMEOUT_S = 180
 SUBPROCESS_TIMEOUT_S = 900
 #: a `streamlit run` until its /_stcore/health answers (tests/browser_util.py)
 SERVER_START_TIMEOUT_S = 180
+#: one wait in a browser for what a run draws or writes (a chart, a metric row, the URL): the end of a hung run,
+#: never a measure; a cold run of the page plus a first load of the chart's code on a loaded 2-core machine
+BROWSER_WAIT_S = 180

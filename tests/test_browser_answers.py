@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from skbmodel.physics import noise
-from tests.browser_util import (NAV_LINK, app_and_browser, eventually, focus_slider, page_with_errors,
+from tests.browser_util import (NAV_LINK, WAIT_MS, app_and_browser, eventually, focus_slider, page_with_errors,
                                 wait_for_app)
 
 pytestmark = pytest.mark.browser
@@ -18,7 +18,7 @@ def app():
 
 
 def _nav(page, title: str) -> None:
-    page.locator(NAV_LINK).first.wait_for(timeout=60000)
+    page.locator(NAV_LINK).first.wait_for(timeout=WAIT_MS)
     page.locator(NAV_LINK, has_text=title).first.click()
     wait_for_app(page)
 
@@ -40,7 +40,7 @@ def test_free_bulk_for_veth_batch_and_zeroing_in_two_actions(app):
         assert "Measurable and sure" in text and "rests on" in text
         return text
 
-    text = eventually(answered, timeout=90)
+    text = eventually(answered)
     assert "kmem_cache_free_bulk" in text and "slub_free_share" in text
     assert not errors, errors
     ctx.close()
@@ -82,6 +82,6 @@ def test_cross_numa_recycling_on_cpumap_in_three_actions(app):
         assert "rests on" in main
         return text
 
-    eventually(answered, timeout=90)
+    eventually(answered)
     assert not errors, errors
     ctx.close()

@@ -39,7 +39,7 @@ def _set_a(page) -> None:
     page.keyboard.type(CPU)  # the list is long and virtualised: filter it to the one option
     page.locator("[role='option']", has_text=CPU).first.click()
     wait_for_app(page)
-    eventually(lambda: _assert(_query(page).get("cpu") == CPU, page.url), timeout=60)
+    eventually(lambda: _assert(_query(page).get("cpu") == CPU, page.url))
     before = _query(page).get("ghz")
     # a rerun that redraws the sidebar after the CPU change can take the focus with the old slider; a key
     # press then moves nothing, and a user presses again: so does this, up to three times
@@ -48,7 +48,7 @@ def _set_a(page) -> None:
         page.keyboard.press("ArrowRight")
         wait_for_app(page)
         try:
-            eventually(lambda: _assert(_query(page).get("ghz") not in (None, before), page.url), timeout=20)
+            eventually(lambda: _assert(_query(page).get("ghz") not in (None, before), page.url))
             return
         except AssertionError:
             if attempt == 2:
@@ -84,7 +84,7 @@ def test_changing_a_writes_no_b_key_and_compare_follows(tab, slug):
         _assert(urlsplit(page.url).path.endswith("/compare"), page.url)
 
     # B is A: its CPU and clock are A's, nothing is listed as a difference and the link carries no b_ key
-    eventually(on_compare, timeout=60)
+    eventually(on_compare)
     assert {k: v for k, v in _query(page).items() if k in ("cpu", "ghz")} == a
     assert not [k for k in _query(page) if k.startswith("b_")], page.url
     assert page.locator(".st-key-differences").inner_text().startswith("B is A")

@@ -13,7 +13,8 @@ import pytest
 from skbmodel import model
 from skbmodel.evidence import parsers, userfit
 from skbmodel.machine.profile import load_profile
-from tests.browser_util import (app_and_browser, page_with_errors, plotly_y, REPO_ROOT, wait_for_app,
+from tests.limits import BROWSER_WAIT_S
+from tests.browser_util import (WAIT_MS, app_and_browser, page_with_errors, plotly_y, REPO_ROOT, wait_for_app,
                                 wait_for_plotly)
 
 pytestmark = pytest.mark.browser
@@ -39,7 +40,7 @@ _PICK_JS = """() => { const el = document.querySelector('.st-key-custom_profile_
     return (el.textContent || '') + ' ' + (inp ? (inp.value || inp.getAttribute('aria-label') || '') : ''); }"""
 
 
-def _sidebar_custom_pick(page, want: str = "custom-", timeout_s: float = 30.0) -> str:
+def _sidebar_custom_pick(page, want: str = "custom-", timeout_s: float = BROWSER_WAIT_S) -> str:
     """What the sidebar's custom-profile selectbox shows (waits until it shows ``want``)."""
     try:
         page.wait_for_function(f"() => ({_PICK_JS})().includes({want!r})", timeout=timeout_s * 1000)
@@ -60,10 +61,10 @@ def test_paste_fit_select_and_share(app):
     area.fill(SEED_004_LINES)
     area.press("Control+Enter")  # commit the text area
     wait_for_app(page)
-    page.get_by_text("Map each measurement to a model output").wait_for(timeout=30000)
+    page.get_by_text("Map each measurement to a model output").wait_for(timeout=WAIT_MS)
     fit = page.get_by_role("button", name="Fit", exact=True)
     fit.click()
-    page.locator(".st-key-cal_fit_ok").wait_for(timeout=60000)
+    page.locator(".st-key-cal_fit_ok").wait_for(timeout=WAIT_MS)
     wait_for_app(page)
 
     # the clock inferred from the two lines' cycles/ns pairs becomes the profile's clock; the cycles
@@ -97,9 +98,10 @@ def test_paste_fit_select_and_share(app):
     # a fresh browser context (no session, no cookies) opens the share link: same profile, same numbers
     ctx2 = browser.new_context(viewport={"width": 1400, "height": 1100})
     page2 = ctx2.new_page()
+    page2.set_default_timeout(WAIT_MS)  # a limit for a hung run, not a wait
     page2.goto(link)
     wait_for_app(page2)
-    page2.locator(".st-key-cal_in_use").wait_for(timeout=30000)
+    page2.locator(".st-key-cal_in_use").wait_for(timeout=WAIT_MS)
     in_use2 = _in_use_text(page2)
     assert want.id in in_use2 and "my-lab" in in_use2
     cap2 = re.search(r"one-at-a-time ([\d.]+) cycles, bulk ([\d.]+) cycles", in_use2)
@@ -119,6 +121,7 @@ def test_bad_paste_keeps_the_model_and_names_the_line(app):
     url, browser = app
     ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
     page = ctx.new_page()
+    page.set_default_timeout(WAIT_MS)  # a limit for a hung run, not a wait
     page.goto(url + "/calibrate")
     wait_for_app(page)
     area = page.locator(".st-key-cal_text textarea")

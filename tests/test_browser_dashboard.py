@@ -14,6 +14,7 @@ from skbmodel.links import state as sk_state
 from skbview import charts
 from tests.browser_util import (
     REPO_ROOT,
+    WAIT_MS,
     focus_slider,
     launch_chromium,
     plotly_y,
@@ -38,6 +39,7 @@ def browser_page():
         browser = launch_chromium(p)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.set_default_timeout(WAIT_MS)  # a limit for a hung run, not a wait
             yield url, page
         finally:
             browser.close()
@@ -52,12 +54,19 @@ def _drawn_charts(slug: str) -> list[str]:
     return [] if slug == "validation" else list(charts.chart_labels(slug))
 
 
+_CHARTS_FIT_JS = """() => Array.from(document.querySelectorAll('.js-plotly-plot')).every(gd => {
+    const w = gd.getBoundingClientRect().width;
+    return w === 0 || !!(gd._fullLayout && Math.abs(gd._fullLayout.width - w) < 2); })"""
+
+
 def _screenshot(page, path: Path) -> None:
     """Whole page: Streamlit scrolls inside stMain, so grow the viewport to its height first."""
     h = page.evaluate("() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
                       " return m ? m.scrollHeight : 1000; }")
     page.set_viewport_size({"width": 1400, "height": min(int(h) + 40, 6000)})
-    page.wait_for_timeout(400)  # plotly relayout after the resize
+    # the resize's relayout: every shown chart as wide as its box again, then two frames painted
+    page.wait_for_function(_CHARTS_FIT_JS)
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
     page.screenshot(path=str(path))
     page.set_viewport_size({"width": 1400, "height": 1000})
 
@@ -71,7 +80,7 @@ def test_every_page_opens_without_error_and_is_screenshotted(browser_page):
         wait_for_app(page)
         # the page's first chart, and the sidebar after the page: wait for both, not for idle
         wait_for_plotly(page, 0)
-        page.locator(".st-key-share_link").wait_for(state="attached", timeout=30000)
+        page.locator(".st-key-share_link").wait_for(state="attached", timeout=WAIT_MS)
         assert page.locator(ERROR_SELECTOR).count() == 0, slug
         assert page.locator(".st-key-bulk").count() == 1, f"{slug}: sidebar controls missing"
         assert page.locator(".st-key-share_link").count() == 1
@@ -88,7 +97,7 @@ def test_every_page_opens_without_error_and_is_screenshotted(browser_page):
             # an idle app seen before the rerun has begun (a loaded machine) still shows the old tab
             if label in expected:
                 page.locator(f".st-key-chart_{slug}_{expected[label]} .js-plotly-plot").wait_for(
-                    state="attached", timeout=30000)
+                    state="attached", timeout=WAIT_MS)
             wait_for_app(page)
             wait_for_plotly(page, 0)
             seen |= set(page.evaluate(_CHART_KEYS))
@@ -101,7 +110,7 @@ def test_every_page_opens_without_error_and_is_screenshotted(browser_page):
 
 
 def _wait_slider(page, key: str) -> None:
-    page.locator(slider_selector(key)).first.wait_for(state="attached", timeout=30000)
+    page.locator(slider_selector(key)).first.wait_for(state="attached", timeout=WAIT_MS)
 
 
 def _wait_change(page, chart: int, trace: int, before):
@@ -109,7 +118,7 @@ def _wait_change(page, chart: int, trace: int, before):
         """([c, t, y0]) => { const gd = document.querySelectorAll('.js-plotly-plot')[c];
              if (!gd || !gd._fullData || !gd._fullData[t] || !gd._fullData[t].y) return false;
              return JSON.stringify(Array.from(gd._fullData[t].y)) !== JSON.stringify(y0); }""",
-        arg=[chart, trace, before], timeout=15000)
+        arg=[chart, trace, before], timeout=WAIT_MS)
     wait_for_app(page)
 
 

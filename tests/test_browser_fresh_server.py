@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from skbmodel.links import pages, shortlink, state as sk_state, versions as V
-from tests.browser_util import NAV_LINK, app_and_browser, eventually, wait_for_app, wait_for_plotly
+from tests.browser_util import NAV_LINK, WAIT_MS, app_and_browser, eventually, wait_for_app, wait_for_plotly
 
 pytestmark = pytest.mark.browser
 
@@ -18,12 +18,13 @@ def test_a_compare_link_as_the_first_request_keeps_scenario_b():
     st, _ = sk_state.decode("page=compare&zero=memset&b_zero=gfp_zero&b_bulk=8")
     with app_and_browser("dashboard.py", fresh=True) as (url, browser):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(WAIT_MS)  # a limit for a hung run, not a wait
         try:
             page.goto(f"{url}/compare?{sk_state.encode(st)}")
-            wait_for_app(page, timeout=120)
-            wait_for_plotly(page, 0, timeout=120)
-            page.locator(".st-key-share_link").wait_for(state="attached", timeout=60_000)
-            wait_for_app(page, timeout=120)
+            wait_for_app(page)
+            wait_for_plotly(page, 0)
+            page.locator(".st-key-share_link").wait_for(state="attached", timeout=WAIT_MS)
+            wait_for_app(page)
             got, warnings = sk_state.decode(urlsplit(page.url).query)
             assert warnings == [] and got == st
             assert urlsplit(page.url).query == shortlink.shorten(V.share_query(st))
@@ -57,6 +58,7 @@ def test_a_fresh_server_shows_only_its_own_navigation_from_the_first_byte(path):
     titles = [p.title for p in (*pages.PAGES, *pages.TOOLS)]
     with app_and_browser("dashboard.py", fresh=True) as (url, browser):
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(WAIT_MS)  # a limit for a hung run, not a wait
         page.add_init_script(_WATCH_NAV)
         try:
             page.goto(f"{url}/{path}", wait_until="commit")
@@ -69,9 +71,9 @@ def test_a_fresh_server_shows_only_its_own_navigation_from_the_first_byte(path):
                     break
                 assert time.monotonic() < deadline, "no chart after 180 s"
                 time.sleep(0.05)
-            wait_for_app(page, timeout=120)
+            wait_for_app(page)
             links = page.locator(NAV_LINK)
-            eventually(lambda: _assert_titles(links, titles), timeout=60)
+            eventually(lambda: _assert_titles(links, titles))
             assert page.evaluate("window.__autoNav") == []
             assert polls > 10  # the polls saw the page being built, not only its end
             for frame in page.frames:
@@ -97,14 +99,15 @@ def test_a_new_visitor_sees_no_grey_placeholder_once_the_app_is_idle():
         for visitor in range(2):  # the first visitor also runs the fresh server's first, legacy-mode run
             ctx = browser.new_context(viewport={"width": 1400, "height": 1000})
             page = ctx.new_page()
+            page.set_default_timeout(WAIT_MS)  # a limit for a hung run, not a wait
             try:
                 page.goto(f"{url}/slub")
                 wait_for_plotly(page, 0, timeout=180)
-                wait_for_app(page, timeout=120)
+                wait_for_app(page)
                 if visitor:
                     page.locator('[data-testid="stSidebar"] .st-key-bulk input[type="range"]').wait_for(
-                        state="attached", timeout=60_000)
-                    eventually(lambda: _no_skeleton(page), timeout=60)
+                        state="attached", timeout=WAIT_MS)
+                    eventually(lambda: _no_skeleton(page))
             finally:
                 ctx.close()
 

@@ -18,8 +18,8 @@ from skbmodel import answers, model
 from skbmodel.links import state as sk_state
 from skbview import charts
 from skbview.app import live, ui
-from tests.browser_util import (NAV_LINK, app_and_browser, eventually, focus_slider, live_control, live_thumb_x,
-                                live_value, plotly_trace_in, slider_value, wait_for_app, wait_for_plotly)
+from tests.browser_util import (NAV_LINK, WAIT_MS, app_and_browser, eventually, focus_slider, live_control,
+                                live_thumb_x, live_value, plotly_trace_in, slider_value, wait_for_app, wait_for_plotly)
 
 pytestmark = pytest.mark.browser
 
@@ -50,13 +50,14 @@ def _first_chart(slug: str) -> str:
 def _open(browser, url: str, path: str, width: int = 1280, height: int = 800):
     ctx = browser.new_context(viewport={"width": width, "height": height})
     page = ctx.new_page()
+    page.set_default_timeout(WAIT_MS)  # a limit for a hung run, not a wait
     page._skb_errors = []  # noqa: SLF001 - test bookkeeping
     page._skb_sent = []  # noqa: SLF001 - frames sent to the server over the WebSocket
     page.on("pageerror", lambda e: page._skb_errors.append(str(e)))
     page.on("websocket", lambda ws: ws.on("framesent", lambda payload: page._skb_sent.append(len(payload))))
     page.goto(url + path)
-    wait_for_app(page, timeout=120)
-    wait_for_plotly(page, 0, timeout=120)  # a loaded machine (2 cores, several sessions) is slow to a first chart
+    wait_for_app(page)
+    wait_for_plotly(page, 0)  # a loaded machine (2 cores, several sessions) is slow to a first chart
     return ctx, page
 
 
@@ -64,7 +65,7 @@ def _marker_x(page, chart: str) -> float:
     return round(float(plotly_trace_in(page, chart, 0)["x"][0]), 9)
 
 
-def _wait_marker(page, chart: str, value: float, timeout: float = 30_000) -> None:
+def _wait_marker(page, chart: str, value: float, timeout: float = WAIT_MS) -> None:
     page.wait_for_function(
         """([key, v]) => { const gd = document.querySelector('.st-key-' + key + ' .js-plotly-plot');
              return !!(gd && gd._fullData && gd._fullData[0]
@@ -98,7 +99,7 @@ def _release_carries(app, page, key: str, final, control: str, check=None) -> No
     p = sk_state.PARAMS[key]
     shown = sk_state.fmt_value(int(final) if p.kind == "int" else final)
     page.wait_for_function("([k, v]) => new URL(location.href).searchParams.get(k) === v", arg=[key, shown],
-                           timeout=30_000)
+                           timeout=WAIT_MS)
     wait_for_app(page)
     assert slider_value(page, key) == final  # the sidebar's (or the stage's) slider is the same parameter
     if check:
@@ -106,7 +107,7 @@ def _release_carries(app, page, key: str, final, control: str, check=None) -> No
     link = page.locator(".st-key-share_link code").first.inner_text().strip()
     assert _query_value(link, key) == shown, link
     page.locator(".st-key-copy_as_text").get_by_text("Copy as text").click()
-    page.locator(".st-key-copy_text code").first.wait_for(timeout=30_000)
+    page.locator(".st-key-copy_text code").first.wait_for(timeout=WAIT_MS)
     assert f"{p.label} = {shown}" in page.locator(".st-key-copy_text code").first.inner_text()
     ctx2, fresh = _open(browser, url, "/" + link.split("/", 3)[3])
     try:
@@ -177,7 +178,7 @@ def test_keys_move_the_chart_and_reach_the_server_when_they_pause(app, slug):
             assert live_value(frame) == want, press
         shown = sk_state.fmt_value(int(want) if p.kind == "int" else want)
         page.wait_for_function("([k, v]) => new URL(location.href).searchParams.get(k) === v", arg=[key, shown],
-                               timeout=30_000)
+                               timeout=WAIT_MS)
         wait_for_app(page)
         assert slider_value(page, key) == want
         # the rerun left the keyboard focus on the control
@@ -232,7 +233,7 @@ def _design_row(state: dict) -> list[list[str]]:
             for label, text, *rest in ui.design_metrics(state)(sk_state.scenario(state), out, iv)]
 
 
-def _wait_total(page, value: float, timeout: float = 30_000) -> None:
+def _wait_total(page, value: float, timeout: float = WAIT_MS) -> None:
     """Until composition A's total as drawn on the Design page's breakdown (its error-bar trace) is ``value``."""
     page.wait_for_function(
         """([t, v]) => { const gd = document.querySelector('.st-key-chart_design_breakdown .js-plotly-plot');

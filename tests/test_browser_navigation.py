@@ -73,7 +73,7 @@ def _go(page, slug: str, attempts: int = 2) -> None:
         page.locator(NAV_LINK, has_text=TITLES[slug]).first.dispatch_event("click")
         wait_for_app(page)
         try:
-            eventually(lambda: _on(page, slug), timeout=30)
+            eventually(lambda: _on(page, slug))
             return
         except AssertionError:
             if attempt == attempts - 1 or _path(page) != before:  # it went somewhere: a failure
@@ -124,7 +124,7 @@ def _set(page, key: str, value, attempts: int = 3) -> None:
         page.keyboard.type(name)  # the list is long and virtualised: filter it to the one option
         page.locator("[role='option']", has_text=name).first.click()
         wait_for_app(page)
-        eventually(lambda: _count_is(box, 1), timeout=60)
+        eventually(lambda: _count_is(box, 1))
     for attempt in range(attempts):
         if box.locator("input[role='combobox']").count():
             box.locator("input[role='combobox']").click()
@@ -133,7 +133,7 @@ def _set(page, key: str, value, attempts: int = 3) -> None:
             box.locator("label", has_text=label).first.click()
         wait_for_app(page)
         try:
-            eventually(lambda: _shows(page, key, value), timeout=20)
+            eventually(lambda: _shows(page, key, value))
             return
         except AssertionError:
             if attempt == attempts - 1:
@@ -171,13 +171,13 @@ def _check(page, slug: str, done: set[str]) -> None:
         assert sk_state.decode(urlsplit(link).query)[0] == st, "the share link differs from the address bar"
         return st
 
-    eventually(url_ok, timeout=60)
+    eventually(url_ok)
     if slug == "overview":
         expect = OVERVIEW_COST if "overview" in done else _cost_text(sk_state.scenario(sk_state.defaults()))
-        eventually(lambda: _metric_is(page, "Cost (ns/packet)", expect), timeout=60)
+        eventually(lambda: _metric_is(page, "Cost (ns/packet)", expect))
     if slug == "design":
         expect = DESIGN_COST if "design" in done else _cost_text(tables.design_params_ab(sk_state.defaults())[0])
-        eventually(lambda: _metric_is(page, "Cost (ns/packet)", expect), timeout=60)
+        eventually(lambda: _metric_is(page, "Cost (ns/packet)", expect))
     for p, k, v in SETTINGS:
         if p == slug and p in done:  # the control itself shows the value again
             _shows(page, k, v)
@@ -196,7 +196,7 @@ def test_settings_survive_every_walk(tab, start):
     url, page, errors = tab
     page.goto(f"{url}/{start}" if start != pages.DEFAULT_PAGE else url)
     wait_for_app(page)
-    eventually(lambda: _on(page, start), timeout=60)
+    eventually(lambda: _on(page, start))
     done: set[str] = set()
     order = SLUGS[SLUGS.index(start):] + SLUGS[:SLUGS.index(start)]  # every start walks in its own order
     setters = {p: (k, v) for p, k, v in SETTINGS}
@@ -222,6 +222,6 @@ def test_a_link_cut_at_76_characters_warns_in_the_browser(tab):
     wait_for_app(page)
     h = float(link.split("&h=", 1)[1].split("&", 1)[0])
     note = page.locator(".st-key-version_notice [data-testid='stAlert']", has_text="appears truncated or edited")
-    eventually(lambda: _count_is(note, 1), timeout=60)
+    eventually(lambda: _count_is(note, 1))
     assert f"the author saw Throughput (Mpps) = {h:.4g}" in note.first.inner_text()
     assert not errors

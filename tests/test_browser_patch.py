@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from skbmodel.links import state as sk_state
-from tests.browser_util import app_and_browser, eventually, focus_slider, wait_for_app, wait_for_plotly
+from tests.browser_util import WAIT_MS, app_and_browser, eventually, focus_slider, wait_for_app, wait_for_plotly
 from tests.cli_util import skbmodel_cli
 
 pytestmark = pytest.mark.browser
@@ -28,17 +28,18 @@ def test_paste_a_patch_read_its_verdict_and_open_its_comparison():
     cli = json.loads(skbmodel_cli("patch", SERIES, "--json", cwd=REPO_ROOT).stdout)
     with app_and_browser("dashboard.py") as (url, browser):
         page = browser.new_page(viewport={"width": 1400, "height": 1200})
+        page.set_default_timeout(WAIT_MS)  # a limit for a hung run, not a wait
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(url + "/patch")
         wait_for_app(page)
         page.locator("textarea").fill((REPO_ROOT / SERIES).read_text())
         page.keyboard.press("Control+Enter")
-        eventually(lambda: _metric(page, "B − A (ns/packet)") == f"{cli['answer']['value']:+.2f}", timeout=120)
+        eventually(lambda: _metric(page, "B − A (ns/packet)") == f"{cli['answer']['value']:+.2f}")
         assert _metric(page, "Path") == "design (from cpumap)"
         # every mail read, and the hunk table as the command line has it
         assert "Read 3 mail(s), 3 with a diff, 16 hunks" in page.get_by_text("Read 3 mail(s)").inner_text()
-        eventually(lambda: page.locator('[data-testid="stDataFrame"]').count() >= 1, timeout=60)  # the hunk table
+        eventually(lambda: page.locator('[data-testid="stDataFrame"]').count() >= 1)  # the hunk table
         code = " ".join(page.locator(".st-key-patch_text_block code").inner_text().split())
         assert "Hunks:" in code and "napi-skb-cache" in code and "napi_skb_cache_get_bulk: helper" in code
         href = page.get_by_role("link", name="Open this comparison").get_attribute("href")
@@ -50,7 +51,7 @@ def test_paste_a_patch_read_its_verdict_and_open_its_comparison():
         wait_for_app(page)
         wait_for_plotly(page, 0)
         lo, hi = cli["answer"]["interval"]
-        eventually(lambda: _metric(page, "Δ B − A (ns)") == f"{cli['answer']['value']:+.2f}", timeout=120)
+        eventually(lambda: _metric(page, "Δ B − A (ns)") == f"{cli['answer']['value']:+.2f}")
         assert f"{lo:+.2f} to {hi:+.2f}" in page.locator('[data-testid="stMetric"]').filter(
             has_text="Δ B − A (ns)").first.inner_text()
         named = page.locator(".st-key-patch_named").inner_text()
@@ -63,5 +64,5 @@ def test_paste_a_patch_read_its_verdict_and_open_its_comparison():
         def unnamed():
             assert "patch=" not in page.evaluate("location.href")
             assert page.locator(".st-key-patch_named").count() == 0
-        eventually(unnamed, timeout=60)
+        eventually(unnamed)
         assert errors == [], errors

@@ -14,9 +14,11 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
+from skbmodel import answers
 from skbmodel.links import shortlink, state as sk_state, versions as V
-from tests.browser_util import (app_and_browser, eventually, focus_slider, REPO_ROOT, slider_value, wait_for_app,
-                                wait_for_plotly)
+from skbview.app import ui
+from tests.browser_util import (WAIT_MS, app_and_browser, eventually, focus_slider, REPO_ROOT, slider_value,
+                                wait_for_app, wait_for_metrics, wait_for_plotly)
 from tests.cli_util import skbmodel_cli
 
 pytestmark = pytest.mark.browser
@@ -34,6 +36,7 @@ def app():
 def _open(app, query: str, path: str = "/"):
     url, browser = app
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page.set_default_timeout(WAIT_MS)  # a limit for a hung run, not a wait (a loaded 2-core machine)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(url + path + ("?" + query if query else ""))
@@ -42,10 +45,10 @@ def _open(app, query: str, path: str = "/"):
     want = dict(parse_qsl(query, keep_blank_values=True)).get("page") if query else None
     if want in sk_state.PAGES and want != "overview" and path in ("", "/"):
         page.wait_for_function("(slug) => location.pathname.replace(/\\/+$/, '').endsWith('/' + slug)",
-                               arg=want, timeout=30_000)
+                               arg=want, timeout=WAIT_MS)
     wait_for_app(page)
     wait_for_plotly(page, 0)
-    page.locator(".st-key-share_link").wait_for(state="attached", timeout=30_000)
+    page.locator(".st-key-share_link").wait_for(state="attached", timeout=WAIT_MS)
     wait_for_app(page)
     page._skb_errors = errors  # noqa: SLF001 - test bookkeeping
     return page
@@ -73,6 +76,10 @@ def _url_state(page) -> dict:
     state, warnings = sk_state.decode(urlsplit(page.url).query)
     assert warnings == [], warnings
     return state
+
+
+def _assert_equal(got, want) -> None:
+    assert got == want, (got, want)
 
 
 def _no_exception(page):
@@ -123,14 +130,17 @@ def test_ab_link_restores_scenario_b(app):
     page = _open(app, "v=1&page=compare&bulk=64&b_bulk=4&b_zero=memset&b_drop_batch=256")
     try:
         _no_exception(page)
-        assert urlsplit(page.url).path.rstrip("/").endswith("/compare"), page.url
-        assert slider_value(page, "bulk") == 64
-        assert slider_value(page, "b_bulk") == 4
-        assert slider_value(page, "b_drop_batch") == 256
-        assert page.locator(".st-key-b_zero input[type=radio]:checked").first.evaluate(
-            "el => el.closest('label').innerText").startswith("memset")
-        s = _url_state(page)
-        assert (s["bulk"], s["b_bulk"], s["b_zero"], s["zero"]) == (64, 4, "memset", "gfp_zero")
+
+        def restored():
+            assert urlsplit(page.url).path.rstrip("/").endswith("/compare"), page.url
+            got = {k: slider_value(page, k) for k in ("bulk", "b_bulk", "b_drop_batch")}
+            assert got == {"bulk": 64, "b_bulk": 4, "b_drop_batch": 256}, got
+            assert page.locator(".st-key-b_zero input[type=radio]:checked").first.evaluate(
+                "el => el.closest('label').innerText").startswith("memset")
+            s = _url_state(page)
+            assert (s.get("bulk"), s.get("b_bulk"), s.get("b_zero"), s.get("zero")) == (64, 4, "memset", "gfp_zero")
+
+        eventually(restored)
     finally:
         page.close()
 
@@ -142,7 +152,7 @@ def test_garbage_link_warns_naming_each_parameter_and_works(app):
         _no_exception(page)
         assert urlsplit(page.url).path.rstrip("/").endswith("/slub"), page.url
         alert = page.locator(ALERT).first
-        alert.wait_for(timeout=10_000)
+        alert.wait_for(timeout=WAIT_MS)
         text = alert.inner_text()
         _, warnings = sk_state.decode(bad)
         assert len(warnings) >= 6
@@ -180,7 +190,7 @@ def test_url_follows_changes_and_sidebar_link_reproduces_view(app):
     try:
         focus_slider(page, "bulk")
         page.keyboard.press("ArrowRight")
-        page.wait_for_function("() => new URL(location.href).searchParams.get('bulk') === '21'", timeout=15_000)
+        page.wait_for_function("() => new URL(location.href).searchParams.get('bulk') === '21'", timeout=WAIT_MS)
         wait_for_app(page)
         assert slider_value(page, "bulk") == 21
         link = page.locator(".st-key-share_link code").first.inner_text().strip()
@@ -205,18 +215,20 @@ def test_short_link_in_a_fresh_browser_shows_the_numbers_of_its_long_form(app):
     long_q = sk_state.encode(st)
     short_q = shortlink.shorten(long_q)
     assert short_q.startswith("v=2&") and len(short_q) < len(long_q) / 4
-    shown = {}
-    for name, q in (("long", long_q), ("short", short_q)):
+    # what the page's metric row shows for the state, from the answers the page draws it from: each page
+    # is waited on until it shows these (a metric row read before it was drawn had one value of five)
+    want = [value for _, value, *_ in ui.answer_metrics(answers.of_state(sk_state.without_b(st)))]
+    assert len(want) >= 3 and all(want), want
+    for q in (long_q, short_q):
         page = _open(app, q)  # a new page is a new browser context: no cookies, no session
         try:
+            wait_for_metrics(page, want, ".st-key-headline")
             _no_exception(page)
             assert page.locator(ALERT).count() == 0
             assert urlsplit(page.url).path.rstrip("/").endswith("/veth")
-            assert _url_state(page) == sk_state.without_b(st)  # veth shows no B
-            shown[name] = page.locator('[data-testid="stMetricValue"]').all_inner_texts()
+            eventually(lambda: _assert_equal(_url_state(page), sk_state.without_b(st)))  # veth shows no B
         finally:
             page.close()
-    assert shown["short"] == shown["long"] and len(shown["long"]) >= 3, shown
 
 
 def test_downloads_from_the_page(app, tmp_path):
@@ -226,7 +238,7 @@ def test_downloads_from_the_page(app, tmp_path):
     page = _open(app, "v=1&page=slub&bulk=32")
     try:
         state = _url_state(page)
-        with page.expect_download(timeout=60_000) as dl:
+        with page.expect_download(timeout=WAIT_MS) as dl:
             page.locator(".st-key-dl_png_slub_per_object button").first.click()
         png = tmp_path / dl.value.suggested_filename
         dl.value.save_as(png)
@@ -234,7 +246,7 @@ def test_downloads_from_the_page(app, tmp_path):
         assert "bulk-32" in png.name
         data = png.read_bytes()
         assert data[:8] == b"\x89PNG\r\n\x1a\n"
-        with page.expect_download(timeout=60_000) as dl:
+        with page.expect_download(timeout=WAIT_MS) as dl:
             page.locator(".st-key-dl_svg_slub_per_object button").first.click()
         svg = tmp_path / dl.value.suggested_filename
         dl.value.save_as(svg)
@@ -264,16 +276,43 @@ def test_link_from_another_model_version_shows_the_notice_until_use_current(app)
     try:
         _no_exception(page)
         box = page.locator(".st-key-version_notice")
-        box.wait_for(timeout=15_000)
+        box.wait_for(timeout=WAIT_MS)
         text = box.inner_text()
         assert f"This link was made with model 0.0.1; this is model {skbmodel.__version__}" in text, text
         assert "150 when the link was made" in text
         assert dict(parse_qsl(urlsplit(page.url).query))["mv"] == "0.0.1"  # a reload shows it again
         box.get_by_role("button", name="Use current").click()
         page.wait_for_function(f"() => new URL(location.href).searchParams.get('mv') === '{skbmodel.__version__}'",
-                               timeout=15_000)
+                               timeout=WAIT_MS)
         wait_for_app(page)
         assert page.locator(".st-key-version_notice").count() == 0
+        _no_exception(page)
+    finally:
+        page.close()
+
+
+def test_copy_as_text_shows_the_whole_block_in_the_sidebar_starting_with_the_question_s_number(app):
+    """The sidebar's "Copy as text" block: every character visible inside the sidebar (long lines wrap on the
+    screen, not cut off), the text the CLI gives for the same view, the kfree_skb_list question's number
+    first."""
+    from skbmodel import mailtext
+
+    page = _open(app, "page=compare&b_kfl_bulk=1")
+    try:
+        page.locator(".st-key-copy_as_text").get_by_text("Copy as text").click()
+        block = page.locator(".st-key-copy_text pre").first
+        block.wait_for()
+        link = page.locator(".st-key-share_link code").first.inner_text().strip()
+        want = mailtext.summary_text(_url_state(page), link)
+        eventually(lambda: _assert_equal(block.inner_text().strip(), want.strip()))
+        numbers = want.split("Numbers (90 % prediction interval):\n", 1)[1]
+        assert numbers.startswith("  kfree_skb_list drop path (ns/packet), A: "), numbers
+        width, shown, sidebar_right, right = block.evaluate(
+            """(el) => [el.scrollWidth, el.clientWidth,
+                        document.querySelector('[data-testid="stSidebar"]').getBoundingClientRect().right,
+                        el.getBoundingClientRect().right]""")
+        assert width <= shown + 1, (width, shown)  # nothing scrolled out of sight
+        assert right <= sidebar_right + 1, (right, sidebar_right)
         _no_exception(page)
     finally:
         page.close()

@@ -147,3 +147,21 @@ def test_a_and_b_on_the_compare_line_have_four_significant_digits(capsys):
     b = float(model.evaluate(sk_state.scenario(st, "b"), sk_state.profile_for(st, "b"))["path.ns_per_packet"])
     four = {x: f"{x:.{3 - math.floor(math.log10(abs(x)))}f}" for x in (a, b)}
     assert f"(ns/packet): A {four[a]}, B {four[b]} ns/packet" in flat, flat
+
+
+def test_a_compare_block_starts_with_its_question_s_number_not_the_overview_path_s(capsys):
+    """A change of the kfree_skb_list path on the Compare page, A on the veth path: the first number of the
+    block is A's cost on the kfree_skb_list path (the verdict's output), then the page's own Overview number."""
+    query = "page=compare&b_kfl_bulk=1"
+    numbers = _text(capsys, query).split("Numbers (90 % prediction interval):\n", 1)[1].splitlines()
+    st, _ = sk_state.decode(query)
+    val, iv = uncertainty.evaluate_with_intervals(sk_state.scenario(st), sk_state.profile_for(st),
+                                                  ["kfree_skb_list.ns_per_packet", "path.ns_per_packet"])
+    kfl, (lo, hi) = float(val["kfree_skb_list.ns_per_packet"]), (float(x) for x in iv["kfree_skb_list.ns_per_packet"])
+    first = " ".join(s.strip() for s in numbers[:2])  # one answer, wrapped over two lines
+    assert first == f"kfree_skb_list drop path (ns/packet), A: {kfl:.1f} ns/packet (90 %: {lo:.1f} to {hi:.1f})"
+    assert numbers[2].startswith(f"  Overview path, A: {float(val['path.ns_per_packet']):.1f} ns/packet")
+    assert abs(kfl - float(val["path.ns_per_packet"])) > 100  # two different numbers: the order matters
+    # the question is of the page's own number: it is not said twice
+    readme = _text(capsys, README_QUERY).split("Numbers (90 % prediction interval):\n", 1)[1]
+    assert readme.startswith("  Overview path, A: ") and readme.count(", A: ") == 1

@@ -14,6 +14,7 @@ from skbmodel import model
 from skbmodel.machine import profile as P
 from skbmodel.links import shortlink, state as sk_state, versions as V
 from skbview import charts, report
+from skbview.charts.cpumap import RECYCLE_X
 
 
 def _fig(page: str, name: str, query: str = ""):
@@ -136,6 +137,23 @@ def _line_style(t) -> tuple:
         sym = t.marker.symbol if isinstance(t.marker.symbol, str) or t.marker.symbol is None \
             else tuple(t.marker.symbol)
     return t.line.dash or "solid", sym, t.xaxis or "x", t.yaxis or "y"
+
+
+@pytest.mark.parametrize("query", ["", "numa=cross", "cpu=epyc-9684x&pp_recycle=0.3"])
+def test_the_cpumap_lines_that_run_together_each_carry_a_marker_shape_of_their_own(query):
+    """On the cpumap rates chart the destination's two placements and XDP_PASS lie within a few percent of the
+    axis of each other, where dashes merge in a greyscale print: each has its own filled marker shape, at
+    points none of the others marks."""
+    fig, _ = _fig("cpumap", "rates_vs_recycle", query)
+    lines = {t.name.split(" (")[0]: t for t in fig.data if t.name and (
+        t.name.startswith("destination CPU rx, ") or t.name.startswith("XDP_PASS on one CPU (")) and not t.fill}
+    assert len(lines) == 3, sorted(lines)
+    ys = np.array([np.asarray(t.y, dtype=float) for t in lines.values()])
+    top = max(float(np.max(np.asarray(t.y, dtype=float))) for t in fig.data if t.y is not None and not t.fill)
+    assert np.median(ys.max(axis=0) - ys.min(axis=0)) < 0.2 * top  # they do run together
+    assert len({t.marker.symbol for t in lines.values()}) == 3 and "markers" in "".join(t.mode for t in lines.values())
+    # a few markers each, on every point of the sweep (Plotly spaces them and shifts each line's)
+    assert all(5 <= t.marker.maxdisplayed <= len(t.x) / 5 and len(t.x) == len(RECYCLE_X) for t in lines.values())
 
 
 @pytest.mark.parametrize("query", ["", "numa=cross&pp_recycle=0.5", "path=cpumap&cpu=epyc-9684x"])

@@ -153,9 +153,15 @@ def test_today_s_defaults_are_recorded_for_today_s_model_version():
     assert skbmodel.__version__ in table, (
         "skbmodel/data/link-defaults.json has no entry for this model version: add one (a copy of "
         "shortlink.current_defaults()); short links of earlier versions keep theirs")
-    assert table[skbmodel.__version__] == shortlink.current_defaults(), (
-        "a default changed: bump the model version and record the new defaults under it in "
-        "skbmodel/data/link-defaults.json (never edit an existing entry: old short links mean those values)")
+    recorded, now = table[skbmodel.__version__], shortlink.current_defaults()
+    changed = sorted(k for k in recorded.keys() & now.keys() if recorded[k] != now[k])
+    assert not changed, (
+        f"a default changed ({', '.join(changed)}): bump the model version and record the new defaults under it "
+        "in skbmodel/data/link-defaults.json (never change a value an entry records: old short links mean it)")
+    assert recorded.keys() == now.keys(), (
+        "a parameter was added or removed: add its key with its default to this version's entry of "
+        "skbmodel/data/link-defaults.json (older links take a key's first recorded default), or drop the removed "
+        f"one: {sorted(recorded.keys() ^ now.keys())}")
 
 
 def test_a_later_default_change_keeps_the_meaning_of_old_short_links(monkeypatch):

@@ -14,8 +14,9 @@ Scenario B of the A/B comparison is A plus what it overrides: a ``b_<key>`` is p
 differs from A, and every other parameter of B follows A (its CPU profile too: ``cpu``, ``prof``,
 ``pv`` and the clock, unless B names its own).  A link is read that way whatever its format: a full
 ``v=1`` link's ``b_`` keys that equal A's are not overrides and are dropped, so it opens as it always
-did; a partial one is A plus the ``b_`` keys it gives.  :func:`scenario` and :func:`profile_for` are
-the only readers of the prefix: they give B's parameters and profile as a whole.
+did; a partial one is A plus the ``b_`` keys it gives.  The prefix (:mod:`skbmodel.links.keys`) is read
+and written in this codec alone: :func:`scenario` and :func:`profile_for` give B's parameters and profile
+as a whole, :func:`b_overrides` what B overrides; everything else asks them or ``key_of``/``side_of``.
 
 Versions (keys written by :func:`encode` after ``v``; see :data:`VERSION_KEYS`)::
 

@@ -1,4 +1,6 @@
-"""The one place that maps the scenario state to and from the URL and the Streamlit session.
+"""The scenario state between the URL and the Streamlit session, and the sidebar that edits it (its controls,
+the share link, "Copy as text", the downloads).  Two pages' own controls also write a state key into the
+session (the Compare page A's ``path``, the custom profile box a side's ``ghz``); every other write is here.
 
 * First run of a session: ``st.query_params`` is decoded with :func:`skbmodel.links.versions.read_link`
   (lenient; every ignored or clamped parameter is listed in one ``st.warning``).
@@ -574,8 +576,8 @@ def _link_box() -> None:
     if st.toggle("Copy as text", key="copy_as_text",
                  help="A plain-text summary for a mailing list: what differs from the defaults, this page's "
                       "numbers with 90 % intervals, B − A, the versions and the link (ASCII, 70 columns)"):
-        with st.container(key="copy_text"):
-            copybox.copy_block(mailtext.summary_text(state, link), key="copy_text_block")
+        with st.container(key="copy_text"):  # 70 columns do not fit the sidebar: wrapped on screen, copied whole
+            copybox.copy_block(mailtext.summary_text(state, link), key="copy_text_block", wrap=True)
     # Exports (skbview.app.downloads): "Download report" (one HTML file) and a zip of every chart's PNG.
     report_buttons(state, st.session_state.get(WARNINGS) or ())
     commit_url(state)

@@ -62,7 +62,8 @@ _BLOCK = st.components.v2.component("skbmodel_copy_text", html=_HTML, css=_CSS, 
 
 
 def copy_block(text: str, *, key: str, wrap: bool = False) -> None:
-    """``text`` in a monospaced block with a Copy button; ``wrap``: long lines wrap instead of scrolling
-    sideways (a share link is one line to scroll; a summary keeps its 70 columns either way)."""
+    """``text`` in a monospaced block with a Copy button; ``wrap``: long lines wrap on the screen instead of
+    scrolling sideways, so that a block wider than its place (a 70-column summary in the sidebar) is seen
+    whole; the Copy button copies ``text`` as it is, its lines unbroken."""
     _BLOCK(data={"text": text, "wrap": wrap}, key=key)
 

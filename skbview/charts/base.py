@@ -314,6 +314,24 @@ def _wrap(text: str, width: int = 115) -> str:
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash", "longdashdot")
 
 
+#: marker symbols of lines that run close together: where their dashes merge into one grey stroke in a
+#: greyscale print, a shape every few points still names each line (:func:`marked`)
+LINE_SYMBOLS = ("circle", "square", "triangle-up", "diamond", "triangle-down", "star")
+#: how many markers a marked line shows
+MARKS_PER_LINE = 9
+
+
+def marked(i: int, color: str) -> dict:
+    """Properties of a scatter trace that mark its line with the ``i``-th symbol of :data:`LINE_SYMBOLS`,
+    white inside and outlined in the line's colour (in the legend too), at :data:`MARKS_PER_LINE` points.
+    Plotly's ``marker.maxdisplayed`` draws only those points and shifts each further marked trace of the
+    figure by a third of the spacing, so that the markers of lines that run together do not cover each
+    other (and a static SVG holds only the markers that are seen)."""
+    return dict(mode="lines+markers",
+                marker=dict(symbol=LINE_SYMBOLS[i % len(LINE_SYMBOLS)], size=11, color="white",
+                            line=dict(width=2, color=color), maxdisplayed=MARKS_PER_LINE))
+
+
 def _symbols(t: dict):
     if "markers" not in str(t.get("mode", "")):
         return None

@@ -12,7 +12,7 @@ from skbmodel.physics import cpumap
 from .live import Sweep, live_caption, live_marker
 from .base import (
     COLORS, COMPONENT_COLORS, SEED_MARKER, caption, Scatter, Bar, params, profile, band, error_bars, num,
-    current_trace, Fig, finish, add_seed_points,
+    current_trace, Fig, finish, add_seed_points, marked,
 )
 
 
@@ -33,25 +33,31 @@ def cpumap_rates(state: Mapping) -> go.Figure:
     fig = Fig()
     fig.add_trace(current_trace(r, (cur["cpumap.src_mpps"], cur["cpumap.dst_mpps"]), f"current ratio = {r:g}",
                            "ratio %{x}: %{y:.2f} Mpps<extra></extra>"))
-    for key, name, color in (("cpumap.src_mpps", "source CPU rx", COLORS["src"]),
-                             ("cpumap.dst_mpps", "destination CPU rx", COLORS["dst"]),
-                             ("cpumap.drop_mpps", "drops (src − dst)", COLORS["drop"])):
+    n = len(RECYCLE_X)
+    # the destination's two placements and XDP_PASS run within a fraction of a Mpps of each other: each also
+    # carries a marker of its own (the shared template's), which a greyscale print keeps apart where dashes merge
+    for key, name, color, mark in (("cpumap.src_mpps", "source CPU rx", COLORS["src"], {}),
+                                   ("cpumap.dst_mpps", "destination CPU rx", COLORS["dst"], marked(0, COLORS["dst"])),
+                                   ("cpumap.drop_mpps", "drops (src − dst)", COLORS["drop"], {})):
         band(fig, RECYCLE_X, iv[key], color, row=0, name=f"{name}, {p['numa']} node")
-        fig.add_trace(Scatter(x=RECYCLE_X, y=np.asarray(out[key][0], dtype=float), mode="lines",
+        fig.add_trace(Scatter(x=RECYCLE_X, y=np.asarray(out[key][0], dtype=float),
                                  name=f"{name}, {p['numa']} node", line=dict(color=color, width=2.5),
                                  legendgroup=f"{name}, {p['numa']} node",
-                                 hovertemplate="ratio %{x:.2f}: %{y:.2f} Mpps<extra>" + name + "</extra>"))
-    fig.add_trace(Scatter(x=RECYCLE_X, y=np.asarray(out["cpumap.dst_mpps"][1], dtype=float), mode="lines",
+                                 hovertemplate="ratio %{x:.2f}: %{y:.2f} Mpps<extra>" + name + "</extra>",
+                                 **{"mode": "lines", **mark}))
+    fig.add_trace(Scatter(x=RECYCLE_X, y=np.asarray(out["cpumap.dst_mpps"][1], dtype=float),
                              name=f"destination CPU rx, {other} node", line=dict(color=COLORS["dst"], dash="dot"),
                              legendgroup=f"destination CPU rx, {other} node",
-                             hovertemplate="ratio %{x:.2f}: %{y:.2f} Mpps<extra>" + other + " node</extra>"))
+                             hovertemplate="ratio %{x:.2f}: %{y:.2f} Mpps<extra>" + other + " node</extra>",
+                             **marked(1, COLORS["dst"])))
     band(fig, RECYCLE_X, iv["cpumap.dst_mpps"], COLORS["dst"], row=1, name=f"destination CPU rx, {other} node")
     xp = num(cur["xdp_pass.mpps"])
     band(fig, np.array([0.0, 1.0]), cur_iv["xdp_pass.mpps"], COLORS["xdp_pass"], name="XDP_PASS on one CPU")
-    fig.add_trace(Scatter(x=np.array([0.0, 1.0]), y=np.array([xp, xp]), mode="lines",
+    fig.add_trace(Scatter(x=RECYCLE_X, y=np.full(n, xp),
                              name=f"XDP_PASS on one CPU ({xp:.2f} Mpps)",
                              line=dict(color=COLORS["xdp_pass"], dash="dash", width=2),
-                             hovertemplate="XDP_PASS one CPU: %{y:.2f} Mpps<extra></extra>"))
+                             hovertemplate="XDP_PASS one CPU: %{y:.2f} Mpps<extra></extra>",
+                             **marked(2, COLORS["xdp_pass"])))
     add_seed_points(fig, state, ("cpumap.src_mpps", "cpumap.dst_mpps", "cpumap.drop_mpps"), "pp_recycle", "Mpps",
                      "seed 003 (Xeon Platinum, same node)",
                      textposition=lambda seeds: ["middle right" if r_.state["pp_recycle"] < 0.5 else "middle left"
