@@ -140,8 +140,8 @@ def judged(r: dict, doc: dict) -> dict:
 
 
 def _mechanisms(doc: dict) -> str:
-    ids = sorted({m["id"] for r in doc["hunks"] for m in r["mechanisms"]})
-    return ", ".join(ids) if ids else "none"
+    """The mechanisms the answer composes (of the rows that matched, those that decided their stage)."""
+    return ", ".join(doc["composed"]) or "none"
 
 
 def render() -> str:
@@ -166,7 +166,7 @@ def render() -> str:
         files.setdefault(r["path"], docs[key])
     # what was read, per file
     lines += ["## What the reader read", "",
-              "| file | mails | with a diff | hunks | skipped | mapped mechanisms | answer |",
+              "| file | mails | with a diff | hunks | skipped | priced mechanisms | answer |",
               "|---|---:|---:|---:|---|---|---|"]
     for path, doc in files.items():
         info = doc["series"]
@@ -195,7 +195,7 @@ def render() -> str:
               "- In sample (the profile was fitted on the measured numbers): "
               + (", ".join(r["id"] for r in in_sample) or "none") + ".", ""]
     lines += ["## Per measurement", "",
-              "| measurement | patch file | source | profile | mapped | predicted B - A (ns/packet, 90 %) | verdict | "
+              "| measurement | patch file | source | profile | priced | predicted B - A (ns/packet, 90 %) | verdict | "
               "measured | measured B - A (ns/packet) | sign | inside | within 2x | fitted on |",
               "|---|---|---|---|---|---|---|---|---:|---|---|---|---|"]
     for r in rows:

@@ -468,7 +468,7 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, p
     subject = mails[mapped_mails[0] - 1].subject if mapped_mails else info["subject"]
     digest = patchmail.diff_hash(mails)
     doc = {"ok": True, "subject": subject, "hash": digest, "series": info, "hunks": table_rows,
-           "measured": meas, "notes": [], "answer": None, "path": None, "link": None}
+           "measured": meas, "notes": [], "answer": None, "path": None, "link": None, "composed": []}
     if p is None:
         touched = [r for r in table_rows if r.get("priced_code")]
         if not touched:
@@ -500,6 +500,7 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, p
     ans["verdict"] = noise.verdict(ans["value"], ans["noise_ns"], *ans["interval"])
     ans["runs_needed"] = _runs(ans["value"], ans["noise_ns"])
     doc["notes"] += p.notes
+    doc["composed"] = sorted({m.id for m, _, _ in p.chosen})
     doc["path"] = st["path"] if st["path"] != "design" else f"design (from {p.start})"
     doc["a"] = {k: st[k] for k in sk_state.b_overrides(st)}
     doc["b"] = sk_state.b_overrides(st)
@@ -585,7 +586,7 @@ def text_block(doc: dict) -> str:
     if ans is not None:
         prof = doc["profile"]
         lines.append(_fill(f"path {doc['path']}, profile {prof['id']} ({prof['configuration']}) at "
-                           f"{prof['ghz']:g} GHz", ""))
+                           f"{prof['ghz']:g} GHz; priced: {', '.join(doc['composed'])}", ""))
         if ans.get("per_flush") and ans["a"] == ans["b"]:  # only changes per batch: nothing per packet to see
             lines.append(_fill(f"B - A: about 0 ns/packet (at most {ans['interval'][1]:+.2f}), not measurable: "
                                f"{ans['verdict']}", ""))
