@@ -144,9 +144,31 @@ def _per(line: str) -> str | None:
     return next((what for pat, what in _PER if pat.search(line)), None)
 
 
+_HEADING_PHRASE = re.compile(r"(?:before|after|without|with|w/o|w/)\s+(?:this|the|my|these)?\s*(?:patch|series|"
+                             r"change|fix)\w*", re.I)
+
+
+_SIDE_COLON = re.compile(r"(?<![\w-])(?:before|after|baseline|unpatched|patched)\s*:\s*$", re.I)
+
+
+def _heading_side(line: str) -> str | None:
+    """For a line without a value that heads a block: ``"before"``, ``"after"``, ``""`` (a heading that
+    says neither, ending the block above), or None (prose, no heading).  A heading ends in ``before:`` or
+    ``after:``, or is short (at most ten words) and ends in a colon or names the patch (``... before this
+    patchset``)."""
+    words = re.sub(r"[\W\d_]+", " ", line).split()
+    if _SIDE_COLON.search(line):
+        return _label_side(line) or ""
+    if not words or len(words) > 10:
+        return None
+    if not (line.rstrip().endswith(":") or _HEADING_PHRASE.search(line) or len(words) <= 2):
+        return None
+    return _label_side(line) or ""
+
+
 def _shape(line: str) -> str:
     """A line with its numbers and its label word taken out: two lines of one benchmark's output share it."""
-    s = _VALUE.sub("#", line)
+    s = re.sub(r"(?<![A-Za-z_])\d+(?:[.,]\d+)*", "#", line)
     s = re.sub(r"^[\s>*-]*", "", s)
     s = re.sub(r"^[^#:]*?:", ":", s) if ":" in s.split("#")[0] else s
     return " ".join(s.split())
@@ -377,29 +399,43 @@ class _Reader:
         self.used.update(range(i, j))
 
     def labelled_lines(self) -> None:
-        """A line labelled before (its text before the first value, or a ``Before:`` line right above it) and
-        one labelled after, the nearest with a value of the same kind."""
+        """Lines labelled before and after: by their own text before the first value, or by a heading over
+        their block (``Before:``, ``1. raw performance data after this patchset``; the block runs to the
+        first blank line after a value).  A before pairs with the after of the same shape (the same
+        benchmark line: ``Type:page_pool01 Per elem``), in order; else with the nearest after of the same
+        kind.  A before or after left alone pairs with the one other unlabelled line of its shape."""
         sides: dict[int, str] = {}
-        pending, pending_left = None, 0
+        self.headings: dict[int, str] = {}
+        block, block_left, seen_value, head = None, 0, False, ""
         for i, line in enumerate(self.lines):
             vs = self.meas[i]
             if not vs:
-                side = None
-                if line.rstrip().endswith(":") and 0 < len(re.sub(r"[\W\d_]+", " ", line).split()) <= 4:
-                    side = _label_side(line)
-                if side:
-                    pending, pending_left = side, 3
-                elif pending_left:
-                    pending_left -= 1
-                    pending = pending if pending_left else None
+                heading = _heading_side(line)
+                if heading is not None:
+                    block, block_left, seen_value, head = heading or None, 60, False, line.strip(" :")
+                elif not line.strip() and seen_value:
+                    block = None
+                block_left -= 1
+                if block_left <= 0:
+                    block = None
                 continue
-            side = _label_side(line[:vs[0].start]) or pending
-            pending, pending_left = None, 0
+            seen_value = True
+            side = _label_side(line[:vs[0].start]) or block
             if side and i not in self.used:
                 sides[i] = side
-        befores = [i for i, s in sides.items() if s == "before"]
-        afters = [i for i, s in sides.items() if s == "after"]
-        for b in befores:
+                if block and not _label_side(line[:vs[0].start]):
+                    self.headings[i] = head
+        shapes = {i: _shape(self.lines[i]) for i in sides}
+        afters_by_shape: dict[str, list[int]] = {}
+        for i, side in sides.items():
+            if side == "after":
+                afters_by_shape.setdefault(shapes[i], []).append(i)
+        for b in [i for i, side in sides.items() if side == "before"]:
+            same = [a for a in afters_by_shape.get(shapes[b], []) if a not in self.used]
+            if same:
+                self._pair(b, same[0], "labelled lines", 0)
+        afters = [i for i, side in sides.items() if side == "after"]
+        for b in [i for i, side in sides.items() if side == "before" and i not in self.used]:
             bv = self.meas[b][0]
             cands = [a for a in afters if a not in self.used and abs(a - b) <= 12
                      and any(v.dim == bv.dim for v in self.meas[a])]
@@ -413,7 +449,7 @@ class _Reader:
                 if k not in sides and self.meas[k]:
                     by_shape.setdefault(_shape(line), []).append(k)
         for lone, side in lones:
-            same = [k for k in by_shape.get(_shape(self.lines[lone]), []) if k not in self.used]
+            same = [k for k in by_shape.get(shapes[lone], []) if k not in self.used]
             if len(same) == 1:
                 b, a = (lone, same[0]) if side == "before" else (same[0], lone)
                 self._pair(b, a, "implied", 2)
@@ -423,7 +459,7 @@ class _Reader:
         pairs = [(x, next(y for y in avs if y.canon == x.canon)) for x in bvs if any(y.canon == x.canon for y in avs)]
         if not pairs:
             pairs = [(bvs[0], next(y for y in avs if y.dim == bvs[0].dim))]
-        label = self.lines[b][:bvs[0].start].strip(" -:*")
+        label = self.lines[b][:bvs[0].start].strip(" -:*|") or getattr(self, "headings", {}).get(b, "")
         self.add(how, pairs[0][0], pairs[0][1], [b, a], label=label, rank=rank,
                  strong=bool(_STRONG.search(self.lines[b][:bvs[0].start])), also=pairs[1:])
 

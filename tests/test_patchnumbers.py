@@ -187,3 +187,18 @@ def test_a_diff_and_a_version_line_are_not_measurements():
     veth = _found(PATCHES / "veth-xdp-alloc-skb-bulk.diff")
     assert [(d["before"], d["after"]) for d in veth] == [("~3.64Mpps", "~3.79Mpps")]
     assert [v.text for v in pn.values("2.48.1")] == []
+
+
+def test_before_and_after_blocks_pair_line_by_line():
+    """A "before:" block and an "after:" block of time_bench lines (the quoted-printable archive mail of
+    tests/data/mail): each benchmark paired with itself by its Type, in both blocks."""
+    found = _found(DATA / "mail" / "qp_pipe_quoted_page_pool_stats.eml")
+    assert len(found) == 11 and all(d["how"] == "labelled lines" and d["per"] == "element" for d in found)
+    by_type = {re.search(r"Type:(\S+)", d["label"]).group(1): (d["before_value"], d["after_value"]) for d in found}
+    assert by_type["no-softirq-page_pool01"] == (19, 18) and by_type["tasklet_page_pool03_slow"] == (123, 121)
+    assert by_type["tasklet_page_pool02_ptr_ring"] == (45, 43) and by_type["for_loop"] == (1, 1)
+    # a heading that names the patch labels the lines under it: the repeated runs on arm64
+    first = _found(DATA / "mail" / "repeats_three_setups_page_pool_arm64.txt")[0]
+    assert (first["before"], first["after"]) == ("3 cycles(tsc)", "2 cycles(tsc)")
+    assert first["label"] == "For tasklet_page_pool01_fast_path before this patchset"
+    assert first["also"] == [{"unit": "ns", "before": "31.171 ns", "after": "27.496 ns"}]
