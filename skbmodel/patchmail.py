@@ -53,7 +53,8 @@ _SUBJECT_IN_TEXT = re.compile(r"^(?:Subject:\s*)?((?:Re: )?\[PATCH[^\n]*)$", re.
 
 @dataclasses.dataclass(frozen=True)
 class Mail:
-    """One mail of a paste.  ``diff`` is the mail's own unified diff (LF line ends, hunks cut short
+    """One mail of a paste.  ``is_cover``: a mail without a diff of its own that is a ``0/N`` mail or quotes
+    no diff either.  ``diff`` is the mail's own unified diff (LF line ends, hunks cut short
     completed, blank context lines as one space), "" when it has none; ``quoted_diff`` the diff its quoted
     lines (``> +...``) hold, as a diff of its own (file "" where the quote has no headers); ``prose`` the body
     without its diff; ``repairs`` what was completed to parse the diff; ``skipped`` what was left out."""
@@ -255,7 +256,7 @@ def _mail(index: int, chunk: list[str], mbox: bool, headed: bool) -> Mail:
     repairs += [f"quoted: {r}" for r in qrepairs]
     subject = subject or "(a mail without a subject)"
     return Mail(index, subject, sender, date, message_id, in_reply_to, body, diff, quoted, prose,
-                bool(_COVER.search(subject)) or not (diff or quoted), tuple(skipped), tuple(repairs))
+                not diff and (bool(_COVER.search(subject)) or not quoted), tuple(skipped), tuple(repairs))
 
 
 # ---------------------------------------------------------------- diffs
