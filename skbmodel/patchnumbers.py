@@ -78,10 +78,11 @@ def _canon(written: str) -> tuple[str, str, float]:
 
 class _V:
     """One number of a line: as written, its value, its unit (written and canonical) and where it stands."""
-    __slots__ = ("text", "value", "signed", "unit", "canon", "dim", "factor", "start", "end")
+    __slots__ = ("text", "number", "value", "signed", "unit", "canon", "dim", "factor", "start", "end")
 
     def __init__(self, m: re.Match, unit: str | None = None):
         self.text = m.group(0).strip()
+        self.number = ((m.group("sign") or "").strip() + m.group("num"))
         self.value = float(m.group("num").replace(",", ""))
         sign = (m.group("sign") or "").strip()
         self.signed = sign in ("+", "-")
@@ -228,14 +229,15 @@ class _Reader:
         relative = (av / bv - 1.0) if bv else None
         self.found.append({
             "mail": self.mail.index, "how": how, "kind": "rate" if rate else "cost", "label": " ".join(label.split()),
-            "before": b.text, "after": a.text, "unit": unit, "before_value": bv, "after_value": av,
+            "text": f"{b.number} -> {a.number} {unit}", "before": b.number, "after": a.number, "unit": unit,
+            "before_value": bv, "after_value": av,
             "per": per, "converted_unit": conv_unit, "before_converted": bc, "after_converted": ac,
             "delta": (ac - bc) if bc is not None else None,
             "delta_ns_per_packet": (ac - bc) if conv_unit == "ns/packet" else None,
             "relative": relative, "better": (av > bv if rate else av < bv) if av != bv else None,
             "packet_bytes": size, "assumed": assumed, "note": note,
             "stated_pct": stated_pct if not stated_pct or stated_pct.endswith("%") else stated_pct + "%",
-            "also": [{"unit": x.unit, "before": x.text, "after": y.text} for x, y in also],
+            "also": [{"unit": x.unit, "before": x.number, "after": y.number} for x, y in also],
             "lines": [self.lines[r].strip() for r in rows], "quoted": self.quoted,
             "_rank": (rank, 0 if strong else 1, 0 if rate else 1, len(self.found))})
         self.used.update(rows)
@@ -249,7 +251,8 @@ class _Reader:
         better = True if _BETTER.search(words) and not _WORSE.search(words) else (
             False if _WORSE.search(words) and not _BETTER.search(words) else None)
         self.found.append({
-            "mail": self.mail.index, "how": "percentage", "kind": "relative", "label": "", "before": None,
+            "mail": self.mail.index, "how": "percentage", "kind": "relative", "label": "",
+            "text": " ".join(line[max(0, v.start - 30):v.end + 30].split()), "before": None,
             "after": None, "unit": "%", "before_value": None, "after_value": None, "per": None, "converted_unit": None,
             "before_converted": None, "after_converted": None, "delta": None, "delta_ns_per_packet": None,
             "relative": v.value / 100.0, "better": better, "packet_bytes": None, "assumed": "",
@@ -517,15 +520,17 @@ def measured(mails: Sequence[Mail], notes: list[str] | None = None) -> list[dict
     mails' order).  Each a dict:
 
     ``mail`` (index), ``how`` (one line, labelled lines, table columns, table rows, implied, order,
-    percentage), ``kind`` (rate, cost, relative), ``label``, ``before``/``after`` (as written), ``unit`` (as
-    written), ``before_value``/``after_value`` (in that unit), ``per`` (packet, request, element, object,
-    page, or None), ``converted_unit`` (ns/packet for packet and bit rates, ns/request, ns, cycles),
-    ``before_converted``/``after_converted``, ``delta`` (after - before, converted), ``delta_ns_per_packet``
-    (the delta where it is ns per packet, else None), ``relative`` (after/before - 1; a stated percentage /
-    100), ``better`` (faster or cheaper after; None if equal or unsaid), ``packet_bytes`` and ``assumed``
-    (for a bit rate: the size used and, when the mail states none, the assumption), ``note``, ``stated_pct``
-    (the percentage the row or line states), ``also`` (the same pair in the line's other units), ``lines``
-    (the text it came from) and ``quoted`` (read from quotes of a mail that is nothing but quotes).
+    percentage), ``kind`` (rate, cost, relative), ``label``, ``text`` (``"80 -> 120 Mpps"``; for a relative
+    change the words around it), ``before``/``after`` (the numbers as written, ``~`` and thousands commas
+    kept; None for a relative change), ``unit`` (as written), ``before_value``/``after_value`` (in that
+    unit), ``per`` (packet, request, element, object, page, or None), ``converted_unit`` (ns/packet for
+    packet and bit rates, ns/request, ns, cycles), ``before_converted``/``after_converted``, ``delta``
+    (after - before, converted), ``delta_ns_per_packet`` (the delta where it is ns per packet, else None),
+    ``relative`` (after/before - 1; a stated percentage / 100), ``better`` (faster or cheaper after; None if
+    equal or unsaid), ``packet_bytes`` and ``assumed`` (for a bit rate: the size used and, when the mail
+    states none, the assumption), ``note``, ``stated_pct`` (the percentage the row or line states), ``also``
+    (the same pair in the line's other units), ``lines`` (the text it came from) and ``quoted`` (read from
+    quotes of a mail that is nothing but quotes).
 
     At most :data:`MAX_LINES` lines of each mail's text are read and :data:`MAX_RESULTS` pairs kept; what
     is left out is said in ``notes`` (a list the caller passes).

@@ -60,21 +60,21 @@ def test_what_each_posted_patch_states_first():
     """The best reading of each file (the first result) and its conversion."""
     first = {p.name: _found(p)[0] for p in sorted(PATCHES.glob("*.diff"))}
     napi = first["napi-consume-skb-alien-defer.diff"]
-    assert (napi["before"], napi["after"], napi["unit"], napi["how"]) == ("80 Mpps", "120 Mpps", "Mpps", "one line")
-    assert napi["delta_ns_per_packet"] == pytest.approx(1e3 / 120 - 1e3 / 80)
+    assert (napi["before"], napi["after"], napi["unit"], napi["how"]) == ("80", "120", "Mpps", "one line")
+    assert napi["delta_ns_per_packet"] == pytest.approx(1e3 / 120 - 1e3 / 80) and napi["text"] == "80 -> 120 Mpps"
     pool = first["page-pool-alloc-pages-bulk.diff"]
     assert (pool["before"], pool["after"], pool["unit"]) == ("3,771,046", "4,249,224", "pps")
     assert pool["before_converted"] == pytest.approx(265.18, abs=0.01)   # index.csv: 265.2 -> 235.3 ns/packet
     assert pool["after_converted"] == pytest.approx(235.34, abs=0.01) and pool["stated_pct"] == "+12.68%"
     veth = first["veth-xdp-alloc-skb-bulk.diff"]
-    assert (veth["before"], veth["after"], veth["how"]) == ("~3.64Mpps", "~3.79Mpps", "labelled lines")
+    assert (veth["before"], veth["after"], veth["how"]) == ("~3.64", "~3.79", "labelled lines")
     assert veth["delta_ns_per_packet"] == pytest.approx(1e3 / 3.79 - 1e3 / 3.64)
     free = first["slub-bulk-free-detached-freelist.diff"]
     # the table against the current in-kernel bulking comes before the one against the generic fallback
     assert "curr in-kernel" in free["lines"][1] and free["label"] == "bulk 1"
     inline = first["page-alloc-inline-rmqueue-pcplist.diff"]
     assert (inline["before_value"], inline["after_value"], inline["how"]) == (110, 106, "implied")
-    assert inline["also"] == [{"unit": "ns", "before": "30.633 ns", "after": "29.595 ns"}]
+    assert inline["also"] == [{"unit": "ns", "before": "30.633", "after": "29.595"}]
     assert inline["per"] == "element" and inline["delta_ns_per_packet"] is None
 
 
@@ -87,7 +87,7 @@ def test_a_kpps_rate_is_kilo_and_an_mpps_rate_mega():
     seed = pn.measured(pm.read_mails((SEEDS / "000_062ad420d30618bd.txt").read_bytes()))[0]
     assert seed["unit"] == "pps" and seed["delta_ns_per_packet"] == pytest.approx(-14.028, abs=0.001)
     mpps = pn.measured(pm.read_mails((SEEDS / "002_e998980d6ab8325f.txt").read_bytes()))
-    assert [(d["before"], d["after"]) for d in mpps] == [("3.737Mpps", "3.766Mpps"), ("3.79Mpps", "3.765Mpps")]
+    assert [(d["before"], d["after"]) for d in mpps] == [("3.737", "3.766"), ("3.79", "3.765")]
     # the seed's own arithmetic: "__GFP_ZERO loosing 0.029Mpps and 2.06 ns slower", "gaining ... 1.75 ns faster"
     assert [round(d["delta_ns_per_packet"], 2) for d in mpps] == [-2.06, 1.75]
     (v,) = [x for x in pn.values("256Kpps being actually sent on wire") if x.unit]
@@ -120,12 +120,12 @@ def test_a_bit_rate_without_a_packet_size_assumes_64_bytes_and_says_so():
 def test_cycles_stay_cycles_and_say_per_what():
     free = _found(PATCHES / "kfree-skb-list-free-bulk.diff")
     (d,) = free
-    assert (d["before"], d["after"], d["how"]) == ("109 cycles(tsc)", "64 cycles(tsc)", "order")
+    assert (d["before"], d["after"], d["how"]) == ("109", "64", "order")
     assert d["converted_unit"] == "cycles" and d["delta"] == -45 and d["note"] == "cycles kept as cycles, per element"
     alloc = _found(PATCHES / "slub-bulk-alloc-strategy.diff")
     row16 = next(x for x in alloc if x["label"] == "Bulk 16")
     assert (row16["before_value"], row16["after_value"], row16["stated_pct"]) == (45, 32, "28.9%")
-    assert row16["also"] == [{"unit": "ns", "before": "11.451 ns", "after": "8.148 ns"}]
+    assert row16["also"] == [{"unit": "ns", "before": "11.451", "after": "8.148"}]
     assert len(alloc) == 14 and all(x["how"] == "table columns" for x in alloc)
 
 
@@ -141,7 +141,7 @@ def test_ns_per_packet_labelled_lines_and_one_line_forms():
     assert (d["before_value"], d["after_value"]) == (7100010, 7401112)
     # a request rate is not a packet rate: converted per request, no ns per packet
     (d, *_) = _found(SEEDS / "001_7275fb263ebb0d7d.txt")
-    assert (d["before"], d["after"], d["unit"], d["converted_unit"]) == ("392.2", "396.4 Krps", "Krps", "ns/request")
+    assert (d["before"], d["after"], d["unit"], d["converted_unit"]) == ("392.2", "396.4", "Krps", "ns/request")
     assert d["delta_ns_per_packet"] is None
 
 
@@ -171,21 +171,21 @@ def test_quoted_lines_are_not_the_reply_s_measurement_unless_it_is_only_quotes()
     """Seed 002: the reply quotes the patch's "bpf-next master: ~3.64Mpps / ... ~3.75Mpps"; they are not
     its measurement.  A reply that is only the quote and its attribution line reads them, marked quoted."""
     thread = _found(SEEDS / "002_e998980d6ab8325f.txt")
-    assert not [d for d in thread if d["before"] == "~3.64Mpps"]
+    assert not [d for d in thread if d["before"] == "~3.64"]
     veth = (PATCHES / "veth-xdp-alloc-skb-bulk.diff").read_text()
     body = veth[veth.index("Split ndo_xdp_xmit"):veth.index("Signed-off-by")]
     reply = "On Fri, 29 Jan 2021, Lorenzo Bianconi wrote:\n" + "".join(f"> {x}\n" for x in body.split("\n"))
     (d,) = pn.measured(pm.read_mails(reply))
-    assert (d["before"], d["after"], d["quoted"]) == ("~3.64Mpps", "~3.79Mpps", True)
+    assert (d["before"], d["after"], d["quoted"]) == ("~3.64", "~3.79", True)
     own = reply + "\nI get 3.5 Mpps before and 3.6 Mpps after on my box.\n"
-    assert [(d["before"], d["quoted"]) for d in pn.measured(pm.read_mails(own))] == [("3.5 Mpps", False)]
+    assert [(d["before"], d["quoted"]) for d in pn.measured(pm.read_mails(own))] == [("3.5", False)]
 
 
 def test_a_diff_and_a_version_line_are_not_measurements():
     """Numbers in the diff (``#define VETH_XDP_BATCH 16``), the diffstat and git's version line are no
     measurement: only the veth mail's two rates are found."""
     veth = _found(PATCHES / "veth-xdp-alloc-skb-bulk.diff")
-    assert [(d["before"], d["after"]) for d in veth] == [("~3.64Mpps", "~3.79Mpps")]
+    assert [(d["before"], d["after"]) for d in veth] == [("~3.64", "~3.79")]
     assert [v.text for v in pn.values("2.48.1")] == []
 
 
@@ -199,6 +199,6 @@ def test_before_and_after_blocks_pair_line_by_line():
     assert by_type["tasklet_page_pool02_ptr_ring"] == (45, 43) and by_type["for_loop"] == (1, 1)
     # a heading that names the patch labels the lines under it: the repeated runs on arm64
     first = _found(DATA / "mail" / "repeats_three_setups_page_pool_arm64.txt")[0]
-    assert (first["before"], first["after"]) == ("3 cycles(tsc)", "2 cycles(tsc)")
+    assert (first["before"], first["after"]) == ("3", "2")
     assert first["label"] == "For tasklet_page_pool01_fast_path before this patchset"
-    assert first["also"] == [{"unit": "ns", "before": "31.171 ns", "after": "27.496 ns"}]
+    assert first["also"] == [{"unit": "ns", "before": "31.171", "after": "27.496"}]
