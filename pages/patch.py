@@ -45,7 +45,8 @@ def _table(doc: dict) -> None:
                                for r in doc["hunks"]]), hide_index=True, width="stretch", key="patch_hunks")
     st.markdown("**Measured in the mails**" if doc["measured"] else "**Measured in the mails:** nothing read")
     if doc["measured"]:
-        st.dataframe(pd.DataFrame([{"measured": patchin.measured_text(m), "line": m.get("line", "")}
+        st.dataframe(pd.DataFrame([{"measured": patchin.measured_text(m), "mail": m["mail"] + 1,
+                                    "read as": m["how"], "line": " / ".join(m["lines"])}
                                    for m in doc["measured"]]), hide_index=True, width="stretch",
                      key="patch_measured")
     for note in doc["notes"]:

@@ -462,13 +462,14 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, p
     changes = patchcode.net_changes(hs)
     table_rows = map_changes(changes, hs)
     info = patchmail.series_info(mails)
-    meas = patchnumbers.measured(mails)
+    read_notes: list[str] = []
+    meas = patchnumbers.measured(mails, read_notes)
     p = plan(changes)
     mapped_mails = [m for r in table_rows if r["status"] == "mapped" for m in r["mails"]]
     subject = mails[mapped_mails[0] - 1].subject if mapped_mails else info["subject"]
     digest = patchmail.diff_hash(mails)
     doc = {"ok": True, "subject": subject, "hash": digest, "series": info, "hunks": table_rows,
-           "measured": meas, "notes": [], "answer": None, "path": None, "link": None, "composed": []}
+           "measured": meas, "notes": read_notes, "answer": None, "path": None, "link": None, "composed": []}
     if p is None:
         touched = [r for r in table_rows if r.get("priced_code")]
         if not touched:
@@ -554,12 +555,10 @@ def _fill(s: str, indent: str = "  ") -> str:
 
 def measured_text(m: dict) -> str:
     """One measured before/after as a reviewer would quote it, with what it was converted with."""
-    s = f"{m['before']} -> {m['after']} {m['unit']}"
+    s = m["text"]
     if m.get("delta_ns_per_packet") is not None:
-        s += f" ({m['delta_ns_per_packet']:+.2f} ns/packet"
-        s += f"; {m['assumed']}" if m.get("assumed") else ""
-        s += ")"
-    elif m.get("relative") is not None:
+        s += f" ({m['delta_ns_per_packet']:+.2f} ns/packet" + (f"; {m['assumed']}" if m.get("assumed") else "") + ")"
+    elif m.get("relative") is not None and m["kind"] != "relative":
         s += f" ({m['relative']:+.1%})"
     if m.get("inside") is not None:
         s += ": " + ("inside" if m["inside"] else "outside") + " the predicted interval"

@@ -39,7 +39,7 @@ _HEADER = re.compile(r"^([A-Za-z][A-Za-z0-9-]{0,76}):(?:[ \t]|$)")
 _CONT = re.compile(r"^[ \t]+\S")
 _KEY_HEADERS = frozenset({"from", "subject", "date"})
 _SIGNATURE = ("-- ", "--")
-_SIGNATURE_LINES = 6          # lines under a "-- " that may still be the signature (name, version, company)
+SIGNATURE_LINES = 6          # lines under a "-- " that may still be the signature (name, version, company)
 
 _HUNK_HEAD = re.compile(r"^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@")
 _HUNK_COUNTS = re.compile(r"^@@ -(\d+)(?:,\d+)? \+(\d+)(?:,\d+)? @@")
@@ -53,7 +53,8 @@ _SUBJECT_IN_TEXT = re.compile(r"^(?:Subject:\s*)?((?:Re: )?\[PATCH[^\n]*)$", re.
 
 @dataclasses.dataclass(frozen=True)
 class Mail:
-    """One mail of a paste.  ``diff`` is the mail's own unified diff (LF line ends, hunks cut short
+    """One mail of a paste.  ``is_cover``: a mail without a diff of its own that is a ``0/N`` mail or quotes
+    no diff either.  ``diff`` is the mail's own unified diff (LF line ends, hunks cut short
     completed, blank context lines as one space), "" when it has none; ``quoted_diff`` the diff its quoted
     lines (``> +...``) hold, as a diff of its own (file "" where the quote has no headers); ``prose`` the body
     without its diff; ``repairs`` what was completed to parse the diff; ``skipped`` what was left out."""
@@ -125,7 +126,7 @@ def _split_points(lines: list[str]) -> list[tuple[int, bool]]:
     """``[(line, mbox), ...]``: where each mail starts (``mbox``: at an mbox ``From`` line)."""
     points: list[tuple[int, bool]] = []
     n = len(lines)
-    own_headers_end = -1          # end of the last mail's header block: a block right under it is in-body
+    under_headers = False         # only blank lines since the last mail's header block: a block here is in-body
     sig_left = 0                  # signature lines that may still follow a "-- " line
     prev_blank, prev_sig = True, False
     i = 0
@@ -134,21 +135,23 @@ def _split_points(lines: list[str]) -> list[tuple[int, bool]]:
         if _MBOX_FROM.match(line):
             points.append((i, True))
             end, _ = _header_block(lines, i + 1)
-            own_headers_end = end
+            under_headers = True
             i, prev_blank, prev_sig, sig_left = end, False, False, 0
             continue
         if (prev_blank or prev_sig) and _HEADER.match(line):
             end, names = _header_block(lines, i)
             closed = end == n or _is_blank(lines[end])
-            in_body = own_headers_end >= 0 and all(_is_blank(x) for x in lines[own_headers_end:i])
-            if closed and len(names & _KEY_HEADERS) >= 2 and not in_body:
+            if closed and len(names & _KEY_HEADERS) >= 2 and not under_headers:
                 points.append((i, False))
-                own_headers_end = end
+                under_headers = True
+            else:
+                under_headers = False
             i, prev_blank, prev_sig, sig_left = end, False, False, 0
             continue
         blank = _is_blank(line)
+        under_headers = under_headers and blank
         if line in _SIGNATURE:
-            sig_left, prev_sig = _SIGNATURE_LINES, True
+            sig_left, prev_sig = SIGNATURE_LINES, True
         elif sig_left and not blank:
             sig_left -= 1
             prev_sig = True
@@ -253,7 +256,7 @@ def _mail(index: int, chunk: list[str], mbox: bool, headed: bool) -> Mail:
     repairs += [f"quoted: {r}" for r in qrepairs]
     subject = subject or "(a mail without a subject)"
     return Mail(index, subject, sender, date, message_id, in_reply_to, body, diff, quoted, prose,
-                bool(_COVER.search(subject)) or not (diff or quoted), tuple(skipped), tuple(repairs))
+                not diff and (bool(_COVER.search(subject)) or not quoted), tuple(skipped), tuple(repairs))
 
 
 # ---------------------------------------------------------------- diffs

@@ -1,31 +1,562 @@
-"""What a patch mail measured: the before and after it states, converted to ns per packet where they are rates
-of packets."""
+"""The measured before and after a patch mail states, read from its own lines: :func:`measured`.
+
+Mails state a measurement in many shapes; each is read where it is written as a before and an after:
+
+* one line: ``80 Mpps -> 120 Mpps``, ``from 1110 Kpps to 2128 Kpps``, ``(392.2 -> 396.4 Krps)``,
+  ``__GFP_ZERO (3.79Mpps) -> memset (3.765Mpps)``, ``unpatched/patched: 3.2/3.9 Mpps``;
+* two labelled lines: ``Unpatched kernel: 2396594pps`` / ``Patched kernel: 2479970pps``,
+  ``bpf-next master: ~3.64Mpps`` / ``bpf-next + skb bulking allocation: ~3.79Mpps``, ``w/o ...`` / ``with
+  ...``, or a ``Before:`` line over the value it labels;
+* a table whose columns are before and after (a header ``fallback - this-patch`` over rows
+  ``16 - 45 cycles(tsc) 11.451 ns - 32 cycles(tsc) 8.148 ns``);
+* a table whose rows are (``Baseline ... 3,771,046`` / ``Array ... 4,249,224`` under a ``pps`` header;
+  ``threaded GRO 2.3 4 Mpps`` / ``thr bulk GRO 2.4 4.7 Mpps`` over a ``diff +4 +17 %`` row);
+* weaker, and ranked after those: a ``Before:`` value whose after is the one other line of the same shape
+  (``implied``), two adjacent lines of the same shape and no label (``order``: the first taken as before);
+* a relative change in words: ``~50% improvement``, ``+22%``.
+
+Units are kept as written and converted: packet rates (Mpps, Kpps, pps) to ns per packet; bit rates
+(Gbit/s, Mbit/s, Mb/sec) to packets with the packet size the mail states nearest the numbers, else 64-byte
+packets, an assumption the result states; request rates to ns per request; cycles stay cycles and ns stay
+ns, per whatever the line says (element, object, page, packet).  A quoted line (``> ``) of a reply is the
+quoted mail's measurement, not the reply's: it is read only where the mail is nothing but quotes.
+"""
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Sequence
 
-_RATE = r"~?\s*([\d][\d,.]*)\s*(Mpps|Kpps|pps|ns)\b"
-_NOT_QUOTED = r"^(?!\s*>).*?\b"
-_BEFORE = re.compile(_NOT_QUOTED + r"(?:unpatched|before|baseline|without(?: the)? patch)\b[^\n\d]*?" + _RATE,
-                     re.I | re.M)
-_AFTER = re.compile(_NOT_QUOTED + r"(?:patched|after|with(?: the)? patch)\b[^\n\d]*?" + _RATE, re.I | re.M)
+from .patchmail import SIGNATURE_LINES, Mail
+from .physics import units
+
+#: lines of a mail's own text read for measurements, and pairs kept per mail: a mail states its numbers in
+#: a few dozen lines; these bound the time a pasted log of hundreds of thousands of lines can take
+MAX_LINES = 50_000
+MAX_RESULTS = 1_000
+
+#: packet size taken for a bit rate when the mail states none [bytes] (the minimum Ethernet frame, the
+#: size small-packet benchmarks use)
+ASSUMED_PACKET_BYTES = 64
+
+# ---------------------------------------------------------------- values and units
+_UNIT = (r"[MmKkGg]?(?:pps|PPS)|[MmKk]?pkts?/s(?:ec)?|[MmKk]?packets/s(?:ec)?|[GgMmKk]bits?/s(?:ec)?|[GgMmKk]bps|"
+         r"[GgMmKk]b/s(?:ec)?|bps|[MmKk]?rps|[MmKk]?req/s|cycles\(tsc\)|cycles|cyc|nsec|nanosec(?:ond)?s?|ns|"
+         r"usec|us|µs|%")
+_VALUE = re.compile(r"(?<![\w.,:=\-+])(?P<sign>[-+]|[~≈]\s?)?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+                    r"(?:(?P<space>\s?)(?P<unit>" + _UNIT + r"))?(?!\w)(?!\.\d)")
+_ALONE_UNIT = re.compile(r"^(?:" + _UNIT + r")$")
+_NA = re.compile(r"^(?:n/?a|N/?A|-|--)$")
+
+# unit as written -> (canonical, dimension, factor to the dimension's base)
+_PREFIX = {"": 1.0, "k": 1e3, "m": 1e6, "g": 1e9}
 
 
-def _ns_per_packet(value: str, unit: str) -> float:
-    x = float(value.replace(",", ""))
-    return {"Mpps": 1e3 / x, "Kpps": 1e6 / x, "pps": 1e9 / x, "ns": x}[unit]
+@functools.lru_cache(maxsize=256)
+def _canon(written: str) -> tuple[str, str, float]:
+    """``(canonical unit, dimension, factor)``: dimension ``packets`` (per s), ``bits`` (per s),
+    ``requests`` (per s), ``cycles``, ``ns`` or ``%``; factor to packets/s, bits/s, requests/s or ns."""
+    w = written
+    if w == "%":
+        return "%", "%", 1.0
+    if w.startswith("cyc"):
+        return "cycles", "cycles", 1.0
+    if w in ("ns", "nsec") or w.startswith("nanosec"):
+        return "ns", "ns", 1.0
+    if w in ("usec", "us", "µs"):
+        return "us", "ns", 1e3
+    low = w.lower()
+    if re.match(r"^[mkg]?(?:pps|pkts?/s|packets/s)", low):
+        p = low[0] if low[0] in "mkg" and not low.startswith(("pkt", "packets")) else ""
+        return {"": "pps", "k": "Kpps", "m": "Mpps", "g": "Gpps"}[p], "packets", _PREFIX[p]
+    if re.match(r"^[mk]?(?:rps|req/s)", low):
+        p = low[0] if low[0] in "mk" else ""
+        return {"": "rps", "k": "Krps", "m": "Mrps"}[p], "requests", _PREFIX[p]
+    p = low[0] if low[0] in "gmk" and low != "bps" else ""
+    return {"": "bit/s", "k": "Kbit/s", "m": "Mbit/s", "g": "Gbit/s"}[p], "bits", _PREFIX[p]
 
 
-def measured(mails) -> list[dict]:
-    """Each before/after a mail's own (unquoted) lines state, a line naming a before (unpatched, baseline,
-    without the patch) and another an after (patched, with the patch) in pps or ns per packet."""
-    out = []
+class _V:
+    """One number of a line: as written, its value, its unit (written and canonical) and where it stands."""
+    __slots__ = ("text", "number", "value", "signed", "unit", "canon", "dim", "factor", "start", "end")
+
+    def __init__(self, m: re.Match, unit: str | None = None):
+        self.text = m.group(0).strip()
+        self.number = ((m.group("sign") or "").strip() + m.group("num"))
+        self.value = float(m.group("num").replace(",", ""))
+        sign = (m.group("sign") or "").strip()
+        self.signed = sign in ("+", "-")
+        if sign == "-":
+            self.value = -self.value
+        self.unit = unit if unit is not None else (m.group("unit") or "")
+        self.canon, self.dim, self.factor = _canon(self.unit) if self.unit else ("", "", 1.0)
+        self.start, self.end = m.start(), m.end()
+
+
+_DIGIT = re.compile(r"\d")
+
+
+def values(line: str) -> list[_V]:
+    """The numbers of ``line`` with their units (a number without one has unit "")."""
+    return [_V(m) for m in _VALUE.finditer(line)] if _DIGIT.search(line) else []
+
+
+# ---------------------------------------------------------------- words
+_BEFORE_STRONG = (r"before|baseline|unpatched|un-patched|without(?:\s+(?:the|this|these|my))?\s+(?:patch|series|"
+                  r"change|fix)\w*|w/o|vanilla|current|curr|in-kernel|pre-patch|prior|reverted")
+_BEFORE_WEAK = r"base|master|original|orig|old|stock|upstream|fallback|reference"
+_AFTER_WORDS = (r"after|patched|with(?:\s+(?:the|this|these|my))?\s+(?:patch|series|change|fix)\w*|"
+                r"this[- ]patch|this[- ]series|new|applied|post-patch|optimi[sz]ed")
+_BEFORE = re.compile(r"(?<![\w-])(?:" + _BEFORE_STRONG + "|" + _BEFORE_WEAK + r")(?![\w-])", re.I)
+_STRONG = re.compile(r"(?<![\w-])(?:" + _BEFORE_STRONG + r")(?![\w-])", re.I)
+_AFTER = re.compile(r"(?<![\w-])(?:" + _AFTER_WORDS + r")(?![\w-])|(?:^|\s)\+\s", re.I)
+_ARROW = re.compile(r"^\s*\)?\s*(?:->|-->|=>|→|⟶|to)\s*\(?\s*$|^[^\d]{0,40}(?:->|-->|=>|→)[^\d]{0,40}$")
+_SLASH = re.compile(r"^\s*/\s*$")
+_FROM = re.compile(r"\bfrom\s*[~≈]?\s*$", re.I)
+_DIFF_ROW = re.compile(r"^\s*(?:diff|delta|change|gain|improvement|speed-?up|Δ)\b", re.I)
+_BETTER = re.compile(r"improve\w*|faster|better|gain\w*|increase\w*|speed-?up|more|higher|win", re.I)
+_WORSE = re.compile(r"slower|worse|regress\w*|loss|los[ei]\w*|decrease\w*|drop\w*|lower|reduc\w*", re.I)
+_PCT_WORDS = re.compile(r"improve\w*|faster|slower|better|worse|gain\w*|regress\w*|increase\w*|decrease\w*|"
+                        r"reduc\w*|speed-?up|throughput|drop|loss", re.I)
+_PER = [(re.compile(r"per\s+(?:elem|element)\b|/elem", re.I), "element"),
+        (re.compile(r"per\s+(?:packet|pkt)s?\b|/pkt|/packet|ns/p\b", re.I), "packet"),
+        (re.compile(r"per\s+(?:object|obj)\b|/object|/obj", re.I), "object"),
+        (re.compile(r"per\s+page\b|/page", re.I), "page"),
+        (re.compile(r"per\s+(?:op|operation)\b|/op\b", re.I), "operation")]
+_PACKET_SIZE = [re.compile(r"\b(\d{2,5})\s?-?\s?(?:bytes?|B)\b(?=[^\n]{0,25}?\b(?:packets?|frames?|pkts?|UDP|TCP|"
+                           r"IPv[46]|payload|sized?)\b)", re.I),
+                re.compile(r"\(\s*(\d{2,5})\s?byte", re.I),
+                re.compile(r"\b(?:packet|pkt|frame)[ _-]?size\s*[:=]?\s*(\d{2,5})\b", re.I),
+                re.compile(r"(?:^|\s)(?:-s|pkt_size)\s+(\d{2,5})\b")]
+_WROTE = re.compile(r"wrote:\s*$|^\s*On .{0,120}$")
+
+
+def _quoted(line: str) -> bool:
+    return line.lstrip().startswith(">")
+
+
+def _label_side(label: str) -> str | None:
+    """``"before"``, ``"after"`` or None (neither, or both) for a row or line label."""
+    b, a = bool(_BEFORE.search(label)), bool(_AFTER.search(label))
+    return "before" if b and not a else "after" if a and not b else None
+
+
+def _per(line: str) -> str | None:
+    return next((what for pat, what in _PER if pat.search(line)), None)
+
+
+_HEADING_PHRASE = re.compile(r"(?:before|after|without|with|w/o|w/)\s+(?:this|the|my|these)?\s*(?:patch|series|"
+                             r"change|fix)\w*", re.I)
+
+
+_SIDE_COLON = re.compile(r"(?<![\w-])(?:before|after|baseline|unpatched|patched)\s*:\s*$", re.I)
+
+
+def _heading_side(line: str) -> str | None:
+    """For a line without a value that heads a block: ``"before"``, ``"after"``, ``""`` (a heading that
+    says neither, ending the block above), or None (prose, no heading).  A heading ends in ``before:`` or
+    ``after:``, or is short (at most ten words) and ends in a colon or names the patch (``... before this
+    patchset``)."""
+    words = re.sub(r"[\W\d_]+", " ", line).split()
+    if _SIDE_COLON.search(line):
+        return _label_side(line) or ""
+    if not words or len(words) > 10:
+        return None
+    if not (line.rstrip().endswith(":") or _HEADING_PHRASE.search(line) or len(words) <= 2):
+        return None
+    return _label_side(line) or ""
+
+
+def _shape(line: str) -> str:
+    """A line with its numbers and its label word taken out: two lines of one benchmark's output share it."""
+    s = re.sub(r"(?<![A-Za-z_])\d+(?:[.,]\d+)*", "#", line)
+    s = re.sub(r"^[\s>*-]*", "", s)
+    s = re.sub(r"^[^#:]*?:", ":", s) if ":" in s.split("#")[0] else s
+    return " ".join(s.split())
+
+
+# ---------------------------------------------------------------- one mail
+class _Reader:
+    def __init__(self, mail: Mail, lines: list[str], quoted: bool):
+        self.mail, self.lines, self.quoted = mail, lines, quoted
+        self.used: set[int] = set()
+        self.found: list[dict] = []
+        self.full = False
+        self.vals = [values(line) for line in lines]
+        # a line's measurements: numbers with a unit other than %, not a signed difference
+        self.meas = [[v for v in vs if v.unit and v.dim != "%" and not v.signed] for vs in self.vals]
+        self.sizes = [(i, int(m.group(1)), line.strip()) for i, line in enumerate(lines) for pat in _PACKET_SIZE
+                      for m in [pat.search(line)] if m]
+
+    # -- results
+    def _packet_bytes(self, rows: Sequence[int]) -> tuple[int, str]:
+        if not self.sizes:
+            return ASSUMED_PACKET_BYTES, (f"{ASSUMED_PACKET_BYTES}-byte packets ASSUMED: the mail states no packet "
+                                          f"size")
+        i, size, _ = min(self.sizes, key=lambda s: (min(abs(s[0] - r) for r in rows), s[0] > min(rows)))
+        return size, ""
+
+    def add(self, how: str, b: _V, a: _V, rows: Sequence[int], label: str = "", rank: float = 0.0,
+            also: Sequence[tuple[_V, _V]] = (), stated_pct: str | None = None, strong: bool = False) -> None:
+        if len(self.found) >= MAX_RESULTS:
+            self.full = True
+            return
+        unit = b.unit if b.unit else a.unit
+        canon, dim, factor = _canon(unit)
+        bv, av = b.value, a.value
+        per, assumed, size, note = _per(" ".join(self.lines[r] for r in rows)), "", None, ""
+        conv_unit, bc, ac = None, None, None
+        if dim == "packets":
+            conv_unit, per = "ns/packet", "packet"
+            bc, ac = (float(units.mpps_to_ns(v * factor / 1e6)) for v in (bv, av))
+        elif dim == "bits":
+            size, why = self._packet_bytes(rows)
+            assumed = why
+            conv_unit, per = "ns/packet", "packet"
+            bc, ac = (float(units.mpps_to_ns(units.gbps_to_mpps(v * factor / 1e9, size))) for v in (bv, av))
+            note = f"bits counted as {size}-byte packets (the packets' own bytes, no preamble or inter-frame gap)"
+        elif dim == "requests":
+            conv_unit, per = "ns/request", "request"
+            bc, ac = (float(units.mpps_to_ns(v * factor / 1e6)) for v in (bv, av))
+        elif dim == "ns":
+            conv_unit = "ns/packet" if per == "packet" else "ns"
+            bc, ac = bv * factor, av * factor
+        elif dim == "cycles":
+            conv_unit, bc, ac = "cycles", bv, av
+            note = (f"cycles kept as cycles, per {per}" if per else
+                    "cycles kept as cycles, per packet or per object: the mail does not say which")
+        rate = dim in ("packets", "bits", "requests")
+        relative = (av / bv - 1.0) if bv else None
+        self.found.append({
+            "mail": self.mail.index, "how": how, "kind": "rate" if rate else "cost", "label": " ".join(label.split()),
+            "text": f"{b.number} -> {a.number} {unit}", "before": b.number, "after": a.number, "unit": unit,
+            "before_value": bv, "after_value": av,
+            "per": per, "converted_unit": conv_unit, "before_converted": bc, "after_converted": ac,
+            "delta": (ac - bc) if bc is not None else None,
+            "delta_ns_per_packet": (ac - bc) if conv_unit == "ns/packet" else None,
+            "relative": relative, "better": (av > bv if rate else av < bv) if av != bv else None,
+            "packet_bytes": size, "assumed": assumed, "note": note,
+            "stated_pct": stated_pct if not stated_pct or stated_pct.endswith("%") else stated_pct + "%",
+            "also": [{"unit": x.unit, "before": x.number, "after": y.number} for x, y in also],
+            "lines": [self.lines[r].strip() for r in rows], "quoted": self.quoted,
+            "_rank": (rank, 0 if strong else 1, 0 if rate else 1, len(self.found))})
+        self.used.update(rows)
+
+    def add_relative(self, v: _V, row: int) -> None:
+        if len(self.found) >= MAX_RESULTS:
+            self.full = True
+            return
+        line = self.lines[row]
+        words = line[max(0, v.start - 40):v.end + 40]
+        better = True if _BETTER.search(words) and not _WORSE.search(words) else (
+            False if _WORSE.search(words) and not _BETTER.search(words) else None)
+        self.found.append({
+            "mail": self.mail.index, "how": "percentage", "kind": "relative", "label": "",
+            "text": " ".join(line[max(0, v.start - 30):v.end + 30].split()), "before": None,
+            "after": None, "unit": "%", "before_value": None, "after_value": None, "per": None, "converted_unit": None,
+            "before_converted": None, "after_converted": None, "delta": None, "delta_ns_per_packet": None,
+            "relative": v.value / 100.0, "better": better, "packet_bytes": None, "assumed": "",
+            "note": "a relative change: its sign is the words' (improvement, slower) where the number has none",
+            "stated_pct": v.text, "also": [], "lines": [line.strip()], "quoted": self.quoted,
+            "_rank": (9, 1, 1, len(self.found))})
+
+    # -- shapes
+    def one_line(self) -> None:
+        """``X -> Y``, ``from X to Y``, ``before X, after Y``, ``unpatched/patched: X/Y``."""
+        for i, line in enumerate(self.lines):
+            if i in self.used:
+                continue
+            vs = [v for v in self.vals[i] if v.dim != "%" and not v.signed]
+            for x, y in zip(vs, vs[1:]):
+                if not y.unit or (x.unit and x.dim != y.dim):
+                    continue
+                between, pre = line[x.end:y.start], line[max(0, x.start - 40):x.start]
+                if len(between) > 60:
+                    continue
+                arrow = bool(_ARROW.match(between)) and (between.strip() != "to" or x.unit == y.unit
+                                                          or bool(_FROM.search(pre)))
+                post = line[y.end:y.end + 30]
+                labelled = (_label_side(pre) == "before" and _label_side(between) == "after") or (
+                    _label_side(between) == "before" and _label_side(post) == "after")
+                slash = bool(_SLASH.match(between)) and _BEFORE.search(pre) and _AFTER.search(pre)
+                if arrow or labelled or slash:
+                    xx = x if x.unit else _V(_VALUE.match(line, x.start), y.unit)
+                    self.add("one line" if arrow else "labelled", xx, y, [i], label=pre.strip(" :-(~"), rank=0,
+                             strong=bool(_STRONG.search(pre)))
+                    break
+
+    def column_tables(self) -> None:
+        """Rows of two equal groups of values under a header whose columns say before and after."""
+        i, n = 0, len(self.lines)
+        while i < n:
+            row = self._two_groups(i)
+            if row is None:
+                i += 1
+                continue
+            head_i = next((k for k in range(i - 1, max(-1, i - 4), -1) if self.lines[k].strip()), None)
+            if head_i is None or self._two_groups(head_i) is not None:
+                i += 1
+                continue
+            cols = [c for c in re.split(r"\s+-\s+|-\s+|\s{2,}|\t|\|", self.lines[head_i].strip()) if c.strip()]
+            sides = [_label_side(c) for c in cols]
+            if "before" not in sides or "after" not in sides:
+                i += 1
+                continue
+            flip = sides.index("after") < sides.index("before")
+            strong = bool(_STRONG.search(cols[sides.index("before")]))
+            first = cols[0] if sides[0] is None and len(cols) > 2 else ""
+            while i < n and (row := self._two_groups(i)) is not None:
+                b, a = (row[1], row[0]) if flip else row
+                label = " ".join(x for x in (first, self.lines[i][:b[0].start].strip(" -:|")) if x)
+                pct = [v.text for v in self.vals[i] if v.dim == "%"]
+                self.add("table columns", b[0], a[0], [i, head_i], label=label, rank=1, strong=strong,
+                         also=list(zip(b[1:], a[1:])), stated_pct=pct[-1] if pct else None)
+                i += 1
+
+    def _two_groups(self, i: int):
+        vs = self.meas[i]
+        if len(vs) < 2 or len(vs) % 2:
+            return None
+        h = len(vs) // 2
+        if [v.canon for v in vs[:h]] != [v.canon for v in vs[h:]]:
+            return None
+        return vs[:h], vs[h:]
+
+    def row_tables(self) -> None:
+        """Blocks of rows (a label, then cells) where a row's label says before (baseline) or two rows stand
+        over a ``diff`` row: each column a before and an after."""
+        i, n = 0, len(self.lines)
+        while i < n:
+            if not self.lines[i].strip():
+                i += 1
+                continue
+            j = i
+            while j < n and self.lines[j].strip():
+                j += 1
+            self._row_block(i, j)
+            i = j
+
+    def _cells(self, line: str):
+        """``(label, cells, trailing unit)`` of a table row, or None: cells are numbers or N/A."""
+        toks = line.split()
+        unit = toks[-1] if toks and _ALONE_UNIT.match(toks[-1]) else ""
+        if unit:
+            toks = toks[:-1]
+        k = 0
+        while k < len(toks) and not (_VALUE.fullmatch(toks[k]) or _NA.match(toks[k])):
+            k += 1
+        label, cells = " ".join(toks[:k]), toks[k:]
+        if not cells or not re.search(r"[A-Za-z]", label) or not all(_VALUE.fullmatch(c) or _NA.match(c)
+                                                                      for c in cells):
+            return None
+        return label, [_V(m) if (m := _VALUE.fullmatch(c)) else None for c in cells], unit
+
+    def _row_block(self, i: int, j: int) -> None:
+        rows = [(k, c) for k in range(i, j)
+                if k not in self.used and self.vals[k] and (c := self._cells(self.lines[k]))]
+        if len(rows) < 2:
+            return
+        head = self.lines[i] if rows[0][0] != i else ""
+        head_units = [t for t in head.split() if _ALONE_UNIT.match(t) and t != "%"]
+        head_cols = [c for c in re.split(r"\s{2,}|\t", head.strip()) if c and not _ALONE_UNIT.match(c)]
+
+        def cols(row):
+            label, cells, unit = row
+            out = []
+            for c in cells:
+                if c is None:
+                    out.append(None)
+                    continue
+                u = c.unit or unit or (head_units[0] if len(head_units) == 1 else "")
+                out.append(_V(_VALUE.fullmatch(c.text), u) if u and not c.unit else c)
+            return [c for c in out if c is None or c.dim != "%"], [c for c in out if c is not None and c.dim == "%"]
+
+        diff_rows = [k for k, (label, _, _) in rows if _DIFF_ROW.match(label)]
+        diff_pct = [cols(c)[1] or cols(c)[0] for k, c in rows if k in set(diff_rows)][:1]
+        value_rows = [(k, c) for k, c in rows if k not in set(diff_rows) and any(x and x.unit for x in cols(c)[0])]
+        sides = [_label_side(c[0]) for _, c in value_rows]
+        if "before" in sides:
+            b_k, b_c = value_rows[sides.index("before")]
+            afters = [(k, c) for (k, c), s in zip(value_rows, sides) if s != "before" and k > b_k]
+            afters.reverse()   # the last row is the variant the mail ends on: ranked first
+        elif len(value_rows) == 2 and diff_rows and diff_rows[0] > value_rows[1][0]:
+            (b_k, b_c), afters = value_rows[0], [value_rows[1]]
+        else:
+            return
+        # a row table's "baseline" is often a reference outside the patch (the tree before the series): its
+        # rows keep the mail's order, whatever their words
+        strong = False
+        labelled = len(value_rows) == 2 and sorted(s or "" for s in sides) == ["after", "before"]
+        how, rank = ("labelled lines", 0) if labelled else ("table rows", 1)
+        b_cols = cols(b_c)[0]
+        for rank_k, (a_k, a_c) in enumerate(afters):
+            a_cols, a_pct = cols(a_c)
+            for col, (b, a) in enumerate(zip(b_cols, a_cols)):
+                if b is None or a is None or not b.unit or b.dim != a.dim:
+                    continue
+                name = head_cols[col] if len(head_cols) == len(b_cols) else ""
+                pct = a_pct[col].text if col < len(a_pct) else (
+                    diff_pct[0][col].text if diff_pct and col < len(diff_pct[0]) and diff_pct[0][col] else None)
+                self.add(how, b, a, [b_k, a_k], label=f"{b_c[0]} -> {a_c[0]}" + (f" ({name})" if name else ""),
+                         rank=rank + rank_k / 10, strong=strong, stated_pct=pct)
+        self.used.update(range(i, j))
+
+    def labelled_lines(self) -> None:
+        """Lines labelled before and after: by their own text before the first value, or by a heading over
+        their block (``Before:``, ``1. raw performance data after this patchset``; the block runs to the
+        first blank line after a value).  A before pairs with the after of the same shape (the same
+        benchmark line: ``Type:page_pool01 Per elem``), in order; else with the nearest after of the same
+        kind.  A before or after left alone pairs with the one other unlabelled line of its shape."""
+        sides: dict[int, str] = {}
+        self.headings: dict[int, str] = {}
+        block, block_left, seen_value, head = None, 0, False, ""
+        for i, line in enumerate(self.lines):
+            vs = self.meas[i]
+            if not vs:
+                heading = _heading_side(line)
+                if heading is not None:
+                    block, block_left, seen_value, head = heading or None, 60, False, line.strip(" :")
+                elif not line.strip() and seen_value:
+                    block = None
+                block_left -= 1
+                if block_left <= 0:
+                    block = None
+                continue
+            seen_value = True
+            side = _label_side(line[:vs[0].start]) or block
+            if side and i not in self.used:
+                sides[i] = side
+                if block and not _label_side(line[:vs[0].start]):
+                    self.headings[i] = head
+        shapes = {i: _shape(self.lines[i]) for i in sides}
+        afters_by_shape: dict[str, list[int]] = {}
+        for i, side in sides.items():
+            if side == "after":
+                afters_by_shape.setdefault(shapes[i], []).append(i)
+        for b in [i for i, side in sides.items() if side == "before"]:
+            same = [a for a in afters_by_shape.get(shapes[b], []) if a not in self.used]
+            if same:
+                self._pair(b, same[0], "labelled lines", 0)
+        afters = [i for i, side in sides.items() if side == "after"]
+        for b in [i for i, side in sides.items() if side == "before" and i not in self.used]:
+            bv = self.meas[b][0]
+            cands = [a for a in afters if a not in self.used and abs(a - b) <= 12
+                     and any(v.dim == bv.dim for v in self.meas[a])]
+            if cands:
+                a = min(cands, key=lambda a: (a < b, abs(a - b)))
+                self._pair(b, a, "labelled lines", 0)
+        lones = [(i, s) for i, s in sides.items() if i not in self.used]
+        by_shape: dict[str, list[int]] = {}
+        if lones:
+            for k, line in enumerate(self.lines):
+                if k not in sides and self.meas[k]:
+                    by_shape.setdefault(_shape(line), []).append(k)
+        for lone, side in lones:
+            same = [k for k in by_shape.get(shapes[lone], []) if k not in self.used]
+            if len(same) == 1:
+                b, a = (lone, same[0]) if side == "before" else (same[0], lone)
+                self._pair(b, a, "implied", 2)
+
+    def _pair(self, b: int, a: int, how: str, rank: float) -> None:
+        bvs, avs = self.meas[b], self.meas[a]
+        pairs = [(x, next(y for y in avs if y.canon == x.canon)) for x in bvs if any(y.canon == x.canon for y in avs)]
+        if not pairs:
+            pairs = [(bvs[0], next(y for y in avs if y.dim == bvs[0].dim))]
+        label = self.lines[b][:bvs[0].start].strip(" -:*|") or getattr(self, "headings", {}).get(b, "")
+        self.add(how, pairs[0][0], pairs[0][1], [b, a], label=label, rank=rank,
+                 strong=bool(_STRONG.search(self.lines[b][:bvs[0].start])), also=pairs[1:])
+
+    def adjacent_pairs(self) -> None:
+        """Exactly two adjacent lines of one shape, no label either way: the first taken as the before."""
+        n = len(self.lines)
+        for i in range(n - 1):
+            if i in self.used or i + 1 in self.used:
+                continue
+            x, y = self.meas[i], self.meas[i + 1]
+            if not x or not y or [v.canon for v in x] != [v.canon for v in y]:
+                continue
+            if (i > 0 and self.meas[i - 1]) or (i + 2 < n and self.meas[i + 2]):
+                continue
+            if _shape(self.lines[i]) != _shape(self.lines[i + 1]):
+                continue
+            self._pair(i, i + 1, "order", 3)
+
+    def percentages(self) -> None:
+        for i, line in enumerate(self.lines):
+            if i in self.used:
+                continue
+            for v in self.vals[i]:
+                if v.dim == "%" and v.value and (v.signed or _PCT_WORDS.search(line[max(0, v.start - 40):v.end + 40])):
+                    self.add_relative(v, i)
+
+
+def _lines_of(mail: Mail) -> tuple[list[str], bool]:
+    """The lines a mail's measurement is read from: its own (its prose less quoted lines and signature),
+    or its quoted lines where the mail is nothing but quotes."""
+    own, quoted = [], []
+    sig_left = 0
+    for line in mail.prose.split("\n"):
+        if line in ("-- ", "--"):
+            sig_left = SIGNATURE_LINES + 1
+        if sig_left and line.strip():
+            sig_left -= 1
+            own.append("")
+            continue
+        sig_left = 0
+        if _quoted(line):
+            quoted.append(re.sub(r"^\s*(?:>\s?)+", "", line))
+            own.append("")
+        else:
+            own.append(line)
+    if any(line.strip() and not _WROTE.search(line) for line in own):
+        return own, False
+    return quoted, True
+
+
+def measured(mails: Sequence[Mail], notes: list[str] | None = None) -> list[dict]:
+    """Every before and after the mails state, best first (a pair written as one, then tables, then pairs
+    implied by a line's shape or by order, then relative changes in words; a strong before word such as
+    "unpatched" or "current" before a weak one such as "fallback"; packet rates before costs; then in the
+    mails' order).  Each a dict:
+
+    ``mail`` (index), ``how`` (one line, labelled lines, table columns, table rows, implied, order,
+    percentage), ``kind`` (rate, cost, relative), ``label``, ``text`` (``"80 -> 120 Mpps"``; for a relative
+    change the words around it), ``before``/``after`` (the numbers as written, ``~`` and thousands commas
+    kept; None for a relative change), ``unit`` (as written), ``before_value``/``after_value`` (in that
+    unit), ``per`` (packet, request, element, object, page, or None), ``converted_unit`` (ns/packet for
+    packet and bit rates, ns/request, ns, cycles), ``before_converted``/``after_converted``, ``delta``
+    (after - before, converted), ``delta_ns_per_packet`` (the delta where it is ns per packet, else None),
+    ``relative`` (after/before - 1; a stated percentage / 100), ``better`` (faster or cheaper after; None if
+    equal or unsaid), ``packet_bytes`` and ``assumed`` (for a bit rate: the size used and, when the mail
+    states none, the assumption), ``note``, ``stated_pct`` (the percentage the row or line states), ``also``
+    (the same pair in the line's other units), ``lines`` (the text it came from) and ``quoted`` (read from
+    quotes of a mail that is nothing but quotes).
+
+    At most :data:`MAX_LINES` lines of each mail's text are read and :data:`MAX_RESULTS` pairs kept; what
+    is left out is said in ``notes`` (a list the caller passes).
+    """
+    found: list[dict] = []
     for mail in mails:
-        b = next((m for m in _BEFORE.finditer(mail.body) if not re.search(r"\bpatched\b", m.group(0), re.I)
-                  or re.search(r"\bunpatched\b", m.group(0), re.I)), None)
-        a = next((m for m in _AFTER.finditer(mail.body) if not re.search(r"\bunpatched\b", m.group(0), re.I)), None)
-        if b and a and b.group(2) == a.group(2):
-            nb, na = _ns_per_packet(b.group(1), b.group(2)), _ns_per_packet(a.group(1), a.group(2))
-            out.append(dict(before=b.group(1), after=a.group(1), unit=b.group(2), delta_ns_per_packet=na - nb,
-                            line=f"{b.group(0).strip()} / {a.group(0).strip()}", mail=mail.index))
+        lines, quoted = _lines_of(mail)
+        if len(lines) > MAX_LINES and notes is not None:
+            notes.append(f"mail {mail.index + 1}: only the first {MAX_LINES} of its {len(lines)} lines of text "
+                         f"read for measured numbers")
+        r = _Reader(mail, lines[:MAX_LINES], quoted)
+        r.one_line()
+        r.column_tables()
+        r.row_tables()
+        r.labelled_lines()
+        r.adjacent_pairs()
+        r.percentages()
+        if r.full and notes is not None:
+            notes.append(f"mail {mail.index + 1}: more than {MAX_RESULTS} measured pairs; the first "
+                         f"{MAX_RESULTS} kept")
+        found += r.found
+    seen, out = set(), []
+    for d in sorted(found, key=lambda d: (d["_rank"][:3], d["mail"], d["_rank"][3])):
+        key = (d["before"], d["after"], d["unit"], d["label"], d["relative"] if d["kind"] == "relative" else None)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append({k: v for k, v in d.items() if not k.startswith("_")})
     return out

@@ -207,7 +207,8 @@ def test_a_thread_with_the_quoted_diff_headers_of_an_emptied_hunk():
     """Seed 000 (the kfree_skb_list thread as one page): both patches' diffs read (3 hunks); the replies
     quote the file and hunk headers with the lines cut away, so the quoted hunk lines are read as a fragment."""
     (m,) = pm.read_mails((SEEDS / "000_062ad420d30618bd.txt").read_bytes())
-    assert m.hunk_count == 3 and m.is_cover  # the page's first subject is the cover letter's
+    assert m.hunk_count == 3 and not m.is_cover  # its subject is the cover letter's, its diffs the patches'
+    assert m.subject.startswith("[PATCH net-next 0/2]") and pm.series_info([m])["cover"] is None
     (f,) = unidiff.PatchSet(m.quoted_diff)
     assert f.path == "" and f.added == 32 and any("__kfree_skb_reason(skb, reason)" in str(x) for x in f[0])
 
@@ -230,13 +231,16 @@ def test_a_cover_letter_in_an_mbox_is_named_and_not_the_subject():
 def test_a_patch_attached_to_a_multipart_mail_and_a_part_left_out():
     text = _text("kfree-skb-list-free-bulk.diff")
     msg = email.message.EmailMessage()
-    msg["From"] = "Jesper Dangaard Brouer <brouer@redhat.com>"
+    msg["From"] = "Toke Høiland-Jørgensen <toke@redhat.com>"   # sent RFC 2047-encoded
     msg["Subject"] = "[PATCH net-next V2 2/2] net: kfree_skb_list use kmem_cache_free_bulk"
     msg["Date"] = "Fri, 13 Jan 2023 14:52:04 +0100"
     msg.set_content("The patch is attached.\n")
     msg.add_attachment(text[text.index("diff --git"):], subtype="x-patch", filename="0002.patch")
     msg.add_attachment(b"\x89PNG\r\n", maintype="image", subtype="png", filename="flame.png")
-    (m,) = pm.read_mails(msg.as_bytes())
+    raw = msg.as_bytes()
+    assert b"=?utf-8?" in raw
+    (m,) = pm.read_mails(raw)
+    assert m.sender == "Toke Høiland-Jørgensen <toke@redhat.com>"
     assert m.hunk_count == 1 and "The patch is attached." in m.prose
     assert m.skipped == ("part image/png (flame.png) left out: only text/plain and patch parts are read",)
     assert pm.diff_hash([m]) == pm.diff_hash(pm.read_mails(text))

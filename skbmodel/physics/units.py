@@ -63,6 +63,17 @@ def krps_to_ns(krps):
     return mpps_to_ns(np.asarray(krps, dtype=float) / 1e3)
 
 
+def gbps_to_mpps(gbps, packet_bytes):
+    """Packet rate [Mpps] that a bit rate ``gbps`` [Gbit/s] of packets of ``packet_bytes`` [bytes] is:
+    ``mpps = gbps * 1e3 / (8 * packet_bytes)``.
+
+    The bits are the packets' own bytes, as pktgen and throughput tools count them (no preamble, no
+    inter-frame gap: :func:`skbmodel.physics.budget.line_rate_mpps` is the wire's rate).  Seed 000's pktgen
+    line "2396594pps 1150Mb/sec" at 60-byte packets is this formula: 1.150 * 1e3 / 480 = 2.396 Mpps.
+    """
+    return np.asarray(gbps, dtype=float) * 1e3 / (8.0 * np.asarray(packet_bytes, dtype=float))
+
+
 # Conversions between the units the seed CSV uses and the unit an output is stated in.
 _TO_BASE = {
     # unit: (base unit, factor to base)
