@@ -86,7 +86,8 @@ def _draw(raw) -> None:
              f"90 %: {ans['interval'][0]:+.2f} to {ans['interval'][1]:+.2f}"),
             ("Verdict", VERDICT_SHORT.get(ans["verdict"], ans["verdict"]),
              f"{ans['verdict']}; {patchin.runs_text(ans)}"),
-            ("Path", doc["path"], f"A {ans['a']:.1f}, B {ans['b']:.1f} ns/packet on {doc['profile']['id']}"),
+            ("Path", doc["start"], f"{doc['path']}: A {ans['a']:.1f}, B {ans['b']:.1f} ns/packet on "
+             f"{doc['profile']['id']}"),
             measured,
         ])
         for c in (ans.get("cpus") or {}).values():

@@ -35,8 +35,8 @@ import tree_sitter_c
 #: the file scope of a file: a macro or a declaration outside every function body
 FILE_SCOPE = "(file scope)"
 
-_LOCK = re.compile(r"^(?:spin|raw_spin|read|write)_(?:un)?lock|^local_bh_|^local_irq_|^rcu_read_|^preempt_"
-                   r"|^mutex_(?:un)?lock|_lock_bh$|_unlock_bh$")
+_LOCK = re.compile(r"^(?:spin|raw_spin|read|write)_(?:un)?lock|^local_(?:un)?lock|^local_bh_|^local_irq_|^rcu_read_"
+                   r"|^preempt_|^mutex_(?:un)?lock|_lock_bh$|_unlock_bh$")
 _C_FILE = re.compile(r"\.(?:c|h)$")
 
 
@@ -94,7 +94,9 @@ def scopes(lines: Sequence[str], heading: str) -> tuple[list[str], dict[int, str
     fn, out, headers = heading, [], {}
     for row, line in enumerate(lines):
         m = _HEADER.match(line)
-        if m and not line.rstrip().endswith(";") and not line.rstrip().endswith(");"):
+        # not a declaration (;), not an initialised definition (DEFINE_PER_CPU(...) = {), not a macro's name
+        if (m and not line.rstrip().endswith(";") and not re.search(r"\)\s*=", line)
+                and not m.group(1).isupper()):
             fn = m.group(1)
             headers[row] = fn
         out.append(fn)
@@ -103,9 +105,40 @@ def scopes(lines: Sequence[str], heading: str) -> tuple[list[str], dict[int, str
     return out, headers
 
 
+_COMMENT_BODY = re.compile(r"^\s*\*(?:\s|$)")
+
+
+def _cut_comments(lines: Sequence[str]) -> list[str]:
+    """``lines`` with the block comment a fragment starts or ends inside blanked (rows kept): a hunk that begins
+    within a comment (a ``*/`` before any ``/*``, or kernel-style `` * text`` lines first) or ends within one
+    (a ``/*`` never closed) would otherwise be parsed as code."""
+    out = list(lines)
+    opened = next((i for i, line in enumerate(out) if "/*" in line), None)
+    closed = next((i for i, line in enumerate(out) if "*/" in line), None)
+    first_closes = closed is not None and (
+        opened is None or closed < opened
+        or (closed == opened and out[closed].index("*/") < out[closed].index("/*")))
+    if first_closes:
+        out[:closed] = [""] * closed
+        out[closed] = out[closed].split("*/", 1)[1]
+    else:
+        i = 0
+        while i < len(out) and _COMMENT_BODY.match(out[i]):
+            out[i] = ""
+            i += 1
+    text = "\n".join(out)
+    last_open, last_close = text.rfind("/*"), text.rfind("*/")
+    if last_open > last_close:  # a comment the fragment does not close
+        row = text.count("\n", 0, last_open)
+        out[row] = out[row][:out[row].rfind("/*")]
+        out[row + 1:] = [""] * (len(out) - row - 1)
+    return out
+
+
 def parse_side(lines: Sequence[str], heading: str) -> Side:
     """The facts of one side of a hunk (``lines`` without their diff prefix), each in the function its row
     stands in (:func:`scopes`), and :data:`FILE_SCOPE` for a preprocessor definition."""
+    lines = _cut_comments(lines)
     src = "\n".join(lines).encode("utf-8", errors="replace")
     tree = _parser().parse(src)
     row_fn, headers = scopes(lines, heading)

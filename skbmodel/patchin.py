@@ -216,6 +216,14 @@ def _reason(ch: patchcode.FunctionChange) -> str:
     return "a change of names, fields or flow the model does not price"
 
 
+def _priced_function(name: str, rows: list[Mechanism]) -> Mechanism | None:
+    """The row that prices calls to the function ``name`` (its own code changed, not its callers'), or None."""
+    for m in rows:
+        if m.priced and any(re.search(p, f"call:{name}") for p in (*m.added, *m.removed)):
+            return m
+    return None
+
+
 def map_changes(changes: Mapping, hs: list[Hunk]) -> list[dict]:
     """The hunk table: one row per touched function (and per file that holds no C), with its status:
     ``mapped`` (its mechanisms and the facts that told them), ``no net change`` (comments, strings, reflowed
@@ -240,6 +248,10 @@ def map_changes(changes: Mapping, hs: list[Hunk]) -> list[dict]:
             m, t = hits[0]
             out.append(dict(base, status="not modelled", reason=m.reason, mechanisms=[], priced_code=m.id,
                             line=ch.lines.get(t, "")))
+        elif ch.net and _priced_function(ch.function, rows):
+            m = _priced_function(ch.function, rows)
+            out.append(dict(base, status="not modelled", priced_code=m.id, mechanisms=[],
+                            reason=f"{ch.function} is priced ({m.id}), but this change of it is not: " + _reason(ch)))
         elif not ch.net:
             out.append(dict(base, status="no net change", reason="comments, strings, reflowed or moved code: "
                             "what it calls, names and assigns is the same before and after", mechanisms=[]))
@@ -469,7 +481,8 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, p
     subject = mails[mapped_mails[0] - 1].subject if mapped_mails else info["subject"]
     digest = patchmail.diff_hash(mails)
     doc = {"ok": True, "subject": subject, "hash": digest, "series": info, "hunks": table_rows,
-           "measured": meas, "notes": read_notes, "answer": None, "path": None, "link": None, "composed": []}
+           "measured": meas, "notes": read_notes, "answer": None, "path": None, "start": None, "link": None,
+           "composed": []}
     if p is None:
         touched = [r for r in table_rows if r.get("priced_code")]
         if not touched:
@@ -502,6 +515,7 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, p
     ans["runs_needed"] = _runs(ans["value"], ans["noise_ns"])
     doc["notes"] += p.notes
     doc["composed"] = sorted({m.id for m, _, _ in p.chosen})
+    doc["start"] = p.start
     doc["path"] = st["path"] if st["path"] != "design" else f"design (from {p.start})"
     doc["a"] = {k: st[k] for k in sk_state.b_overrides(st)}
     doc["b"] = sk_state.b_overrides(st)

@@ -60,6 +60,16 @@ def test_a_comment_naming_a_priced_call_is_no_change_and_no_number():
     assert r.returncode == 2 and "Hunks:" in r.stdout and "no net change" in r.stdout and "B - A" not in r.stdout
 
 
+def test_a_hunk_that_starts_or_ends_inside_a_comment_is_no_change():
+    """Context cut in the middle of a block comment: its words are not calls."""
+    starts = diff("include/net/page_pool/helpers.h", [" * the pool calls page_pool_put_page() on teh page", " */"],
+                  [" * the pool calls page_pool_put_page() on the page", " */"], heading="")
+    ends = diff("net/core/skbuff.c", ["\t/* refill with kmem_cache_alloc_bulk(), teh"],
+                ["\t/* refill with kmem_cache_alloc_bulk(), the"])
+    for text in (starts, ends):
+        assert [c.net for c in changes(text).values()] == [False]
+
+
 def test_a_reflowed_call_and_code_moved_inside_a_function_are_no_change():
     reflow = diff("net/core/skbuff.c", ["\tkmem_cache_free_bulk(net_hotdata.skbuff_cache, n, skbs);"],
                   ["\tkmem_cache_free_bulk(net_hotdata.skbuff_cache,", "\t\t\t     n, skbs);"])
@@ -256,6 +266,17 @@ def test_a_deferred_free_is_work_moved_between_two_cpus():
     assert doc["answer"]["value"] == cpus["gaining"]["value"]
     text = patchin.text_block(doc)
     assert "the CPU that frees" in text and "the CPU that allocated" in text
+
+
+def test_the_collected_controls_give_no_number():
+    """The comment-only and lock-flavour mails collected as controls (tests/data/patches/index.csv, ids ending
+    in -control): no ns per packet, whatever their comments name."""
+    import csv
+    rows = [r for r in csv.DictReader((SAMPLE.parent / "index.csv").open(encoding="utf-8"))
+            if r["id"].endswith("-control")]
+    assert len(rows) >= 3
+    for r in rows:
+        assert answer((SAMPLE.parent / r["file"]).read_bytes())["answer"] is None, r["file"]
 
 
 def test_one_patch_has_one_hash_in_any_encoding():
