@@ -251,7 +251,8 @@ def _side_rows(rows: Sequence[tuple[str, str]], side: str) -> tuple[list[str], s
     return lines, changed
 
 
-def net_changes(hunks: Iterable) -> dict[tuple[str, str], FunctionChange]:
+def net_changes(hunks: Iterable, callees: Mapping[str, Sequence[str]] | None = None
+                ) -> dict[tuple[str, str], FunctionChange]:
     """``{(file, function): FunctionChange}`` over ``hunks`` in apply order.  Each hunk needs ``file``,
     ``function`` (git's heading) and ``rows``: ``(kind, text)`` with kind ``" "``, ``"-"`` or ``"+"`` in the
     hunk's order.  Files that are not C (documentation, scripts, selftests' shell) give no facts: the hunk
@@ -303,7 +304,23 @@ def net_changes(hunks: Iterable) -> dict[tuple[str, str], FunctionChange]:
             if (file, fn) in changes:
                 changes[(file, fn)].defined = True
     _expand_helpers(changes)
+    _expand_callees(changes, callees or {})
     return changes
+
+
+def _expand_callees(changes: Mapping[tuple[str, str], FunctionChange], callees: Mapping[str, Sequence[str]]) -> None:
+    """A call the change adds or removes to a kernel function whose body the caller knows (``callees``) brings
+    that body's facts to the same side, once, and cancels nothing: a memset open-coded where ``__build_skb``
+    was called is then both added and removed."""
+    for ch in changes.values():
+        for side, facts in (("added", ch.added), ("removed", ch.removed)):
+            for name in sorted(ch.names(side, "call")):
+                for fact in callees.get(name, ()):
+                    if ch.lines.get(("callee", side, name, fact)):
+                        continue
+                    ch.lines[("callee", side, name, fact)] = True
+                    facts[fact] += 1
+                    ch.lines.setdefault(fact, f"in {name}() (the kernel's own)")
 
 
 def _touched(side: Side, changed: set[int], heading: str) -> set[str]:

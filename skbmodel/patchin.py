@@ -99,6 +99,7 @@ class Mechanism:
     added: tuple[str, ...]
     removed: tuple[str, ...]
     added_or_removed: tuple[str, ...]
+    not_removed: tuple[str, ...]
     macro: str
     path: str
     a: Mapping
@@ -141,10 +142,16 @@ def table() -> list[Mechanism]:
     """The mechanism rows of :data:`TABLE` (their order decides nothing)."""
     return [Mechanism(r["id"], r["what"], r["stage"], tuple(r.get("files", ())), tuple(r.get("functions", ())),
                       tuple(r.get("added", ())), tuple(r.get("removed", ())), tuple(r.get("added_or_removed", ())),
-                      r.get("macro", ""), r.get("path", ""), dict(r.get("a", {})), dict(r.get("b", {})),
+                      tuple(r.get("not_removed", ())), r.get("macro", ""), r.get("path", ""), dict(r.get("a", {})),
+                      dict(r.get("b", {})),
                       dict(r.get("number", {})), r["reference"], r.get("per", "packet"), r.get("cpus", "one"),
                       tuple(float(x) for x in r.get("flush_cycles", (0, 0))), int(r.get("batch", 1)),
                       r.get("reason", "")) for r in _loaded()["mechanism"]]
+
+
+def callees() -> dict[str, tuple[str, ...]]:
+    """``{kernel function: the facts of its body}`` (the ``[[callee]]`` rows)."""
+    return {r["name"]: tuple(r["facts"]) for r in _loaded().get("callee", ())}
 
 
 def path_rows() -> list[PathRow]:
@@ -189,6 +196,8 @@ def match(m: Mechanism, ch: patchcode.FunctionChange) -> str | None:
         if hit is None:
             return None
         told = told or hit
+    if any(re.search(p, f) for p in m.not_removed for f in ch.removed):
+        return None
     return told
 
 
@@ -471,7 +480,7 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, p
     if not hs:
         raise PatchError("no diff found: expected a unified diff (diff --git / --- a/ +++ b/ @@) or a reply quoting "
                          "one")
-    changes = patchcode.net_changes(hs)
+    changes = patchcode.net_changes(hs, callees())
     table_rows = map_changes(changes, hs)
     info = patchmail.series_info(mails)
     read_notes: list[str] = []

@@ -192,6 +192,18 @@ def test_each_row_maps_its_own_change(row):
         assert 0 <= ans["value"] < 1.0 and ans["per_flush"]["ns_per_flush"][1] > 0
 
 
+def test_a_memset_moved_out_of_a_kernel_call_is_no_new_memset():
+    """__build_skb (an allocation and a memset up to tail) replaced by a bulk allocation and the same memset
+    open-coded: the allocation changed, the zeroing did not."""
+    text = diff("net/core/skbuff.c", ["\tskb = __build_skb(data, len);"],
+                ["\tn = kmem_cache_alloc_bulk(skbuff_head_cache, gfp_mask, 8, nc->skb_cache);",
+                 "\tskb = nc->skb_cache[--n];", "\tmemset(skb, 0, offsetof(struct sk_buff, tail));"],
+                heading="struct sk_buff *__napi_alloc_skb(struct napi_struct *napi, unsigned int len)")
+    doc = patchin.answer(text)
+    assert doc["composed"] == ["skb-head-bulk-alloc"] and doc["b"]["d_skb"] == "slab_bulk"
+    assert doc["answer"]["value"] < 0
+
+
 def test_two_rows_on_one_stage_are_decided_by_specificity_not_by_order():
     """A veth patch that introduces VETH_XDP_BATCH and calls kmem_cache_alloc_bulk: both say 'skb head'; the
     row naming veth's macro (its file, the macro's name and value) decides over the generic bulk allocation (an
