@@ -33,7 +33,6 @@ def cpumap_rates(state: Mapping) -> go.Figure:
     fig = Fig()
     fig.add_trace(current_trace(r, (cur["cpumap.src_mpps"], cur["cpumap.dst_mpps"]), f"current ratio = {r:g}",
                            "ratio %{x}: %{y:.2f} Mpps<extra></extra>"))
-    n = len(RECYCLE_X)
     # the destination's two placements and XDP_PASS run within a fraction of a Mpps of each other: each also
     # carries a marker of its own (the shared template's), which a greyscale print keeps apart where dashes merge
     for key, name, color, mark in (("cpumap.src_mpps", "source CPU rx", COLORS["src"], {}),
@@ -53,7 +52,7 @@ def cpumap_rates(state: Mapping) -> go.Figure:
     band(fig, RECYCLE_X, iv["cpumap.dst_mpps"], COLORS["dst"], row=1, name=f"destination CPU rx, {other} node")
     xp = num(cur["xdp_pass.mpps"])
     band(fig, np.array([0.0, 1.0]), cur_iv["xdp_pass.mpps"], COLORS["xdp_pass"], name="XDP_PASS on one CPU")
-    fig.add_trace(Scatter(x=RECYCLE_X, y=np.full(n, xp),
+    fig.add_trace(Scatter(x=RECYCLE_X, y=np.broadcast_to(xp, RECYCLE_X.shape),
                              name=f"XDP_PASS on one CPU ({xp:.2f} Mpps)",
                              line=dict(color=COLORS["xdp_pass"], dash="dash", width=2),
                              hovertemplate="XDP_PASS one CPU: %{y:.2f} Mpps<extra></extra>",
