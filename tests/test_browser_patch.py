@@ -50,10 +50,7 @@ def test_paste_a_patch_read_its_verdict_and_open_its_comparison():
         page.goto(href)
         wait_for_app(page)
         wait_for_plotly(page, 0)
-        lo, hi = cli["answer"]["interval"]
         eventually(lambda: _metric(page, "Δ B − A (ns)") == f"{cli['answer']['value']:+.2f}")
-        assert f"{lo:+.2f} to {hi:+.2f}" in page.locator('[data-testid="stMetric"]').filter(
-            has_text="Δ B − A (ns)").first.inner_text()
         named = page.locator(".st-key-patch_named").inner_text()
         assert cli["subject"] in named and cli["hash"] in named
         # a move of A: the view is no longer the patch's, and neither the page nor the URL names it
