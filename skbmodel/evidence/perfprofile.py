@@ -263,3 +263,35 @@ def guess_path(prof: perf.Profile) -> str:
     if any(s.startswith(("pktgen", "fq_codel", "kfree_skb_list")) for s in prof.shares()):
         return "kfree_skb_list"
     return "xdp_pass"
+
+
+def source_of(p: Published) -> str:
+    """Who published a profile: its source up to the first space (a page's address, or the list a mail went to),
+    without a page's section; profiles from one page or one mail are one source."""
+    return p.source.split(" ")[0].split("#")[0]
+
+
+def held_back(path: str) -> list[dict]:
+    """Stage shares of ``path`` predicted from one source's profiles and scored on another's: no share is
+    fitted on the profile it is scored on.  Shares are of each profile's listed samples (a quoted top list is
+    compared on what it lists), a source's prediction the mean of its profiles.  One row per (predicted from,
+    scored on) with ``{stage: (predicted, measured)}`` [%] and ``distance``: half the sum of the absolute
+    differences [points] (0 when the shares agree, 100 when no stage is shared)."""
+    def norm(p: Published) -> dict[str, float]:
+        return {s: 100.0 * v / p.listed_pct for s, v in p.shares.items()}
+
+    groups: dict[str, list[dict[str, float]]] = {}
+    for p in published():
+        if p.path == path:
+            groups.setdefault(source_of(p), []).append(norm(p))
+    mean = {src: {s: sum(g.get(s, 0.0) for g in gs) / len(gs) for s in set().union(*gs)} for src, gs in groups.items()}
+    rows = []
+    for a in mean:
+        for b in mean:
+            if a == b:
+                continue
+            stages = sorted(set(mean[a]) | set(mean[b]), key=lambda s: -mean[b].get(s, 0.0))
+            pairs = {s: (mean[a].get(s, 0.0), mean[b].get(s, 0.0)) for s in stages}
+            rows.append({"path": path, "from": a, "on": b, "stages": pairs,
+                         "distance": 0.5 * sum(abs(x - y) for x, y in pairs.values())})
+    return rows
