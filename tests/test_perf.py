@@ -258,3 +258,18 @@ def test_cli_text_json_and_exit_2_on_no_perf_lines(tmp_path):
     empty.write_text("Samples: 40K of event 'cycles'\nno lines\n")
     r = skbmodel_cli("perf", str(empty))
     assert r.returncode == 2 and "no perf report line" in r.stderr
+
+
+def test_held_back_stage_shares_are_scored_on_another_source_only():
+    for path in ("veth", "xdp_pass"):
+        rows = pp.held_back(path)
+        assert len(rows) == 2   # each source predicts the other
+        for r in rows:
+            assert not set(r["from"].split(" + ")) & set(r["on"].split(" + "))
+            assert 0 < r["distance"] < 100
+            # shares of each side's listed samples: each side sums to 100
+            assert sum(a for a, _ in r["stages"].values()) == pytest.approx(100, abs=0.01)
+            assert sum(b for _, b in r["stages"].values()) == pytest.approx(100, abs=0.01)
+    assert pp.held_back("cpumap") == [] and pp.held_back("kfree_skb_list") == []
+    text = (Path(__file__).parents[1] / "docs" / "validation.md").read_text(encoding="utf-8")
+    assert 'protocol "perf_stages"' in text and "No held-back comparison for cpumap, kfree_skb_list" in text

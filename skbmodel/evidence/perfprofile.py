@@ -113,7 +113,7 @@ def stage_shares(profile: perf.Profile) -> dict[str, float]:
     for _, stage, share in symbol_stages(profile):
         key = stage or "unmapped"
         out[key] = out.get(key, 0.0) + share
-    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+    return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def outside_rest(path: str) -> set[str]:
@@ -227,7 +227,7 @@ def compare(prof: perf.Profile, path: str, cpu: str | None = None, side: str = "
         rows.append({"row": c, "kind": "component", "run_pct": share,
                      "model_pct": 100.0 * float(parts[c]) / total, "stages": sorted(
                          s for s in shares if s in outside and smap.stages[s].component == c)})
-    for stage in sorted(set(run_rest) | set(named["stages"]) - {"unmapped"}, key=lambda s: -run_rest.get(s, 0.0)):
+    for stage in sorted(set(run_rest) | set(named["stages"]) - {"unmapped"}, key=lambda s: (-run_rest.get(s, 0.0), s)):
         if stage == "unmapped":
             continue
         model_ns = named["stages"].get(stage)
@@ -275,23 +275,28 @@ def held_back(path: str) -> list[dict]:
     """Stage shares of ``path`` predicted from one source's profiles and scored on another's: no share is
     fitted on the profile it is scored on.  Shares are of each profile's listed samples (a quoted top list is
     compared on what it lists), a source's prediction the mean of its profiles.  One row per (predicted from,
-    scored on) with ``{stage: (predicted, measured)}`` [%] and ``distance``: half the sum of the absolute
-    differences [points] (0 when the shares agree, 100 when no stage is shared)."""
+    scored on), each named by its profiles' ids, with ``{stage: (predicted, measured)}`` [%] and ``distance``:
+    half the sum of the absolute differences [points] (0 when the shares agree, 100 when no stage is shared)."""
     def norm(p: Published) -> dict[str, float]:
         return {s: 100.0 * v / p.listed_pct for s, v in p.shares.items()}
 
-    groups: dict[str, list[dict[str, float]]] = {}
+    groups: dict[str, list[Published]] = {}
     for p in published():
         if p.path == path:
-            groups.setdefault(source_of(p), []).append(norm(p))
-    mean = {src: {s: sum(g.get(s, 0.0) for g in gs) / len(gs) for s in set().union(*gs)} for src, gs in groups.items()}
+            groups.setdefault(source_of(p), []).append(p)
+    # a source by the profiles it published
+    label = {src: " + ".join(p.id for p in ps) for src, ps in groups.items()}
+    mean = {}
+    for src, ps in groups.items():
+        shares = [norm(p) for p in ps]
+        mean[src] = {s: sum(g.get(s, 0.0) for g in shares) / len(shares) for s in set().union(*shares)}
     rows = []
     for a in mean:
         for b in mean:
             if a == b:
                 continue
-            stages = sorted(set(mean[a]) | set(mean[b]), key=lambda s: -mean[b].get(s, 0.0))
+            stages = sorted(set(mean[a]) | set(mean[b]), key=lambda s: (-mean[b].get(s, 0.0), s))
             pairs = {s: (mean[a].get(s, 0.0), mean[b].get(s, 0.0)) for s in stages}
-            rows.append({"path": path, "from": a, "on": b, "stages": pairs,
+            rows.append({"path": path, "from": label[a], "on": label[b], "stages": pairs,
                          "distance": 0.5 * sum(abs(x - y) for x, y in pairs.values())})
     return rows
