@@ -163,7 +163,7 @@ def cmd_perf(args) -> int:
     if args.cpu is not None and args.cpu not in available_profiles():
         raise UsageError(f"--cpu {args.cpu!r}: expected one of {', '.join(available_profiles())}")
     try:
-        doc = perfin.answer(raw.decode("utf-8", errors="replace"), args.path, args.cpu)
+        doc = perfin.answer(raw.decode("utf-8", errors="replace"), args.path, args.cpu, args.on_cpu)
     except perfin.PerfError as e:
         raise UsageError(str(e)) from None
     if args.json:
@@ -664,6 +664,8 @@ def build_parser(extra=(), argv=()) -> argparse.ArgumentParser:
     pf.add_argument("--path", choices=tuple(sk_rest.CONTENTS), help="the modelled path (default: the saved profile's "
                     "header, else guessed from the symbols)")
     pf.add_argument("--cpu", metavar="ID", help="the CPU profile (default: the default profile)")
+    pf.add_argument("--on-cpu", metavar="N", help="only the entries of this CPU in the report's CPU column (a "
+                    "cpumap report of both CPUs: the kthread's CPU against the destination)")
     pf.set_defaults(func=cmd_perf)
     pr = sub.add_parser("profile", help="machine descriptions and the profiles derived from them")
     pr_sub = pr.add_subparsers(dest="action", required=True, parser_class=_Parser)

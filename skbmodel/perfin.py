@@ -17,11 +17,15 @@ from .plaintext import WIDTH, ascii_text
 PerfError = perf.PerfError
 
 
-def answer(text: str, path: str | None = None, cpu: str | None = None) -> dict:
-    """The document ``perf`` prints: ``text`` read, on ``path`` (default: the saved profile's header, else
-    guessed from the symbols) and ``cpu`` (default: the default profile).  Raises :class:`PerfError` for an
-    input with no perf lines."""
+def answer(text: str, path: str | None = None, cpu: str | None = None, on_cpu: str | None = None) -> dict:
+    """The document ``perf`` prints: ``text`` read (only the entries of the CPU column ``on_cpu`` where given),
+    on ``path`` (default: the saved profile's header, else guessed from the symbols) and ``cpu`` (default: the
+    default profile).  Raises :class:`PerfError` for an input with no perf lines (on that CPU)."""
     prof = perf.parse(text)
+    if on_cpu is not None:
+        prof = prof.on_cpu(on_cpu)
+        if not prof.entries:
+            raise PerfError(f"no entry of CPU {on_cpu} (the report's CPU column, perf report --sort cpu,...)")
     how = "given"
     if path is None:
         meta_path = prof.meta.get("path")

@@ -57,6 +57,7 @@ class Published:
     rate_where: str
     scale: str          # "time" or "share" (the module's formulas)
     side: str           # the cpumap CPU ("source", "destination") or ""
+    cpu_column: str     # for a report of several CPUs: the CPU whose entries the shares are ("" for all)
     listed_pct: float   # the samples the quoted lines hold [%]
     note: str
     shares: Mapping[str, float]   # stage id (or "unmapped") -> share of the run's samples [%]

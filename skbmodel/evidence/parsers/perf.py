@@ -15,8 +15,10 @@ patch mails and the xdp-project notes):
   perf) takes every ``percentage symbol`` line.
 * ``perf script | stackcollapse-perf.pl`` folded stacks, ``a;b;c 123``: each line's count is its leaf's; the
   share is the count over all counts.  ``_[k]`` and ``_[j]`` annotations on frames are dropped.
-* mail quoting (``>``) is stripped; a header of ``key: value`` lines closed by a ``---`` line (the saved
-  profiles under tests/data/perf/) is read as the profile's description.
+* mail quoting (``>``, and ``|`` before an entry) is stripped; a ``CPU`` column is kept with each entry
+  (:meth:`Profile.on_cpu` takes one CPU's, for a cpumap report of both CPUs); a header of ``key: value``
+  lines closed by a ``---`` line (the saved profiles under tests/data/perf/) is read as the profile's
+  description.
 
 The same symbol on several lines (CPUs, commands, objects) is summed.  ``perf diff`` output (``Baseline`` and
 ``Delta`` columns) is not a profile: :class:`PerfError`.
@@ -28,7 +30,7 @@ import re
 from collections.abc import Mapping
 
 _PCT = r"(\d{1,3}[.,]\d+)%"
-_ENTRY = re.compile(rf"^\s*[-+]?\s*{_PCT}(?:\s+{_PCT})?\s+(.*)$")
+_ENTRY = re.compile(rf"^\s*(?:\|\s+)?[-+]?\s*{_PCT}(?:\s+{_PCT})?\s+(.*)$")
 _MARKER = re.compile(r"\[(?:k|\.|g|u|H)\]\s+(\S+(?:\s\(inlined\))?)")
 _FOLDED = re.compile(r"^(\S(?:.*\S)?)\s+(\d+)$")
 _QUOTE = re.compile(r"^(?:\s*>)+ ?")
@@ -47,6 +49,7 @@ class Entry:
     line: int                 # 1-based line of the input
     truncated: bool           # perf cut the symbol at the column's width (printed with a trailing '>')
     user: bool                # a user-space symbol ([.])
+    cpu: str | None = None    # the CPU column (--sort cpu,...), as printed ("003")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,6 +62,11 @@ class Profile:
     def listed_pct(self) -> float:
         """The share of the samples the entries account for [%] (a quoted top list shows less than 100)."""
         return sum(e.share_pct for e in self.entries)
+
+    def on_cpu(self, cpu: str) -> Profile:
+        """The entries of one CPU (``"3"`` and ``"003"`` alike), their shares still of all the samples."""
+        return dataclasses.replace(self, entries=tuple(e for e in self.entries
+                                                       if e.cpu is not None and int(e.cpu) == int(cpu)))
 
     def shares(self) -> dict[str, float]:
         """``{symbol: share [%]}``, summed over the lines of one symbol, largest first."""
@@ -106,18 +114,19 @@ def _report_entries(lines: list[str]) -> tuple[list[Entry], bool]:
         if marked and not mk:
             continue
         if mk:
-            sym, user = mk.group(1), rest[mk.start() + 1] == "."
+            sym, user, before = mk.group(1), rest[mk.start() + 1] == ".", rest[:mk.start()].split()
         else:
             parts = rest.split()
             if not parts or ";" in parts[0]:
                 continue
-            sym, user = parts[0], False
+            sym, user, before = parts[0], False, []
+        cpu = next((t for t in before if re.fullmatch(r"\d{3,4}", t)), None)
         if second is not None:
             children = True
         truncated = sym.endswith(">") or sym.endswith("=")
         sym = sym.rstrip(">=")
         self_pct = _num(second) if second is not None else _num(first)
-        out.append(Entry(sym, self_pct, _num(first) if second is not None else None, n, truncated, user))
+        out.append(Entry(sym, self_pct, _num(first) if second is not None else None, n, truncated, user, cpu))
     return out, children
 
 

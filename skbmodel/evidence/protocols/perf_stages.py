@@ -68,6 +68,6 @@ def format(rep: dict) -> list[str]:
                      f"against {w['on']}: distance {w['distance']:.1f} points.")
     if part["paths_without_two_sources"]:
         lines.append("No held-back comparison for " + ", ".join(part["paths_without_two_sources"]) + ": fewer than "
-                     "two sources publish a perf profile of the path (cpumap: one, a destination CPU with the stack "
-                     "replaced by a bulk free; kfree_skb_list: none found).")
+                     "two sources publish a perf profile of the path (for kfree_skb_list, pktgen into a qdisc that "
+                     "drops, none was found).")
     return lines
