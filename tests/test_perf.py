@@ -288,3 +288,17 @@ def test_held_back_stage_shares_are_scored_on_another_source_only():
     assert pp.held_back("kfree_skb_list") == []
     text = (Path(__file__).parents[1] / "docs" / "validation.md").read_text(encoding="utf-8")
     assert 'protocol "perf_stages"' in text and "No held-back comparison for kfree_skb_list" in text
+
+
+def test_the_functions_the_patch_table_names_have_a_stage():
+    """The patch reader and the perf reader share the map: every function the patch mechanisms name literally
+    (``^name$`` or ``^name``) is placed, in the stage its mechanism prices."""
+    doc = tomllib.loads((kstages.TABLE.parent / "patch-mechanisms.toml").read_text(encoding="utf-8"))
+    names = {f.strip("^$") for row in doc["mechanism"] + doc["path"] for f in row.get("functions", ())
+             if f.startswith("^") and f.strip("^$").replace("_", "").isalnum()}
+    assert {"kfree_skb_list", "kfree_skb_add_bulk"} <= names
+    for name in names:
+        assert kstages.stage_of(name) is not None, name
+    assert kstages.stage_of("kfree_skb_list") == "free"
+    assert kstages.stage_of("veth_xdp_rcv") == "veth" and kstages.stage_of("cpu_map_kthread_run") == "cpumap"
+    assert kstages.stage_of("page_pool_alloc_pages") == "page_pool"
