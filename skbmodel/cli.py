@@ -21,7 +21,7 @@ import numpy as np
 
 from . import __version__, answers, attribution, design, mailtext, model, params, question, uncertainty
 from .evidence import pp_counts
-from .physics import cpumap
+from .physics import cpumap, rest as sk_rest
 from .machine import cpuinfo, custom, description, kconfig
 from .links import shortlink, state as sk_state, versions
 from .bench import run_bench
@@ -147,6 +147,31 @@ def cmd_patch(args) -> int:
     else:
         sys.stdout.write(patchin.text_block(doc))
     return rc
+
+
+def cmd_perf(args) -> int:
+    """``perf FILE|-``: a perf report or folded stacks, each symbol's stage and the run beside the model."""
+    from . import perfin
+
+    if args.file == "-":
+        raw = sys.stdin.buffer.read()
+    else:
+        try:
+            raw = Path(args.file).read_bytes()
+        except OSError as e:
+            raise UsageError(f"{args.file}: cannot read it ({e.__class__.__name__})") from None
+    if args.cpu is not None and args.cpu not in available_profiles():
+        raise UsageError(f"--cpu {args.cpu!r}: expected one of {', '.join(available_profiles())}")
+    try:
+        doc = perfin.answer(raw.decode("utf-8", errors="replace"), args.path, args.cpu, args.on_cpu)
+    except perfin.PerfError as e:
+        raise UsageError(str(e)) from None
+    if args.json:
+        json.dump(doc, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(perfin.text_block(doc))
+    return 0
 
 
 def cmd_link(args) -> int:
@@ -626,6 +651,22 @@ def build_parser(extra=(), argv=()) -> argparse.ArgumentParser:
     pa.add_argument("--profile", metavar="FILE.toml",
                     help="answer on this profile file (e.g. from 'profile derive' or 'fit --out') at its clock")
     pa.set_defaults(func=cmd_patch)
+    pf = sub.add_parser("perf", help="a perf report: each symbol's stage and the run's shares beside the model's",
+                        description="Read a perf report (perf report --stdio, with or without children, --sort sym "
+                        "or dso,sym) or perf script folded stacks (FILE or - for stdin), map each symbol to a stage "
+                        "(skbmodel/data/kernel-symbols.toml) and print the run's share per stage beside the model's "
+                        "for the path and CPU, the disagreements ranked with a reason, and the symbols the map does "
+                        "not place. An input with no perf lines exits 2.")
+    pf.add_argument("file", help="the perf output: a file, or - for stdin")
+    ffmt = pf.add_mutually_exclusive_group()
+    ffmt.add_argument("--json", action="store_true")
+    ffmt.add_argument("--text", action="store_true", help="the text block, 70 columns (the default)")
+    pf.add_argument("--path", choices=tuple(sk_rest.CONTENTS), help="the modelled path (default: the saved profile's "
+                    "header, else guessed from the symbols)")
+    pf.add_argument("--cpu", metavar="ID", help="the CPU profile (default: the default profile)")
+    pf.add_argument("--on-cpu", metavar="N", help="only the entries of this CPU in the report's CPU column (a "
+                    "cpumap report of both CPUs: the kthread's CPU against the destination)")
+    pf.set_defaults(func=cmd_perf)
     pr = sub.add_parser("profile", help="machine descriptions and the profiles derived from them")
     pr_sub = pr.add_subparsers(dest="action", required=True, parser_class=_Parser)
     pr_sub.add_parser("list-uarch", help="list the machine descriptions, one per line, name first")

@@ -231,7 +231,8 @@ WINGS = {
 }
 CORE = {"schema", "params", "folders", "design", "model", "constant_sets", "uncertainty", "interval_rules", "scenario",
         "question", "answers", "attribution", "grid"}
-PROGRAMS = {"cli", "bench", "mailtext", "plaintext", "patchin", "patchmail", "patchcode", "patchnumbers", "__main__"}
+PROGRAMS = {"cli", "bench", "mailtext", "plaintext", "patchin", "patchmail", "patchcode", "patchnumbers", "perfin",
+            "__main__"}
 
 
 def _room(mod: str) -> str | None:

@@ -8,12 +8,12 @@ published points, the leave-one-out studies, the object sizes, the whole-path ra
 """
 from __future__ import annotations
 
-from . import (curves, differences, eras, object_size, other_cpu, other_cpu_costs, other_isa, rates, reruns,
-               same_cpu, seed_rows, srso)
+from . import (curves, differences, eras, object_size, other_cpu, other_cpu_costs, other_isa, perf_stages, rates,
+               reruns, same_cpu, seed_rows, srso)
 from .base import Inputs
 
 PROTOCOLS = (differences, curves, same_cpu, reruns, eras, other_cpu, srso, other_cpu_costs, other_isa, object_size,
-             rates, seed_rows)
+             rates, seed_rows, perf_stages)
 BY_NAME = {p.NAME: p for p in PROTOCOLS}
 #: the protocols whose text comes before the combined summary and coverage tables
 LEAD = (differences,)

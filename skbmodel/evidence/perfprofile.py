@@ -1,0 +1,303 @@
+"""A perf profile against the model: shares per stage, the model's share beside them, and the stages of the rest.
+
+Three steps, each pure:
+
+1. :func:`stage_shares`: a parsed profile (:mod:`.parsers.perf`) mapped symbol by symbol to the stages of
+   :mod:`.kstages`; what the map does not place is ``None`` (unmapped) and listed with its share.
+2. :func:`rest_stages`: a path's fitted "rest of path" (:data:`skbmodel.physics.rest.CONTENTS`) split into
+   stages by a published profile of that path (``skbmodel/data/rest-stages.toml``).  A stage the model costs
+   apart from the rest (a :class:`~.kstages.Stage` whose component is not the rest and not one the path's rest
+   holds) is not part of it.  Each stage inside is, with the profile's scale,
+
+   * ``time`` (the run's CPU is modelled): :math:`t_s = p_s / 100 \\cdot T \\cdot R / R_{run}` with
+     :math:`T = 10^9 / \\text{rate}` the run's per-packet time [ns], :math:`p_s` the stage's share [%],
+     :math:`R` the model's rest on the CPU asked and :math:`R_{run}` on the run's CPU [ns]: on the run's CPU a
+     stage is its measured time, and another CPU takes the same fraction of its rest (as the model carries
+     the rest itself);
+   * ``share``: :math:`t_s = R \\cdot p_s / (100 - \\sum_{o} p_o)` with :math:`R` the model's rest [ns] and
+     :math:`p_o` the shares of the stages the model costs apart;
+
+   and if the named stages exceed the rest they are scaled down to it.  What stays is the stage "unnamed", so
+   the stages sum to the rest.  Reference: the profiles' sources in rest-stages.toml and tests/data/perf/.
+3. :func:`compare`: the run's share per row (a model component costed apart, or a stage of the rest) beside
+   the model's share of the same path and CPU, the disagreements ranked with a reason each.
+"""
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from collections.abc import Mapping
+from functools import lru_cache
+
+import numpy as np
+
+from .. import folders, model
+from ..physics import rest as sk_rest
+from ..schema import COMPONENTS
+from . import kstages
+from .parsers import perf
+
+TABLE = folders.DATA_DIR / "rest-stages.toml"
+#: the paths whose rest is a fitted constant (skbmodel.physics.rest.CONTENTS)
+PATHS = tuple(sk_rest.CONTENTS)
+UNNAMED = "unnamed"
+
+
+@dataclasses.dataclass(frozen=True)
+class Published:
+    """One published profile of a modelled path, read into stage shares (rest-stages.toml)."""
+    id: str
+    path: str
+    default: bool
+    source: str
+    cpu: str
+    cpu_id: str         # the model's profile of the run's CPU ("" when none)
+    kernel: str
+    rate_pps: float     # the same run's rate [packets/s]
+    rate_where: str
+    scale: str          # "time" or "share" (the module's formulas)
+    side: str           # the cpumap CPU ("source", "destination") or ""
+    cpu_column: str     # for a report of several CPUs: the CPU whose entries the shares are ("" for all)
+    listed_pct: float   # the samples the quoted lines hold [%]
+    note: str
+    shares: Mapping[str, float]   # stage id (or "unmapped") -> share of the run's samples [%]
+
+    @property
+    def run_ns(self) -> float:
+        """The run's per-packet time [ns]: 1e9 / rate."""
+        return 1e9 / self.rate_pps
+
+
+@lru_cache(maxsize=1)
+def published() -> tuple[Published, ...]:
+    """Every published profile shipped in rest-stages.toml."""
+    doc = tomllib.loads(TABLE.read_text(encoding="utf-8"))
+    out = tuple(Published(**{**p, "shares": dict(p["shares"])}) for p in doc["profile"])
+    stages = set(kstages.load().stages) | {"unmapped"}
+    for p in out:
+        if p.path not in PATHS or p.scale not in ("time", "share") or set(p.shares) - stages:
+            raise ValueError(f"{TABLE.name}: profile {p.id}: path, scale or stage names are not known")
+    return out
+
+
+def default_for(path: str) -> Published | None:
+    """The profile that names ``path``'s rest (``None``: no published profile of the path)."""
+    return next((p for p in published() if p.path == path and p.default), None)
+
+
+def by_id(pid: str) -> Published:
+    for p in published():
+        if p.id == pid:
+            return p
+    raise KeyError(pid)
+
+
+# ---------------------------------------------------------------- 1. stages of a profile
+def symbol_stages(profile: perf.Profile) -> list[tuple[str, str | None, float]]:
+    """``[(symbol, stage or None, share [%])]``, largest share first.  A symbol perf truncated takes the stage
+    of the map's exact names it begins, when they agree on one."""
+    out = []
+    names = [(n, r.stage) for r in kstages.load().rows for n in r.names]
+    truncated = {e.symbol for e in profile.entries if e.truncated}
+    for sym, share in profile.shares().items():
+        stage = kstages.stage_of(sym)
+        if stage is None and sym in truncated:
+            hits = {s for n, s in names if n.startswith(kstages.clean(sym))}
+            stage = hits.pop() if len(hits) == 1 else None
+        out.append((sym, stage, share))
+    return out
+
+
+def stage_shares(profile: perf.Profile) -> dict[str, float]:
+    """The run's share per stage id [% of its samples]; unmapped symbols under ``"unmapped"``."""
+    out: dict[str, float] = {}
+    for _, stage, share in symbol_stages(profile):
+        key = stage or "unmapped"
+        out[key] = out.get(key, 0.0) + share
+    return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def outside_rest(path: str) -> set[str]:
+    """The stages the model costs apart from ``path``'s rest: their component is not the rest and not one the
+    path's rest holds (:attr:`skbmodel.physics.rest.Rest.holds`)."""
+    holds = set(sk_rest.CONTENTS[path].holds)
+    return {s.id for s in kstages.load().stages.values()
+            if s.component != "rest of path" and s.component not in holds}
+
+
+# ---------------------------------------------------------------- 2. the rest in stages
+def split_rest(rest_ns, shares: Mapping[str, float], outside: set[str], *, scale: str, run_ns: float = 0.0,
+               rest_run_ns=1.0) -> dict[str, np.ndarray]:
+    """The rest ``rest_ns`` [ns] (array or scalar) in stages [ns], ``{stage: ns, ..., "unnamed": ns}``: the
+    module's formulas for ``scale`` ``"time"`` (the run's per-packet ``run_ns`` and the model's rest on the run's
+    CPU ``rest_run_ns`` [ns]) or ``"share"``.  Stages in ``outside`` and unmapped symbols are not named; the
+    values sum to ``rest_ns``."""
+    rest = np.asarray(rest_ns, dtype=float)
+    inside = {s: p for s, p in shares.items() if s not in outside and s != "unmapped" and p > 0}
+    if scale == "time":
+        named = {s: rest * (p / 100.0 * run_ns / np.asarray(rest_run_ns, dtype=float)) for s, p in inside.items()}
+    else:
+        covered = 100.0 - sum(p for s, p in shares.items() if s in outside)
+        named = {s: rest * p / covered for s, p in inside.items()}
+    total = sum(named.values()) if named else np.zeros_like(rest)
+    # a run whose named stages exceed the model's rest (a slower kernel, another NIC) names all of it
+    fit = np.where(total > rest, rest / np.where(total > 0, total, 1.0), 1.0)
+    out = {s: v * fit for s, v in named.items()}
+    out[UNNAMED] = rest - total * fit
+    return out
+
+
+def _params(path: str, cpu: str | None) -> dict:
+    params = model.default_params(cpu)
+    params["path"] = path
+    return params
+
+
+def model_parts_ns(path: str, cpu: str | None = None, side: str = "") -> dict[str, np.ndarray]:
+    """The model's breakdown of ``path`` on ``cpu`` [ns] (cpumap: the ``side`` CPU's, else the limiting one)."""
+    params = _params(path, cpu)
+    if path == "cpumap" and side:
+        return model.cpumap_breakdown_ns(params)[side]
+    return model.breakdown_ns(params)
+
+
+def rest_stages(path: str, cpu: str | None = None, profile: Published | None = None) -> dict:
+    """``path``'s rest on ``cpu`` (default: the default profile) in stages named by ``profile`` (default: the
+    path's :func:`default_for`): ``{"rest_ns", "stages": {stage: ns}, "unnamed_ns", "named_pct_of_path",
+    "profile": Published | None}``.  With no published profile the whole rest is unnamed."""
+    profile = profile if profile is not None else default_for(path)
+    parts = model_parts_ns(path, cpu, profile.side if profile else "")
+    rest_ns = float(parts["rest of path"])
+    total_ns = float(sum(float(v) for v in parts.values()))
+    if profile is None:
+        stages = {UNNAMED: np.asarray(rest_ns)}
+    else:
+        rest_run = (float(model_parts_ns(path, profile.cpu_id, profile.side)["rest of path"])
+                    if profile.scale == "time" else rest_ns)
+        stages = split_rest(rest_ns, profile.shares, outside_rest(path), scale=profile.scale,
+                            run_ns=profile.run_ns, rest_run_ns=rest_run)
+    named = {s: float(v) for s, v in stages.items() if s != UNNAMED}
+    apart = total_ns - rest_ns
+    return {"path": path, "rest_ns": rest_ns, "total_ns": total_ns, "stages": named,
+            "unnamed_ns": float(stages[UNNAMED]), "profile": profile,
+            "named_pct_of_path": 100.0 * (apart + sum(named.values())) / total_ns}
+
+
+# ---------------------------------------------------------------- 3. beside the model
+#: why the run can spend more (index 0) or less (index 1) in a row than the model: one line each
+_WHY = {
+    "skb alloc": ("skb heads one at a time or from a cold slab", "skb heads from the NAPI cache or a warm bulk"),
+    "zeroing": ("more bytes cleared (__GFP_ZERO) or a slower rep stos", "fewer bytes cleared (a memset up to tail)"),
+    "page alloc/recycle": ("pages reach the page allocator: less recycling", "more page_pool recycling than modelled"),
+    "cross-CPU transfer": ("more misses on the frames' first read", "warmer frames (prefetched, fewer lines)"),
+    "skb free": ("frees one at a time or in __slab_free's slow path", "frees in bulk or into the NAPI cache"),
+    "rest stage": ("heavier than in the rest's profile", "lighter than in the rest's profile"),
+    "rest unnamed": ("samples unlisted or not placed by the map", "rest that no published profile names"),
+}
+
+
+def compare(prof: perf.Profile, path: str, cpu: str | None = None, side: str = "") -> dict:
+    """The run's share beside the model's for ``path`` on ``cpu``, per row: each model component the path costs
+    apart from its rest, then each stage of the rest as :func:`rest_stages` names it, then the rest left
+    unnamed.  Shares are of the run's samples and of the model's per-packet time [%]; ``disagreements``
+    are the rows by their difference, largest first, each with a reason; ``unmapped`` the symbols the map does
+    not place, with their share.  The run's shares are of all its samples: what a quoted top list leaves out
+    (100 - listed) is in the row of the unnamed rest with the unmapped symbols."""
+    if path not in PATHS:
+        raise ValueError(f"path {path!r}: expected one of {', '.join(PATHS)}")
+    if path == "cpumap" and not side:
+        side = "destination" if any(s == "cpumap" and p > 0 for s, p in stage_shares(prof).items()) else "source"
+    sym = symbol_stages(prof)
+    shares = stage_shares(prof)
+    outside = outside_rest(path)
+    smap = kstages.load()
+    parts = model_parts_ns(path, cpu, side if path == "cpumap" else "")
+    total = float(sum(float(v) for v in parts.values()))
+    ref = default_for(path)
+    named = rest_stages(path, cpu, ref)
+    # the run's stages the model costs apart, by component; the rest's stages (and the components its rest holds)
+    run_comp = {c: 0.0 for c in COMPONENTS if c != "rest of path" and float(parts[c]) > 0}
+    run_rest: dict[str, float] = {}
+    for stage, share in shares.items():
+        if stage in outside and smap.stages[stage].component in run_comp:
+            run_comp[smap.stages[stage].component] += share
+        else:
+            run_rest[stage] = run_rest.get(stage, 0.0) + share
+    rows = []
+    for c, share in run_comp.items():
+        rows.append({"row": c, "kind": "component", "run_pct": share,
+                     "model_pct": 100.0 * float(parts[c]) / total, "stages": sorted(
+                         s for s in shares if s in outside and smap.stages[s].component == c)})
+    for stage in sorted(set(run_rest) | set(named["stages"]) - {"unmapped"}, key=lambda s: (-run_rest.get(s, 0.0), s)):
+        if stage == "unmapped":
+            continue
+        model_ns = named["stages"].get(stage)
+        rows.append({"row": smap.stages[stage].name, "kind": "rest stage", "stage": stage,
+                     "run_pct": run_rest.get(stage, 0.0),
+                     "model_pct": None if model_ns is None else 100.0 * model_ns / total})
+    rows.append({"row": "rest, unnamed", "kind": "rest unnamed",
+                 "run_pct": run_rest.get("unmapped", 0.0) + max(0.0, 100.0 - prof.listed_pct),
+                 "model_pct": 100.0 * named["unnamed_ns"] / total})
+    ranked = []
+    for r in rows:
+        if r["model_pct"] is None:
+            continue
+        d = r["run_pct"] - r["model_pct"]
+        why = _WHY[r["row"] if r["kind"] == "component" else r["kind"]][0 if d > 0 else 1]
+        ranked.append({"row": r["row"], "diff_pct": d, "why": why})
+    ranked.sort(key=lambda x: -abs(x["diff_pct"]))
+    return {"path": path, "cpu": cpu or folders.DEFAULT_PROFILE, "side": side, "format": prof.format,
+            "listed_pct": prof.listed_pct, "model_total_ns": total, "rest_named_by": ref.id if ref else None,
+            "rows": rows, "disagreements": ranked,
+            "symbols": [{"symbol": s, "stage": st, "share_pct": p} for s, st, p in sym],
+            "unmapped": [{"symbol": s, "share_pct": p} for s, st, p in sym if st is None]}
+
+
+def guess_path(prof: perf.Profile) -> str:
+    """The modelled path a profile most likely is, from its stages: cpumap's kthread or enqueue, then veth's,
+    then pktgen and the qdisc, else a NIC driver's XDP_PASS."""
+    shares = stage_shares(prof)
+    if shares.get("cpumap", 0) > 0:
+        return "cpumap"
+    if shares.get("veth", 0) > 0:
+        return "veth"
+    if any(s.startswith(("pktgen", "fq_codel", "kfree_skb_list")) for s in prof.shares()):
+        return "kfree_skb_list"
+    return "xdp_pass"
+
+
+def source_of(p: Published) -> str:
+    """Who published a profile: its source up to the first space (a page's address, or the list a mail went to),
+    without a page's section; profiles from one page or one mail are one source."""
+    return p.source.split(" ")[0].split("#")[0]
+
+
+def held_back(path: str) -> list[dict]:
+    """Stage shares of ``path`` predicted from one source's profiles and scored on another's: no share is
+    fitted on the profile it is scored on.  Shares are of each profile's listed samples (a quoted top list is
+    compared on what it lists), a source's prediction the mean of its profiles.  One row per (predicted from,
+    scored on), each named by its profiles' ids, with ``{stage: (predicted, measured)}`` [%] and ``distance``:
+    half the sum of the absolute differences [points] (0 when the shares agree, 100 when no stage is shared)."""
+    def norm(p: Published) -> dict[str, float]:
+        return {s: 100.0 * v / p.listed_pct for s, v in p.shares.items()}
+
+    groups: dict[str, list[Published]] = {}
+    for p in published():
+        if p.path == path:
+            groups.setdefault(source_of(p), []).append(p)
+    # a source by the profiles it published
+    label = {src: " + ".join(p.id for p in ps) for src, ps in groups.items()}
+    mean = {}
+    for src, ps in groups.items():
+        shares = [norm(p) for p in ps]
+        mean[src] = {s: sum(g.get(s, 0.0) for g in shares) / len(shares) for s in set().union(*shares)}
+    rows = []
+    for a in mean:
+        for b in mean:
+            if a == b:
+                continue
+            stages = sorted(set(mean[a]) | set(mean[b]), key=lambda s: (-mean[b].get(s, 0.0), s))
+            pairs = {s: (mean[a].get(s, 0.0), mean[b].get(s, 0.0)) for s in stages}
+            rows.append({"path": path, "from": label[a], "on": label[b], "stages": pairs,
+                         "distance": 0.5 * sum(abs(x - y) for x, y in pairs.values())})
+    return rows
