@@ -3,10 +3,10 @@
     python benchmarks/bench_patch.py [--runs 5] [--megabytes 5]    # in the checkout to time
 
 In one process (the imports and the first question paid once, as by the dashboard's server): each posted mail
-of ``tests/data/patches/sample`` read and answered ``--runs`` times (``skbmodel.patchin.answer``, the answers' cache emptied before each), and a paste of
-``--megabytes`` MB made of those mails one after another (each with its own header block, so a series of
-some hundred mails and thousands of hunks).  Prints each median [s] with its min and max, and for the large
-paste the share of the time spent splitting the mails, parsing the C and answering.
+of ``tests/data/patches/sample`` read and answered ``--runs`` times (``skbmodel.patchin.answer``, the answers'
+cache emptied before each), and a paste of ``--megabytes`` MB made of those mails one after another (each with
+its own header block, so a series of some hundred mails and thousands of hunks).  Prints each median [s] with
+its min and max, and for the large paste the time spent splitting the mails and parsing the C.
 """
 from __future__ import annotations
 
