@@ -40,7 +40,8 @@ def _table(doc: dict) -> None:
     st.caption(f"Read {info['mails']} mail(s), {info['with_diff']} with a diff, {info['hunks']} hunks"
                + (f"; skipped: {md_escape('; '.join(info['skipped']))}" if info["skipped"] else ""))
     st.markdown("**Hunks**")
-    st.dataframe(pd.DataFrame([{"file": r["file"], "function": r["function"], "status": r["status"],
+    st.dataframe(pd.DataFrame([{"file": r["file"], "function": r["function"], "stage": r.get("stage", ""),
+                                "status": r["status"],
                                 "mechanisms or reason": patchin.hunk_text(r).split(": ", 1)[-1]}
                                for r in doc["hunks"]]), hide_index=True, width="stretch", key="patch_hunks")
     st.markdown("**Measured in the mails**" if doc["measured"] else "**Measured in the mails:** nothing read")

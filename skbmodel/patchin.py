@@ -30,6 +30,7 @@ from functools import lru_cache
 import unidiff
 
 from . import answers, folders, patchcode, patchmail, patchnumbers
+from .evidence import kstages
 from . import question as sk_question
 from .links import shortlink, state as sk_state, versions
 from .physics import noise
@@ -242,8 +243,10 @@ def map_changes(changes: Mapping, hs: list[Hunk]) -> list[dict]:
     for (file, fn), ch in changes.items():
         if not ch.touched and not ch.net:
             continue
+        # the kernel stage the function runs in (the symbol map perf profiles are read with)
         base = dict(file=file, function=fn, mails=sorted({hs[i].mail + 1 for i in ch.hunks}),
-                    added=sorted(set(ch.added)), removed=sorted(set(ch.removed)))
+                    added=sorted(set(ch.added)), removed=sorted(set(ch.removed)),
+                    stage=kstages.stage_name(kstages.stage_of(fn)) if kstages.stage_of(fn) else "")
         hits = [(m, t) for m in rows for t in [match(m, ch)] if t is not None]
         priced = [(m, t) for m, t in hits if m.priced]
         if ch.defined:
@@ -589,7 +592,7 @@ def measured_text(m: dict) -> str:
 
 
 def hunk_text(r: dict) -> str:
-    where = f"{r['file'] or '(quoted)'} {r['function']}".strip()
+    where = f"{r['file'] or '(quoted)'} {r['function']}".strip() + (f" [{r['stage']}]" if r.get("stage") else "")
     if r["status"] == "mapped":
         return f"{where}: " + "; ".join(f"{x['id']} ({x['what']}; told by {x['told']}: {x['line']})"
                                         for x in r["mechanisms"])
