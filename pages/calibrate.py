@@ -5,7 +5,8 @@ input holds several (kernels, repeats), check the mapping of each measurement to
 the editable table, check the clock (inferred from the lines that give cycles and ns), choose the
 constants to fit, fit.  The
 fitted profile becomes the one in use (sidebar), can be downloaded (TOML), uploaded again, and
-travels in the share link.  Until a fit succeeds the model in use stays as it was.
+travels in the share link.  Until a fit succeeds the model in use stays as it was.  Last, a perf report
+pasted as a reviewer has it, its shares per kernel stage beside the model's (``python -m skbmodel perf``).
 The sections are drawn by :mod:`skbview.app.calibrate_view`; the steps between them are
 :mod:`skbmodel.evidence.userinput`.
 """
@@ -36,3 +37,4 @@ edited_ms, row_errors = view.mapping(measurements, parsed.sig, run_pick)
 view.fit_controls(measurements, edited_ms, row_errors, parsed.sig, run_pick, cpu=parsed.cpu, setup=parsed.setup)
 view.fit_report(state)
 view.share_download_upload(appstate.get_state() if appstate else None)
+view.perf_profile(appstate.get_state() if appstate else state)

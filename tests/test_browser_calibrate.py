@@ -133,3 +133,25 @@ def test_bad_paste_keeps_the_model_and_names_the_line(app):
     assert "shipped" in _in_use_text(page)
     assert page.get_by_role("button", name="Fit", exact=True).is_disabled()
     ctx.close()
+
+
+def test_a_pasted_perf_report_is_set_beside_the_model(app):
+    """A published perf report of the veth path pasted into the perf section: the page names the path from the
+    report's header and shows the run's stages beside the model's, as ``python -m skbmodel perf`` prints."""
+    from skbmodel import perfin
+    from tests.browser_util import eventually
+
+    file = REPO_ROOT / "tests" / "data" / "perf" / "veth-mlx5-e5-1650v4-5.11-baseline.txt"
+    doc = perfin.answer(file.read_text(encoding="utf-8"))
+    url, browser = app
+    ctx, page, errors = page_with_errors(browser)
+    page.goto(url + "/calibrate")
+    wait_for_app(page)
+    page.locator(".st-key-cal_perf_text textarea").fill(file.read_text(encoding="utf-8"))
+    page.keyboard.press("Control+Enter")
+    summary = f"{len(doc['symbols'])} symbols holding {doc['listed_pct']:.1f} % of the samples; path veth"
+    eventually(lambda: summary in page.get_by_text(summary).first.inner_text())
+    code = " ".join(page.locator(".st-key-cal_perf_text_block code").inner_text().split())
+    assert "Stages of the run" in code and "page allocator" in code
+    assert errors == [], errors
+    ctx.close()

@@ -323,3 +323,47 @@ def share_download_upload(state) -> None:
                           on_click=custom_profile.select, args=(uploaded,))
         if prof_now is not None:
             st.button("Back to the shipped profile", key="cal_clear", on_click=custom_profile.clear)
+
+
+# ------------------------------------------------------------------ a perf profile beside the model
+def perf_profile(state) -> None:
+    """5. A ``perf report`` (or folded stacks) pasted as a reviewer has it: its share per kernel stage beside
+    the model's for the same path and CPU (:func:`skbmodel.perfin.answer`, what ``python -m skbmodel perf``
+    prints), the disagreements ranked, the symbols the map does not place."""
+    from skbmodel import perfin
+    from skbmodel.evidence import perfprofile
+
+    st.subheader("5. A perf profile beside the model")
+    st.caption("Paste `perf report --stdio` (with or without children, `--sort sym` or `dso,sym`) or folded "
+               "stacks from `perf script`: each symbol is placed in a kernel stage (skbmodel/data/"
+               "kernel-symbols.toml), and the run's share per stage is set beside the model's for the path.")
+    text = st.text_area("perf report", key="cal_perf_text", height=160,
+                        placeholder="# Overhead  Symbol\n    12.34%  [k] page_pool_alloc_pages ...")
+    if not text.strip():
+        return
+    c1, c2 = st.columns(2)
+    paths = ("from the report", *perfprofile.PATHS)
+    with c1:
+        path = st.selectbox("Path", paths, key="cal_perf_path")
+    with c2:
+        on_cpu = st.text_input("Only the entries of CPU (the report's CPU column)", key="cal_perf_cpu")
+    try:
+        doc = perfin.answer(text, None if path == paths[0] else path, state.get("cpu"), on_cpu.strip() or None)
+    except perfin.PerfError as e:
+        st.error(f"Not read: {md_escape(e)}", icon="🚫")
+        return
+    st.caption(md_escape(f"{doc['format']}, {len(doc['symbols'])} symbols holding {doc['listed_pct']:.1f} % of "
+                         f"the samples; path {doc['path']} ({doc['path_from']}), profile {doc['cpu']}"))
+    st.dataframe(pd.DataFrame([{"row": r["row"], "run (% of samples)": round(r["run_pct"], 1),
+                                "model (% of its time)": round(r["model_pct"], 1)} for r in doc["rows"]]),
+                 hide_index=True, width="stretch", key="cal_perf_rows")
+    if doc["disagreements"]:
+        st.markdown("**Disagreements, largest first**")
+        st.dataframe(pd.DataFrame([{"row": d["row"], "run - model (points)": round(d["diff_pct"], 1),
+                                    "what would explain it": d["why"]} for d in doc["disagreements"]]),
+                     hide_index=True, width="stretch", key="cal_perf_disagree")
+    if doc["unmapped"]:
+        st.caption(md_escape("Not placed by the map: " + ", ".join(
+            f"{u['symbol']} {u['share_pct']:.1f} %" for u in doc["unmapped"][:12])))
+    st.markdown("**Copy as text**")
+    copybox.copy_block(perfin.text_block(doc), key="cal_perf_text_block")
