@@ -13,4 +13,4 @@ profile in :mod:`scenario`; CPU profiles in :mod:`profile`; the share-link codec
 #: Bump the PATCH version for changes that cannot move a number.  A recalibration is not a model
 #: change: the profile gets a new version (hash of its values) by itself; run
 #: ``python scripts/archive_profiles.py`` BEFORE it so old links keep opening with their numbers.
-__version__ = "0.6.0"
+__version__ = "0.7.0"

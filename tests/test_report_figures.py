@@ -138,7 +138,7 @@ def _line_style(t) -> tuple:
     return t.line.dash or "solid", sym, t.xaxis or "x", t.yaxis or "y"
 
 
-@pytest.mark.parametrize("query", ["", "numa=cross&pp_recycle=0.5", "path=cpumap&cpu=epyc-9684x"])
+@pytest.mark.parametrize("query", ["", "place=other_socket&pp_recycle=0.5", "path=cpumap&cpu=epyc-9684x"])
 def test_every_legend_line_is_told_apart_without_colour(query):
     """In greyscale, every line with a legend entry differs from the other lines of its subplot by dash or
     marker (the cpumap rates, the zeroing and SLUB variants, the grid's curves), on every page's charts."""

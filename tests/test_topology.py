@@ -87,3 +87,9 @@ def test_one_transfer_is_one_cas_latency_on_seed_003():
     cas = d.topology.line_ns["same_l3"]
     assert sd_ns > 0
     assert abs(fitted_ns - cas.value) <= 2.0 * sd_ns, (fitted_ns, sd_ns, cas.value)
+
+
+def test_the_placements_a_scenario_offers_are_the_description_levels():
+    from skbmodel import params
+    assert params.PLACEMENTS == D.PLACEMENTS == D.LEVELS[1:]
+    assert all(params.PLACE_LABELS[k] == D.LEVEL_LABELS[k] for k in params.PLACEMENTS)

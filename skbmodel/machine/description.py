@@ -105,14 +105,13 @@ class Description:
 
 #: where two CPUs can meet, nearest first: SMT siblings, two cores of one L3, two L3s of one node (CCX/CCD, an
 #: SCCL die), two L3s of one socket with the line's memory on a node neither is in (AMD: the coherence directory
-#: of the line's home node answers), two sockets
+#: of the line's home node answers), two sockets; past SMT: the placements a model input offers
+#: (:data:`skbmodel.params.PLACEMENTS`, the same names)
 LEVELS = ("smt", "same_l3", "other_l3", "other_l3_far", "other_socket")
-#: the levels a placement control offers (two distinct cores: never SMT siblings, whose moves stay in the core)
 PLACEMENTS = LEVELS[1:]
-#: what each level is, in words
+#: what each level is, in words (for the messages below)
 LEVEL_LABELS = {"smt": "SMT siblings", "same_l3": "same L3", "other_l3": "another L3 on the socket",
-                "other_l3_far": "another L3, the line's memory on another node",
-                "other_socket": "another socket"}
+                "other_l3_far": "another L3, the line's memory on another node", "other_socket": "another socket"}
 
 
 def row_key(row) -> str:
@@ -344,11 +343,12 @@ LEVELS_ASSUMED = {"xeon-platinum-iavf": ("ice-lake-sp", "seed 003's two-socket X
 
 def for_profile(profile) -> tuple[Description | None, str]:
     """The description whose topology a profile's machine has, and why: the CPU it was measured on
-    (:func:`measured_on`), derived from (``derived-<name>``), or, for a profile that inherits another (a
-    custom one), its base's; ``(None, why)`` when none is known."""
-    from . import profile as _profile  # the profile module imports this one
-    pid, base = str(profile.id), profile.inherits
-    for _ in range(8):  # an inheritance chain is short
+    (:func:`measured_on`), derived from (``derived-<name>``), or, for a profile that inherits a shipped one
+    (a custom profile, an archived version), its base's; ``(None, why)`` when none is known."""
+    for pid in (str(profile.id), str(profile.inherits or "")):
+        pid = pid.split("@", 1)[0]
+        if not pid:
+            continue
         if pid.startswith(DERIVED_PREFIX) and pid[len(DERIVED_PREFIX):] in descriptions():
             name = pid[len(DERIVED_PREFIX):]
             return load(name), f"profile {pid} is derived from description {name}"
@@ -360,8 +360,4 @@ def for_profile(profile) -> tuple[Description | None, str]:
                 return measured_on(pid)
             except UarchError:
                 pass
-        if not base:
-            break
-        pid = str(base).split("@", 1)[0]
-        base = _profile.load_profile(pid).inherits if pid in _profile.available_profiles() else None
     return None, f"no description says which CPU profile {profile.id} is"
