@@ -384,7 +384,7 @@ def _start_bulk(x, c):
     return f
 
 
-def _stages(x, c, path: str | None):
+def _stages(x, c, path: str | None, memo: dict | None = None):
     """The explicit option codes of every stage and the numbers they take: of the named composition
     ``path`` (scalar codes), or of the ``d_*`` inputs (``path`` None).  A number that only one option
     reads is a derived input (:class:`_States`), computed on that option's states."""
@@ -411,8 +411,15 @@ def _stages(x, c, path: str | None):
         h = s(hand)
         return np.where(h == _HAND["cpumap_cross"], cross, np.where(h == _HAND["cpumap_same"], 0, s(x["place"])))
     table = line_ns_of(c)
-    factor = lambda s: placement.line_factor(hand_place(s), table, c["xcpu_line_cycles"], s(x["ghz"]))  # noqa: E731
-    line = lambda s: placement.line_cycles(s(x["place"]), table, c["xcpu_line_cycles"], s(x["ghz"]))  # noqa: E731
+    memo = {} if memo is None else memo
+    moved = lambda place, ghz: placement.line_cycles(place, table, c["xcpu_line_cycles"], ghz)  # noqa: E731
+    # one line's move at the state's placement: the same for every composition of the evaluation
+    line = lambda s: _shared(memo, "place_line", s, moved, x["place"], x["ghz"])  # noqa: E731
+
+    def factor(s):
+        if np.ndim(hand) == 0 and hand == _HAND["path"]:  # the cpumap start: the state's placement
+            return s(line) / np.where(c["xcpu_line_cycles"] > 0, c["xcpu_line_cycles"], 1.0)
+        return placement.line_factor(hand_place(s), table, c["xcpu_line_cycles"], s(x["ghz"]))
     return opt, dict(skb_n=skb_n, zero_b=zero_b, handed=handed, factor=factor, line=line)
 
 
@@ -459,7 +466,7 @@ def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Compo
     ``drop_fraction`` is ``d`` there and 0 elsewhere.
     """
     memo = {} if memo is None else memo
-    opt, n = _stages(x, c, path)
+    opt, n = _stages(x, c, path, memo)
     s = _EVERY if path is not None else _states(x, c, memo)
     rx, skb, free, where, rest = opt["d_rx"], opt["d_skb"], opt["d_free"], opt["d_free_where"], opt["d_rest"]
     ghz = x["ghz"]
@@ -512,7 +519,7 @@ def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Compo
     return Composed(parts, np.where(drop, t_ns, plain_ns), np.where(drop, d, 0.0), free)
 
 
-def other_cpu_free_cycles(x, c, path: str | None = None):
+def other_cpu_free_cycles(x, c, path: str | None = None, memo: dict | None = None):
     """What a composition's skb free puts on the other CPU of its placement [cycles per packet]: the two-CPU
     side of the free stage, whose own CPU's part is the "skb free" component.
 
@@ -525,11 +532,11 @@ def other_cpu_free_cycles(x, c, path: str | None = None):
     * otherwise 0 (the free stays on this CPU).
 
     ``x``, ``c``, ``path``: as :func:`per_packet`; the move: :func:`skbmodel.physics.placement.line_cycles`."""
-    opt, _ = _stages(x, c, path)
+    opt, n = _stages(x, c, path, memo)
     free, where = opt["d_free"], opt["d_free_where"]
     moved = (free == _FREE["defer"]) | ((where == _WHERE["remote"])
                                          & ((free == _FREE["slab_one"]) | (free == _FREE["slab_bulk"])))
-    return np.where(moved, placement.line_cycles(x["place"], line_ns_of(c), c["xcpu_line_cycles"], x["ghz"]), 0.0)
+    return np.where(moved, n["line"](_EVERY), 0.0)
 
 
 # ---------------------------------------------------------------- compositions that make no sense

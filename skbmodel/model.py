@@ -32,22 +32,30 @@ def _arr(x):
     return np.asarray(x)
 
 
-def level_constants(profile: Profile) -> dict:
-    """The placement constants of a profile's machine: ``{line_<placement>_ns: t [ns], _cross_node_place: code}``
-    (:data:`skbmodel.params.LINE_NS_KEYS`), the line latencies of its description's topology
-    (:class:`skbmodel.machine.description.Topology`).
+def level_constants(profile: Profile) -> tuple[dict, dict]:
+    """The placement constants of a profile's machine, ``({line_<placement>_ns: t [ns], _cross_node_place: code},
+    {key of a level it lacks: key of the level that stands for it})`` (:data:`skbmodel.params.LINE_NS_KEYS`): the
+    line latencies of its description's topology (:class:`skbmodel.machine.description.Topology`).
 
-    A level the machine lacks takes the nearest one below it (:meth:`Topology.ns`), so that a sweep over every
-    placement evaluates; the question refuses it (:func:`placement_problem`).  A profile whose CPU no
-    description names has every level at ``xcpu_line`` (no move costs more than the fitted one)."""
+    A level the machine lacks takes the nearest one below it that it has, and follows that one wherever its
+    value moves (an interval's draw, :func:`constants_of`), so that a sweep over every placement evaluates; the
+    question refuses it (:func:`placement_problem`).  A profile whose CPU no description names has every level
+    at ``xcpu_line`` (no move costs more than the fitted one)."""
     d, _ = description.for_profile(profile)
     if d is None or d.topology is None:
         ns = profile.value("xcpu_line_cycles") / profile.ghz
-        return {**{k: ns for k in LINE_NS_KEYS}, CROSS_NODE_KEY: -1.0}
+        return {**{k: ns for k in LINE_NS_KEYS}, CROSS_NODE_KEY: -1.0}, {}
     t = d.topology
+    have = [p for p in PLACEMENTS if t.missing(p, profile.sockets, profile.numa_nodes) is None]
+    aliases = {}
+    for k, p in zip(LINE_NS_KEYS, PLACEMENTS):
+        if p not in have:
+            below = [q for q in PLACEMENTS[:PLACEMENTS.index(p)] if q in have] or have[:1]
+            aliases[k] = LINE_NS_KEYS[PLACEMENTS.index(below[-1])]
+    values = {k: t.ns(p) for k, p in zip(LINE_NS_KEYS, PLACEMENTS)}
+    values.update({k: values[src] for k, src in aliases.items()})
     cross = t.cross_node(profile.sockets, profile.numa_nodes)
-    return {**{k: t.ns(p) for k, p in zip(LINE_NS_KEYS, PLACEMENTS)},
-            CROSS_NODE_KEY: float(PLACEMENTS.index(cross)) if cross else -1.0}
+    return {**values, CROSS_NODE_KEY: float(PLACEMENTS.index(cross)) if cross else -1.0}, aliases
 
 
 def line_cycles(place, c, ghz):
@@ -137,11 +145,13 @@ def constants_of(prof: Profile, constants: Mapping | None = None) -> dict:
     key = (prof.id, prof.inherits, prof.sockets, prof.numa_nodes, prof.value("xcpu_line_cycles"), prof.ghz)
     if key not in _LEVELS:
         _LEVELS[key] = level_constants(prof)
-    c = {**prof.values(), **_LEVELS[key]}
+    levels, aliases = _LEVELS[key]
+    c = {**prof.values(), **levels}
     # the profile's kernel era decides a code path, not a cost (never fitted, never overridden)
     c[_PP_DIRECT] = era.direct_recycle_any_context(prof.kernels)
     if constants:
         c.update(constants)
+        c.update({k: c[src] for k, src in aliases.items()})  # a level it lacks moves with the one it takes
     return c
 
 
@@ -519,7 +529,7 @@ def _evaluate_inputs(x, c, outputs=None) -> dict:
         out["path.mpps"] = np.minimum(units.ns_to_mpps(path_ns), sc.line_mpps())
         out["path.budget_pct"] = budget.share_of_budget_pct(path_ns, out["budget.ns_per_packet"])
     if need("free"):  # the chosen path's skb free on the other CPU (its own CPU's: the "skb free" component)
-        there = {p: design.other_cpu_free_cycles(x, c, None if p == "design" else p) for p in sc.chosen()}
+        there = {p: design.other_cpu_free_cycles(x, c, None if p == "design" else p, sc.memo) for p in sc.chosen()}
         out["free.other_cpu_ns"] = units.cycles_to_ns(_pick(x["path"], there), ghz)
     out["noise.floor_ns"] = x["noise_ns"]
     return {k: np.asarray(out[k], dtype=float) for k in OUTPUT_UNITS if k in want}

@@ -28,7 +28,9 @@ def level_ns(place, line_ns):
     """The one-way line latency [ns] of the placement codes ``place``: ``line_ns[place]`` (``line_ns``: one
     latency per code, scalars)."""
     code = np.asarray(place)
-    out = line_ns[0]
+    if all(np.ndim(t) == 0 for t in line_ns):  # one gather (codes index the table)
+        return np.asarray(line_ns, dtype=float)[code if code.dtype.kind in "iu" else code.astype(np.int64)]
+    out = line_ns[0]  # a leading axis of constant sets (the intervals): select code by code
     for i in range(1, len(line_ns)):
         out = np.where(code == i, line_ns[i], out)
     return out
