@@ -449,11 +449,18 @@ def _read(query, strict: bool) -> tuple[dict, list[str]]:
     return state, bad.warnings
 
 
+def _version_key(mv: str) -> tuple[int, ...] | None:
+    """``major.minor.patch`` as a tuple of ints (None for anything else)."""
+    return tuple(int(x) for x in mv.strip().split(".")) if re.fullmatch(_MV_RE, mv.strip()) else None
+
+
 def _read_retired(seen: dict, state: Mapping, bad) -> None:
     """Read the keys older links carry that a newer key replaced (:data:`skbmodel.params.RETIRED`), in place of
     ``seen``: ``numa=same`` is ``place=same_l3``, ``numa=cross`` the nearest placement on another NUMA node of
     the scenario's machine (:func:`skbmodel.params.placement_of`), so that such a link asks what it asked; a
-    link that gives both keeps the new one.  Grid axes named by a retired key take the new name."""
+    link that gives both keeps the new one, and a link made with a model after the key's last version
+    (:attr:`skbmodel.params.Retired.until`) cannot carry it.  Grid axes named by a retired key take the new
+    name."""
     for gk in GRID_KEYS:
         if seen.get(gk, "").strip() in RETIRED_AXES:
             seen[gk] = RETIRED_AXES[seen[gk].strip()]
@@ -465,6 +472,11 @@ def _read_retired(seen: dict, state: Mapping, bad) -> None:
             if pre + r.new_key in seen:
                 bad(pre + old, f"{pre}{old}: ignored, the link gives {pre}{r.new_key} (which replaced it)",
                     f"given with {pre}{r.new_key}, which replaced it")
+                continue
+            made = _version_key(seen.get("mv", ""))
+            if made is not None and made > _version_key(r.until):  # no link of a later model writes it
+                bad(pre + old, f"{pre}{old}: replaced by {pre}{r.new_key} after model {r.until}; ignored",
+                    f"replaced by {pre}{r.new_key} after model {r.until}")
                 continue
             if raw not in r.values:
                 bad(pre + old, f"{pre}{old}: {_show(raw)} is not one of {', '.join(r.values)}; ignored",
