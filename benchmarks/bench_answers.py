@@ -19,7 +19,7 @@ from skbmodel import answers  # noqa: E402 - after the sys.path line, so the scr
 from skbmodel.links import state as sk_state  # noqa: E402
 
 QUERIES = ("page=compare&b_xdp_batch=4", "page=compare&cpu=epyc-9684x&b_cpu=e5-1650v4", "page=veth&xdp_batch=8",
-           "page=cpumap&numa=cross&cpu=xeon-gold-6140")
+           "page=cpumap&place=other_socket&cpu=xeon-gold-6140")
 
 
 def main() -> None:

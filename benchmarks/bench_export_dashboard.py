@@ -32,7 +32,7 @@ def _ms(fn):
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=10, help="warm exports per chart and format (default 10)")
-    ap.add_argument("--query", default="v=1&bulk=32&zero=memset&kfl_bulk=8&b_bulk=4&b_numa=cross",
+    ap.add_argument("--query", default="v=1&bulk=32&zero=memset&kfl_bulk=8&b_bulk=4&b_place=other_socket",
                     help="scenario as a share-link query string")
     ap.add_argument("--gap", type=float, default=0.0,
                     help="seconds of idle time before each warm export (0 = back to back, i.e. a zip's "

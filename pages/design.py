@@ -104,6 +104,11 @@ def _draw(state: dict) -> None:
         st.info("No numbers for a composition that makes no sense: change the stage named above.")
         ui.chart_tabs("design", state, names=[n for n in charts.chart_labels("design") if n != "breakdown"])
         return
+    refused = s["answers"].problem or s["answers"].problem_b
+    if refused:  # a placement the machine does not have: the question has no numbers
+        with st.container(key="view_refused"):
+            st.error(md_escape(f"No numbers: {refused}."))
+        return
     # the metric row, and a live control for each stage size in bulk A uses: the chart follows its thumb
     draw_controls = ui.design_live(state, s["answers"])
     with st.container(key="design_verdict"):  # a sentence: too long for a metric tile

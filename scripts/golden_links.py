@@ -38,7 +38,9 @@ LINKS = {
     "slub-bulk-32": dict(page="slub", bulk=32),
     "zeroing-memset-256": dict(page="zeroing", zero="memset", zero_bytes=256),
     "veth-batch-8-memset": dict(page="veth", xdp_batch=8, zero="memset"),
-    "cpumap-cross-numa-half-recycle": dict(page="cpumap", cpu="xeon-platinum-iavf", numa="cross", pp_recycle=0.5),
+    # made with numa=cross (model 0.1.0); the link keeps that key, read as the machine's cross-node placement
+    "cpumap-cross-numa-half-recycle": dict(page="cpumap", cpu="xeon-platinum-iavf", place="other_socket",
+                                           pp_recycle=0.5),
     "kfree-bulk-8-drop-128-clones": dict(page="kfree", kfl_bulk=8, drop_batch=128, clone_frac=0.25,
                                          path="kfree_skb_list"),
     "compare-memset-vs-gfp-zero": dict(page="compare", zero="memset", b_zero="gfp_zero", path="veth", b_path="veth"),

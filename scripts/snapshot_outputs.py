@@ -33,7 +33,7 @@ SCENARIOS.update({
     "slub-bulk256": "page=slub&bulk=256",
     "zeroing-memset-512": "page=zeroing&zero=memset&zero_bytes=512",
     "veth-batch64-recycle05": "page=veth&xdp_batch=64&pp_recycle=0.5&zero=memset",
-    "cpumap-cross-page-bulk8": "page=cpumap&numa=cross&pp_recycle=0.3&page_bulk=8",
+    "cpumap-cross-page-bulk8": "page=cpumap&place=other_socket&pp_recycle=0.3&page_bulk=8",
     "kfree-nobulk-clones": "page=kfree&kfl_bulk=1&drop_batch=256&clone_frac=0.4",
     "overview-cpumap-100g": "page=overview&path=cpumap&link_gbps=100&frame_bytes=1500",
     "overview-kfree-ghz": "page=overview&path=kfree_skb_list&ghz=2.0&defer_cache=0",

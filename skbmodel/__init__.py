@@ -15,4 +15,4 @@ codec in :mod:`skbmodel.links.state`; measurements, fits and validation in :mod:
 #: Bump the PATCH version for changes that cannot move a number.  A recalibration is not a model
 #: change: the profile gets a new version (hash of its values) by itself; run
 #: ``python scripts/archive_profiles.py`` BEFORE it so old links keep opening with their numbers.
-__version__ = "0.6.0"
+__version__ = "0.7.0"

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .physics import cpumap, noise
+from .physics import budget, noise
 from . import attribution, design, question, schema, uncertainty
 from .machine.custom import CUSTOM_PREFIX
 from .links.pages import BY_SLUG, DEFAULT_PAGE
@@ -214,6 +214,8 @@ class Answers:
     #: ``{"a": {output: Answer}, "b": {...}}``: what the page's charts draw of each scenario
     #: (:attr:`skbmodel.links.pages.Page.drawn`), from the same propagation as the numbers above
     drawn: Mapping[str, Mapping[str, Answer]] = dataclasses.field(default_factory=dict)
+    #: what the numbers leave out that a reader of this question must know (:func:`wire_note`), one line each
+    notes: tuple[str, ...] = ()
 
     def value(self, output: str) -> Answer:
         for a in self.values:
@@ -234,7 +236,7 @@ class Answers:
                 "values": [a.to_json() for a in self.values], "b_values": [a.to_json() for a in self.b_values],
                 "differences": [d.to_json() for d in self.differences],
                 "drivers": attribution.to_json(self.drivers) if self.drivers else None,
-                "problem": self.problem, "problem_b": self.problem_b}
+                "problem": self.problem, "problem_b": self.problem_b, "notes": list(self.notes)}
 
 
 def answers_of(outputs: Sequence[str], values: Mapping, intervals: Mapping, labels: Mapping[str, str],
@@ -384,6 +386,26 @@ def of_state(state: Mapping, drivers: bool = False) -> Answers:
     return of_question(Question.of_state(state), drivers)
 
 
+#: the frame size the path bases were measured at (seed 003, the xdp-project runs: 64-byte frames)
+CALIBRATION_FRAME_BYTES = 64
+
+
+def wire_note(params: Mapping) -> str | None:
+    """What a scenario's frame size means for its numbers (one line), or None at the calibration's 64 bytes:
+    every rate of a path fed from the wire stops at the line rate (:func:`skbmodel.physics.budget.line_rate_mpps`),
+    and the per-byte work a larger frame brings is not priced."""
+    frame = float(params.get("frame_bytes", CALIBRATION_FRAME_BYTES))
+    if frame <= CALIBRATION_FRAME_BYTES:
+        return None
+    link = float(params.get("link_gbps", 10.0))
+    line = float(budget.line_rate_mpps(link, frame))
+    return (f"At {frame:g}-byte frames the {link:g} Gbit/s link carries {line:.3g} Mpps, and no rate from the wire "
+            "exceeds it. The model prices the work per packet measured with 64-byte frames; the work per byte of a "
+            "larger frame is left out: the NIC's DMA and the CPU's cache misses over the payload, copying it "
+            "(a socket read, an skb linearised), checksums over it, a page_pool page of higher order or "
+            "fragments, and multi-buffer XDP (xdp_frags) for frames above one page.")
+
+
 def of_question(q: Question, drivers: bool = False) -> Answers:
     """The answers of a question (its page, A and, where the page shows one, B).
 
@@ -394,6 +416,10 @@ def of_question(q: Question, drivers: bool = False) -> Answers:
     hit = _CACHE.get(key)
     if hit is None:
         hit = _of_question(q, drivers)
+        notes = tuple(dict.fromkeys(n for s in (q.compare_a, q.b) if s is not None
+                                    for n in [wire_note(s.params)] if n))
+        if notes:
+            hit = dataclasses.replace(hit, notes=notes)
         if len(_CACHE) >= _CACHE_MAX:
             _CACHE.pop(next(iter(_CACHE)))
         _CACHE[key] = hit
@@ -409,8 +435,8 @@ def _of_question(q: Question, drivers: bool) -> Answers:
         sa, sb = q.a, q.b
         pa, pb = sa.params, sb.params
         bad_a = design.problem_text(pa)
-        bad_a = bad_a and f"the composition makes no sense ({bad_a})"
-        bad_b = design.problem_text(pb) if pb.get("path") == "design" else None
+        bad_a = (bad_a and f"the composition makes no sense ({bad_a})") or q.refusal("a")
+        bad_b = (design.problem_text(pb) if pb.get("path") == "design" else None) or q.refusal("b")
         nf = float(pa["noise_ns"])
         if bad_a:  # no numbers; the charts still draw what each side's composition gives
             drawn = {s: _split(_one_side(x, spec.drawn, {}, nf)[0], 0, spec.drawn)[1]
@@ -430,8 +456,9 @@ def _of_question(q: Question, drivers: bool) -> Answers:
     if uses_path and a.params.get("path") == "design":
         bad = design.problem_text(a.params)
         bad = bad and f"the composition makes no sense ({bad})"
-    if page == "cpumap" or (uses_path and a.params.get("path") == "cpumap"):
-        bad = bad or cpumap.placement_problem(a.profile, a.params.get("numa"))
+    bad = bad or q.refusal("a")
+    if not bad and spec.has_b and q.refusal("b"):  # the answer is about B - A: no numbers without B's
+        bad = f"B: {q.refusal('b')}"
     if bad:
         return Answers(page=page, profile_a=ProfileIdentity.of(a.profile, float(a.params["ghz"])), problem=bad,
                        has_b=spec.has_b)

@@ -115,7 +115,7 @@ def of_linearisation(lin: uncertainty.Linearisation, sides: Mapping[str, tuple],
     * ``dominated_by_assumed`` (bool) and ``flag``: one sentence naming the assumed constants it
       rests on (empty when not dominated).
     """
-    prof_of = {side: prof for side, (_, prof) in sides.items()}
+    prof_of = {side: model.with_levels(prof) for side, (_, prof) in sides.items()}  # the constants lin spread
     pair = "B" in sides
     ghz_of = {side: _clock_of(params, prof) for side, (params, prof) in sides.items()}
     one_clock = not pair or (uncertainty.same_quantity(prof_of["A"], prof_of["B"], CLOCK)

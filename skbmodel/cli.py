@@ -21,7 +21,7 @@ import numpy as np
 
 from . import __version__, answers, attribution, design, mailtext, model, params, question, uncertainty
 from .evidence import pp_counts
-from .physics import cpumap, rest as sk_rest
+from .physics import rest as sk_rest
 from .machine import cpuinfo, custom, description, kconfig
 from .links import shortlink, state as sk_state, versions
 from .bench import run_bench
@@ -81,8 +81,8 @@ def cmd_eval(args) -> int:
     q = question.Question.of_state(st)  # the one question every output below answers
     a = q.scenario("a")
     prof = a.profile
-    refused = cpumap.placement_problem(prof, st.get("numa"))
-    if refused:  # a placement the machine does not have: no numbers
+    refused = q.refusal("a") or (q.b is not None and q.refusal("b") and f"B: {q.refusal('b')}")
+    if refused:  # a placement the machine does not have: the question has no numbers
         raise UsageError(refused)
     out, iv = a.with_intervals(None)  # one pass for both
     outputs = {k: _scalar(v) for k, v in out.items()}

@@ -25,20 +25,25 @@ Stages and options (state keys ``d_*``; ``from`` = as in the starting path ``d_f
   with the rest of the path).
 * zeroing (``d_zero``): ``memset`` of ``K = d_zero_bytes`` (rep stos); ``gfp_zero`` the whole object
   (memset_erms); ``none``.
-* hand-off (``d_hand``): ``none``; ``cpumap_same`` cpumap to a CPU on the same node;
-  ``cpumap_cross`` to another node: ``cpumap_xfer_lines * xcpu_line * numa`` (cpumap builds the skbs
+* hand-off (``d_hand``): ``none``; ``cpumap_same`` cpumap to a CPU of the same L3; ``cpumap_cross`` to the
+  machine's nearest level on another node; ``path`` (the cpumap start) at the placement ``place``:
+  ``cpumap_xfer_lines * xcpu_line * f`` (``f``: the level's line factor,
+  :func:`skbmodel.physics.placement.line_factor`; cpumap builds the skbs
   of one batch, CPUMAP_BATCH = 8, with one ``kmem_cache_alloc_bulk``: the skb head of the cpumap
   start).
 * skb free (``d_free``): ``slab_one`` ``kmem_cache_free``; ``slab_bulk`` ``kmem_cache_free_bulk`` of
   ``N = d_free_bulk``; ``defer`` ``skb_attempt_defer_free``: the skb freed on another CPU (the
   socket's) comes back through this CPU's defer list and ``skb_defer_free_flush`` puts it into the
-  NAPI cache (the ``napi_cache`` cost plus one cacheline, ``xcpu_line * numa``); ``napi_cache``
+  NAPI cache (the ``napi_cache`` cost plus one cacheline moved at the placement's level,
+  :func:`skbmodel.physics.placement.line_cycles`); ``napi_cache``
   ``napi_skb_cache_put`` on this CPU, seed 001's same-CPU case (its share of ``napi_cache_pair``; when the
   skb head does not take from the cache, the cache flushes half of it, 32, with
   ``kmem_cache_free_bulk``); ``kfree_skb_list`` the qdisc drop list of ``drop_batch`` in calls of
   ``KFREE_SKB_BULK_SIZE`` (:func:`skbmodel.physics.kfree_skb_list.free_per_drop_cycles`); ``none``.
   ``d_free_where``: ``local`` (the object's slab is the CPU slab) or ``remote`` (``__slab_free``,
-  ``slub_free_slow_extra`` per object; in bulk once per slab page).
+  ``slub_free_slow_extra`` per object plus the slab freelist line's excess move at the placement's level
+  over the same L3; in bulk the list free's terms once per slab page).  The free's other CPU
+  (:func:`other_cpu_free_cycles`): the freeing CPU of a deferred free, the slab's CPU of a remote one.
 * rest of path (``d_rest``): the fitted base of a modelled path (``veth``, ``cpumap``, ``xdp_pass``,
   ``kfree_skb_list``) or ``custom`` ``d_rest_ns`` [ns].  The ``kfree_skb_list`` base is pktgen
   into fq_codel: only the dropped packets are freed here, ``d = 1 - W T`` of them (the wire
@@ -58,10 +63,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .physics import cpumap, kfree_skb_list, page_alloc, page_pool, rest as _rest, slub, units, zeroing
+from .physics import cpumap, kfree_skb_list, page_alloc, page_pool, placement, rest as _rest, slub, units, zeroing
 # the stages, their options and the design keys are inputs: they live in the input schema
 from .params import (DEFAULTS, KEY_NAMES, KEYS, NUMERIC, OPTION_LABELS, OPTION_SHORT,  # noqa: F401 - re-exported
                      START_PATHS, START_SHORT, STAGE_CHOICES, choices_of)
+from .params import CROSS_NODE_KEY, PLACEMENTS, line_ns_of
 
 #: The starting compositions: each modelled path as explicit options.  ``"path"`` in a number's
 #: place means: the path's own control (``xdp_batch``, ``zero``/``zero_bytes``, the kernel batch).
@@ -77,6 +83,8 @@ STARTS: dict[str, dict[str, str]] = {
 }
 
 NAPI_SKB_CACHE_BULK = cpumap.NAPI_SKB_CACHE_BULK
+#: the model's codes of the placements (``place``)
+PLACE_CODES = {p: i for i, p in enumerate(PLACEMENTS)}
 #: napi_skb_cache_put flushes half of the 64-entry cache with kmem_cache_free_bulk (net/core/skbuff.c)
 NAPI_SKB_CACHE_HALF = 32
 
@@ -146,8 +154,8 @@ def resolved(params: Mapping) -> dict[str, str]:
     """Scalar state -> ``{stage key: explicit option}`` (``from`` resolved against ``d_from``)."""
     x = {k: np.asarray(CODE[k][params.get(k, DEFAULTS[k])]) for k in ("d_from", *STAGE_CHOICES)}
     out = {k: OPTIONS[k][int(_resolve(x, k))] for k in STAGE_CHOICES}
-    if out["d_hand"] == "path":  # the cpumap start follows the sidebar's node placement
-        out["d_hand"] = "cpumap_cross" if params.get("numa", "same") == "cross" else "cpumap_same"
+    if out["d_hand"] == "path":  # the cpumap start follows the sidebar's placement
+        out["d_hand"] = "cpumap_same" if params.get("place", "same_l3") == "same_l3" else "cpumap_cross"
     if out["d_zero"] == "path":
         out["d_zero"] = "gfp_zero" if params.get("zero", "gfp_zero") == "gfp_zero" else "memset"
     return out
@@ -257,7 +265,7 @@ def _where(cond, a, b):
     return np.where(cond, a(), b())
 
 
-def rx_cycles(rx, handed, numa, recycle_ratio, rx_bulk, c, memo, s):
+def rx_cycles(rx, handed, factor, recycle_ratio, rx_bulk, c, memo, s):
     """RX buffer per packet [cycles] (see the module docstring) on the states ``s``.
 
     Without a hand-off, alloc + return on this CPU; after a cpumap hand-off, the return side of a
@@ -276,7 +284,7 @@ def rx_cycles(rx, handed, numa, recycle_ratio, rx_bulk, c, memo, s):
     local = {_RX["pp_direct"]: c["pp_fast_cycles"], _RX["pp_ring"]: c["pp_ring_cycles"],
              _RX["page_single"]: lambda s: c["page_slow_cycles"] + page_alloc.refill_extra_cycles(1.0, c),
              _RX["page_bulk"]: slow_n, _RX["pp_mix"]: mix}
-    ret = lambda ratio: lambda s: page_pool.return_side_cycles(s(ratio), s(numa), **kw)  # noqa: E731
+    ret = lambda ratio: lambda s: page_pool.return_side_cycles(s(ratio), s(factor), **kw)  # noqa: E731
     remote = {_RX["pp_direct"]: c["pp_fast_cycles"], _RX["pp_ring"]: ret(1.0), _RX["page_single"]: ret(0.0),
               _RX["page_bulk"]: ret(0.0), _RX["pp_mix"]: ret(r)}
     # handed off or not first, then the option on each side's own states
@@ -309,15 +317,22 @@ def zero_cycles(zero, is_gfp, zero_bytes, path_bytes, c, s):
                         _ZERO["path"]: clear(is_gfp, path_bytes)}, s)
 
 
-def hand_cycles(handed, numa, c, s):
-    """Cross-CPU transfer per packet on the destination [cycles]: ``xfer_lines * xcpu_line * numa``."""
-    return _pick(handed, {True: lambda s: c["cpumap_xfer_lines"] * c["xcpu_line_cycles"] * s(numa)}, s)
+def hand_cycles(handed, factor, c, s):
+    """Cross-CPU transfer per packet on the destination [cycles]: ``xfer_lines * xcpu_line * f`` (``f`` the
+    hand-off level's line factor, :func:`skbmodel.physics.placement.line_factor`)."""
+    return _pick(handed, {True: lambda s: c["cpumap_xfer_lines"] * c["xcpu_line_cycles"] * s(factor)}, s)
 
 
-def free_cycles(free, remote, free_bulk, skb_from_cache, numa, x, c, memo, s):
-    """skb free per packet [cycles] (per dropped skb for ``kfree_skb_list``) on the states ``s``."""
+def free_cycles(free, remote, free_bulk, skb_from_cache, line, x, c, memo, s):
+    """skb free per packet [cycles] (per dropped skb for ``kfree_skb_list``) on the states ``s``.
+
+    ``line``: one line's move between this CPU and the other one at their placement [cycles]
+    (:func:`skbmodel.physics.placement.line_cycles`).  A remote free (``__slab_free`` of an object of another
+    CPU's slab) writes the slab's freelist, a line the slab's CPU last wrote: beyond the same-L3 move inside
+    ``slub_free_slow_extra``, the excess ``line - xcpu_line`` per object."""
     fs = np.asarray(c["slub_free_share"], dtype=float)
-    extra = lambda s: _where(s(remote), lambda: c["slub_free_slow_extra_cycles"], lambda: 0.0)  # noqa: E731
+    extra = lambda s: _where(s(remote), lambda: c["slub_free_slow_extra_cycles"] + s(line)  # noqa: E731
+                             - c["xcpu_line_cycles"], lambda: 0.0)
     call = lambda: slub.bulk_call_pair_cycles(c["slub_fast_pair_cycles"], c["slub_bulk_obj_pair_cycles"])  # noqa: E731
 
     def one(s):
@@ -342,11 +357,11 @@ def free_cycles(free, remote, free_bulk, skb_from_cache, numa, x, c, memo, s):
                             lambda: fs * (c["slub_bulk_obj_pair_cycles"] + call() / NAPI_SKB_CACHE_HALF) + s(extra))
 
     # another CPU (the socket's) hands the skb back through this CPU's defer list; skb_defer_free_flush
-    # then puts it into the NAPI cache: one cacheline pulled across, across nodes after a cross-node hand-off
+    # then puts it into the NAPI cache: one cacheline pulled across at the two CPUs' level
     kfl = lambda s: _shared(memo, "kfl_free", s, lambda *a: kfree_skb_list.free_per_drop_cycles(*a, c),  # noqa: E731
                             x["kfl_bulk"], x["drop_batch"], x["clone_frac"])
     return _pick(free, {_FREE["slab_one"]: one, _FREE["slab_bulk"]: bulk, _FREE["napi_cache"]: napi,
-                        _FREE["defer"]: lambda s: napi(s) + c["xcpu_line_cycles"] * s(numa),
+                        _FREE["defer"]: lambda s: napi(s) + s(line),
                         _FREE["kfree_skb_list"]: kfl}, s)
 
 
@@ -369,7 +384,7 @@ def _start_bulk(x, c):
     return f
 
 
-def _stages(x, c, path: str | None):
+def _stages(x, c, path: str | None, memo: dict | None = None):
     """The explicit option codes of every stage and the numbers they take: of the named composition
     ``path`` (scalar codes), or of the ``d_*`` inputs (``path`` None).  A number that only one option
     reads is a derived input (:class:`_States`), computed on that option's states."""
@@ -386,11 +401,26 @@ def _stages(x, c, path: str | None):
         skb_n = lambda s: np.where(s(x["d_skb"]) == FROM, start_bulk(s), s(x["d_skb_bulk"]))  # noqa: E731
         zero_b = x["d_zero_bytes"]
     hand = opt["d_hand"]
-    cross = (hand == _HAND["cpumap_cross"]) | ((hand == _HAND["path"]) & x["is_cross"])
     handed = hand != _HAND["none"]
-    numa = _where(cross, lambda: c["numa_remote_factor"], lambda: 1.0) if np.ndim(cross) == 0 else \
-        np.where(cross, c["numa_remote_factor"], 1.0)
-    return opt, dict(skb_n=skb_n, zero_b=zero_b, handed=handed, numa=numa)
+    # the hand-off's level: the state's placement for the cpumap start, the same L3 for cpumap_same, the
+    # machine's nearest cross-node level for cpumap_cross (another socket where it has none: refused)
+    cross = c.get(CROSS_NODE_KEY, -1.0)
+    cross = float(PLACE_CODES["other_socket"] if np.all(np.asarray(cross) < 0) else cross)
+
+    def hand_place(s):
+        h = s(hand)
+        return np.where(h == _HAND["cpumap_cross"], cross, np.where(h == _HAND["cpumap_same"], 0, s(x["place"])))
+    table = line_ns_of(c)
+    memo = {} if memo is None else memo
+    moved = lambda place, ghz: placement.line_cycles(place, table, c["xcpu_line_cycles"], ghz)  # noqa: E731
+    # one line's move at the state's placement: the same for every composition of the evaluation
+    line = lambda s: _shared(memo, "place_line", s, moved, x["place"], x["ghz"])  # noqa: E731
+
+    def factor(s):
+        if np.ndim(hand) == 0 and hand == _HAND["path"]:  # the cpumap start: the state's placement
+            return s(line) / np.where(c["xcpu_line_cycles"] > 0, c["xcpu_line_cycles"], 1.0)
+        return placement.line_factor(hand_place(s), table, c["xcpu_line_cycles"], s(x["ghz"]))
+    return opt, dict(skb_n=skb_n, zero_b=zero_b, handed=handed, factor=factor, line=line)
 
 
 class Composed(NamedTuple):
@@ -436,7 +466,7 @@ def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Compo
     ``drop_fraction`` is ``d`` there and 0 elsewhere.
     """
     memo = {} if memo is None else memo
-    opt, n = _stages(x, c, path)
+    opt, n = _stages(x, c, path, memo)
     s = _EVERY if path is not None else _states(x, c, memo)
     rx, skb, free, where, rest = opt["d_rx"], opt["d_skb"], opt["d_free"], opt["d_free_where"], opt["d_rest"]
     ghz = x["ghz"]
@@ -444,16 +474,15 @@ def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Compo
     parts = {
         "skb alloc": skb_cycles(skb, n["skb_n"], feeds, c, memo, s),
         "zeroing": zero_cycles(opt["d_zero"], x["is_gfp"], n["zero_b"], x["zero_bytes"], c, s),
-        "page alloc/recycle": rx_cycles(rx, n["handed"], n["numa"], x["pp_recycle"], x["d_rx_bulk"], c, memo, s),
-        "cross-CPU transfer": hand_cycles(n["handed"], n["numa"], c, s),
+        "page alloc/recycle": rx_cycles(rx, n["handed"], n["factor"], x["pp_recycle"], x["d_rx_bulk"], c, memo, s),
+        "cross-CPU transfer": hand_cycles(n["handed"], n["factor"], c, s),
         # a free stage replaces the free a rest already holds (skbmodel.physics.rest)
         "rest of path": rest_cycles(rest, x["d_rest_ns"], ghz, c, s)
         - _rest.overlap_cycles(rest == _REST["veth"], free != _FREE["none"], slub.free_one_cycles(
             fast_pair_cycles=c["slub_fast_pair_cycles"], free_share=c["slub_free_share"])),
         "skb free": free_cycles(free, where == _WHERE["remote"], x["d_free_bulk"], skb == _SKB["napi_cache"],
-                                n["numa"], x, c, memo, s),
+                                n["line"], x, c, memo, s),
     }
-    del n  # the hand-off's NUMA factor is a grid of its own: not kept past the stages
     other = parts["skb alloc"] + parts["zeroing"]
     for k in ("page alloc/recycle", "cross-CPU transfer", "rest of path"):
         # the same sum, left to right, into the one new buffer (a grid of fewer temporaries, whose fresh
@@ -490,6 +519,26 @@ def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Compo
     return Composed(parts, np.where(drop, t_ns, plain_ns), np.where(drop, d, 0.0), free)
 
 
+def other_cpu_free_cycles(x, c, path: str | None = None, memo: dict | None = None):
+    """What a composition's skb free puts on the other CPU of its placement [cycles per packet]: the two-CPU
+    side of the free stage, whose own CPU's part is the "skb free" component.
+
+    * ``defer`` (``skb_attempt_defer_free``, net/core/skbuff.c): the freeing CPU (the socket's) appends the skb to
+      this CPU's ``defer_list`` under ``defer_lock`` and counts ``defer_count``, lines of this CPU's
+      ``softnet_data`` it last wrote when it flushed the list: one move at the placement's level;
+    * a remote free of one object (``d_free_where=remote`` with ``slab_one`` or ``slab_bulk``): ``__slab_free``
+      wrote the freelist of the slab another CPU allocates from; that CPU takes the line back at its next
+      allocation from the slab: one move at the level per object;
+    * otherwise 0 (the free stays on this CPU).
+
+    ``x``, ``c``, ``path``: as :func:`per_packet`; the move: :func:`skbmodel.physics.placement.line_cycles`."""
+    opt, n = _stages(x, c, path, memo)
+    free, where = opt["d_free"], opt["d_free_where"]
+    moved = (free == _FREE["defer"]) | ((where == _WHERE["remote"])
+                                         & ((free == _FREE["slab_one"]) | (free == _FREE["slab_bulk"])))
+    return np.where(moved, n["line"](_EVERY), 0.0)
+
+
 # ---------------------------------------------------------------- compositions that make no sense
 def problems(params: Mapping, prefix: str = "") -> list[tuple[str, str]]:
     """``[(stage, message), ...]`` for a composition the kernel does not allow or that makes no sense.
@@ -500,7 +549,7 @@ def problems(params: Mapping, prefix: str = "") -> list[tuple[str, str]]:
     """
     g = lambda k: params.get(prefix + k, DEFAULTS.get(k))  # noqa: E731
     st = {k: g(k) for k in KEY_NAMES}
-    st["numa"], st["zero"] = g("numa") or "same", g("zero") or "gfp_zero"
+    st["place"], st["zero"] = g("place") or "same_l3", g("zero") or "gfp_zero"
     opt = resolved(st)
     out: list[tuple[str, str]] = []
     if opt["d_skb"] == "slab_bulk" and g("d_skb") != "from" and int(g("d_skb_bulk")) < 1:

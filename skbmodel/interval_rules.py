@@ -2,7 +2,8 @@
 (:mod:`skbmodel.uncertainty`) before any surface shows it.  Kernel-fixed outputs are exact; a count of
 runs follows the interval of the difference it counts; a cost, rate or share is never below 0; a
 difference of two terms (drops = source - destination) never exceeds its minuend's upper bound; a fraction
-never exceeds 1; a signed difference is never clipped.  Each output's kind is the schema's
+never exceeds 1; a rate of a path fed from the wire never exceeds the line rate of the scenario's link and frame
+size; a signed difference is never clipped.  Each output's kind is the schema's
 (:data:`skbmodel.schema.KINDS`)."""
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import schema
-from .physics import noise
+from .physics import budget, noise
 
 #: What each output is decides its limits (:data:`skbmodel.schema.KINDS`): kernel-fixed outputs are
 #: exact, a count of runs follows the difference it counts, a cost, rate or share is never below 0,
@@ -23,6 +24,10 @@ FACTOR_OUTPUTS = schema.FACTOR_OUTPUTS
 SIGNED_OUTPUTS = frozenset(schema.of_kind("difference"))
 DIFFERENCE_OUTPUTS = schema.DIFFERENCE_OUTPUTS
 UPPER_BOUNDS = schema.UPPER_BOUNDS
+#: rates of paths fed from the wire (:mod:`skbmodel.model` caps their values at the line rate): their upper
+#: bounds too
+WIRE_RATES = frozenset({"cpumap.src_mpps", "cpumap.dst_mpps", "cpumap.drop_mpps", "xdp_pass.mpps", "veth.mpps",
+                        "path.mpps"})
 
 
 def physical_intervals(values: Mapping, bounds: dict, raw: Mapping) -> dict:
@@ -51,5 +56,8 @@ def physical_intervals(values: Mapping, bounds: dict, raw: Mapping) -> dict:
             hi = np.minimum(hi, np.asarray(bounds[DIFFERENCE_OUTPUTS[o][0]][1], dtype=float))
         if o in UPPER_BOUNDS:
             hi = np.minimum(hi, UPPER_BOUNDS[o])
+        if o in WIRE_RATES and "link_gbps" in raw:
+            hi = np.minimum(hi, budget.line_rate_mpps(raw["link_gbps"], raw["frame_bytes"]))
+            lo = np.minimum(lo, f)
         out[o] = (lo, hi)
     return out

@@ -119,6 +119,8 @@ def summary_text(state: Mapping, link: str) -> str:
             lines += _wrap(text)
         if res.has_b:
             lines += _b_minus_a(state, page, res, pairs)
+    for note in res.notes:
+        lines += _wrap(f"Note: {note}", indent="", more="  ")
     lines += _wrap(_versions_text(state, res), indent="", more="  ")
     lines.append("Link:")
     lines.append(link)

@@ -10,22 +10,149 @@ their sum is the path's total (one composition rule, as in Kerncraft's ECM resul
 """
 from __future__ import annotations
 
+import dataclasses
+import math
 from collections.abc import Mapping
 from typing import NamedTuple
 
 import numpy as np
 
-from .physics import budget, cpumap, napi_cache, noise, page_alloc, page_pool, slub, units, zeroing
+from .physics import budget, cpumap, napi_cache, noise, page_alloc, page_pool, placement, slub, units, zeroing
 from . import design
 from .machine import era
-from .params import BY_KEY as PARAMS, MODEL_PARAMS
-from .machine.profile import DEFAULT_PROFILE, Profile, load_profile
+from .params import BY_KEY as PARAMS, CROSS_NODE_KEY, LINE_NS_KEYS, MODEL_PARAMS, line_ns_of, placement_of
+from .machine import description
+from .params import PLACEMENTS
+from .machine.profile import DEFAULT_PROFILE, Constant, Profile, load_profile
 from .schema import COMPONENTS, OUTPUT_UNITS
 
 
 
 def _arr(x):
     return np.asarray(x)
+
+
+def level_constants(profile: Profile) -> tuple[dict, dict]:
+    """The placement constants of a profile's machine, ``({line_<placement>_ns: t [ns], _cross_node_place: code},
+    {key of a level it lacks: key of the level that stands for it})`` (:data:`skbmodel.params.LINE_NS_KEYS`): the
+    line latencies of its description's topology (:class:`skbmodel.machine.description.Topology`).
+
+    A level the machine lacks takes the nearest one below it that it has, and follows that one wherever its
+    value moves (an interval's draw, :func:`constants_of`), so that a sweep over every placement evaluates; the
+    question refuses it (:func:`placement_problem`).  A profile whose CPU no description names has every level
+    at ``xcpu_line`` (no move costs more than the fitted one)."""
+    d, _ = description.for_profile(profile)
+    if d is None or d.topology is None:
+        ns = profile.value("xcpu_line_cycles") / profile.ghz
+        return {**{k: ns for k in LINE_NS_KEYS}, CROSS_NODE_KEY: -1.0}, {}
+    t = d.topology
+    have = [p for p in PLACEMENTS if t.missing(p, profile.sockets, profile.numa_nodes) is None]
+    aliases = {}
+    for k, p in zip(LINE_NS_KEYS, PLACEMENTS):
+        if p not in have:
+            below = [q for q in PLACEMENTS[:PLACEMENTS.index(p)] if q in have] or have[:1]
+            aliases[k] = LINE_NS_KEYS[PLACEMENTS.index(below[-1])]
+    values = {k: t.ns(p) for k, p in zip(LINE_NS_KEYS, PLACEMENTS)}
+    values.update({k: values[src] for k, src in aliases.items()})
+    cross = t.cross_node(profile.sockets, profile.numa_nodes)
+    return {**values, CROSS_NODE_KEY: float(PLACEMENTS.index(cross)) if cross else -1.0}, aliases
+
+
+def line_cycles(place, c, ghz):
+    """One line's move between the two CPUs at the placement codes ``place`` [cycles]
+    (:func:`skbmodel.physics.placement.line_cycles` on the constants ``c``)."""
+    return placement.line_cycles(place, line_ns_of(c), c["xcpu_line_cycles"], ghz)
+
+
+def line_factor(place, c, ghz):
+    """:func:`skbmodel.physics.placement.line_factor` on the constants ``c``: 1 on the same L3."""
+    return placement.line_factor(place, line_ns_of(c), c["xcpu_line_cycles"], ghz)
+
+
+def available_placements(profile: Profile) -> tuple[str, ...]:
+    """The placements ``profile``'s machine has, nearest first (every placement where no description says)."""
+    d, _ = description.for_profile(profile)
+    if d is None or d.topology is None:
+        return PLACEMENTS
+    return tuple(p for p in PLACEMENTS if d.topology.missing(p, profile.sockets, profile.numa_nodes) is None)
+
+
+#: what a machine lacking a placement has not, in words
+_NO_LEVEL = {"same_l3": "no second core on an L3", "other_l3": "no other L3 on the socket",
+             "other_l3_far": "no node away from both CPUs to home the line on", "other_socket": "no other socket"}
+
+
+def placement_problem(profile: Profile, place, d_hand: str | None = None) -> str | None:
+    """Why a placement cannot be evaluated on ``profile``'s machine (one line), or None: a level it lacks
+    (another socket on a one-socket machine, another L3 where one L3 serves the socket, a line homed on another
+    node on a one-node machine), or a cross-node hand-off (``d_hand=cpumap_cross``) on a one-node machine."""
+    d, _ = description.for_profile(profile)
+    topo = d.topology if d is not None else None
+    if topo is None:
+        return None
+    where = f"profile {profile.id} runs on {d.cpu} ({profile.topology_source or topo.source})"
+    lacks = topo.missing(str(place), profile.sockets, profile.numa_nodes)
+    if lacks:
+        have = " or place=".join(available_placements(profile))
+        return (f"place={place}: {where}, which has {lacks}: {_NO_LEVEL[str(place)]} to put the other CPU on; "
+                f"take place={have}")
+    if d_hand == "cpumap_cross" and topo.cross_node(profile.sockets, profile.numa_nodes) is None:
+        return (f"d_hand=cpumap_cross: {where}, a machine with one NUMA node: there is no other node to "
+                "redirect to; take d_hand=cpumap_same")
+    return None
+
+
+#: the z of a 90 % two-sided interval: a level's published p10-p90 spread as one standard deviation
+_Z90 = 1.6448536269514722
+_WITH_LEVELS: dict[int, tuple[Profile, Profile]] = {}
+
+
+def with_levels(profile: Profile) -> Profile:
+    """``profile`` with its machine's placement line latencies as uncertain constants (``line_<placement>_ns``,
+    [ns]), for the intervals and the drivers: each the median of its description's cited row, its sd the
+    row's spread (``low``-``high``, p10-p90 across core pairs, wider where the row is of another part) as a
+    90 % range on log scale; ``kind`` "published", or "assumed" where the row is of another part or the CPU
+    itself is assumed (:data:`skbmodel.machine.description.LEVELS_ASSUMED`).  A level the machine lacks adds
+    nothing uncertain.  Not a profile of its own: its version is never asked (the evaluation is the same)."""
+    hit = _WITH_LEVELS.get(id(profile))
+    if hit is not None and hit[0] is profile:  # the entry holds its profile: its id is not reused meanwhile
+        return hit[1]
+    d, why = description.for_profile(profile)
+    if d is None or d.topology is None or any(k in profile.constants for k in LINE_NS_KEYS):
+        return profile
+    assumed_cpu = str(profile.id).split("@", 1)[0] in description.LEVELS_ASSUMED
+    add = {}
+    for k, place in zip(LINE_NS_KEYS, PLACEMENTS):
+        fig = d.topology.line_ns.get(place)
+        if fig is None or d.topology.missing(place, profile.sockets, profile.numa_nodes):
+            continue
+        sd = math.log(fig.high / fig.low) / (2 * _Z90) * fig.value if fig.high > fig.low else 0.0
+        add[k] = Constant(k, fig.value, "ns", "assumed" if fig.uncertain or assumed_cpu else "published",
+                          f"{fig.source} (description {d.name}: {why})", stderr=sd, scale="log")
+    out = dataclasses.replace(profile, constants={**profile.constants, **add})
+    if len(_WITH_LEVELS) > 256:
+        _WITH_LEVELS.clear()
+    _WITH_LEVELS[id(profile)] = (profile, out)
+    return out
+
+
+_LEVELS: dict[tuple, dict] = {}
+
+
+def constants_of(prof: Profile, constants: Mapping | None = None) -> dict:
+    """The constants the model reads for ``prof``: its values, the kernel era's code path, the line's move at
+    each placement of its machine (:func:`level_constants`), then ``constants``."""
+    key = (prof.id, prof.inherits, prof.sockets, prof.numa_nodes, prof.value("xcpu_line_cycles"), prof.ghz)
+    if key not in _LEVELS:
+        _LEVELS[key] = level_constants(prof)
+    levels, aliases = _LEVELS[key]
+    c = {**prof.values(), **levels}
+    # the profile's kernel era decides a code path, not a cost (never fitted, never overridden)
+    c[_PP_DIRECT] = era.direct_recycle_any_context(prof.kernels)
+    if constants:
+        c.update(constants)
+        c.update({k: c[src] for k, src in aliases.items()})  # a level it lacks moves with the one it takes
+    return c
 
 
 def profile_of(params: Mapping, profile: Profile | None = None) -> Profile:
@@ -56,9 +183,30 @@ def default_params(cpu: str | None = None) -> dict:
     return {**{p.key: p.default for p in MODEL_PARAMS}, "cpu": cpu, "ghz": load_profile(cpu).ghz}
 
 
+def cross_node_placement(prof: Profile) -> str | None:
+    """The nearest placement on another NUMA node of ``prof``'s machine (None: one node)."""
+    code = constants_of(prof)[CROSS_NODE_KEY]
+    return PLACEMENTS[int(code)] if code >= 0 else None
+
+
+def _placement_given(params: Mapping, prof: Profile):
+    """``place`` of a scenario, or the placement a retired ``numa`` stands for on ``prof``'s machine
+    (:data:`skbmodel.params.RETIRED`), or None."""
+    if "place" in params or "numa" not in params:
+        return params.get("place")
+    cross = cross_node_placement(prof)
+    numa = np.asarray(params["numa"])
+    if numa.ndim == 0:
+        return placement_of(str(numa), cross)
+    return np.vectorize(lambda v: placement_of(v, cross), otypes=[object])(numa).astype(str)
+
+
 def raw_inputs(params: Mapping, prof: Profile) -> dict:
     """The model inputs of a scenario as arrays, unconverted (defaults filled in; the clock and the
-    noise floor from ``prof`` where the scenario gives none)."""
+    noise floor from ``prof`` where the scenario gives none; a retired key read as its successor)."""
+    place = _placement_given(params, prof)
+    if place is not None:
+        params = {**params, "place": place}
     raw = {k: _arr(params.get(k, d)) for k, d in _DEFAULTS.items()}
     ghz = params.get("ghz")
     raw["ghz"] = _arr(prof.ghz if ghz is None else ghz)
@@ -82,7 +230,7 @@ def inputs(params: Mapping, prof: Profile | None = None):
     raw = params if prof is None else raw_inputs(params, prof)
     x = {k: np.asarray(raw[k], dtype=float) for k in _FLOAT_KEYS}  # no copy when already float
     x["is_gfp"] = PARAMS["zero"].codes(raw["zero"]) == 1
-    x["is_cross"] = PARAMS["numa"].codes(raw["numa"]) == 1
+    x["place"] = PARAMS["place"].codes(raw["place"])
     x["is_drop_dst"] = PARAMS["cpumap_prog"].codes(raw["cpumap_prog"]) == 1
     for k in _SWITCH_KEYS:
         v = raw[k]
@@ -114,7 +262,7 @@ def evaluate(params: Mapping, profile: Profile | None = None, constants: Mapping
     Parameters
     ----------
     params : mapping of state keys (see :mod:`skbmodel.links.state`) to scalars or arrays.
-        Categorical keys (``zero``, ``numa``, ``path``) take string arrays.
+        Categorical keys (``zero``, ``place``, ``path``) take string arrays.
     profile : CPU profile; default: the one named by ``params["cpu"]``.
     constants : optional ``{name: value}`` overriding profile constants (used by the fit).  A value
         may be an array: it broadcasts against the parameter grid like a parameter, so a leading
@@ -133,11 +281,7 @@ def evaluate(params: Mapping, profile: Profile | None = None, constants: Mapping
     (each block vectorised) so that the temporaries stay in cache.
     """
     prof = profile_of(params, profile)
-    c = prof.values()
-    # the profile's kernel era decides a code path, not a cost (never fitted, never overridden)
-    c[_PP_DIRECT] = era.direct_recycle_any_context(prof.kernels)
-    if constants:
-        c.update(constants)
+    c = constants_of(prof, constants)
     raw = raw_inputs(params, prof)
     shape = np.broadcast_shapes(*[np.shape(v) for v in raw.values()])
     size = int(np.prod(shape))
@@ -210,7 +354,7 @@ class _Paths:
             r = np.clip(x["pp_recycle"], 0.0, 1.0)
             drop = None
             if np.any(x["is_drop_dst"]):
-                drop = cpumap.drop_dst_cycles(r, np.where(x["is_cross"], c["numa_remote_factor"], 1.0), c)
+                drop = cpumap.drop_dst_cycles(r, line_factor(x["place"], c, x["ghz"]), c)
             self._cpumap_parts0 = cpumap.src_cycles(r, c, x["page_bulk"]), drop
         return self._cpumap_parts0
 
@@ -223,10 +367,23 @@ class _Paths:
             src0, dst0 = _total(src_parts), self.ns("cpumap") * x["ghz"]
             if drop is not None:
                 dst0 = np.where(x["is_drop_dst"], _total(drop), dst0)
-            terms = cpumap.placed(src0, dst0, x["is_cross"], np.clip(x["pp_recycle"], 0.0, 1.0), self.c, x["ghz"])
+            line = line_cycles(x["place"], self.c, x["ghz"])
+            terms = cpumap.placed(src0, dst0, line, np.clip(x["pp_recycle"], 0.0, 1.0), self.c, x["ghz"],
+                                  self.offered_mpps())
             s, d = src0 + terms["src"], dst0 + terms["dst"]
             self._cpumap = _CpumapCpus(s, d, np.maximum(s, d), terms["p"], terms["src"], terms["dst"])
         return self._cpumap
+
+    def line_mpps(self) -> np.ndarray:
+        """What the link carries at the frame size [Mpps] (:func:`skbmodel.physics.budget.line_rate_mpps`): no
+        rate of a path fed from the wire exceeds it."""
+        if "_line" not in self.memo:
+            self.memo["_line"] = budget.line_rate_mpps(self.x["link_gbps"], self.x["frame_bytes"])
+        return self.memo["_line"]
+
+    def offered_mpps(self) -> np.ndarray:
+        """The load offered to the RX CPU [Mpps]: the generator's (``offered_mpps``), at most the line rate."""
+        return np.minimum(self.c["offered_mpps"], self.line_mpps())
 
     def cpumap_parts(self) -> dict[str, dict]:
         """Each cpumap CPU's components [cycles] (:data:`COMPONENTS`): ``{"source", "destination", "limit"}``
@@ -338,7 +495,7 @@ def _evaluate_inputs(x, c, outputs=None) -> dict:
 
     if need("veth"):  # veth XDP_PASS with bulk-allocated skbs; the other zeroing method differs only in "zeroing"
         v_ns = sc["veth"].ns
-        out["veth.mpps"] = units.ns_to_mpps(v_ns)
+        out["veth.mpps"] = np.minimum(units.ns_to_mpps(v_ns), sc.line_mpps())
         out["veth.ns_per_packet"] = v_ns
         out["veth.zero_delta_ns"] = units.cycles_to_ns(memset_c - gfp_c, ghz)
         out["veth.zero_delta_runs"] = noise.runs_needed(out["veth.zero_delta_ns"], x["noise_ns"])
@@ -346,15 +503,16 @@ def _evaluate_inputs(x, c, outputs=None) -> dict:
     if need("cpumap"):  # cpumap redirect: both CPUs respond to the placement and the destination's program
         cpus = sc.cpumap()
         src_ns, dst_ns = units.cycles_to_ns(cpus.src, ghz), units.cycles_to_ns(cpus.dst, ghz)
-        s_mpps, d_mpps, drop = cpumap.rates_mpps(src_ns, dst_ns, c["offered_mpps"])
+        offered = sc.offered_mpps()
+        s_mpps, d_mpps, drop = cpumap.rates_mpps(src_ns, dst_ns, offered)
         out["cpumap.src_mpps"], out["cpumap.dst_mpps"], out["cpumap.drop_mpps"] = s_mpps, d_mpps, drop
         out["cpumap.src_ns"], out["cpumap.dst_ns"] = src_ns, dst_ns
         out["cpumap.ns_per_packet"] = units.cycles_to_ns(cpus.limit, ghz)
         out["cpumap.sleep_fraction"] = cpus.p_sleep
-        out["cpumap.bottleneck"] = cpumap.bottleneck(src_ns, dst_ns, c["offered_mpps"])
+        out["cpumap.bottleneck"] = cpumap.bottleneck(src_ns, dst_ns, offered)
     if need("xdp_pass"):  # plain XDP_PASS
         xp_ns = sc["xdp_pass"].ns
-        out["xdp_pass.mpps"] = np.minimum(c["offered_mpps"], units.ns_to_mpps(xp_ns))
+        out["xdp_pass.mpps"] = np.minimum(sc.offered_mpps(), units.ns_to_mpps(xp_ns))
         out["xdp_pass.ns_per_packet"] = xp_ns
 
     if need("napi_defer"):  # same-CPU defer free into the NAPI cache
@@ -362,14 +520,17 @@ def _evaluate_inputs(x, c, outputs=None) -> dict:
         out["napi_defer.krps"] = units.ns_to_krps(units.cycles_to_ns(_total(nc), ghz))
 
     if need("budget", "path"):  # budget and the chosen path
-        line_mpps = budget.line_rate_mpps(x["link_gbps"], x["frame_bytes"])
+        line_mpps = sc.line_mpps()
         out["budget.line_rate_mpps"] = line_mpps
         out["budget.ns_per_packet"] = units.mpps_to_ns(line_mpps)
     if need("path"):
         path_ns = _pick(x["path"], {p: sc.path_ns(p) for p in sc.chosen()})
         out["path.ns_per_packet"] = path_ns
-        out["path.mpps"] = units.ns_to_mpps(path_ns)
+        out["path.mpps"] = np.minimum(units.ns_to_mpps(path_ns), sc.line_mpps())
         out["path.budget_pct"] = budget.share_of_budget_pct(path_ns, out["budget.ns_per_packet"])
+    if need("free"):  # the chosen path's skb free on the other CPU (its own CPU's: the "skb free" component)
+        there = {p: design.other_cpu_free_cycles(x, c, None if p == "design" else p, sc.memo) for p in sc.chosen()}
+        out["free.other_cpu_ns"] = units.cycles_to_ns(_pick(x["path"], there), ghz)
     out["noise.floor_ns"] = x["noise_ns"]
     return {k: np.asarray(out[k], dtype=float) for k in OUTPUT_UNITS if k in want}
 
@@ -417,7 +578,7 @@ def path_breakdown(params: Mapping, profile: Profile | None = None,
     The components sum to ``path.ns_per_packet * ghz``.
     """
     prof = profile_of(params, profile)
-    c = {**prof.values(), **(constants or {})}
+    c = constants_of(prof, constants)
     x = inputs(params, prof)
     return _select_path(_Paths(x, c))
 
@@ -427,7 +588,7 @@ def cpumap_breakdown_ns(params: Mapping, profile: Profile | None = None) -> dict
     :data:`COMPONENTS` order; each sums to ``cpumap.src_ns`` or ``cpumap.dst_ns``."""
     prof = profile_of(params, profile)
     x = inputs(params, prof)
-    parts = _Paths(x, prof.values()).cpumap_parts()
+    parts = _Paths(x, constants_of(prof)).cpumap_parts()
     return {side: {k: units.cycles_to_ns(np.asarray(parts[side][k], dtype=float), x["ghz"]) for k in COMPONENTS}
             for side in ("source", "destination")}
 

@@ -18,6 +18,13 @@ from . import folders
 MAX_VALUE_CHARS = 200
 
 
+#: where the two CPUs of a cross-CPU path are, nearest first: the levels of a machine description's topology
+#: past SMT siblings (:data:`skbmodel.machine.description.LEVELS`, which this must follow), and their texts
+PLACEMENTS = ("same_l3", "other_l3", "other_l3_far", "other_socket")
+PLACE_LABELS = {"same_l3": "same L3", "other_l3": "another L3 on the socket",
+                "other_l3_far": "another L3, the line's memory on another node", "other_socket": "another socket"}
+
+
 @dataclasses.dataclass(frozen=True)
 class Param:
     key: str
@@ -223,8 +230,8 @@ MODEL_PARAMS: tuple[Param, ...] = (
           group="page_pool and cpumap"),
     Param("page_bulk", "page_pool refill from the page allocator, bulk (pages)", "int",
           page_alloc.PP_ALLOC_CACHE_REFILL, 1, 256, unit="pages", step=1, group="page_pool and cpumap"),
-    Param("numa", "cpumap destination node", "choice", "same", choices=("same", "cross"),
-          labels=("same NUMA node", "cross NUMA node"), group="page_pool and cpumap"),
+    Param("place", "CPU placement (cpumap, remote and deferred frees)", "choice", "same_l3",
+          choices=PLACEMENTS, labels=tuple(PLACE_LABELS[k] for k in PLACEMENTS), group="page_pool and cpumap"),
     Param("cpumap_prog", "cpumap destination", "choice", "pass", choices=("pass", "drop"),
           labels=("builds skbs (XDP_PASS to the stack)", "XDP_DROP program on the cpumap entry"),
           group="page_pool and cpumap", hash_when_set=True),
@@ -292,7 +299,7 @@ AXES: dict[str, tuple] = {
     "drop_batch": (16, 64, 256, 1024),
     "clone_frac": (0.0, 0.25, 0.5),
     "pp_recycle": (0.0, 0.5, 1.0),
-    "numa": ("same", "cross"),
+    "place": PLACEMENTS,
     "page_bulk": (1, 16, 64),
     "d_skb": ("from", "slab_one", "slab_bulk", "napi_cache"),
     "d_free_bulk": (1, 8, 16, 32, 64),
@@ -302,3 +309,49 @@ AXES: dict[str, tuple] = {
 # own stages), so a grid is one evaluation on scenario A's path; compare paths on the Compare page.
 #: The choices of a grid axis control: no parameter, or a key of :data:`AXES`.
 AXIS_CHOICES = ("none",) + tuple(AXES)
+
+
+# ---------------------------------------------------------------- keys a link may carry from older versions
+#: the value of a retired key that stands for a machine's own level: the nearest placement whose two CPUs are
+#: on different NUMA nodes (:meth:`skbmodel.machine.description.Topology.cross_node`)
+CROSS_NODE = "cross_node"
+
+
+@dataclasses.dataclass(frozen=True)
+class Retired:
+    """A key older links and callers use that a newer key replaced: ``values`` maps each old value to the new
+    key's (:data:`CROSS_NODE`: the machine's own cross-node level); ``until``: the last model version that read
+    the old key itself."""
+    key: str
+    new_key: str
+    values: dict
+    until: str
+
+
+#: the model's constants of the placements: each one's one-way line latency [ns] (``line_<placement>_ns``) and
+#: the code of the machine's nearest placement on another NUMA node (-1: one node)
+LINE_NS_KEYS = tuple(f"line_{k}_ns" for k in PLACEMENTS)
+CROSS_NODE_KEY = "_cross_node_place"
+
+
+def line_ns_of(c) -> tuple:
+    """The placements' line latencies [ns] of the model's constants ``c``, in code order."""
+    return tuple(c[k] for k in LINE_NS_KEYS)
+
+
+#: ``numa`` (model 0.1-0.6: ``same`` / ``cross`` NUMA node, the cross-node line ``numa_remote_factor`` times a
+#: same-node one) became ``place``, a level of the machine's topology: ``same`` is the calibration runs'
+#: placement (another core of the same L3), ``cross`` the nearest level that crosses a node on that machine.
+RETIRED: dict[str, Retired] = {
+    "numa": Retired("numa", "place", {"same": "same_l3", "cross": CROSS_NODE}, "0.6.0"),
+}
+#: grid axes (``g1``-``g3`` values) renamed with their key
+RETIRED_AXES = {r.key: r.new_key for r in RETIRED.values()}
+
+
+def placement_of(value, cross_node: str | None) -> str:
+    """The ``place`` a retired ``numa`` value stands for on a machine whose cross-node level is ``cross_node``
+    (None: a one-node machine, where ``cross`` is ``other_socket``, a level it lacks, which the question
+    refuses as it refused ``cross``)."""
+    new = RETIRED["numa"].values.get(str(value), str(value))
+    return (cross_node or "other_socket") if new == CROSS_NODE else new

@@ -21,6 +21,7 @@ from types import MappingProxyType
 
 from . import design, uncertainty
 from .links import state as sk_state
+from . import model
 from .links.pages import BY_SLUG, DEFAULT_PAGE
 from .machine import custom
 from .machine.profile import ProfileError
@@ -46,9 +47,34 @@ def with_profile_file(state: Mapping, path: str, given=()) -> dict:
         raise ProfileFileError(f"--profile {path}: cannot read it ({e.__class__.__name__})") from None
     try:
         prof = custom.load_profile_text(text, origin=path)  # the checks an uploaded profile gets
+        shipped = _shipped_twin(text, prof)
+        if shipped is not None:  # a copy of a shipped profile is that profile: its id, version, kernels, link
+            out = {k: v for k, v in state.items() if k not in ("prof", "pv")}
+            out["cpu"] = shipped.id
+            if "ghz" not in given:
+                out["ghz"] = shipped.ghz
+            return out
         return sk_state.with_custom_profile(state, prof, keep=set(given))
     except (custom.ProfileLinkError, ProfileError) as e:
         raise ProfileFileError(str(e)) from None
+
+
+def _shipped_twin(text: str, prof):
+    """The shipped profile a profile file is a copy of (the id it states, every resolved constant the same
+    value, the same kernels and topology), or None."""
+    import tomllib
+    from .machine.profile import available_profiles, load_profile
+    try:
+        doc = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return None
+    pid = str(doc.get("id", ""))
+    if pid not in available_profiles():
+        return None
+    shipped = load_profile(pid)
+    kernels = tuple(str(k) for k in doc.get("kernels", shipped.kernels))  # the file's own, not its base's
+    same = shipped.values() == prof.values() and kernels == tuple(shipped.kernels)
+    return shipped if same else None
 
 
 def clear_cache() -> None:
@@ -112,6 +138,19 @@ class Question:
         """Scenario ``"a"`` or ``"b"`` as the state gives them (B: A plus B's overrides), on any page."""
         return self.compare_a if which == "a" else self.compare_b
 
+    def refusal(self, which: str = "a") -> str | None:
+        """Why scenario ``which`` has no numbers on this page because its machine lacks the placement it asks
+        for (:func:`placement_refused`), or None.  Every surface asks the question, so none answers it."""
+        return self._refusals[which]
+
+    @functools.cached_property
+    def _refusals(self) -> dict:
+        page = self.page
+        if page == "design":  # A is the composition; B the comparison path in A's scenario
+            return {"a": placement_refused(self.a, page), "b": placement_refused(self.b, page)}
+        return {"a": placement_refused(self.a, page),
+                "b": placement_refused(self.b, page) if self.b is not None else None}
+
     @functools.cached_property
     def pair(self) -> uncertainty.Linearisation:
         """The paired propagation of every output of A and the Compare page's B, with elasticities: one
@@ -131,3 +170,16 @@ class Question:
     def pair_intervals(self) -> dict:
         """``{output: (lo, hi)}`` of every ``B - A`` of :attr:`pair`."""
         return self.pair.intervals()
+
+
+def placement_refused(scn: Scenario, page: str) -> str | None:
+    """Why a scenario's placement cannot be evaluated on its machine (one line), or None: the level ``place``
+    is one the machine lacks, or a composition hands off to another node of a one-node machine
+    (:func:`skbmodel.model.placement_problem`).  Asked on every page with numbers: a state that asks for a
+    level the machine does not have has no answer anywhere (a Compare verdict follows what changed into
+    cpumap whatever A's path)."""
+    if page == "validation":
+        return None
+    params = scn.params
+    hand = design.resolved(params)["d_hand"] if params.get("path") == "design" else None
+    return model.placement_problem(scn.profile, params.get("place", "same_l3"), hand)

@@ -162,6 +162,7 @@ OUTPUTS: tuple[Output, ...] = (
        grid=0),
     _O("path.mpps", "Mpps", "overview path rate (Mpps)", "rate", "path", per_packet=True, grid=1),
     _O("path.budget_pct", "%", "share of the line-rate budget used (%)", "share", "path"),
+    _O("free.other_cpu_ns", "ns", "skb free's part on the other CPU (ns/packet)", "cost", "path"),
     _O("noise.floor_ns", "ns", "noise floor (ns/packet)", "cost", "noise"),
 )
 BY_NAME: dict[str, Output] = {o.name: o for o in OUTPUTS}

@@ -404,10 +404,10 @@ def linearise(params_a: Mapping, params_b: Mapping | None = None, profile_a: Pro
     structural term out (the out-of-sample validation estimates it from the rest).
     """
     _, outputs = _check("linear", outputs)
-    pa = model.profile_of(params_a, profile_a)
+    pa = model.with_levels(model.profile_of(params_a, profile_a))
     sides = [("A", params_a, pa)]
     if params_b is not None:
-        sides.append(("B", params_b, model.profile_of(params_b, profile_b)))
+        sides.append(("B", params_b, model.with_levels(model.profile_of(params_b, profile_b))))
     profiles = [prof for _, _, prof in sides]
     dims, sd, corr, _ = _joint(profiles, outputs)
     vdims = _value_dims(profiles) if elasticities else []
@@ -529,7 +529,7 @@ def evaluate_with_intervals(params: Mapping, profile: Profile | None = None, out
     asked = outputs
     if physical:  # a count of runs needs the interval of the difference it counts
         outputs = with_counted(outputs)
-    prof = model.profile_of(params, profile)
+    prof = model.with_levels(model.profile_of(params, profile))
     if method == "linear":
         lin = linearise(params, None, prof, None, outputs, structural=structural)
         f0, res = lin.value, lin.intervals(level)
@@ -599,8 +599,8 @@ def delta_intervals(params_a: Mapping, params_b: Mapping, profile_a: Profile | N
 
 
 def _sampled_delta(params_a, params_b, profile_a, profile_b, outputs, level, n_samples):
-    pa = model.profile_of(params_a, profile_a)
-    pb = model.profile_of(params_b, profile_b)
+    pa = model.with_levels(model.profile_of(params_a, profile_a))
+    pb = model.with_levels(model.profile_of(params_b, profile_b))
     dims, sd, corr, index = _joint([pa, pb], outputs)
     of = [pa if "A" in side else pb for _, side, _ in dims]
     deltas = constant_sets.perturbations("sampling", sd, corr, n_samples, [label for label, _, _ in dims],
@@ -645,6 +645,7 @@ def pair_interval(params_a: Mapping, output_a: str, params_b: Mapping, output_b:
     memset vs ``rep stosb``); :func:`delta_intervals` is the same output under two states.  The
     structural term is fully correlated, as there: ``rel * |delta|``."""
     _, outputs = _check("linear", [output_a, output_b])
+    profile = model.with_levels(profile)
     names, sd, corr = constant_sets.relevant(profile, outputs)
     base = np.array([profile.value(n) for n in names])
     deltas = constant_sets.perturbations("linear", sd, corr, 0, base=base, log=constant_sets.log_scale(profile, names))

@@ -90,7 +90,11 @@ def _hash_full(full: Mapping) -> str:
     named = {**full, **{sk_state.key_of(p.key, "b"): b[p.key] for p in sk_state.MODEL_PARAMS}}
     keys = [k for k in _HASH_KEYS
             if k not in later or named.get(k, sk_state.PARAMS[k].default) != sk_state.PARAMS[k].default]
-    return hashlib.sha1(sk_state.encode(named, keys=keys).encode()).hexdigest()[:6]
+    query = sk_state.encode(named, keys=keys)
+    # place replaced numa (model 0.7.0) in the same position: at the old default (same node, now the same L3) the
+    # hash reads the old key, so that every file exported before keeps its name
+    query = re.sub(r"(^|&)(b_)?place=same_l3(?=&|$)", r"\1\2numa=same", query)
+    return hashlib.sha1(query.encode()).hexdigest()[:6]
 
 
 def _key_params(page: str, state: Mapping) -> list[str]:

@@ -431,14 +431,14 @@ def test_cpumap_page_with_preset_003_matches_seed():
     spec = _spec(at, 0)
     _check_chart_basics(spec)
     sweep = _eval(at, pp_recycle=np.linspace(0, 1, 101))
-    np.testing.assert_allclose(_arr(_trace(spec, "source CPU rx, same")["y"]), sweep["cpumap.src_mpps"])
+    np.testing.assert_allclose(_arr(_trace(spec, "source CPU rx, same L3")["y"]), sweep["cpumap.src_mpps"])
     np.testing.assert_allclose(_arr(_trace(spec, "drops")["y"]), sweep["cpumap.drop_mpps"])
     assert _arr(_trace(spec, "XDP_PASS on one CPU")["y"])[0] == pytest.approx(float(out["xdp_pass.mpps"]))
     assert len(_arr(_trace(spec, "seed 003 (")["y"])) == 6
-    at.radio(key="numa").set_value("cross").run()
-    numa = _chart(at, "numa")
-    totals = sum(_arr(t["y"]) for t in numa["data"] if t["type"] == "bar")
-    assert totals[1] > totals[0]  # the cross-node destination costs more
+    at.radio(key="place").set_value("other_socket").run()
+    bars = _chart(at, "placement")
+    totals = sum(_arr(t["y"]) for t in bars["data"] if t["type"] == "bar")
+    assert len(totals) == 2 and totals[1] > totals[0]  # the machine's two levels; another socket costs more
 
 
 def test_kfree_page():
@@ -488,7 +488,7 @@ def test_compare_page_with_preset_002():
 def test_compare_verdict_is_about_what_changed():
     """50 % recycling across NUMA nodes (a two-node machine) while A shows veth: the verdict is about cpumap,
     which moves, with the constants it rests on; setting A's path on the page follows it."""
-    at = _open(_app({"cpu": "xeon-platinum-iavf", "b_pp_recycle": "0.5", "b_numa": "cross"}), "compare")
+    at = _open(_app({"cpu": "xeon-platinum-iavf", "b_pp_recycle": "0.5", "b_place": "other_socket"}), "compare")
     assert any("does not move" in i.value for i in at.info)
     prof = load_profile("xeon-platinum-iavf")  # two NUMA nodes: a cross-node destination exists
     st = _state(at)

@@ -95,7 +95,7 @@ def test_same_profile_still_cancels_what_a_and_b_share():
 def test_driver_variance_is_the_propagated_variance(cpu_b):
     pa, pb = load_profile(E5), load_profile(cpu_b)
     a = _on(E5, path="cpumap")
-    b = _on(cpu_b, path="cpumap", pp_recycle=0.5, numa="cross", bulk=64)
+    b = _on(cpu_b, path="cpumap", pp_recycle=0.5, place="other_socket", bulk=64)
     outs = ["cpumap.dst_ns", "slub.bulk_ns", "veth.ns_per_packet"]
     rep = attribution.drivers(a, b, pa, pb, outs, top=1000)
     d, div = uncertainty.delta_intervals(a, b, pa, pb, outs)
@@ -116,7 +116,7 @@ def test_an_answers_interval_and_its_drivers_are_one_propagation():
     from skbmodel.scenario import Scenario
     pa = load_profile(E5)
     a = _on(E5, path="cpumap")
-    b = {**a, "pp_recycle": 0.5, "numa": "cross"}
+    b = {**a, "pp_recycle": 0.5, "place": "other_socket"}
     ans = answers.answer(Scenario.from_params(a, pa), Scenario.from_params(b, pa), ["path.ns_per_packet"])
     assert ans.differences
     for d in ans.differences:
@@ -145,18 +145,19 @@ def test_value_shares_of_a_sum_of_cycle_constants_add_up():
     assert base["elasticity"] == pytest.approx(prof.value("veth_base_cycles") / prof.ghz, rel=1e-4)
 
 
-def test_the_numa_answer_is_flagged_as_resting_on_assumptions():
-    """Half the pages recycled across nodes, on a two-node machine: the difference is the model's, its
-    leading driver carries the largest share of the variance, and the assumed NUMA factor is named."""
+def test_the_placement_answer_is_flagged_as_resting_on_assumptions():
+    """Half the pages recycled on another socket, on a two-node machine whose CPU model is not stated: the
+    difference is the model's, its leading driver carries the largest share of the variance, and the
+    cross-socket line latency taken from an assumed part (its description's row) is named as assumed."""
     cpu = "xeon-platinum-iavf"
     prof = load_profile(cpu)
     a = _on(cpu, path="cpumap")
-    b = {**a, "pp_recycle": 0.5, "numa": "cross"}
+    b = {**a, "pp_recycle": 0.5, "place": "other_socket"}
     rep = attribution.drivers(a, b, prof, prof, ["cpumap.dst_ns"])["cpumap.dst_ns"]
     want = float(model.evaluate(b, prof)["cpumap.dst_ns"] - model.evaluate(a, prof)["cpumap.dst_ns"])
     assert rep["value"] == pytest.approx(want, rel=1e-9) and want > 0
     kinds = {r["name"]: r["kind"] for r in rep["rows"]}
-    assert kinds["numa_remote_factor"] == "assumed"
+    assert kinds["line_other_socket_ns"] == "assumed"
     assert rep["rows"][0]["variance_share"] == max(r["variance_share"] for r in rep["rows"])
 
 
@@ -186,7 +187,7 @@ def test_identical_a_and_b_have_no_drivers():
 def test_verdict_outputs_follow_what_changed():
     prof = load_profile(E5)
     a = _on(E5)  # veth
-    b = {**a, "pp_recycle": 0.5, "numa": "cross"}
+    b = {**a, "pp_recycle": 0.5, "place": "other_socket"}
     va, vb = model.evaluate(a, prof), model.evaluate(b, prof)
     assert attribution.verdict_outputs(a, b, va, vb) == ["cpumap.ns_per_packet", "cpumap.dst_ns", "cpumap.src_ns"]
     a2, b2 = {**a, "path": "cpumap"}, {**b, "path": "cpumap"}
@@ -222,14 +223,15 @@ def test_eval_json_names_the_drivers_and_the_flag():
     import json
     from pathlib import Path
     repo = Path(__file__).resolve().parent.parent
-    res = skbmodel_cli("eval", "page=compare&path=cpumap&b_path=cpumap&b_pp_recycle=0.5&b_numa=cross", "--json",
-                       cwd=repo)
+    res = skbmodel_cli("eval", "page=compare&cpu=xeon-platinum-iavf&path=cpumap&b_path=cpumap&b_pp_recycle=0.5"
+                       "&b_place=other_socket", "--json", cwd=repo)
     assert res.returncode == 0, res.stderr
     drv = json.loads(res.stdout)["drivers"]
     assert drv["about"] == "B - A"
     head = drv["outputs"]["path.ns_per_packet"]
-    a = sk_state.scenario(sk_state.defaults() | {"path": "cpumap"})
-    want = [float(model.evaluate(st)["path.ns_per_packet"]) for st in (a, {**a, "pp_recycle": 0.5, "numa": "cross"})]
+    a = sk_state.scenario(sk_state.defaults("xeon-platinum-iavf") | {"path": "cpumap"})
+    b = {**a, "pp_recycle": 0.5, "place": "other_socket"}
+    want = [float(model.evaluate(st)["path.ns_per_packet"]) for st in (a, b)]
     # the destination limits both: its cross-node lines, ring slots and the page's return
     assert head["value"] == pytest.approx(want[1] - want[0], rel=1e-3) and head["dominated_by_assumed"]
     assert {r["kind"] for r in head["rows"]} <= {"fitted", "published", "assumed", "structural"}

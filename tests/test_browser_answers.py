@@ -71,7 +71,7 @@ def test_cross_numa_recycling_on_cpumap_in_three_actions(app):
         page.keyboard.press("ArrowLeft")
     wait_for_app(page)
     _add_difference(page, "cpumap destination node")  # 3: a choice of two: B takes the other, cross node
-    q = "page=compare&cpu=xeon-platinum-iavf&b_pp_recycle=0.5&b_numa=cross"
+    q = "page=compare&cpu=xeon-platinum-iavf&b_pp_recycle=0.5&b_place=other_socket"
     want = answers.of_state(V.with_link_headline(q, sk_state.decode_strict(q))).differences[0]
 
     def answered():

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PROFILES = ("e5-1650v4", "xeon-platinum-iavf")
 SCENARIOS = (
     {},
-    dict(numa="cross", pp_recycle=0.3, zero="memset", zero_bytes=256, xdp_batch=5, page_bulk=8),
+    dict(place="other_socket", pp_recycle=0.3, zero="memset", zero_bytes=256, xdp_batch=5, page_bulk=8),
     dict(kfl_bulk=1, drop_batch=7, clone_frac=0.4, pp_recycle=0.0, zero="memset"),
     dict(kfl_bulk=64, drop_batch=1024, xdp_batch=1, link_gbps=100.0, frame_bytes=1500),
 )
@@ -39,7 +39,7 @@ def test_each_modelled_path_is_reproduced_exactly_as_a_composition(cpu, path):
         a = {**sc, "cpu": cpu, "path": path}
         b = {**a, "path": "design", "d_from": path}
         oa, ob = model.evaluate(a, prof), model.evaluate(b, prof)
-        if path == "cpumap" and (sc.get("numa") == "cross" or oa["cpumap.bottleneck"] != 1):
+        if path == "cpumap" and (sc.get("place", "same_l3") != "same_l3" or oa["cpumap.bottleneck"] != 1):
             dst, comp = model.cpumap_breakdown_ns(a, prof)["destination"], model.breakdown_ns(b, prof)
             for k in model.COMPONENTS:
                 assert dst[k] >= comp[k] if k == "cross-CPU transfer" else dst[k] == comp[k], (sc, k)
@@ -55,7 +55,7 @@ def test_each_modelled_path_is_reproduced_exactly_as_a_composition(cpu, path):
 @pytest.mark.parametrize("path", sk_state.PATHS)
 def test_the_start_written_out_as_explicit_stages_gives_the_same_numbers(path):
     """``from`` resolves to explicit options (design.resolved); choosing them by hand changes nothing."""
-    base = {"path": "design", "d_from": path, "zero": "memset", "numa": "cross", "pp_recycle": 0.6}
+    base = {"path": "design", "d_from": path, "zero": "memset", "place": "other_socket", "pp_recycle": 0.6}
     explicit = {**base, **design.resolved(base)}
     start_bulk = {"veth": 16, "cpumap": 8, "xdp_pass": 16, "kfree_skb_list": 16}[path]
     explicit["d_skb_bulk"] = start_bulk
@@ -90,7 +90,7 @@ def test_vectorised_equals_one_state_at_a_time():
         r["d_from"] = str(rng.choice(design.START_PATHS))
         r.update(d_rx_bulk=int(rng.integers(1, 257)), d_skb_bulk=int(rng.integers(1, 257)),
                  d_free_bulk=int(rng.integers(1, 257)), d_zero_bytes=int(rng.integers(8, 1025)),
-                 d_rest_ns=float(rng.uniform(10, 900)), numa=str(rng.choice(["same", "cross"])),
+                 d_rest_ns=float(rng.uniform(10, 900)), place=str(rng.choice(["same_l3", "other_socket"])),
                  pp_recycle=float(rng.uniform()))
         rows.append(r)
     grid = {k: np.array([r[k] for r in rows]) for k in rows[0]}
@@ -104,12 +104,13 @@ def test_a_grid_of_starts_by_stages_equals_one_state_at_a_time():
     # d_from on one axis, a stage (and the hand-off) on another: each "from" is resolved against its own start
     hands, skbs = design.choices_of("d_hand"), design.choices_of("d_skb")
     grid = {"d_from": np.array(design.START_PATHS)[:, None, None], "d_skb": np.array(skbs)[None, :, None],
-            "d_hand": np.array(hands)[None, None, :], "numa": "cross", "path": "design"}
+            "d_hand": np.array(hands)[None, None, :], "place": "other_socket", "path": "design"}
     out = model.evaluate(grid)["path.ns_per_packet"]
     for i, start in enumerate(design.START_PATHS):
         for j, skb in enumerate(skbs):
             for k, hand in enumerate(hands):
-                one = model.evaluate({"path": "design", "d_from": start, "d_skb": skb, "d_hand": hand, "numa": "cross"})
+                one = model.evaluate({"path": "design", "d_from": start, "d_skb": skb, "d_hand": hand,
+                                      "place": "other_socket"})
                 # not bit for bit: numpy's array and scalar exp/log may differ in the last ulp
                 assert out[i, j, k] == pytest.approx(float(one["path.ns_per_packet"]), rel=1e-12), (start, skb, hand)
 
@@ -315,7 +316,7 @@ def test_choices_as_names_or_as_codes_give_the_same_numbers():
     rng = np.random.default_rng(11)
     n = 400
     names = {k: rng.choice(np.array(sk_state.PARAMS[k].choices), size=n)
-             for k in ("zero", "numa", "path", "d_from", *design.STAGE_CHOICES)}
+             for k in ("zero", "place", "path", "d_from", *design.STAGE_CHOICES)}
     codes = {k: sk_state.PARAMS[k].codes(v) for k, v in names.items()}
     assert all(v.dtype.kind == "i" and v.min() >= 0 for v in codes.values())
     a, b = model.evaluate(names), model.evaluate(codes)

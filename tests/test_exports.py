@@ -26,7 +26,7 @@ pytestmark = pytest.mark.export
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 SVG_NS = "{http://www.w3.org/2000/svg}"
-QUERY = "v=1&page=kfree&bulk=32&zero=memset&kfl_bulk=8&drop_batch=128&clone_frac=0.25&b_bulk=4&b_numa=cross"
+QUERY = "v=1&page=kfree&bulk=32&zero=memset&kfl_bulk=8&drop_batch=128&clone_frac=0.25&b_bulk=4&b_place=other_socket"
 STATE, _W = sk_state.decode(QUERY)
 assert not _W, _W
 PAGES = list(sk_state.PAGES)

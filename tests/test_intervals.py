@@ -22,7 +22,7 @@ E5, PLAT = "e5-1650v4", "xeon-platinum-iavf"
 def _states():
     from skbview.app.appstate import preset_state
     base = sk_state.defaults()
-    return [base, {**base, "bulk": 100, "zero": "memset", "zero_bytes": 512, "numa": "cross", "pp_recycle": 0.3,
+    return [base, {**base, "bulk": 100, "zero": "memset", "zero_bytes": 512, "place": "other_socket", "pp_recycle": 0.3,
                    "kfl_bulk": 1, "clone_frac": 0.4, "path": "cpumap"},
             {**base, "path": "kfree_skb_list", "drop_batch": 7, "defer_cache": 0}, preset_state("003")]
 

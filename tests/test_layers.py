@@ -193,7 +193,7 @@ def test_the_command_line_loads_plotly_for_an_export_alone():
             "try:\n    runpy.run_module('skbmodel', run_name='__main__')\nexcept SystemExit:\n    pass\n"
             "heavy = {m.split('.')[0] for m in sys.modules} & {'streamlit', 'plotly', 'kaleido', 'pandas'}\n"
             "print(sorted(heavy), file=sys.stderr)")
-    for args in (["eval", "page=veth"], ["link", "page=cpumap&numa=cross&cpu=epyc-9684x"]):
+    for args in (["eval", "page=veth"], ["link", "page=cpumap&place=other_socket&cpu=epyc-9684x"]):
         r = subprocess.run([sys.executable, "-c", code, *args], cwd=ROOT, capture_output=True, text=True, check=True)
         assert r.stderr.strip().splitlines()[-1] == "[]", (args, r.stderr[-300:])
 

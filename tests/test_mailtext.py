@@ -165,3 +165,22 @@ def test_a_compare_block_starts_with_its_question_s_number_not_the_overview_path
     # the question is of the page's own number: it is not said twice
     readme = _text(capsys, README_QUERY).split("Numbers (90 % prediction interval):\n", 1)[1]
     assert readme.startswith("  Overview path, A: ") and readme.count(", A: ") == 1
+
+
+def test_the_readme_compare_example_is_the_model_s_answer():
+    """The README's Compare example (recycling with the destination on the other socket) quotes the Compare
+    answer of its link, digits and interval as the page shows them, and the assumed constants it names lead
+    the drivers; the same placement on the one-socket default CPU is refused."""
+    from skbmodel import answers
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    query = "page=compare&cpu=xeon-platinum-iavf&b_pp_recycle=0.5&b_place=other_socket"
+    assert f"`?{query}`" in readme
+    res = answers.of_state(V.with_link_headline(query, sk_state.decode_strict(query)))
+    h = res.differences[0]
+    lo, hi = h.interval_text().removeprefix("90 %: ").split(" to ")
+    assert f"({h.value_text().split()[0]} ns, 90 %: {lo} to {hi}, measurable and sure of the sign)" in readme
+    assert h.verdict == noise.VERDICT_SURE
+    names = [r["name"] for r in h.drivers["rows"] if r["kind"] == "assumed"][:2]
+    assert names == ["cpumap_xfer_lines", "line_other_socket_ns"] and all(f"`{n}`" in readme for n in names)
+    refused = answers.of_state(sk_state.decode_strict(query.replace("cpu=xeon-platinum-iavf&", "")))
+    assert refused.problem and "no other socket" in refused.problem

@@ -60,7 +60,7 @@ def test_per_cpu_slab_boundary_steps_cost_up(prof):
 
 
 def test_drops_are_excess_of_source_over_destination(prof):
-    o = grid(prof, pp_recycle=np.linspace(0, 1, 21)[:, None], numa=np.array(["same", "cross"]))
+    o = grid(prof, pp_recycle=np.linspace(0, 1, 21)[:, None], place=np.array(["same_l3", "other_socket"]))
     assert o["cpumap.drop_mpps"].shape == (21, 2)
     np.testing.assert_allclose(o["cpumap.drop_mpps"], np.maximum(0, o["cpumap.src_mpps"] - o["cpumap.dst_mpps"]))
     src, dst, drop = cpumap.rates_mpps(np.array([100.0, 300.0]), np.array([300.0, 100.0]), 27.0)
@@ -75,8 +75,8 @@ def test_monotone_in_recycle_ratio(prof):
     assert np.all(np.diff(o["page_pool.mix_cycles"]) <= 1e-12)
 
 
-def test_cross_numa_is_never_faster(prof):
-    o = grid(prof, numa=np.array(["same", "cross"]), pp_recycle=np.array([[0.0], [0.5], [1.0]]))
+def test_another_socket_is_never_faster(prof):
+    o = grid(prof, place=np.array(["same_l3", "other_socket"]), pp_recycle=np.array([[0.0], [0.5], [1.0]]))
     assert np.all(o["cpumap.dst_mpps"][:, 1] <= o["cpumap.dst_mpps"][:, 0])
 
 

@@ -1,5 +1,6 @@
 """cpumap placement moves both CPUs: the producer's ring lines, the recycled pages' return and the kthread's
-wake-ups; a cross-node placement on a one-node machine is refused; which CPU limits the rate is an output."""
+wake-ups, each line at the level of the machine's topology the two CPUs meet at; a level the machine lacks is
+refused by the question itself; which CPU limits the rate is an output; no rate rises as the CPUs move apart."""
 from __future__ import annotations
 
 import subprocess
@@ -10,7 +11,7 @@ import numpy as np
 import pytest
 
 from skbmodel.physics import cpumap
-from skbmodel import model
+from skbmodel import model, question
 from skbmodel.links import state as sk_state
 from skbmodel.machine.profile import load_archived, archived_versions, load_profile, parse_profile
 from tests.cli_util import skbmodel_cli
@@ -32,7 +33,8 @@ def _eval(cpu, constants=None, **kw):
 @pytest.mark.parametrize("cpu", MULTI_NODE)
 @pytest.mark.parametrize("prog", ["pass", "drop"])
 def test_cross_node_costs_more_on_both_cpus(cpu, prog):
-    same, cross = _eval(cpu, numa="same", cpumap_prog=prog), _eval(cpu, numa="cross", cpumap_prog=prog)
+    far = model.cross_node_placement(load_profile(cpu))
+    same, cross = _eval(cpu, place="same_l3", cpumap_prog=prog), _eval(cpu, place=far, cpumap_prog=prog)
     assert cross["cpumap.src_ns"] > same["cpumap.src_ns"]
     assert cross["cpumap.dst_ns"] > same["cpumap.dst_ns"]
     assert cross["cpumap.src_mpps"] < same["cpumap.src_mpps"]
@@ -40,8 +42,8 @@ def test_cross_node_costs_more_on_both_cpus(cpu, prog):
 
 
 def test_the_recycled_pages_return_costs_the_source_across_nodes():
-    lo, hi = (_eval("xeon-platinum-iavf", numa="cross", pp_recycle=r)["cpumap.src_ns"]
-              - _eval("xeon-platinum-iavf", numa="same", pp_recycle=r)["cpumap.src_ns"] for r in (0.0, 1.0))
+    lo, hi = (_eval("xeon-platinum-iavf", place="other_socket", pp_recycle=r)["cpumap.src_ns"]
+              - _eval("xeon-platinum-iavf", place="same_l3", pp_recycle=r)["cpumap.src_ns"] for r in (0.0, 1.0))
     assert hi > lo > 0  # the ring slot alone at r = 0; the struct page line too at r = 1
 
 
@@ -63,7 +65,8 @@ def test_a_faster_consumer_sleeps_more_and_the_source_pays_the_wake_ups():
     # only, D(p) = T(p), is wide enough to hold a step of this grid
     slow_sleep = 3.0 * load_profile("xeon-platinum-iavf").value("cpumap_sleep_cycles")
     outs = [_eval("xeon-platinum-iavf", {"cpumap_drop_dst_cycles": v, "cpumap_xfer_lines": 0.0,
-                                         "cpumap_sleep_cycles": slow_sleep}, cpumap_prog="drop", numa="cross")
+                                         "cpumap_sleep_cycles": slow_sleep}, cpumap_prog="drop",
+                  place="other_socket")
             for v in cheap]
     p = np.array([o["cpumap.sleep_fraction"] for o in outs])
     src = np.array([o["cpumap.src_ns"] for o in outs])
@@ -106,18 +109,20 @@ def test_frames_a_full_ring_refuses_go_back_on_the_source_and_move_no_line():
 
 def test_cross_node_on_a_one_node_machine_exits_2_with_one_line():
     """A real process: a refused question is the entry point's exit status 2, with nothing on stdout."""
-    r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", "page=cpumap&numa=cross"], cwd=ROOT,
-                       capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
-    assert r.returncode == 2 and r.stdout == ""
-    lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and "one NUMA node" in lines[0] and "e5-1650v4" in lines[0]
+    for query in ("page=cpumap&numa=cross", "page=cpumap&place=other_socket"):  # an old link and a new one
+        r = subprocess.run([sys.executable, "-m", "skbmodel", "eval", query], cwd=ROOT,
+                           capture_output=True, text=True, timeout=SUBPROCESS_TIMEOUT_S)
+        assert r.returncode == 2 and r.stdout == ""
+        lines = r.stderr.strip().splitlines()
+        assert len(lines) == 1 and "one socket" in lines[0] and "e5-1650v4" in lines[0]
 
 
 def test_an_archived_version_of_the_one_node_machine_refuses_too():
     old = load_archived(f"e5-1650v4@{archived_versions('e5-1650v4')[0]}")
-    assert old.numa_nodes == 1 and cpumap.placement_problem(old, "cross")
-    assert cpumap.placement_problem(load_profile("epyc-9684x"), "cross") is None
-    assert cpumap.placement_problem(load_profile("e5-1650v4"), "same") is None
+    assert old.numa_nodes == 1 and model.placement_problem(old, "other_socket")
+    assert model.placement_problem(load_profile("epyc-9684x"), "other_l3_far") is None  # NPS not stated: allowed
+    assert model.placement_problem(load_profile("epyc-9684x"), "other_socket")  # one socket
+    assert model.placement_problem(load_profile("e5-1650v4"), "same_l3") is None
 
 
 def test_a_stated_topology_needs_its_source():
@@ -131,3 +136,85 @@ def test_the_text_block_names_the_bottleneck():
     r = skbmodel_cli("eval", "--text", "page=cpumap&cpu=epyc-9684x&numa=cross", cwd=ROOT)
     assert r.returncode == 0
     assert "Bottleneck: destination CPU" in " ".join(r.stdout.split())
+
+
+# ---------------------------------------------------------------- levels
+#: placements nearest first, in the order a pair of CPUs moves apart (far-homed lines after the same-home ones)
+APART = ("same_l3", "other_l3", "other_l3_far", "other_socket")
+RATES = ("cpumap.src_mpps", "cpumap.dst_mpps", "xdp_pass.mpps", "path.mpps")
+
+
+@pytest.mark.parametrize("cpu", sorted(["derived-zen2-rome", "derived-zen3-milan", "derived-zen4-genoa",
+                                        "derived-zen1-naples", "derived-kunpeng-920", "epyc-9684x",
+                                        "xeon-platinum-iavf", "derived-ice-lake-sp", "kunpeng-920", "epyc-7351"]))
+def test_no_rate_rises_as_the_two_cpus_move_apart(cpu):
+    """Over the levels the machine has (in the order the line's cost grows), both programs, the recycle ratio
+    and the link: every rate of the cpumap path stays or falls, and the kthread never sleeps less where its
+    destination falls further behind."""
+    prof = load_profile(cpu)
+    have = [p for p in model.available_placements(prof)]
+    ns = model.constants_of(prof)
+    have.sort(key=lambda p: ns[f"line_{p}_ns"])
+    base = sk_state.scenario(sk_state.defaults(cpu))
+    grid = {**base, "path": "cpumap", "place": np.array(have)[:, None, None, None],
+            "cpumap_prog": np.array(["pass", "drop"])[None, :, None, None],
+            "pp_recycle": np.linspace(0.0, 1.0, 5)[None, None, :, None],
+            "link_gbps": np.array([10.0, 100.0])[None, None, None, :]}
+    out = model.evaluate(grid, prof)
+    assert len(have) >= 2
+    for k in RATES:
+        v = np.asarray(out[k], dtype=float)
+        assert np.all(np.diff(v, axis=0) <= 1e-9 * np.abs(v[:-1])), (cpu, k)
+
+
+def test_the_sleep_fraction_follows_the_rates():
+    """Where a flush finds the kthread asleep at all it keeps up (no drop, the destination takes every frame);
+    where it drops frames it never sleeps; it sleeps after every flush only where one batch of
+    ``cpumap_flush_packets`` frames, the wake's latency included, is drained before the next comes."""
+    cpus = ["derived-zen3-milan", "epyc-9684x", "xeon-platinum-iavf", "derived-kunpeng-920", "e5-1650v4"]
+    for cpu in cpus:
+        prof = load_profile(cpu)
+        g = {**sk_state.scenario(sk_state.defaults(cpu)), "path": "cpumap",
+             "place": np.array(model.available_placements(prof))[:, None, None],
+             "cpumap_prog": np.array(["pass", "drop"])[None, :, None],
+             "pp_recycle": np.linspace(0.0, 1.0, 5)[None, None, :]}
+        out = model.evaluate(g, prof)
+        p, drop = np.asarray(out["cpumap.sleep_fraction"]), np.asarray(out["cpumap.drop_mpps"])
+        assert np.all(drop[p > 0] == 0) and np.all(p[drop > 1e-12] == 0), cpu
+        src_ns, dst_ns = np.asarray(out["cpumap.src_ns"]), np.asarray(out["cpumap.dst_ns"])
+        assert np.all(dst_ns[p == 1.0] <= src_ns[p == 1.0] + 1e-9), cpu  # it drains before the next batch
+
+
+def test_a_remote_xdp_drop_on_a_chiplet_part_makes_the_source_the_bottleneck_with_a_loss_its_terms_explain():
+    """EPYC 9684X (Zen 4, one L3 per 8-core CCD), an XDP_DROP destination on another CCD: the source limits the
+    rate, and its loss against the same L3 is exactly its placement terms: the excess line moves per delivered
+    frame (the ring slot, the recycled page's return and headroom line) and the wake-ups of a sleeping kthread."""
+    prof = load_profile("epyc-9684x")
+    c = model.constants_of(prof)
+    same, far = (_eval("epyc-9684x", cpumap_prog="drop", place=p) for p in ("same_l3", "other_l3"))
+    assert far["cpumap.bottleneck"] == 0 and same["cpumap.bottleneck"] == 1
+    assert far["cpumap.src_mpps"] < 0.5 * same["cpumap.src_mpps"]
+    ghz = prof.ghz
+    line = float(model.line_cycles(1, c, ghz))
+    s_lines, _, wake, _, _ = cpumap.placement_cycles(line, 1.0, c)
+    terms_ns = (float(s_lines) + far["cpumap.sleep_fraction"] * float(wake)) / ghz
+    s0 = model.line_cycles(0, c, ghz)
+    _, _, wake0, _, _ = cpumap.placement_cycles(float(s0), 1.0, c)
+    same_terms_ns = same["cpumap.sleep_fraction"] * float(wake0) / ghz
+    assert far["cpumap.src_ns"] - same["cpumap.src_ns"] == pytest.approx(terms_ns - same_terms_ns, rel=1e-9)
+    # one transfer at the level is the published one-way latency of another CCD of the part's description
+    assert (line - c["xcpu_line_cycles"]) / ghz == pytest.approx(c["line_other_l3_ns"] - c["line_same_l3_ns"])
+
+
+@pytest.mark.parametrize("query", ["page=compare&cpu=e5-1650v4&path=cpumap&b_place=other_socket",
+                                   "page=compare&cpu=e5-1650v4&path=cpumap&b_numa=cross",
+                                   "page=cpumap&cpu=xeon-platinum-iavf&place=other_l3",
+                                   "page=overview&cpu=i7-4790k&path=design&d_from=veth&d_free=defer"
+                                   "&place=other_socket"])
+def test_the_question_refuses_a_level_the_machine_lacks_on_every_surface(query):
+    from skbmodel import answers
+    st = sk_state.decode(query)[0]
+    q = question.Question.of_state(st)
+    res = answers.of_question(q)
+    assert res.problem and ("one socket" in res.problem or "one L3" in res.problem)
+    assert not res.values and not res.differences

@@ -47,7 +47,8 @@ def counts(monkeypatch):
     answers.clear_caches()
 
 
-@pytest.mark.parametrize("query", ["b_xdp_batch=4", "cpu=epyc-9684x&b_cpu=e5-1650v4", "b_path=cpumap&b_numa=cross"])
+@pytest.mark.parametrize("query", ["b_xdp_batch=4", "cpu=epyc-9684x&b_cpu=e5-1650v4",
+                                   "b_path=cpumap&b_place=other_socket&cpu=xeon-platinum-iavf"])
 def test_a_cold_compare_table_resolves_its_question_once_and_propagates_the_pair_once(counts, query):
     state, _ = sk_state.decode(query)
     rows = tables.compare_rows(state)
@@ -64,7 +65,7 @@ def test_a_cold_compare_table_resolves_its_question_once_and_propagates_the_pair
 
 
 @pytest.mark.parametrize("query", ["b_xdp_batch=4&b_zero=gfp_zero", "cpu=epyc-9684x&b_cpu=e5-1650v4",
-                                   "b_path=cpumap&b_numa=cross&cpu=epyc-9684x", "path=design&b_d_skb=napi_cache"])
+                                   "b_path=cpumap&b_place=other_l3&cpu=epyc-9684x", "path=design&b_d_skb=napi_cache"])
 def test_each_side_of_the_pair_is_that_scenario_s_own_propagation(query):
     """A's and B's own values and intervals read from the pair's evaluations are what propagating each
     alone gives (every output; the pair holds more dimensions, which move none of a side's outputs)."""
@@ -85,7 +86,7 @@ def test_side_by_side_evaluation_is_each_scenario_s_evaluation_on_a_grid():
     """A and B stacked on one profile in one call give each scenario's own rows, grid axes kept."""
     prof = sk_state.profile_for({"cpu": "e5-1650v4"})
     a = {"path": "veth", "xdp_batch": np.array([1.0, 4.0, 16.0]), "zero": "memset"}
-    b = {"path": "cpumap", "xdp_batch": 8.0, "zero": "gfp_zero", "numa": "cross"}
+    b = {"path": "cpumap", "xdp_batch": 8.0, "zero": "gfp_zero", "place": "other_socket"}
     pair = uncertainty.linearise(a, b, prof, prof, ["path.ns_per_packet", "veth.ns_per_packet"])
     for side, params in (("A", a), ("B", b)):
         alone = uncertainty.linearise(params, None, prof, None, ["path.ns_per_packet", "veth.ns_per_packet"])
@@ -129,3 +130,24 @@ def test_only_refuses_an_output_the_propagation_did_not_carry():
     lin = uncertainty.linearise({"bulk": 8}, None, None, None, ["slub.bulk_ns"])
     with pytest.raises(ValueError, match="not propagated"):
         lin.only(["veth.mpps"])
+
+
+def test_a_file_identical_to_a_shipped_profile_is_that_profile(tmp_path):
+    """``eval --profile FILE`` on a copy of a shipped profile names that profile, its kernels and its version,
+    and links to it by id; a copy with one value changed stays a custom profile on its base."""
+    from pathlib import Path
+    from tests.cli_util import skbmodel_cli
+    root = Path(__file__).resolve().parents[1]
+    src = root / "skbmodel" / "profiles" / "xeon-gold-6140.toml"
+    copy = tmp_path / "mine.toml"
+    copy.write_text(src.read_text())
+    res = skbmodel_cli("eval", "page=slub", "--profile", str(copy), "--text", cwd=root)
+    assert res.returncode == 0, res.stderr
+    flat = " ".join(res.stdout.split())
+    assert "CPU profile: xeon-gold-6140 (" in flat and "kernel 5.17" in flat and "custom" not in flat
+    assert res.stdout.strip().splitlines()[-1].endswith("&cpu=xeon-gold-6140")
+    edited = tmp_path / "edited.toml"
+    edited.write_text(src.read_text().replace("[constants.ghz]\nvalue = 2.3", "[constants.ghz]\nvalue = 2.4"))
+    assert edited.read_text() != src.read_text()
+    res = skbmodel_cli("eval", "page=slub", "--profile", str(edited), "--text", cwd=root)
+    assert res.returncode == 0 and "custom profile" in res.stdout and "prof=" in res.stdout

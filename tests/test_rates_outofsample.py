@@ -75,7 +75,7 @@ def test_the_prediction_is_the_model_on_the_rows_kernel(points):
     moved = dataclasses.replace(prof, kernels=("6.11", "6.11"))
     out = "page_pool.nosoftirq01_cycles"
     assert model.evaluate({}, moved)[out] != model.evaluate({}, prof)[out]
-    state = {"pp_recycle": 1.0, "numa": "same"}
+    state = {"pp_recycle": 1.0, "place": "same_l3"}
     assert float(model.evaluate(state, moved)["cpumap.dst_mpps"]) == pytest.approx(points[0]["predicted"], rel=1e-9)
 
 
@@ -201,7 +201,7 @@ def test_the_e5_predictions_are_the_model_on_the_rows_kernel(points):
     prof = load_profile("e5-1650v4")
     moved = ev.kernel_moved(prof, "5.1")
     assert moved.kernels == ("5.1", "5.1")
-    base = dict(pp_recycle=0.0, numa="same")
+    base = dict(pp_recycle=0.0, place="same_l3")
     one = {**base, "path": "design", "d_from": "cpumap", "d_skb": "slab_one", "d_zero": "memset"}
     p0, p3 = _e5(points, "baseline"), _e5(points, "p3-skb-bulk-alloc")
     assert p0["output"] == "path.mpps" and p3["output"] == "cpumap.dst_mpps"

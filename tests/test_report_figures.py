@@ -139,11 +139,12 @@ def _line_style(t) -> tuple:
     return t.line.dash or "solid", sym, t.xaxis or "x", t.yaxis or "y"
 
 
-@pytest.mark.parametrize("query", ["", "numa=cross", "cpu=epyc-9684x&pp_recycle=0.3"])
+@pytest.mark.parametrize("query", ["cpu=xeon-platinum-iavf", "cpu=xeon-platinum-iavf&place=other_socket",
+                                   "cpu=epyc-9684x&pp_recycle=0.3"])
 def test_the_cpumap_lines_that_run_together_each_carry_a_marker_shape_of_their_own(query):
-    """On the cpumap rates chart the destination's two placements and XDP_PASS lie within a few percent of the
-    axis of each other, where dashes merge in a greyscale print: each has its own filled marker shape, at
-    points none of the others marks."""
+    """On the cpumap rates chart of a machine with two placements the destination's two and XDP_PASS lie within
+    a few percent of the axis of each other, where dashes merge in a greyscale print: each has its own filled
+    marker shape, at points none of the others marks."""
     fig, _ = _fig("cpumap", "rates_vs_recycle", query)
     lines = {t.name.split(" (")[0]: t for t in fig.data if t.name and (
         t.name.startswith("destination CPU rx, ") or t.name.startswith("XDP_PASS on one CPU (")) and not t.fill}
@@ -156,7 +157,7 @@ def test_the_cpumap_lines_that_run_together_each_carry_a_marker_shape_of_their_o
     assert all(5 <= t.marker.maxdisplayed <= len(t.x) / 5 and len(t.x) == len(RECYCLE_X) for t in lines.values())
 
 
-@pytest.mark.parametrize("query", ["", "numa=cross&pp_recycle=0.5", "path=cpumap&cpu=epyc-9684x"])
+@pytest.mark.parametrize("query", ["", "place=other_socket&pp_recycle=0.5", "path=cpumap&cpu=epyc-9684x"])
 def test_every_legend_line_is_told_apart_without_colour(query):
     """In greyscale, every line with a legend entry differs from the other lines of its subplot by dash or
     marker (the cpumap rates, the zeroing and SLUB variants, the grid's curves), on every page's charts."""

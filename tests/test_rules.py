@@ -97,15 +97,30 @@ def _constants(cpu):
 
 
 @pytest.mark.parametrize("cpu", STAGE_PROFILES)
-@pytest.mark.parametrize("numa,recycle", [("same", 1.0), ("cross", 0.3)])
-def test_the_cpumap_destination_is_its_docstring_s_stages(cpu, numa, recycle):
+def _farthest(prof):
+    """The farthest placement the profile's machine has (the same L3 on a machine with one)."""
+    return model.available_placements(prof)[-1]
+
+
+def _factor(prof, c, place):
+    """The line factor of ``place``: ``1 + (t_place - t_same_l3) * ghz / xcpu_line`` (the same L3's is 1)."""
+    lc = model.constants_of(prof)
+    return 1.0 + (lc[f"line_{place}_ns"] - lc["line_same_l3_ns"]) * prof.ghz / c["xcpu_line_cycles"]
+
+
+@pytest.mark.parametrize("cpu", STAGE_PROFILES)
+@pytest.mark.parametrize("far,recycle", [(False, 1.0), (True, 0.3)])
+def test_the_cpumap_destination_is_its_docstring_s_stages(cpu, far, recycle):
     """skbmodel.physics.cpumap: dst = stack + alloc_bulk(CPUMAP_BATCH) + erms(object) + free_one
-    + return_side(r, numa) + xfer_lines * xcpu_line * numa, with
-    return_side = (1 - share) * (r * ring * numa + (1 - r) * slow) + (1 - r) * xcpu_line * numa."""
+    + return_side(r, f) + xfer_lines * xcpu_line * f, with
+    return_side = (1 - share) * (r * ring * f + (1 - r) * slow) + (1 - r) * xcpu_line * f, ``f`` the line
+    factor of the placement (skbmodel.physics.placement)."""
     prof, c = _constants(cpu)
-    f = c["numa_remote_factor"] if numa == "cross" else 1.0
+    place = _farthest(prof) if far else "same_l3"
+    f = _factor(prof, c, place)
+    assert (f > 1) == (place != "same_l3")
     keep = 1 - c["page_alloc_share"]
-    got = _parts(prof, path="design", d_from="cpumap", numa=numa, pp_recycle=recycle)
+    got = _parts(prof, path="design", d_from="cpumap", place=place, pp_recycle=recycle)
     want = {"rest of path": c["cpumap_dst_stack_cycles"],
             "skb alloc": _alloc_bulk(c["cpumap_batch"], c),
             "zeroing": _erms(c["slub_object_bytes"], c),
@@ -116,23 +131,24 @@ def test_the_cpumap_destination_is_its_docstring_s_stages(cpu, numa, recycle):
     assert got == pytest.approx(want, rel=1e-12)
 
 
-@pytest.mark.parametrize("cpu", STAGE_PROFILES)
+@pytest.mark.parametrize("cpu", [p for p in STAGE_PROFILES if len(model.available_placements(cases.load(p))) > 1])
 def test_the_cpumap_hand_off_across_nodes_costs_strictly_more(cpu):
-    """cross - same, on both CPUs: the destination pays at least (numa - 1) * (xfer_lines * xcpu_line +
-    (1 - share) * r * ring + (1 - r) * xcpu_line), every line pulled across the interconnect costing
-    numa_remote_factor > 1 times (the ring slots and the kthread wake-ups come on top), and the source,
-    which writes the ring's remote lines and takes the recycled pages back, pays more too."""
+    """farthest - same L3, on both CPUs: the destination pays at least (f - 1) * (xfer_lines * xcpu_line +
+    (1 - share) * r * ring + (1 - r) * xcpu_line), every line pulled across the interconnect costing f > 1
+    times (the ring slots and the kthread wake-ups come on top), and the source, which writes the ring's
+    remote lines and takes the recycled pages back, pays more too."""
     prof, c = _constants(cpu)
-    assert c["numa_remote_factor"] > 1
+    place = _farthest(prof)
+    f = _factor(prof, c, place)
+    assert f > 1
     for r in (0.0, 0.5, 1.0):
-        out = {n: model.evaluate(cases.scenario(prof, path="cpumap", numa=n, pp_recycle=r), prof, constants=SHARES)
-               for n in ("same", "cross")}
-        same, cross = (float(out[n]["cpumap.dst_ns"]) for n in ("same", "cross"))
-        lines = (c["numa_remote_factor"] - 1) * (c["cpumap_xfer_lines"] * c["xcpu_line_cycles"]
-                                                  + (1 - c["page_alloc_share"]) * r * c["pp_ring_cycles"]
-                                                  + (1 - r) * c["xcpu_line_cycles"])
+        out = {n: model.evaluate(cases.scenario(prof, path="cpumap", place=n, pp_recycle=r), prof, constants=SHARES)
+               for n in ("same_l3", place)}
+        same, cross = (float(out[n]["cpumap.dst_ns"]) for n in ("same_l3", place))
+        lines = (f - 1) * (c["cpumap_xfer_lines"] * c["xcpu_line_cycles"]
+                           + (1 - c["page_alloc_share"]) * r * c["pp_ring_cycles"] + (1 - r) * c["xcpu_line_cycles"])
         assert cross - same >= lines / prof.ghz * (1 - 1e-9) and cross > same
-        assert float(out["cross"]["cpumap.src_ns"]) > float(out["same"]["cpumap.src_ns"])
+        assert float(out[place]["cpumap.src_ns"]) > float(out["same_l3"]["cpumap.src_ns"])
 
 
 @pytest.mark.parametrize("cpu", STAGE_PROFILES)

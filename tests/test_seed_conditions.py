@@ -66,9 +66,9 @@ def test_kernel_clock_zeroing_and_node_conditions():
     ok, reason = conditions.matches(ROWS["kfl-01"], _state("e5-1650v4-2025"), free={"bulk": None})
     assert not ok and reason.startswith("measured on Intel Xeon E5-1650 v4 with kernels 5.11-6.7")
     assert reason.endswith("(other kernel)")
-    ok, reason = conditions.matches(ROWS["cpm-05"], _state("xeon-platinum-iavf", numa="cross"),
+    ok, reason = conditions.matches(ROWS["cpm-05"], _state("xeon-platinum-iavf", place="other_socket"),
                                     free={"pp_recycle": None})
-    assert not ok and reason == "measured with cpumap destination node: same NUMA node"
+    assert not ok and reason == "measured with CPU placement: same L3"
     # a custom profile on the E5 is the E5: its cycle rows stay measurements (its clock is 3.1 GHz)
     assert conditions.matches(ROWS["mem-01"], _state(cases.CUSTOM), free={"zero_bytes": None}).ok
     # a line family: the row's value must be one of the lines drawn (or the scenario's own)
@@ -125,7 +125,7 @@ def _on_curve(row, state, swept, output) -> bool:
 @pytest.mark.parametrize("case", PROFILES)
 def test_every_seed_point_obeys_the_rule(case):
     prof = cases.load(case)
-    scenarios = [_state(case), _state(case, **MOVED, **({"numa": "cross"} if prof.numa_nodes > 1 else {}))]
+    scenarios = [_state(case), _state(case, **MOVED, **({"place": "other_socket"} if prof.numa_nodes > 1 else {}))]
     seen = {"drawn": 0, "faded": 0}
     for state in scenarios:
         for (page, name), (swept, output) in SEED_CHARTS.items():

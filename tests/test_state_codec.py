@@ -540,3 +540,36 @@ def test_a_patch_hash_that_is_not_12_hex_digits_is_dropped_with_a_warning():
     s, warnings = sk_state.decode("page=compare&patch=x&phash=0123")
     assert "phash" not in s and s["patch"] == "x"
     assert warnings == ["phash: '0123' is not 12 hex digits; ignored"]
+
+
+# ---------------------------------------------------------------- a retired key (numa -> place)
+@pytest.mark.parametrize("cpu,cross", [("xeon-platinum-iavf", "other_socket"), ("derived-kunpeng-920", "other_l3"),
+                                       ("epyc-9684x", "other_l3_far"), ("e5-1650v4", "other_socket")])
+def test_an_old_link_s_numa_reads_as_the_machine_s_placement(cpu, cross):
+    """numa=same is the same L3 (the calibration's placement: the old numbers); numa=cross the machine's nearest
+    level on another node (another socket; another SCCL die; a line homed away on a one-socket EPYC of unstated
+    NPS); on a one-node machine, another socket, which the question refuses as it refused numa=cross."""
+    from skbmodel import model
+    from skbmodel.machine.profile import load_profile
+    st, warnings = sk_state.decode(f"v=1&mv=0.5.0&cpu={cpu}&numa=cross&b_numa=same&page=compare")
+    assert warnings == [] and st["place"] == cross and st.get("b_place") == "same_l3"
+    assert model.cross_node_placement(load_profile(cpu)) == (None if cpu == "e5-1650v4" else cross)
+    same = sk_state.decode(f"cpu={cpu}&numa=same")[0]
+    assert same["place"] == "same_l3" and "b_place" not in same
+
+
+def test_a_retired_key_beside_its_successor_or_from_a_later_model_is_named():
+    st, warnings = sk_state.decode("cpu=xeon-platinum-iavf&numa=cross&place=same_l3")
+    assert st["place"] == "same_l3" and any(w.startswith("numa: ignored") for w in warnings)
+    st, warnings = sk_state.decode("mv=0.7.0&cpu=xeon-platinum-iavf&numa=cross")
+    assert st["place"] == "same_l3" and warnings == ["numa: replaced by place after model 0.6.0; ignored"]
+    with pytest.raises(sk_state.StateError):
+        sk_state.decode_strict("mv=0.7.0&numa=cross")
+    st, _ = sk_state.decode("page=grid&g1=numa")
+    assert st["g1"] == "place"
+
+
+def test_a_short_link_with_numa_keeps_b_on_a_s_placement():
+    """A short (v=2) link of model 0.6.0 that set numa=cross: B follows A, and no place default overrides it."""
+    st, warnings = sk_state.decode("v=2&mv=0.6.0&page=compare&cpu=xeon-platinum-iavf&numa=cross&b_pp_recycle=0.5")
+    assert warnings == [] and st["place"] == "other_socket" and "b_place" not in st

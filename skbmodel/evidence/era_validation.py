@@ -174,13 +174,13 @@ class RatePoint:
 
 RATE_POINTS = (
     RatePoint("cpumap-2024-olek-udp-mpps-base", "xeon-platinum-iavf", "cpumap.dst_mpps",
-              dict(pp_recycle=1.0, numa="same"), "cpm-08",
+              dict(pp_recycle=1.0, place="same_l3"), "cpm-08",
               "the destination CPU's rate: the source CPU only XDP-redirects (7.9 Mpps in the same lab's 2023 run), "
               "the kthread builds skbs (kmem_cache_alloc_bulk, no GRO before the series) and the stack runs to the "
               "UDP lookup with a software checksum, as in seed 003; skb page_pool recycling is in since 6.4 "
               "(pp_recycle 1); one NUMA node, as in seed 003"),
     RatePoint("cpumap-e51650v4-2019-udpnoports-baseline", "e5-1650v4", "path.mpps",
-              dict(path="design", d_from="cpumap", d_skb="slab_one", d_zero="memset", pp_recycle=0.0, numa="same"),
+              dict(path="design", d_from="cpumap", d_skb="slab_one", d_zero="memset", pp_recycle=0.0, place="same_l3"),
               "cpm-05",
               "the destination CPU's rate (cpumap_kthread pps; the source CPU forwards 14.7 Mpps, so the "
               "destination is the bottleneck and the composed destination path's rate is the benchmark's quantity): "
@@ -194,7 +194,7 @@ RATE_POINTS = (
               "(pktgen's, not stated) may not be verified, against seed 003's IPv6 UDP with a software checksum",
               OTHER_CPU_PROTOCOL),
     RatePoint("cpumap-e51650v4-2019-udpnoports-p3-skb-bulk-alloc", "e5-1650v4", "cpumap.dst_mpps",
-              dict(pp_recycle=0.0, numa="same"), "cpm-05",
+              dict(pp_recycle=0.0, place="same_l3"), "cpm-05",
               "the destination CPU's rate, as for the baseline row; patch 3 allocates the batch's skbs with one "
               "kmem_cache_alloc_bulk of CPUMAP_BATCH 8 with __GFP_ZERO, the model's cpumap destination as it is "
               "(the profile's cpumap_batch 8, gfp_zero); pp_recycle 0 as for the baseline. Not in the model: "

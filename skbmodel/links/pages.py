@@ -55,7 +55,7 @@ PAGES: tuple[Page, ...] = (
          (("veth.mpps", "Throughput"), ("veth.ns_per_packet", "Cost"),
           ("veth.zero_delta_ns", "memset - __GFP_ZERO"), ("veth.zero_delta_runs", "Runs to see it"))),
     Page("cpumap", "page_pool + cpumap", "cpumap redirect and page_pool recycling", ":material/call_split:",
-         ("cpu", "numa", "pp_recycle"), ("cpumap.src_mpps", "Source CPU rx (Mpps)"),
+         ("cpu", "place", "pp_recycle"), ("cpumap.src_mpps", "Source CPU rx (Mpps)"),
          (("cpumap.src_mpps", "Source CPU rx"), ("cpumap.dst_mpps", "Destination CPU rx"),
           ("cpumap.drop_mpps", "Drops"), ("xdp_pass.mpps", "XDP_PASS on one CPU"),
           ("cpumap.bottleneck", "Bottleneck"), ("cpumap.sleep_fraction", "kthread asleep"))),

@@ -30,7 +30,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 from .. import folders
 from .. import __version__ as MODEL_VERSION
 from ..machine import profile as _profile
-from ..params import DISPLAY_PARAMS, MODEL_PARAMS, fmt_value
+from ..params import DISPLAY_PARAMS, MODEL_PARAMS, RETIRED, fmt_value
 from .keys import key_of
 
 #: The dashboard's address when none is known (the CLI, a report made outside a browser session).
@@ -160,6 +160,15 @@ def expand(query):
     dflt = defaults_for(given.get("mv"))
     out = [("v", str(LONG_FORMAT_VERSION)) if k == "v" else (k, v) for k, v in pairs]
     have = set(given)
+    # a key a newer one replaced (numa -> place) stands for that key: its default is not added, and B follows
+    # A's old key unless it gives its own (the decoder reads both, skbmodel.links.state)
+    for old, r in RETIRED.items():
+        for which in ("a", "b"):
+            if key_of(old, which) in given:
+                have.add(key_of(r.new_key, which))
+        if old in given and key_of(old, "b") not in given and key_of(r.new_key, "b") not in given:
+            out.append((key_of(old, "b"), given[old]))
+            have.add(key_of(r.new_key, "b"))
 
     def add(key: str, value: str | None) -> None:
         if value is not None and key not in have:

@@ -57,7 +57,7 @@ from .pages import DEFAULT_PAGE, SLUGS
 # the schema is re-exported: callers keep reading it as state.Param, state.MODEL_PARAMS, ...
 from ..schema import GRID_OUTPUTS
 from ..params import (AXIS_CHOICES, DISPLAY_KEYS, DISPLAY_PARAMS, MAX_VALUE_CHARS, MODEL_KEYS,  # noqa: F401
-    MODEL_PARAMS, PATHS, Param, fmt_value, _show)
+    MODEL_PARAMS, PATHS, RETIRED, RETIRED_AXES, Param, fmt_value, placement_of, _show)
 
 FORMAT_VERSION = 1
 MAX_QUERY_CHARS = 16_384
@@ -398,6 +398,7 @@ def _read(query, strict: bool) -> tuple[dict, list[str]]:
                     f"using the current version {_profile.profile_version(_cpu_of(state, pre))}",
                 f"version {state[vk]} is not one of profile {_cpu_of(state, pre)}")
             state.pop(vk)
+    _read_retired(seen, state, bad)
     for k, raw in seen.items():
         if k in ("cpu", B_PREFIX + "cpu") or k in PROFILE_KEYS or k in VERSION_KEYS:
             continue
@@ -447,6 +448,46 @@ def _read(query, strict: bool) -> tuple[dict, list[str]]:
         if h is not None:
             state["h"] = h
     return state, bad.warnings
+
+
+def _version_key(mv: str) -> tuple[int, ...] | None:
+    """``major.minor.patch`` as a tuple of ints (None for anything else)."""
+    return tuple(int(x) for x in mv.strip().split(".")) if re.fullmatch(_MV_RE, mv.strip()) else None
+
+
+def _read_retired(seen: dict, state: Mapping, bad) -> None:
+    """Read the keys older links carry that a newer key replaced (:data:`skbmodel.params.RETIRED`), in place of
+    ``seen``: ``numa=same`` is ``place=same_l3``, ``numa=cross`` the nearest placement on another NUMA node of
+    the scenario's machine (:func:`skbmodel.params.placement_of`), so that such a link asks what it asked; a
+    link that gives both keeps the new one, and a link made with a model after the key's last version
+    (:attr:`skbmodel.params.Retired.until`) cannot carry it.  Grid axes named by a retired key take the new
+    name."""
+    for gk in GRID_KEYS:
+        if seen.get(gk, "").strip() in RETIRED_AXES:
+            seen[gk] = RETIRED_AXES[seen[gk].strip()]
+    for old, r in RETIRED.items():
+        for pre in ("", B_PREFIX):
+            if pre + old not in seen:
+                continue
+            raw = seen.pop(pre + old).strip()
+            if pre + r.new_key in seen:
+                bad(pre + old, f"{pre}{old}: ignored, the link gives {pre}{r.new_key} (which replaced it)",
+                    f"given with {pre}{r.new_key}, which replaced it")
+                continue
+            made = _version_key(seen.get("mv", ""))
+            if made is not None and made > _version_key(r.until):  # no link of a later model writes it
+                bad(pre + old, f"{pre}{old}: replaced by {pre}{r.new_key} after model {r.until}; ignored",
+                    f"replaced by {pre}{r.new_key} after model {r.until}")
+                continue
+            if raw not in r.values:
+                bad(pre + old, f"{pre}{old}: {_show(raw)} is not one of {', '.join(r.values)}; ignored",
+                    f"{_show(raw)} is not allowed; expected {' or '.join(r.values)}")
+                continue
+            try:
+                prof = profile_for(state, "b" if pre else "a")
+            except _custom.ProfileLinkError:
+                prof = _profile.load_profile(_cpu_of(state, pre))
+            seen[pre + r.new_key] = placement_of(raw, model.cross_node_placement(prof))
 
 
 def decode(query) -> tuple[dict, list[str]]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import csv
 import dataclasses
 import functools
 import math
@@ -25,6 +26,10 @@ import tomllib
 from .. import folders
 
 UARCH_DIR = folders.DATA_DIR / "uarch"
+#: the rows of the published core-to-core table the descriptions cite (``scripts/core_to_core_levels.py``)
+LEVELS_CSV = folders.DATA_DIR / "core-to-core-levels.csv"
+LEVELS_COLUMNS = ("cpu", "uarch", "level", "sublevel", "line_home", "pairs", "median_ns", "p10_ns", "p90_ns",
+                  "caveats", "source_repo", "source_path", "source_commit")
 #: figures the derivation reads (a description without one cannot be derived)
 NEEDED = ("tsc_ghz", "turbo_ghz", "l1d_bytes", "l2_bytes", "issue_width", "lock_add_cycles")
 
@@ -65,6 +70,8 @@ class Description:
     #: per-SKU figures that differ from the part the description names (``{SKU name: {figure: Figure}}``):
     #: a row measured on another SKU of the same die uses its own clocks (:meth:`for_cpu`)
     skus: dict[str, dict[str, Figure]] = dataclasses.field(default_factory=dict)
+    #: where two of its CPUs meet and a line's move at each level (:class:`Topology`); None: not described
+    topology: Topology | None = None
 
     @property
     def has_erms(self) -> bool:
@@ -94,6 +101,127 @@ class Description:
         if name not in self.figures:
             raise UarchError(f"description {self.name} lacks the figure {name}, which the derivation needs")
         return self.figures[name].value
+
+
+#: where two CPUs can meet, nearest first: SMT siblings, two cores of one L3, two L3s of one node (CCX/CCD, an
+#: SCCL die), two L3s of one socket with the line's memory on a node neither is in (AMD: the coherence directory
+#: of the line's home node answers), two sockets; past SMT: the placements a model input offers
+#: (:data:`skbmodel.params.PLACEMENTS`, the same names)
+LEVELS = ("smt", "same_l3", "other_l3", "other_l3_far", "other_socket")
+PLACEMENTS = LEVELS[1:]
+#: what each level is, in words (for the messages below)
+LEVEL_LABELS = {"smt": "SMT siblings", "same_l3": "same L3", "other_l3": "another L3 on the socket",
+                "other_l3_far": "another L3, the line's memory on another node", "other_socket": "another socket"}
+
+
+def row_key(row) -> str:
+    """The key a description cites a core-to-core row by: ``cpu|level|sublevel|line_home``."""
+    return "|".join(str(row[k]) for k in ("cpu", "level", "sublevel", "line_home"))
+
+
+@dataclasses.dataclass(frozen=True)
+class LineFigure:
+    """One level's cache-line transfer [ns]: the one-way CAS latency of the cited row, its spread (``low``,
+    ``high``: the row's p10-p90 across core pairs, widened where the row is of another part), the row
+    (:func:`row_key`) and its source."""
+    level: str
+    value: float
+    low: float
+    high: float
+    row: str
+    source: str
+    uncertain: bool = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Topology:
+    """Where two CPUs of a machine can meet and what a cache line costs to move between them.
+
+    ``cores_per_l3``, ``l3_per_socket``, ``sockets``, ``nodes_per_socket``: the description's CPU in the
+    machine its figures are for (its ``source``); ``line_ns``: one :class:`LineFigure` per level it has.
+
+    A line in the kernel path that one CPU last wrote and the other now reads or writes (a ptr_ring slot, a
+    ``struct page``, an skb's cacheline) moves once: the reader's miss is answered from the writer's cache
+    (for a write, a read-for-ownership that invalidates the writer's copy).  The benchmark's one-way CAS
+    latency is exactly one such move of one line between two pinned cores, so one transfer at a level costs
+    ``line_ns[level]``.  Where the line's memory is homed on a node neither CPU is in, the request first goes
+    to that home's directory: the ``other_l3_far`` level (measured on multi-die AMD parts, about twice
+    ``other_l3``).  Reference: nviennot/core-to-core-latency (``src/bench/cas.rs``), extracted per level in
+    ``skbmodel/data/core-to-core-levels.csv``.
+    """
+    cores_per_l3: int
+    l3_per_socket: int
+    sockets: int
+    nodes_per_socket: int
+    source: str
+    line_ns: dict[str, LineFigure]
+
+    def missing(self, level: str, sockets: int = 0, numa_nodes: int = 0) -> str | None:
+        """Why the machine has no level ``level`` (one phrase), or None.  ``sockets``, ``numa_nodes``: what a
+        profile states of its machine (0 = not stated: the description's)."""
+        # a profile that states its sockets but not its nodes (a BIOS setting, AMD's NPS) may have several
+        nodes = numa_nodes or (0 if sockets else self.sockets * self.nodes_per_socket)
+        sockets = sockets or self.sockets
+        if level == "other_socket" and sockets < 2:
+            return "one socket"
+        if level == "other_l3" and self.l3_per_socket < 2:
+            return f"one L3 per socket ({self.cores_per_l3} cores share it)"
+        if level == "other_l3_far" and "other_l3_far" not in self.line_ns:
+            return "no measured cost of a line homed away from both CPUs (one directory for the socket's L3s)"
+        if level == "other_l3_far" and nodes == 1:
+            return "one NUMA node: every line's memory is local to both CPUs"
+        if level not in self.line_ns:
+            return f"no {LEVEL_LABELS[level]} level"
+        return None
+
+    def cross_node(self, sockets: int = 0, numa_nodes: int = 0) -> str | None:
+        """The nearest placement whose two CPUs are on different NUMA nodes (what a cross-node placement
+        meant before levels: another socket, else another node of the socket), or None on a one-node machine."""
+        for level in ("other_socket", "other_l3_far", "other_l3"):
+            if self.missing(level, sockets, numa_nodes) is None and (
+                    level != "other_l3" or self.nodes_per_socket > 1):
+                return level
+        return None
+
+    def ns(self, level: str) -> float:
+        """The transfer at ``level`` [ns]; a level the machine lacks takes the nearest one it has below it, so
+        that a sweep over every placement evaluates (the question refuses such a state)."""
+        for lv in reversed(LEVELS[: LEVELS.index(level) + 1]):
+            if lv in self.line_ns:
+                return self.line_ns[lv].value
+        raise UarchError(f"topology has no level up to {level}")
+
+
+def _topology(path: Path, doc: dict) -> Topology | None:
+    t = doc.get("topology")
+    if t is None:
+        return None
+    counts = {}
+    for k in ("cores_per_l3", "l3_per_socket", "sockets", "nodes_per_socket"):
+        v = t.get(k)
+        if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 512:
+            raise UarchError(f"{path.name}: topology.{k} must be a whole number from 1 to 512; got {v!r}")
+        counts[k] = v
+    if not str(t.get("source", "")).strip():
+        raise UarchError(f"{path.name}: topology needs a source")
+    lines = {}
+    for level, rec in t.get("line_ns", {}).items():
+        if level not in LEVELS:
+            raise UarchError(f"{path.name}: topology.line_ns.{level}: not a level ({', '.join(LEVELS)})")
+        fig = _figures(path, {level: rec}, "topology.line_ns.")[level]
+        if fig.bracket is None or not str(rec.get("row", "")).strip():
+            raise UarchError(f"{path.name}: topology.line_ns.{level} needs low, high and the row it cites")
+        lines[level] = LineFigure(level, fig.value, *fig.bracket, str(rec["row"]), fig.source, fig.uncertain)
+    if "same_l3" not in lines:
+        raise UarchError(f"{path.name}: topology.line_ns needs same_l3")
+    return Topology(**counts, source=str(t["source"]), line_ns=lines)
+
+
+@functools.lru_cache(maxsize=1)
+def levels_table() -> dict[str, dict]:
+    """The cited core-to-core rows (:data:`LEVELS_CSV`) by :func:`row_key`."""
+    with LEVELS_CSV.open(newline="") as f:
+        return {row_key(r): r for r in csv.DictReader(f)}
 
 
 def _figures(path: Path, table: dict, where: str = "") -> dict[str, Figure]:
@@ -141,7 +269,8 @@ def _parse_text(file_name: str, text: str) -> Description:
                        match=tuple(str(m) for m in doc.get("match", ())),
                        cpu_parts=tuple(str(c).lower() for c in doc.get("cpu_parts", ())),
                        features=None if features is None else tuple(str(f).lower() for f in features),
-                       features_source=str(doc.get("features_source", "")), skus=skus)
+                       features_source=str(doc.get("features_source", "")), skus=skus,
+                       topology=_topology(path, doc))
 
 
 def descriptions() -> dict[str, Description]:
@@ -205,3 +334,30 @@ def measured_on(profile_id: str) -> tuple[Description | None, str]:
         name, why = ASSUMED_MEASURED_ON[profile_id]
         return load(name), why
     raise UarchError(f"no description says which CPU profile {profile_id} measured on")
+
+
+#: the description whose levels a profile measured on a CPU no source names takes, and why
+LEVELS_ASSUMED = {"xeon-platinum-iavf": ("ice-lake-sp", "seed 003's two-socket Xeon Platinum lab (model not "
+                                                        "stated; its clock is assumed an Ice Lake-SP's)")}
+
+
+def for_profile(profile) -> tuple[Description | None, str]:
+    """The description whose topology a profile's machine has, and why: the CPU it was measured on
+    (:func:`measured_on`), derived from (``derived-<name>``), or, for a profile that inherits a shipped one
+    (a custom profile, an archived version), its base's; ``(None, why)`` when none is known."""
+    for pid in (str(profile.id), str(profile.inherits or "")):
+        pid = pid.split("@", 1)[0]
+        if not pid:
+            continue
+        if pid.startswith(DERIVED_PREFIX) and pid[len(DERIVED_PREFIX):] in descriptions():
+            name = pid[len(DERIVED_PREFIX):]
+            return load(name), f"profile {pid} is derived from description {name}"
+        if pid in LEVELS_ASSUMED:
+            name, why = LEVELS_ASSUMED[pid]
+            return load(name), why
+        if pid not in UNKNOWN_CPU:
+            try:
+                return measured_on(pid)
+            except UarchError:
+                pass
+    return None, f"no description says which CPU profile {profile.id} is"

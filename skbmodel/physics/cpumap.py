@@ -5,8 +5,9 @@ Source CPU (driver RX, XDP program, ``cpu_map_enqueue``) per packet:
 ptr_ring (a page the destination recycled, ratio ``r``) or from the page allocator.
 
 Destination CPU (``cpu_map_kthread_run``: build skb from xdp_frame, stack) per packet:
-``dst = stack + alloc_bulk(CPUMAP_BATCH) + erms(object) + free_one + return_side(r, numa)
-+ xfer_lines * xcpu_line * numa``
+``dst = stack + alloc_bulk(CPUMAP_BATCH) + erms(object) + free_one + return_side(r, f)
++ xfer_lines * xcpu_line * f`` (``f`` the placement's line factor, 1 on the same L3:
+:func:`skbmodel.physics.placement.line_factor`)
 
 (cpumap allocates skbs with ``kmem_cache_alloc_bulk(..., __GFP_ZERO)``; the frame and packet
 headers arrive in ``xfer_lines`` cachelines written by the source CPU).  Throughputs:
@@ -17,8 +18,9 @@ Plain XDP_PASS on one CPU does both halves without the redirect and recycles pag
 ``xdp_pass = src_base - redirect + stack + alloc_bulk(16) + memset(zero_bytes) + free_one + pp_fast``
 (napi_build_skb takes skbs from the NAPI cache, refilled 16 at a time).
 
-Placement (``numa``) and the destination's program (``cpumap_prog``) move both CPUs
-(:func:`placed`, kernel/bpf/cpumap.c as of v5.10-v6.12: the kthread consumer, ``cpu_map_kthread_run``):
+Placement (``place``: the level of the machine's topology the two CPUs meet at) and the destination's
+program (``cpumap_prog``) move both CPUs (:func:`placed`, kernel/bpf/cpumap.c as of v5.10-v6.12: the kthread
+consumer, ``cpu_map_kthread_run``):
 
 * the producer's ring writes: ``bq_flush_to_queue`` stores each frame pointer into the entry's
   ``ptr_ring`` (``__ptr_ring_produce`` under ``producer_lock``), whose slot lines the consumer last wrote
@@ -30,17 +32,18 @@ Placement (``numa``) and the destination's program (``cpumap_prog``) move both C
   recycled page); and when the source writes the next ``struct xdp_frame`` into that page's headroom
   (``xdp_convert_buff_to_frame``) it takes back the line the kthread read (:data:`FRAME_RETURN_LINES`):
   what moved to the destination comes back, per delivered page;
-* across nodes each of these lines costs ``numa_remote_factor`` times a same-node line; the same-node
-  moves are inside the bases fitted on seed 003's same-node runs, so the terms are the cross-node
-  excess ``(numa - 1) * xcpu_line`` per line;
+* each of these lines costs one move at the placement's level
+  (:func:`skbmodel.physics.placement.line_cycles`, the published one-way latency of the level); the same-L3
+  moves are inside the bases fitted on seed 003's same-node runs, so the terms are the excess
+  ``line - xcpu_line`` per line;
 * frames the full ring refuses (``bq_flush_to_queue`` -> ``xdp_return_frame_rx_napi``) go back to the
   source's own pool and move no line: the source's line moves are per *delivered* frame
   (:func:`delivered_share`);
 * kthread wake-ups: every ``__cpu_map_flush`` (once per NAPI poll, ``cpumap_flush_packets`` frames under
   load) calls ``wake_up_process``; the kthread sleeps (``schedule()`` in ``cpu_map_kthread_run``) whenever
   it has emptied its ring, and then the wake is a full ``try_to_wake_up`` on another CPU (the source's
-  ``cpumap_wake_cycles`` plus ``cpumap_wake_lines`` lines of the remote runqueue and task, x numa; an IPI
-  where the CPUs share no LLC) and the destination pays ``cpumap_sleep_cycles`` (switching to idle and
+  ``cpumap_wake_cycles`` plus ``cpumap_wake_lines`` lines of the remote runqueue and task at the level; an
+  IPI where the CPUs share no LLC) and the destination pays ``cpumap_sleep_cycles`` (switching to idle and
   back).  A kthread with time to spare between flushes sleeps after every one; one that never catches up
   never sleeps; in between as often as its spare time pays for (:func:`sleep_fraction`).  Where the
   destination is the bottleneck (seed 003's runs) no wake-up finds it asleep;
@@ -159,50 +162,60 @@ def delivered_share(src0_ns, src_lines_ns, dst_ns, offered_mpps):
     return np.clip(np.nan_to_num(u, nan=1.0), 0.0, 1.0)
 
 
-def placement_cycles(is_cross, recycle_ratio, c):
+def placement_cycles(line_cycles, recycle_ratio, c):
     """The placement's moves per packet [cycles]: ``(source lines, destination lines, wake-up on the source,
-    sleep on the destination)``, the first two per delivered frame, the last two per packet when every flush
-    finds the kthread asleep.
+    sleep on the destination, wake-up latency)``, the first two per delivered frame, the last three per packet
+    when every flush finds the kthread asleep.
 
-    Lines: the cross-node excess ``(numa - 1) * xcpu_line`` of each line of :func:`cross_node_lines` (the
-    same-node moves are inside the bases fitted on seed 003's same-node runs).  Wake-up: ``try_to_wake_up``
-    on another CPU (``cpumap_wake_cycles`` plus ``cpumap_wake_lines`` lines of the remote runqueue and task,
-    x numa) once per ``cpumap_flush_packets``; the destination's ``cpumap_sleep_cycles`` likewise."""
-    numa = np.where(np.asarray(is_cross, dtype=bool), c["numa_remote_factor"], 1.0)
+    ``line_cycles``: one line's move between the two CPUs at their level
+    (:func:`skbmodel.physics.placement.line_cycles`).  Lines: the excess ``line - xcpu_line`` of each line of
+    :func:`cross_node_lines` over the calibration's placement (seed 003: the same L3), whose moves are inside
+    the fitted bases.  Wake-up: ``try_to_wake_up`` of the kthread on the other CPU once per
+    ``cpumap_flush_packets``: ``cpumap_wake_cycles`` plus ``cpumap_wake_lines`` lines of its runqueue and task
+    at the level; the destination's ``cpumap_sleep_cycles`` likewise.  Latency: the kthread runs only once the
+    wake has reached its CPU, ``cpumap_wake_lines`` moves of those lines and one more for the interrupt that
+    carries it (``ttwu_queue``: where the CPUs share no LLC, ``__ttwu_queue_wakelist`` ->
+    ``send_call_function_single_ipi``; on one LLC the remote runqueue is written directly and the idle CPU
+    woken by ``resched_curr``), each at the level: time the destination cannot work, though no CPU spends
+    cycles on it."""
+    line = np.asarray(line_cycles, dtype=float)
     src_lines, dst_lines = cross_node_lines(recycle_ratio, c["cacheline_bytes"], c["cpumap_return_lines"])
-    excess = (numa - 1.0) * c["xcpu_line_cycles"]
+    excess = line - c["xcpu_line_cycles"]
     per = 1.0 / c["cpumap_flush_packets"]
-    wake = per * (c["cpumap_wake_cycles"] + c["cpumap_wake_lines"] * c["xcpu_line_cycles"] * numa)
-    return src_lines * excess, dst_lines * excess, wake, per * c["cpumap_sleep_cycles"]
+    wake = per * (c["cpumap_wake_cycles"] + c["cpumap_wake_lines"] * line)
+    latency = per * (c["cpumap_wake_lines"] + 1.0) * line
+    return src_lines * excess, dst_lines * excess, wake, per * c["cpumap_sleep_cycles"], latency
 
 
-def placed(src0, dst0, is_cross, recycle_ratio, c, ghz) -> dict:
+def placed(src0, dst0, line_cycles, recycle_ratio, c, ghz, offered_mpps) -> dict:
     """The placement's terms on both CPUs [cycles per packet]: ``{"src": u * lines + p * wake, "dst": lines +
     p * sleep, "p": p_sleep, "u": delivered share}``.
 
-    ``src0``, ``dst0``: each CPU's cycles at the same node without wake-ups (:func:`src_cycles`, the
-    destination's composition or :func:`drop_dst_cycles`).  The kthread's sleeps (:func:`sleep_fraction`)
-    happen only where it keeps up, and then no frame is dropped; where it does not, the source's line moves
-    follow the frames it delivers (:func:`delivered_share`).  Each CPU's cost is its own plus its term; the
-    terms are its "cross-CPU transfer"."""
-    s_lines, d_lines, wake, sleep = placement_cycles(is_cross, recycle_ratio, c)
+    ``src0``, ``dst0``: each CPU's cycles on the same L3 without wake-ups (:func:`src_cycles`, the destination's
+    composition or :func:`drop_dst_cycles`); ``offered_mpps``: the load the source is offered (the generator's,
+    at most the link's line rate).  The kthread's sleeps (:func:`sleep_fraction`) follow from the two CPUs'
+    rates per flush of ``cpumap_flush_packets`` frames: it sleeps after a flush only when it has drained that
+    batch, the wake's latency included, before the next one comes; then no frame is dropped; where it does not
+    keep up, the source's line moves follow the frames it delivers (:func:`delivered_share`).  Each CPU's cost
+    is its own plus its term; the terms are its "cross-CPU transfer"."""
+    s_lines, d_lines, wake, sleep, latency = placement_cycles(line_cycles, recycle_ratio, c)
     d0 = dst0 + d_lines
     ns = lambda cyc: cyc / ghz  # noqa: E731
-    p = sleep_fraction(ns(src0 + s_lines), ns(d0), ns(wake), ns(sleep), c["offered_mpps"])
-    u = np.where(p > 0, 1.0, delivered_share(ns(src0), ns(s_lines), ns(d0), c["offered_mpps"]))
+    p = sleep_fraction(ns(src0 + s_lines), ns(d0), ns(wake), ns(sleep + latency), offered_mpps)
+    u = np.where(p > 0, 1.0, delivered_share(ns(src0), ns(s_lines), ns(d0), offered_mpps))
     return {"src": u * s_lines + p * wake, "dst": d_lines + p * sleep, "p": p, "u": u}
 
 
-def drop_dst_cycles(recycle_ratio, numa_factor, c):
+def drop_dst_cycles(recycle_ratio, line_factor, c):
     """The destination with an XDP_DROP program on the cpumap entry [cycles], by component: the ring consume,
     the program and ``xdp_return_frame`` (``cpumap_drop_dst_cycles``, "rest of path"), the page's return to
     the source's pool ("page alloc/recycle") and the frame's lines ("cross-CPU transfer"); no skb."""
-    ret = page_pool.return_side_cycles(recycle_ratio, numa_factor, pp_ring_cycles=c["pp_ring_cycles"],
+    ret = page_pool.return_side_cycles(recycle_ratio, line_factor, pp_ring_cycles=c["pp_ring_cycles"],
                                        page_slow_cycles=c["page_slow_cycles"],
                                        page_alloc_share=c["page_alloc_share"],
                                        xcpu_line_cycles=c["xcpu_line_cycles"])
     return {"page alloc/recycle": ret,
-            "cross-CPU transfer": c["cpumap_xfer_lines"] * c["xcpu_line_cycles"] * numa_factor,
+            "cross-CPU transfer": c["cpumap_xfer_lines"] * c["xcpu_line_cycles"] * line_factor,
             "rest of path": c["cpumap_drop_dst_cycles"]}
 
 
@@ -211,12 +224,3 @@ def bottleneck(src_ns, dst_ns, offered_mpps):
     is offered, else 0 where the source is slower than the offered load, else 2."""
     src_rate = np.minimum(offered_mpps, 1e3 / src_ns)
     return np.where(1e3 / dst_ns < src_rate, 1.0, np.where(1e3 / src_ns < offered_mpps, 0.0, 2.0))
-
-
-def placement_problem(profile, numa) -> str | None:
-    """Why a placement cannot be evaluated on ``profile`` (one line), or None: a cross-node destination on a
-    machine whose profile states one NUMA node."""
-    if str(numa) == "cross" and profile.numa_nodes == 1:
-        return (f"numa=cross: profile {profile.id} is a machine with one NUMA node ({profile.topology_source}); "
-                "there is no other node to redirect to: take numa=same or a profile of a multi-node machine")
-    return None

@@ -9,7 +9,8 @@ Per page, alloc + return (bench_page_pool_simple, E5-1650 v4 @ 3.60GHz, J. Broue
 
 ``page_alloc_share`` of each cost is paid where the page is allocated, the rest where it is
 returned.  A page freed on a CPU other than the one that allocated it also pays a cross-CPU
-cacheline transfer (``xcpu_line_cycles``), scaled by ``numa_remote_factor`` across NUMA nodes.
+cacheline transfer (``xcpu_line_cycles``), scaled by the line factor of the two CPUs' level
+(:func:`skbmodel.physics.placement.line_factor`).
 """
 from __future__ import annotations
 
@@ -31,18 +32,19 @@ def alloc_side_cycles(recycle_ratio, *, pp_ring_cycles, page_slow_cycles, page_a
                                                  page_slow_cycles=page_slow_cycles)
 
 
-def return_side_cycles(recycle_ratio, numa_factor, *, pp_ring_cycles, page_slow_cycles,
+def return_side_cycles(recycle_ratio, line_factor, *, pp_ring_cycles, page_slow_cycles,
                        page_alloc_share, xcpu_line_cycles):
     """Cost on the CPU that returns a page it did not allocate [cycles].
 
-    ``(1 - share) * (r * ring * numa + (1 - r) * slow) + (1 - r) * xcpu_line * numa``: a page
+    ``(1 - share) * (r * ring * f + (1 - r) * slow) + (1 - r) * xcpu_line * f``: a page
     freed to the page allocator from a remote CPU also pulls its ``struct page`` cacheline across;
-    the ptr_ring path is built for cross-CPU hand-over and only its ring cost grows across nodes.
+    the ptr_ring path is built for cross-CPU hand-over and only its ring cost grows with the level
+    (``f``: the line factor, 1 on the same L3).
     """
     r = np.clip(np.asarray(recycle_ratio, dtype=float), 0.0, 1.0)
-    numa = np.asarray(numa_factor, dtype=float)
+    f = np.asarray(line_factor, dtype=float)
     keep = 1.0 - np.asarray(page_alloc_share, dtype=float)
-    return keep * (r * pp_ring_cycles * numa + (1.0 - r) * page_slow_cycles) + (1.0 - r) * xcpu_line_cycles * numa
+    return keep * (r * pp_ring_cycles * f + (1.0 - r) * page_slow_cycles) + (1.0 - r) * xcpu_line_cycles * f
 
 
 def nosoftirq_cycles(test, direct_any_context, *, pp_fast_cycles, pp_ring_cycles, page_slow_cycles):

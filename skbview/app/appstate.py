@@ -78,7 +78,7 @@ PRESETS: dict[str, dict] = {
     "003": dict(label="003 cpumap page_pool recycling",
                 help="Xeon Platinum + iavf, cpumap to a core on the same node, skb page_pool recycling "
                      "(B: no recycling)",
-                a=dict(cpu="xeon-platinum-iavf", pp_recycle=1.0, numa="same", zero="gfp_zero", frame_bytes=64,
+                a=dict(cpu="xeon-platinum-iavf", pp_recycle=1.0, place="same_l3", zero="gfp_zero", frame_bytes=64,
                        path="cpumap"),
                 b=dict(pp_recycle=0.0)),
     "004": dict(label="004 slab_bulk_test01",
@@ -510,7 +510,7 @@ def param_widget(key: str, container=None, label: str | None = None, short=None,
         c.caption(_profile_caption(pid))
     elif base.startswith("d_") and p.kind == "choice":  # the Design page's stages: many options, a list
         c.selectbox(label, p.choices, key=key, format_func=show, on_change=live, help=help)
-    elif p.kind == "choice":  # zero, numa, path: the texts shown are the schema's labels
+    elif p.kind == "choice":  # zero, place, path: the texts shown are the schema's labels
         c.radio(label, p.choices, key=key, format_func=show, horizontal=True, on_change=live, help=help)
     elif p.widget == "onoff":
         c.radio(label, (0, 1), key=key, format_func={0: "off", 1: "on"}.get, horizontal=True, on_change=live,

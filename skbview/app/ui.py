@@ -74,6 +74,8 @@ def model_view(slug: str, note=None) -> None:
             return
         with st.container(key=live_control.METRICS_KEY):  # the live control rewrites its texts while dragged
             metrics(answer_metrics(res))
+        for left_out in res.notes:  # what the numbers leave out (a frame larger than the calibration's)
+            st.caption(left_out)
         controls = controls_slot()
         chart_tabs(slug, state)
         # the page's main control, followed in the browser: the metric row of every value is rendered from

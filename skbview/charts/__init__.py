@@ -16,7 +16,7 @@ from .ab import compare_difference, design_difference
 from .base import BAND_NAME, COLORS, PATH_LABELS, TEMPLATE, zero_based
 from .calibrate import fit_parity, fit_residuals
 from .compare import TIME_LABELS, TIME_OUTPUTS, compare_breakdown, compare_delta
-from .cpumap import cpumap_numa, cpumap_rates, cpumap_rates_live
+from .cpumap import cpumap_placement, cpumap_rates, cpumap_rates_live
 from .design import design_breakdown, design_breakdown_live, napi_defer_rate
 from .grid import grid_delta, grid_values
 from .kfree import kfree_clones, kfree_drop_batch, kfree_drop_batch_live
@@ -31,7 +31,7 @@ __all__ = [
     "figures_for_page", "figure_for", "chart_labels", "TIME_LABELS", "TIME_OUTPUTS", "grid_values", "grid_delta",
     "overview_breakdown", "overview_paths", "slub_per_object", "slub_gain", "slub_cost_vs_size", "zeroing_cost",
     "zeroing_delta",
-    "seed_zero_delta_ns", "veth_batch", "veth_heatmap", "cpumap_rates", "cpumap_numa", "kfree_drop_batch",
+    "seed_zero_delta_ns", "veth_batch", "veth_heatmap", "cpumap_rates", "cpumap_placement", "kfree_drop_batch",
     "kfree_clones", "compare_delta", "compare_breakdown", "validation_parity", "validation_errors", "oos_summary",
     "oos_curve_names", "oos_curve", "fit_residuals", "fit_parity", "design_breakdown", "napi_defer_rate",
     "LIVE_CONTROLS", "LIVE_DESIGN",
@@ -48,7 +48,8 @@ PAGE_CHARTS = {
                                                                   zeroing_delta)),
     "veth": (("mpps_vs_batch", "Throughput vs batch", veth_batch), ("batch_heatmap", "Batch × bytes zeroed",
                                                                      veth_heatmap)),
-    "cpumap": (("rates_vs_recycle", "Rates vs recycle ratio", cpumap_rates), ("numa", "NUMA effect", cpumap_numa)),
+    "cpumap": (("rates_vs_recycle", "Rates vs recycle ratio", cpumap_rates),
+               ("placement", "Placement effect", cpumap_placement)),
     "kfree": (("pps_vs_drop_batch", "Rate vs drop_batch", kfree_drop_batch), ("clones", "Cloned skbs",
                                                                              kfree_clones)),
     "compare": (("ab_difference", "Difference", compare_difference), ("ab_delta", "Time per packet, B − A",

@@ -1,4 +1,4 @@
-"""The page_pool + cpumap page: rates vs the recycle ratio and the NUMA effect."""
+"""The page_pool + cpumap page: rates vs the recycle ratio and the placement's effect."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -6,7 +6,7 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from skbmodel import model, uncertainty
+from skbmodel import model, params as _params, uncertainty
 from skbmodel.physics import cpumap
 
 from .live import Sweep, live_caption, live_marker
@@ -21,12 +21,17 @@ RECYCLE_X = np.linspace(0.0, 1.0, 101)
 
 
 def cpumap_rates(state: Mapping) -> go.Figure:
-    """Source, destination and drop Mpps vs page_pool recycle ratio; XDP_PASS; the other NUMA case."""
+    """Source, destination and drop Mpps vs page_pool recycle ratio; XDP_PASS; the other placement (the same L3,
+    or from there the farthest level the machine has)."""
     p = params(state)
     prof = profile(state)
-    other = "cross" if p["numa"] == "same" else "same"
-    numas = np.array([p["numa"], other])
-    out, iv = uncertainty.evaluate_with_intervals({**p, "pp_recycle": RECYCLE_X[None, :], "numa": numas[:, None]}, prof,
+    have = model.available_placements(prof)
+    other = "same_l3" if p["place"] != "same_l3" else (have[-1] if len(have) > 1 else "same_l3")
+    places = np.array([p["place"], other])
+    label = _params.BY_KEY["place"].label_of
+    here, there = label(p["place"]), label(other)
+    out, iv = uncertainty.evaluate_with_intervals({**p, "pp_recycle": RECYCLE_X[None, :], "place": places[:, None]},
+                                                  prof,
                                                   ("cpumap.src_mpps", "cpumap.dst_mpps", "cpumap.drop_mpps"))
     cur, cur_iv = uncertainty.evaluate_with_intervals(p, prof, ("cpumap.src_mpps", "cpumap.dst_mpps", "xdp_pass.mpps"))
     r = float(p["pp_recycle"])
@@ -38,18 +43,19 @@ def cpumap_rates(state: Mapping) -> go.Figure:
     for key, name, color, mark in (("cpumap.src_mpps", "source CPU rx", COLORS["src"], {}),
                                    ("cpumap.dst_mpps", "destination CPU rx", COLORS["dst"], marked(0, COLORS["dst"])),
                                    ("cpumap.drop_mpps", "drops (src − dst)", COLORS["drop"], {})):
-        band(fig, RECYCLE_X, iv[key], color, row=0, name=f"{name}, {p['numa']} node")
+        band(fig, RECYCLE_X, iv[key], color, row=0, name=f"{name}, {here}")
         fig.add_trace(Scatter(x=RECYCLE_X, y=np.asarray(out[key][0], dtype=float),
-                                 name=f"{name}, {p['numa']} node", line=dict(color=color, width=2.5),
-                                 legendgroup=f"{name}, {p['numa']} node",
+                                 name=f"{name}, {here}", line=dict(color=color, width=2.5),
+                                 legendgroup=f"{name}, {here}",
                                  hovertemplate="ratio %{x:.2f}: %{y:.2f} Mpps<extra>" + name + "</extra>",
                                  **{"mode": "lines", **mark}))
-    fig.add_trace(Scatter(x=RECYCLE_X, y=np.asarray(out["cpumap.dst_mpps"][1], dtype=float),
-                             name=f"destination CPU rx, {other} node", line=dict(color=COLORS["dst"], dash="dot"),
-                             legendgroup=f"destination CPU rx, {other} node",
-                             hovertemplate="ratio %{x:.2f}: %{y:.2f} Mpps<extra>" + other + " node</extra>",
-                             **marked(1, COLORS["dst"])))
-    band(fig, RECYCLE_X, iv["cpumap.dst_mpps"], COLORS["dst"], row=1, name=f"destination CPU rx, {other} node")
+    if other != p["place"]:  # a machine with one level (one L3) has no other placement to draw
+        fig.add_trace(Scatter(x=RECYCLE_X, y=np.asarray(out["cpumap.dst_mpps"][1], dtype=float),
+                              name=f"destination CPU rx, {there}", line=dict(color=COLORS["dst"], dash="dot"),
+                              legendgroup=f"destination CPU rx, {there}",
+                              hovertemplate="ratio %{x:.2f}: %{y:.2f} Mpps<extra>" + there + "</extra>",
+                              **marked(1, COLORS["dst"])))
+        band(fig, RECYCLE_X, iv["cpumap.dst_mpps"], COLORS["dst"], row=1, name=f"destination CPU rx, {there}")
     xp = num(cur["xdp_pass.mpps"])
     band(fig, np.array([0.0, 1.0]), cur_iv["xdp_pass.mpps"], COLORS["xdp_pass"], name="XDP_PASS on one CPU")
     fig.add_trace(Scatter(x=RECYCLE_X, y=np.broadcast_to(xp, RECYCLE_X.shape),
@@ -70,18 +76,18 @@ def cpumap_rates(state: Mapping) -> go.Figure:
     fig.update_yaxes(rangemode="tozero")
     return finish(fig, "cpumap redirect: throughput vs page_pool recycle ratio",
                    "page_pool recycle ratio (% of pages)",
-                   "rate (Mpps)", caption(state, ("pp_recycle", "numa")))
+                   "rate (Mpps)", caption(state, ("pp_recycle", "place")))
 
 
-def cpumap_numa(state: Mapping) -> go.Figure:
-    """Destination-CPU per-packet components [ns], same vs cross NUMA node, at the current ratio."""
+def cpumap_placement(state: Mapping) -> go.Figure:
+    """Destination-CPU per-packet components [ns] at each placement the machine has, at the current ratio."""
     p = params(state)
     prof = profile(state)
-    numas = np.array(["same", "cross"])
-    parts = model.cpumap_breakdown_ns({**p, "numa": numas}, prof)["destination"]
-    out, iv = uncertainty.evaluate_with_intervals({**p, "numa": numas}, prof,
+    numas = np.array(model.available_placements(prof))
+    parts = model.cpumap_breakdown_ns({**p, "place": numas}, prof)["destination"]
+    out, iv = uncertainty.evaluate_with_intervals({**p, "place": numas}, prof,
                                                   ("cpumap.dst_mpps", "cpumap.dst_ns", "cpumap.bottleneck"))
-    labels = np.array(["same NUMA node", "cross NUMA node"])
+    labels = np.array([_params.BY_KEY["place"].label_of(str(v)) for v in numas])
     fig = Fig()
     for comp in model.COMPONENTS:
         y = np.broadcast_to(np.asarray(parts[comp], dtype=float), numas.shape)
@@ -98,7 +104,8 @@ def cpumap_numa(state: Mapping) -> go.Figure:
                            yanchor="bottom", font=dict(size=12))
     fig.update_layout(barmode="stack")
     fig.update_yaxes(range=[0, max(float(ns.max()) * 1.15, float(np.max(iv["cpumap.dst_ns"][1])) * 1.05)])
-    return finish(fig, "cpumap destination CPU: NUMA effect on the per-packet cost", "destination CPU placement",
+    return finish(fig, "cpumap destination CPU: the placement's effect on the per-packet cost",
+                  "where the destination CPU is",
                    "time per packet on the destination CPU (ns)", caption(state, ("pp_recycle",)))
 
 
@@ -107,7 +114,7 @@ def cpumap_rates_live(sweep: Sweep) -> dict:
     """What of :func:`cpumap_rates` moves with the recycle ratio: marker and caption."""
     return {"traces": [live_marker(sweep, (sweep.row("cpumap.src_mpps"), sweep.row("cpumap.dst_mpps")),
                                    lambda r: f"current ratio = {r:g}")],
-            "annotations": [live_caption(sweep, ("pp_recycle", "numa"))]}
+            "annotations": [live_caption(sweep, ("pp_recycle", "place"))]}
 
 
 cpumap_rates_live.outputs = ("cpumap.src_mpps", "cpumap.dst_mpps")

@@ -32,7 +32,7 @@ def _design_caption(state: Mapping) -> str:
     if pb["path"] == "design":
         parts += [f"{sk_state.key_of(k, 'b')}={sk_state.fmt_value(pb[k])}" for k in design.KEY_NAMES
                   if pb[k] != design.DEFAULTS[k] or k == "d_from"]
-    return " · ".join([caption(state, ("pp_recycle", "numa", "link_gbps", "frame_bytes", *keys)), *parts])
+    return " · ".join([caption(state, ("pp_recycle", "place", "link_gbps", "frame_bytes", *keys)), *parts])
 
 
 def design_breakdown(state: Mapping) -> go.Figure:

@@ -120,7 +120,7 @@ def overview_breakdown(state: Mapping) -> go.Figure:
                     title=dict(text="whole path (ns/packet)", standoff=4)),
     )
     cap = caption(state, ("path", "bulk", "zero", "zero_bytes", "xdp_batch", "kfl_bulk", "drop_batch", "pp_recycle",
-                          "numa", "link_gbps", "frame_bytes"))
+                          "place", "link_gbps", "frame_bytes"))
     rest_r = rest.CONTENTS.get(path)
     if rest_r is not None:
         cap += f" · rest of path = {rest_r.constant}, one constant fitted to the whole path: {rest_r.contains}"
@@ -154,4 +154,4 @@ def overview_paths(state: Mapping) -> go.Figure:
     return finish(fig, "All paths: per-packet cost by component", "path (CPU that limits the rate)",
                    "time per packet (ns)",
                    caption(state, ("zero", "zero_bytes", "xdp_batch", "kfl_bulk", "drop_batch", "pp_recycle",
-                                   "numa", "link_gbps", "frame_bytes")))
+                                   "place", "link_gbps", "frame_bytes")))

@@ -46,7 +46,7 @@ class XdpBench(LineFormat):
             if xm:
                 col = 2 if out == "cpumap.drop_mpps" else 1
                 self.add(Measurement(self.origin, i, _short(raw), test, _intnum(xm.group(col)), "pps", {}, out,
-                                     "xdp", 0.03, "cpumap redirect: set pp_recycle and numa for your run"))
+                                     "xdp", 0.03, "cpumap redirect: set pp_recycle and place for your run"))
                 return True
         if re.match(r"^(receive total|enqueue to cpu|kthread total|xdp-rx|cpumap-enqueue|cpumap[_-]kthread)\b", low) \
                 and re.search(r"\d", low) and not re.match(r"^(xdp-rx|cpumap[_-]kthread)\s+\d", low) \
@@ -80,4 +80,4 @@ class XdpBench(LineFormat):
             for v, what, out in ((src, "src cpu Rx", "cpumap.src_mpps"), (dv, "drops", "cpumap.drop_mpps"),
                                  (dst, "dst cpu Rx", "cpumap.dst_mpps")):
                 self.add(Measurement(self.origin, i, _short(raw), f"cpumap {what}", v, "Mpps", {}, out, "xdp", 0.03,
-                                     "cpumap redirect: set pp_recycle and numa for your run"))
+                                     "cpumap redirect: set pp_recycle and place for your run"))
