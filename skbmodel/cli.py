@@ -118,10 +118,9 @@ def cmd_eval(args) -> int:
     return 0
 
 
-def cmd_patch(args) -> int:
-    """``patch FILE|-``: a kernel patch (a diff, a mail, a series or an mbox) as a Compare question, answered."""
-    from . import patchin  # unidiff loads for this command alone
-
+def _pasted_input(args) -> bytes:
+    """The bytes of ``FILE`` or of standard input (``-``) a reviewer hands ``patch`` or ``perf``, once its
+    ``--cpu`` is known to be a shipped profile."""
     if args.file == "-":
         raw = sys.stdin.buffer.read()
     else:
@@ -131,6 +130,30 @@ def cmd_patch(args) -> int:
             raise UsageError(f"{args.file}: cannot read it ({e.__class__.__name__})") from None
     if args.cpu is not None and args.cpu not in available_profiles():
         raise UsageError(f"--cpu {args.cpu!r}: expected one of {', '.join(available_profiles())}")
+    return raw
+
+
+def _pasted_arguments(parser, what: str) -> None:
+    """``FILE|-`` and ``--json``/``--text`` of a command that reads what a reviewer pastes."""
+    parser.add_argument("file", help=f"{what}: a file, or - for stdin")
+    fmt = parser.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true")
+    fmt.add_argument("--text", action="store_true", help="the text block, 70 columns (the default)")
+
+
+def _print_doc(doc: dict, as_json: bool, text_block) -> None:
+    if as_json:
+        json.dump(doc, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(text_block(doc))
+
+
+def cmd_patch(args) -> int:
+    """``patch FILE|-``: a kernel patch (a diff, a mail, a series or an mbox) as a Compare question, answered."""
+    from . import patchin  # unidiff and tree-sitter load for this command alone
+
+    raw = _pasted_input(args)
     if args.cpu is not None and args.profile is not None:
         raise UsageError("--cpu names a shipped profile and --profile a profile file: give one of them")
     rc = 0
@@ -141,11 +164,7 @@ def cmd_patch(args) -> int:
         doc, rc = e.doc, 2
     except patchin.PatchError as e:
         raise UsageError(str(e)) from None
-    if args.json:
-        json.dump(doc, sys.stdout, indent=1)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(patchin.text_block(doc))
+    _print_doc(doc, args.json, patchin.text_block)
     return rc
 
 
@@ -153,24 +172,12 @@ def cmd_perf(args) -> int:
     """``perf FILE|-``: a perf report or folded stacks, each symbol's stage and the run beside the model."""
     from . import perfin
 
-    if args.file == "-":
-        raw = sys.stdin.buffer.read()
-    else:
-        try:
-            raw = Path(args.file).read_bytes()
-        except OSError as e:
-            raise UsageError(f"{args.file}: cannot read it ({e.__class__.__name__})") from None
-    if args.cpu is not None and args.cpu not in available_profiles():
-        raise UsageError(f"--cpu {args.cpu!r}: expected one of {', '.join(available_profiles())}")
+    raw = _pasted_input(args)
     try:
         doc = perfin.answer(raw.decode("utf-8", errors="replace"), args.path, args.cpu, args.on_cpu)
     except perfin.PerfError as e:
         raise UsageError(str(e)) from None
-    if args.json:
-        json.dump(doc, sys.stdout, indent=1)
-        sys.stdout.write("\n")
-    else:
-        sys.stdout.write(perfin.text_block(doc))
+    _print_doc(doc, args.json, perfin.text_block)
     return 0
 
 
@@ -638,14 +645,12 @@ def build_parser(extra=(), argv=()) -> argparse.ArgumentParser:
     ln.set_defaults(func=cmd_link)
     pa = sub.add_parser("patch", help="a kernel patch mail or diff: its predicted per-packet difference and verdict",
                         description="Map a kernel patch (a unified diff, a patch mail, a series or an mbox; FILE or - "
-                        "for stdin) to the mechanisms the model prices (skbmodel/data/patch-mechanisms.toml), build "
-                        "A (before) and B (after) on the Compare page and print Compare's verdict: B - A of the "
-                        "path's ns/packet with its 90 % interval, every hunk mapped or not modelled, what the mail "
-                        "measured and the Compare link. A patch that maps to nothing exits 2.")
-    pa.add_argument("file", help="the patch: a file, or - for stdin")
-    pfmt = pa.add_mutually_exclusive_group()
-    pfmt.add_argument("--json", action="store_true")
-    pfmt.add_argument("--text", action="store_true", help="the text block, 70 columns (the default)")
+                        "for stdin) to the mechanisms the model prices (skbmodel/data/patch-mechanisms.toml) on the "
+                        "net change of each function it touches, build A (before) and B (after) on the Compare page "
+                        "and print Compare's verdict: B - A of the path's ns/packet with its 90 % interval, every "
+                        "changed function mapped or not modelled, what the mails measured and the Compare link. A "
+                        "patch that touches no priced mechanism exits 2.")
+    _pasted_arguments(pa, "the patch")
     pa.add_argument("--cpu", metavar="ID", help="the CPU profile (default: the link default's)")
     pa.add_argument("--base", metavar="URL", help="the dashboard's address for the link")
     pa.add_argument("--profile", metavar="FILE.toml",
@@ -657,10 +662,7 @@ def build_parser(extra=(), argv=()) -> argparse.ArgumentParser:
                         "(skbmodel/data/kernel-symbols.toml) and print the run's share per stage beside the model's "
                         "for the path and CPU, the disagreements ranked with a reason, and the symbols the map does "
                         "not place. An input with no perf lines exits 2.")
-    pf.add_argument("file", help="the perf output: a file, or - for stdin")
-    ffmt = pf.add_mutually_exclusive_group()
-    ffmt.add_argument("--json", action="store_true")
-    ffmt.add_argument("--text", action="store_true", help="the text block, 70 columns (the default)")
+    _pasted_arguments(pf, "the perf output")
     pf.add_argument("--path", choices=tuple(sk_rest.CONTENTS), help="the modelled path (default: the saved profile's "
                     "header, else guessed from the symbols)")
     pf.add_argument("--cpu", metavar="ID", help="the CPU profile (default: the default profile)")
