@@ -497,7 +497,7 @@ def test_compare_verdict_is_about_what_changed():
     d = float(model.evaluate(sk_state.scenario(st, "b"), prof)[head]
               - model.evaluate(sk_state.scenario(st, "a"), prof)[head])
     assert _metric(at, "Δ B − A") == _fmt4(d, "+")
-    assert any("numa_remote_factor" in w.value.replace("\\", "") and "assumed" in w.value for w in at.warning)
+    assert any("line_other_socket_ns" in w.value.replace("\\", "") and "assumed" in w.value for w in at.warning)
     drivers = next(x.value for x in at.dataframe if "constant" in x.value.columns)  # the headline's, first
     assert len(drivers) and drivers.iloc[0]["source"]  # ranked, each with its source
     at.radio(key="path").set_value("cpumap").run()

@@ -150,12 +150,21 @@ def test_cli_list_derive_and_eval_with_the_profile_file(tmp_path):
     assert lo < fast < hi and doc["version_notice"] is None
 
 
+def _as_own_file(path):
+    """A derived profile file under an id of its own: a user's profile, not a copy of the shipped derived one
+    (which ``--profile`` reads as that shipped profile, tests/test_question.py)."""
+    text = path.read_text()
+    assert 'id = "derived-zen1-naples"' in text
+    path.write_text(text.replace('id = "derived-zen1-naples"', 'id = "my-zen1"', 1))
+
+
 def test_eval_with_a_profile_file_is_one_question_on_that_profile_at_its_clock(tmp_path):
     """``--profile FILE`` is part of the question: the JSON's outputs and its answers are one number, at the
     file's own clock (not the link's default CPU's 3.6 GHz), the text block names the file's profile, and its
     share link reopens to the same numbers."""
     out = tmp_path / "zen1.toml"
     assert cli("profile", "derive", "--uarch", "zen1-naples", "--out", str(out)).returncode == 0
+    _as_own_file(out)
     file_prof = P.parse_profile(out.read_text(), resolve_parent=P.load_profile)
     doc = json.loads(cli("eval", "page=veth", "--json", "--profile", str(out)).stdout)
     answer = {v["output"]: v["value"] for v in doc["answers"]["values"]}
@@ -177,6 +186,7 @@ def test_link_and_export_take_a_profile_file_as_part_of_the_question(tmp_path):
     to the file's numbers, and the exported chart's footer names the file's profile."""
     out = tmp_path / "zen1.toml"
     assert cli("profile", "derive", "--uarch", "zen1-naples", "--out", str(out)).returncode == 0
+    _as_own_file(out)
     doc = json.loads(cli("eval", "page=veth&xdp_batch=8", "--json", "--profile", str(out)).stdout)
     link = cli("link", "page=veth&xdp_batch=8", "--profile", str(out)).stdout.strip()
     assert "prof=" in link and "xdp_batch=8" in link
@@ -196,6 +206,7 @@ def test_patch_takes_a_profile_file_as_part_of_the_question(tmp_path):
     ``eval --profile`` gives of the link it prints, and that link carries the file's profile."""
     out = tmp_path / "zen1.toml"
     assert cli("profile", "derive", "--uarch", "zen1-naples", "--out", str(out)).returncode == 0
+    _as_own_file(out)
     seed = ROOT / "tests" / "data" / "seeds" / "000_062ad420d30618bd.txt"
     doc = json.loads(cli("patch", str(seed), "--json", "--profile", str(out)).stdout)
     plain = json.loads(cli("patch", str(seed), "--json").stdout)
