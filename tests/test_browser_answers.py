@@ -55,7 +55,8 @@ def _add_difference(page, label: str) -> None:
 
 
 def test_cross_numa_recycling_on_cpumap_in_three_actions(app):
-    """"50 % recycling, cross-NUMA, on cpumap", on a two-socket machine: Compare, B's recycle ratio, B's node.
+    """"50 % recycling, cross-NUMA, on cpumap", on a two-socket machine: Compare, B's recycle ratio, B's placement
+    on the other socket.
     The verdict is about the cpumap path, which moves, with what it rests on; its numbers are the answer's."""
     from skbmodel import answers
     from skbmodel.links import state as sk_state, versions as V
@@ -70,7 +71,9 @@ def test_cross_numa_recycling_on_cpumap_in_three_actions(app):
     for _ in range(10):
         page.keyboard.press("ArrowLeft")
     wait_for_app(page)
-    _add_difference(page, "cpumap destination node")  # 3: a choice of two: B takes the other, cross node
+    _add_difference(page, "CPU placement")  # 3: B's placement, then the other socket among its levels
+    page.locator(".st-key-b_place label", has_text="another socket").first.click()
+    wait_for_app(page)
     q = "page=compare&cpu=xeon-platinum-iavf&b_pp_recycle=0.5&b_place=other_socket"
     want = answers.of_state(V.with_link_headline(q, sk_state.decode_strict(q))).differences[0]
 
