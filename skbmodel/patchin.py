@@ -465,8 +465,16 @@ def _two_cpus(p: Plan, on: Machine) -> dict:
                              dict(p.b), on)
     shed, _ = _difference(shed_st)
     gain, _ = _difference(gain_st)
-    return {"shedding": {"cpu": "the CPU that frees (TX completion, the consumer)", **shed, "state": shed_st},
-            "gaining": {"cpu": "the CPU that allocated the skb (its defer list)", **gain, "state": gain_st}}
+    # the freeing CPU still moves one line to the other's defer list (free.other_cpu_ns, at the placement)
+    push, push_iv = sk_question.Question.of_state(gain_st).scenario("b").with_intervals(["free.other_cpu_ns"])
+    f, (f_lo, f_hi) = (float(push["free.other_cpu_ns"]), (float(x) for x in push_iv["free.other_cpu_ns"]))
+    shed = {**shed, "value": shed["value"] + f, "b": shed["b"] + f,
+            "interval": [shed["interval"][0] + f_lo, shed["interval"][1] + f_hi], "line_ns": f}
+    place = sk_state.PARAMS["place"].label_of(gain_st["place"])
+    return {"shedding": {"cpu": f"the CPU that frees (TX completion, the consumer; {place})", **shed,
+                         "state": shed_st},
+            "gaining": {"cpu": f"the CPU that allocated the skb (its defer list; {place})", **gain,
+                        "state": gain_st}}
 
 
 def _runs(value: float, noise_ns: float) -> float:
