@@ -149,10 +149,13 @@ class Answer:
         return self._fmt(self.value, self._d())
 
     def interval_text(self) -> str | None:
-        """``90 %: 2.656 to 2.818`` (to the decimals of the value); None for an exact value."""
+        """``90 %: 2.656 to 2.818`` (to the decimals of the value); None for an exact value.  A count of runs
+        whose interval reaches no finite number (its difference may be 0) reads ``90 %: 3 or more``."""
         if self.exact:
             return None
         d = self._d()
+        if self.output in schema.RUNS_OUTPUTS and self.hi >= noise.MAX_RUNS:
+            return f"90 %: {self._fmt(self.lo, d)} or more (the difference may be 0)"
         return f"90 %: {self._fmt(self.lo, d)} to {self._fmt(self.hi, d)}"
 
     def text(self, unit: str | None = None) -> str:
@@ -181,6 +184,12 @@ class Difference(Answer):
     @property
     def signed(self) -> bool:
         return True
+
+    def runs_text(self) -> str:
+        """``"; 23 runs per variant"`` (``"1 run"``), or ``""`` where no count is given (the verdict says why)."""
+        if not self.runs:
+            return ""
+        return f"; {self.runs} run{'' if self.runs == 1 else 's'} per variant"
 
     def to_json(self) -> dict:
         out = super().to_json()

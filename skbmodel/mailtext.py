@@ -149,6 +149,6 @@ def _b_minus_a(state, page, res: answers.Answers, pairs) -> list[str]:
         unit = _unit(d.output)
         lines += _wrap(f"{d.label}: A {_num(d.a)}, B {vb.text(unit)}")
         verdict = f": {d.verdict} (noise {d.noise_ns:g} ns per run)" if d.verdict else ""
-        runs = f"; {d.runs} runs per variant" if d.runs else ""
+        runs = d.runs_text()
         lines += _wrap(f"B - A: {d.text(unit)}{verdict}{runs}")
     return lines

@@ -293,7 +293,7 @@ def _numbers_html(res: answers.Answers) -> str:
     rows = [f"<tr><td>{_e(v.label)}</td><td class=num>{_e(v.text(v.unit_text))}</td>"
             f"<td>{_e(v.verdict or '')}</td></tr>" for v in res.values]
     for d, vb in zip(res.differences, res.b_values):
-        runs = f"; {d.runs} runs per variant" if d.runs else ""
+        runs = d.runs_text()
         rows.append(f"<tr><td>B − A: {_e(d.label)} (B {_e(vb.text(vb.unit_text))})</td>"
                     f"<td class=num>{_e(d.text(d.unit_text))}</td><td>{_e((d.verdict or '') + runs)}"
                     "</td></tr>")

@@ -233,3 +233,18 @@ def test_a_scenario_keys_its_caches():
     assert a.key == Scenario.of(sk_state.defaults()).key
     assert a.key != a.replace(bulk=64).key
     assert hash(a.key)
+
+
+def test_counts_of_runs_read_as_a_reviewer_would_quote_them():
+    """A count of runs whose difference may be 0 has no finite upper bound: it reads "N or more", never
+    "to 1000000"; one run is "1 run"."""
+    from skbmodel import answers
+    from skbmodel.links import state as sk_state
+    from skbmodel.physics import noise
+    res = answers.of_state(sk_state.decode_strict("page=veth&zero_bytes=40"))
+    runs = next(v for v in res.values if v.output == "veth.zero_delta_runs")
+    assert runs.hi >= noise.MAX_RUNS and "or more" in runs.text() and str(noise.MAX_RUNS) not in runs.text()
+    one = answers.Difference("path.ns_per_packet", "x", "ns", "difference", 5.0, 4.0, 6.0, runs=1)
+    assert one.runs_text() == "; 1 run per variant"
+    assert answers.Difference("path.ns_per_packet", "x", "ns", "difference", 5.0, 4.0, 6.0, runs=3).runs_text() \
+        == "; 3 runs per variant"
