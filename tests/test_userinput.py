@@ -116,3 +116,14 @@ def test_the_fitted_constants_table():
     r = rows[1]
     assert r["value"] == res.profile.value("slub_fast_pair_cycles") and r["stderr"] >= 0
     assert r["change_pct"] == pytest.approx((r["value"] / E5.value("slub_fast_pair_cycles") - 1) * 100)
+
+
+def test_an_input_over_the_limit_is_refused_whole_its_cpu_line_too():
+    """A file over the parsers' limit is refused with the limit named, and its cpuinfo line is not read either
+    (the page would otherwise name a CPU from a file it says it did not read)."""
+    from skbmodel.evidence import parsers, userinput
+    head = b"model name : Intel(R) Xeon(R) Gold 6140 CPU @ 2.30GHz\n"
+    big = userinput.parse_sources([("big.txt", head + b"x" * (parsers.MAX_TEXT_CHARS + 1))])
+    assert big.cpu is None and any("the limit is" in e for e in big.errors)
+    small = userinput.parse_sources([("small.txt", head)])
+    assert small.cpu is not None

@@ -47,8 +47,10 @@ def parse_sources(sources) -> Parsed:
         notes += res.notes
         runs += res.runs
         repairs += res.repairs
-    cpu = next((found for found in (cpuinfo.cpuinfo_text(_text_of(d)) for _, d in sources) if found), None)
-    setup = cpuinfo.boot_setup([_text_of(d) for _, d in sources])
+    # an input over the parsers' limit is refused whole: nothing of it, its CPU line neither, is read
+    read = [t for t in (_text_of(d) for _, d in sources) if len(t) <= parsers.MAX_TEXT_CHARS]
+    cpu = next((found for found in map(cpuinfo.cpuinfo_text, read) if found), None)
+    setup = cpuinfo.boot_setup(read)
     return Parsed(signature(sources), ms, errs, notes, runs, repairs, cpu, setup)
 
 

@@ -62,7 +62,8 @@ def measurement_input() -> userinput.Parsed:
                             placeholder=" kmem-in-loop Per elem: 109 cycles(tsc) 30.532 ns (step:16)\n"
                                         " kmem-bulk    Per elem: 64 cycles(tsc) 17.905 ns (step:16)")
     with right:
-        files = st.file_uploader("…or upload files (text, at most 5 MB each)", accept_multiple_files=True,
+        limit = f"text, at most {parsers.MAX_TEXT_CHARS / 1e6:.0f} MB each"  # the parsers' limit, not the server's
+        files = st.file_uploader(f"…or upload files ({limit})", accept_multiple_files=True,
                                  key="cal_files")
     sources: list[tuple[str, bytes | str]] = []
     if text and text.strip():
