@@ -239,7 +239,7 @@ def test_link_and_upload_size_limits():
 def test_streamlit_config_has_safe_defaults():
     cfg = tomllib.loads((REPO / ".streamlit" / "config.toml").read_text())
     assert cfg["server"]["enableXsrfProtection"] is True
-    assert 0 < cfg["server"]["maxUploadSize"] <= 5  # MB: the Patch page takes a 5 MB mail (the Calibrate page states its own, smaller, limit)
+    assert 0 < cfg["server"]["maxUploadSize"] <= 5  # MB: a 5 MB patch mail
     assert cfg["browser"]["gatherUsageStats"] is False
     assert cfg["server"].get("enableCORS", True) is True
     assert cfg["server"].get("maxMessageSize", 200) <= 200
