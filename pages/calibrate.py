@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from skbmodel.evidence import userinput
 from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview.app import calibrate_view as view
 from skbview.app import custom_profile
@@ -34,7 +35,8 @@ view.in_use(state)
 parsed = view.measurement_input()
 measurements, run_pick = view.run_choice(parsed)
 edited_ms, row_errors = view.mapping(measurements, parsed.sig, run_pick)
-view.fit_controls(measurements, edited_ms, row_errors, parsed.sig, run_pick, cpu=parsed.cpu, setup=parsed.setup)
+view.fit_controls(measurements, edited_ms, row_errors, parsed.sig, run_pick, cpu=parsed.cpu,
+                  setup=userinput.setup_of(parsed, run_pick))
 view.fit_report(state)
 view.share_download_upload(appstate.get_state() if appstate else None)
 view.perf_profile(appstate.get_state() if appstate else state)

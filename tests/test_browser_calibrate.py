@@ -151,7 +151,8 @@ def test_a_pasted_perf_report_is_set_beside_the_model(app):
     page.keyboard.press("Control+Enter")
     summary = f"{len(doc['symbols'])} symbols holding {doc['listed_pct']:.1f} % of the samples; path veth"
     eventually(lambda: summary in page.get_by_text(summary).first.inner_text())
-    code = " ".join(page.locator(".st-key-cal_perf_text_block code").inner_text().split())
-    assert "Stages of the run" in code and "page allocator" in code
+    # the copy block is a component drawn after the page's own elements: wait for its text
+    eventually(lambda: "Stages of the run" in page.locator(".st-key-cal_perf_text_block code").inner_text())
+    assert "page allocator" in page.locator(".st-key-cal_perf_text_block code").inner_text()
     assert errors == [], errors
     ctx.close()

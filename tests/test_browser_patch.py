@@ -40,6 +40,7 @@ def test_paste_a_patch_read_its_verdict_and_open_its_comparison():
         # every mail read, and the hunk table as the command line has it
         assert "Read 3 mail(s), 3 with a diff, 16 hunks" in page.get_by_text("Read 3 mail(s)").inner_text()
         eventually(lambda: page.locator('[data-testid="stDataFrame"]').count() >= 1)  # the hunk table
+        eventually(lambda: "Hunks:" in page.locator(".st-key-patch_text_block code").inner_text())
         code = " ".join(page.locator(".st-key-patch_text_block code").inner_text().split())
         assert "Hunks:" in code and "napi-skb-cache" in code and "napi_skb_cache_get_bulk: helper" in code
         href = page.get_by_role("link", name="Open this comparison").get_attribute("href")

@@ -83,3 +83,22 @@ def test_a_fit_on_the_matching_base_has_no_such_line():
     res = _fit("epyc-9684x-srso")
     assert res.ok and not [w for w in res.warnings if w.startswith("far from the base")]
     assert pytest.approx(36.0, abs=0.5) == res.profile.value("pp_fast_cycles")
+
+
+def test_a_notes_file_of_two_boots_starts_from_the_chosen_run_s_mitigation_and_the_fit_states_it():
+    """Lab notes of two boots under headings, the stock (safe-RET) run first and an IBPB boot second: the run
+    fitted decides the base (each run's own lines and heading name its mode), and the fitted profile states
+    the base's mitigation instead of "not stated"."""
+    from skbmodel.evidence import userinput
+    body = _stock_run_text().split("\n", 4)[4]  # the time_bench lines, without the CPU and kernel lines
+    notes = ("CPU: AMD EPYC 9684X 96-Core Processor (CF Gen 12)\n\n"
+             "== Stock boot ==\nKernel: 6.13.0-traits-006-skb+\n" + body +
+             "\n== IBPB boot ==\nKernel: 6.13.0-traits-006-skb+\nbooted with spec_rstack_overflow=ibpb\n" + body)
+    parsed = userinput.parse_sources([("notes.org", notes)])
+    assert len(parsed.runs) == 2
+    first, second = (userinput.setup_of(parsed, k) for k in (1, 2))
+    assert first["return_thunk"] == "default-srso" and second["return_thunk"] == "srso-ibpb"
+    assert cpuinfo.start_profile(None, setup=first, texts=[notes])[0] == "epyc-9684x-srso"
+    assert cpuinfo.start_profile(None, setup=second, texts=[notes])[0] == "epyc-9684x"
+    fitted = _fit("epyc-9684x-srso").profile
+    assert fitted.config.get("return_thunk") == "srso-safe-ret" and "not stated" not in fitted.configuration_label

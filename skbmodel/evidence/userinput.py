@@ -29,6 +29,8 @@ class Parsed:
     repairs: list[str] = dataclasses.field(default_factory=list)   # one line per source: mail damage undone
     cpu: str | None = None    # the CPU the input names (cpuinfo "model name", lscpu, arm64 "CPU part")
     setup: dict = dataclasses.field(default_factory=dict)  # its kernel and SRSO mode (cpuinfo.boot_setup)
+    #: each run's own kernel and SRSO mode, read in its lines and heading (aligned with ``runs``)
+    run_setups: tuple = ()
 
 
 def signature(sources) -> str:
@@ -48,10 +50,20 @@ def parse_sources(sources) -> Parsed:
         runs += res.runs
         repairs += res.repairs
     # an input over the parsers' limit is refused whole: nothing of it, its CPU line neither, is read
-    read = [t for t in (_text_of(d) for _, d in sources) if len(t) <= parsers.MAX_TEXT_CHARS]
-    cpu = next((found for found in map(cpuinfo.cpuinfo_text, read) if found), None)
-    setup = cpuinfo.boot_setup(read)
-    return Parsed(signature(sources), ms, errs, notes, runs, repairs, cpu, setup)
+    texts = {name: t for name, t in ((n, _text_of(d)) for n, d in sources) if len(t) <= parsers.MAX_TEXT_CHARS}
+    cpu = next((found for found in map(cpuinfo.cpuinfo_text, texts.values()) if found), None)
+    setup = cpuinfo.boot_setup(list(texts.values()))
+    run_setups = tuple(cpuinfo.boot_setup([r.label, *texts.get(r.origin, "").split("\n")[r.first - 1:r.last]])
+                       for r in runs)
+    return Parsed(signature(sources), ms, errs, notes, runs, repairs, cpu, setup, run_setups)
+
+
+def setup_of(parsed: Parsed, run_pick) -> dict:
+    """The kernel and SRSO mode of what is fitted: the chosen run's own (its lines and heading) where they say,
+    else the whole input's; ``run_pick`` is a 1-based run or ``"all"``."""
+    if run_pick == "all" or not parsed.run_setups:
+        return parsed.setup
+    return {**parsed.setup, **parsed.run_setups[run_pick - 1]}
 
 
 def _text_of(data) -> str:

@@ -110,7 +110,9 @@ def boot_setup(texts) -> dict[str, str]:
     k = _KERNEL_LINE.search(text)
     if k:
         out["kernel"] = k.group(1)
-    mode = next((m for m, rx in _SRSO_TEXT if rx.search(text)), None)
+    # the mode the text names first (a notes file of two boots names the one its first run is under first)
+    named = sorted((found.start(), m) for m, rx in _SRSO_TEXT for found in [rx.search(text)] if found)
+    mode = named[0][1] if named else None
     if mode is None and "kernel" in out and era.version_key(out["kernel"]) >= era.version_key(SRSO_SINCE):
         mode = "default-srso"
     if mode:

@@ -207,10 +207,11 @@ def build(base: Profile, changes: dict[str, float], label: str = "", source: str
         cid = custom_id(parent, moved)
     else:
         cid = custom_id(base.id, {k: v for k, v in changes.items() if base.constants[k].value != v})
-    # the base's correlations stay: the unchanged constants are the same quantities
+    # the base's correlations stay: the unchanged constants are the same quantities; so do its kernels and
+    # their configuration (the mitigation the base was chosen for), which a profile file inheriting it states
     return Profile(id=cid, name=name, constants=consts, inherits=parent,
                    notes=f"custom profile based on {base.id}", fit_names=base.fit_names,
-                   fit_correlation=base.fit_correlation, kernels=base.kernels)
+                   fit_correlation=base.fit_correlation, kernels=base.kernels, config=dict(base.config))
 
 
 #: the profile constant that holds the benchmark noise of one run [ns]; a fit stores the spread of
