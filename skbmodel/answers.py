@@ -150,12 +150,15 @@ class Answer:
 
     def interval_text(self) -> str | None:
         """``90 %: 2.656 to 2.818`` (to the decimals of the value); None for an exact value.  A count of runs
-        whose interval reaches no finite number (its difference may be 0) reads ``90 %: 3 or more``."""
+        whose interval reaches no finite number (its difference may be 0) reads ``90 %: 3 or more``; a share whose
+        interval reaches both 0 and 1, ``90 %: anywhere from 0 to 1``."""
         if self.exact:
             return None
         d = self._d()
         if self.output in schema.RUNS_OUTPUTS and self.hi >= noise.MAX_RUNS:
             return f"90 %: {self._fmt(self.lo, d)} or more (the difference may be 0)"
+        if schema.BY_NAME[self.output].upper == 1.0 and self.lo <= 0.0 and self.hi >= 1.0:  # both ends reached
+            return "90 %: anywhere from 0 to 1"
         return f"90 %: {self._fmt(self.lo, d)} to {self._fmt(self.hi, d)}"
 
     def text(self, unit: str | None = None) -> str:

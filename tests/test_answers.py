@@ -248,3 +248,13 @@ def test_counts_of_runs_read_as_a_reviewer_would_quote_them():
     assert one.runs_text() == "; 1 run per variant"
     assert answers.Difference("path.ns_per_packet", "x", "ns", "difference", 5.0, 4.0, 6.0, runs=3).runs_text() \
         == "; 3 runs per variant"
+
+
+def test_a_fraction_whose_interval_reaches_both_ends_says_so():
+    """The kthread's sleep fraction with an XDP_DROP destination on the default CPU: its interval reaches 0 and
+    1, read as "anywhere from 0 to 1" rather than "0.000 to 1.000"."""
+    from skbmodel import answers
+    from skbmodel.links import state as sk_state
+    res = answers.of_state(sk_state.decode_strict("page=cpumap&cpumap_prog=drop"))
+    sleep = next(v for v in res.values if v.output == "cpumap.sleep_fraction")
+    assert sleep.lo <= 0 and sleep.hi >= 1 and sleep.interval_text() == "90 %: anywhere from 0 to 1"
