@@ -2,11 +2,14 @@
 residuals of each family, and the coverage of the leave-one-CPU-out intervals that follows from it."""
 from __future__ import annotations
 
+import tomllib
+
 import numpy as np
 import pytest
 
 from skbmodel.evidence import corpus, derive, leave_one_out
 from skbmodel.machine import description
+from tests.cli_util import skbmodel_cli
 from skbmodel.machine.profile import load_profile
 
 #: the goal band of a 90 % interval's coverage on points it never saw (docs/validation.md)
@@ -78,3 +81,23 @@ def test_coverage_rows_state_no_narrowed_interval(coverage):
     assert all(r["narrowed"] == 0 for r in coverage.values())
     # the zeroing start-up and per-line costs' -0.95 correlation had hidden their derivation error
     assert coverage["zeroing"]["median_rel_half_width_after"] > 2 * coverage["zeroing"]["median_rel_half_width_before"]
+
+
+@pytest.mark.parametrize("leave_out", [False, True])
+def test_profile_derive_carries_the_derivation_error(tmp_path, leave_out):
+    """``profile derive`` writes what the shipped profiles carry; left out, without the CPU's own residuals."""
+    out = tmp_path / "z4.toml"
+    args = ["profile", "derive", "--uarch", "zen4-genoa", "--out", str(out)] + (["--leave-out"] if leave_out else [])
+    assert skbmodel_cli(*args).returncode == 0
+    written = tomllib.loads(out.read_text())["constants"]  # the file as written (a read adds an upload's doubt)
+    left = ("zen4-genoa",) if leave_out else ()
+    own = derive.derive("zen4-genoa", exclude=left)
+    err = leave_one_out.derivation_error(leave_one_out.derivation_residuals(), left)
+    widened = 0
+    for k in ("pp_fast_cycles", "pp_ring_cycles", "page_slow_cycles", "slub_fast_pair_cycles",
+              "slub_bulk_obj_pair_cycles", "page_single_cycles"):
+        value, sd = written[k]["value"], written[k]["stderr"]
+        assert value == pytest.approx(own.constants[k].value, rel=1e-6)
+        assert sd == pytest.approx(max(own.constants[k].stderr, err[leave_one_out.FAMILY[k]][0] * value), abs=2e-3)
+        widened += sd > own.constants[k].stderr + 0.01
+    assert widened >= 1
