@@ -217,16 +217,20 @@ def _clock_arg(value: str | None, flag: str) -> float | None:
 
 
 def cmd_profile(args) -> int:
-    from .evidence import derive  # loaded by the commands that read it
+    from .evidence import derive, leave_one_out  # loaded by the commands that read it
     try:
         if args.action == "list-uarch":
             print("\n".join(description.list_lines()))
             return 0
         if args.action == "configure":
             return _configure(args)
+        left_out = (args.uarch,) if args.leave_out else ()
         prof = derive.derive(args.uarch, ghz=_clock_arg(args.ghz, "--ghz"), kernel=args.kernel,
-                             exclude=(args.uarch,) if args.leave_out else (), from_isa=args.from_isa,
-                             turbo=_clock_arg(args.turbo, "--turbo"))
+                             exclude=left_out, from_isa=args.from_isa, turbo=_clock_arg(args.turbo, "--turbo"))
+        # as the shipped derived profiles: the derivation's own error in the spread (without the CPU's
+        # own residuals when it is left out)
+        prof = leave_one_out.with_derivation_error(
+            prof, leave_one_out.derivation_error(leave_one_out.derivation_residuals(), left_out))
     except description.UarchError as e:
         raise UsageError(str(e)) from None
     text = prof.to_toml()

@@ -20,6 +20,7 @@ same on every CPU.  The derivation itself is :mod:`skbmodel.evidence.derive`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
 
@@ -428,3 +429,98 @@ def format_cost_points(points: list[dict]) -> list[str]:
                      f"{p['rel_error'] * 100:+.1f} % | "
                      f"{p['naive']:.4g} | {p['naive_rel_error'] * 100:+.1f} % |")
     return lines
+
+
+# ---- derivation error: how far a derivation lands from measurement, carried into the derived constants ---
+
+#: the family of each derived constant: the page_pool costs (:data:`DERIVED_PP`) and the SLUB, zeroing and
+#: page-allocator constants by subsystem (:data:`COST_MODEL`); a family's leave-one-CPU-out residuals are
+#: the error of deriving any of its constants
+FAMILY = {**{k: "page_pool" for k in DERIVED_PP}, **{k: v[0] for k, v in COST_MODEL.items()}}
+
+
+@functools.lru_cache(maxsize=1)
+def derivation_residuals() -> tuple[tuple[str, str, float], ...]:
+    """``(family, description, ln(derived / measured))`` of every leave-one-CPU-out point of the corpus
+    (:func:`leave_one_cpu_out`, :func:`leave_one_cpu_out_costs`): each a CPU predicted without its own data."""
+    from .corpus import load_corpus
+    df = load_corpus()
+    return tuple((p.get("subsystem", "page_pool"), p["uarch"], math.log(p["predicted"] / p["measured"]))
+                 for p in leave_one_cpu_out(df) + leave_one_cpu_out_costs(df))
+
+
+def derivation_error(residuals, exclude: tuple[str, ...] = ()) -> dict[str, tuple[float, int, list[str]]]:
+    """Per family, the rms of the residuals' ``ln(derived / measured)`` (an sd of ``ln``, bias included), the
+    number of residuals and their CPUs, leaving out the CPUs of ``exclude`` (a CPU's own residuals may not
+    widen its own prediction).  A family needs two residuals."""
+    out = {}
+    for fam in sorted({r[0] for r in residuals}):
+        r = [(u, x) for f, u, x in residuals if f == fam and u not in exclude]
+        if len(r) >= 2:
+            out[fam] = (float(np.sqrt(np.mean(np.square([x for _, x in r])))), len(r), sorted({u for u, _ in r}))
+    return out
+
+
+def with_derivation_error(prof: Profile, errors: dict) -> Profile:
+    """``prof`` with each derived constant's relative sd raised to its family's derivation error
+    (:func:`derivation_error`) where that is larger, and uncorrelated with every other constant.
+
+    The larger, not the sum in quadrature: the constant's own spread (the derivation over the training CPUs
+    and a kernel drift) estimates the same error from fewer points, so adding both would count it twice; no
+    sd is lowered.  A linear-scale constant (the page_pool costs) takes the sd of ``ln`` as its relative sd.
+    Uncorrelated: a derived profile inherits its base's fit correlations, which are the base CPU's fitting
+    errors (its zeroing start-up and per-line costs at -0.95 to -0.99), not a derivation's; kept, they
+    cancel most of the derivation error of an output that sums the two."""
+    consts = dict(prof.constants)
+    derived = [k for k, c in prof.constants.items() if k in FAMILY and c.source.startswith("derived")]
+    for k in derived:
+        c, fam = prof.constants[k], FAMILY[k]
+        if fam not in errors or c.value <= 0:
+            continue
+        rms, n, cpus = errors[fam]
+        if rms * c.value > c.stderr:
+            consts[k] = dataclasses.replace(
+                c, stderr=round(rms * c.value, 3),
+                source=f"{c.source}; derivation error: relative sd raised to {rms:.2f}, the rms of ln(derived / "
+                       f"measured) of the leave-one-CPU-out {fam} predictions ({n} points on {', '.join(cpus)}; "
+                       "skbmodel.evidence.leave_one_out.derivation_error)")
+    names = list(prof.fit_names)  # a constant outside them is uncorrelated already
+    corr = prof.correlation(names)
+    for i, n in enumerate(names):
+        if n in derived:
+            corr[i, :], corr[:, i], corr[i, i] = 0.0, 0.0, 1.0
+    return dataclasses.replace(prof, constants=consts).with_correlation(names, corr)
+
+
+def derivation_coverage(df) -> list[dict]:
+    """Per family, the leave-one-CPU-out points' 90 % intervals as the pages show them
+    (:func:`skbmodel.uncertainty.evaluate_with_intervals` on the profile derived without the point's CPU):
+    ``before``, the derived constants' own spread; ``after``, raised to the derivation error of the *other*
+    CPUs (:func:`with_derivation_error`, ``exclude`` the point's CPU).  Coverage, median relative
+    half-width, MAPE (the same point values both ways), the points whose interval narrowed (``narrowed``) and a
+    pooled row ``all``."""
+    res = derivation_residuals()
+    recs = []
+    for p in leave_one_cpu_out(df) + leave_one_cpu_out_costs(df):
+        r = df[df["id"] == p["id"]].iloc[0]
+        prof = derive(p["uarch"], ghz=float(r.ghz), kernel=p["kernel"], exclude=(p["uarch"],), cpu=p["cpu"])
+        x_name = outofsample_input(p["output"], r.x_name)
+        params = {x_name: float(r.x_value)} if x_name else {}
+        rec = dict(family=p.get("subsystem", "page_pool"), error=abs(p["rel_error"]))
+        after = with_derivation_error(prof, derivation_error(res, (p["uarch"],)))
+        for when, pr in (("before", prof), ("after", after)):
+            f, iv = uncertainty.evaluate_with_intervals(params, pr, [p["output"]])
+            v, (lo, hi) = float(np.asarray(f[p["output"]])), (float(np.asarray(b)) for b in iv[p["output"]])
+            rec[when] = (bool(lo <= p["measured"] <= hi), (hi - lo) / (2.0 * v))
+        rec["narrowed"] = rec["after"][1] < rec["before"][1] * (1.0 - 1e-6)
+        recs.append(rec)
+    out = []
+    for fam in sorted({r["family"] for r in recs}) + ["all"]:
+        rs = [r for r in recs if fam in ("all", r["family"])]
+        row = dict(family=fam, points=len(rs), mape=float(np.mean([r["error"] for r in rs])),
+                   narrowed=int(sum(r["narrowed"] for r in rs)))
+        for when in ("before", "after"):
+            row[f"coverage_{when}"] = float(np.mean([r[when][0] for r in rs]))
+            row[f"median_rel_half_width_{when}"] = float(np.median([r[when][1] for r in rs]))
+        out.append(row)
+    return out
