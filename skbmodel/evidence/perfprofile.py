@@ -301,3 +301,69 @@ def held_back(path: str) -> list[dict]:
             rows.append({"path": path, "from": label[a], "on": label[b], "stages": pairs,
                          "distance": 0.5 * sum(abs(x - y) for x, y in pairs.values())})
     return rows
+
+
+# ---------------------------------------------------------------- 4. a breakdown with the rest in stages
+#: the label of what no published profile names in a rest; the stages' own labels are kernel-symbols.toml's names
+UNNAMED_LABEL = "rest, unnamed"
+
+
+def stage_label(stage: str) -> str:
+    """The label of a stage of the rest wherever a breakdown is drawn or printed: the stage's name in
+    kernel-symbols.toml, or :data:`UNNAMED_LABEL`."""
+    return UNNAMED_LABEL if stage == UNNAMED else kstages.load().stages[stage].name
+
+
+def profile_source(p: Published | None) -> str:
+    """Where a rest's stages come from, in one line: the profile's id, its CPU and kernel."""
+    if p is None:
+        return "no published perf profile of this path: the whole rest is unnamed"
+    return f"perf profile {p.id} ({p.cpu.split(' (')[0]}, kernel {p.kernel})"
+
+
+@lru_cache(maxsize=None)
+def rest_fractions(path: str) -> dict[str, float]:
+    """Each named stage's fraction of ``path``'s rest (:func:`rest_stages` by the path's default profile,
+    divided by the rest).  The fraction does not depend on the CPU: a ``time`` profile names the same fraction
+    of the rest on every CPU, a ``share`` profile its share of the covered samples."""
+    r = rest_stages(path, default_for(path).cpu_id or None) if default_for(path) else None
+    if r is None or r["rest_ns"] <= 0:
+        return {}
+    return {s: v / r["rest_ns"] for s, v in r["stages"].items() if v > 0}
+
+
+def _rest_paths(params: Mapping, prof) -> np.ndarray:
+    """Per state, the path whose fitted rest the breakdown's "rest of path" is (``""``: a rest no profile
+    describes: a custom rest, a cpumap limited by its source CPU or dropping on its destination, other paths)."""
+    path = np.asarray(params.get("path", "veth")).astype(str)
+    d_rest = np.asarray(params.get("d_rest", "from")).astype(str)
+    d_from = np.asarray(params.get("d_from", "veth")).astype(str)
+    rest_of = np.where(path == "design", np.where(d_rest == "from", d_from, d_rest), path)
+    rest_of = np.where(np.isin(rest_of, PATHS), rest_of, "")
+    if np.any(rest_of == "cpumap"):
+        # the cpumap path's rest is the destination's stack only where the destination limits it and runs the stack
+        sides = model.cpumap_breakdown_ns(params, prof)
+        src, dst = (sum(np.asarray(v, dtype=float) for v in sides[s].values()) for s in ("source", "destination"))
+        stack = np.asarray(params.get("cpumap_prog", "pass")).astype(str) != "drop"
+        rest_of = np.where((path == "cpumap") & ((src > dst) | ~stack), "", rest_of)
+    return rest_of
+
+
+def breakdown_stages_ns(params: Mapping, prof=None) -> dict:
+    """The chosen path's breakdown [ns] (:func:`skbmodel.model.breakdown_ns`) with its "rest of path" split
+    into named stages: ``{"parts": {component: ns}, "stages": {stage id: ns}, "paths": the path each state's
+    rest is (:func:`_rest_paths`)}``; ``stages`` holds every stage any state names and :data:`UNNAMED`, and
+    sums to ``parts["rest of path"]`` (states broadcast as the model's).  Each stage is its fraction of the
+    rest (:func:`rest_fractions`) times the state's rest: the stages split the rest, they do not re-price it.
+    Labels: :func:`stage_label`; sources: :func:`profile_source` of :func:`default_for` each path."""
+    parts = model.breakdown_ns(params, prof)
+    rest = np.asarray(parts["rest of path"], dtype=float)
+    rest_of = _rest_paths(params, prof)
+    named: dict[str, np.ndarray] = {}
+    for path in (p for p in PATHS if np.any(rest_of == p)):  # the four paths, not the states
+        on = rest_of == path
+        for s, f in rest_fractions(path).items():
+            named[s] = named.get(s, 0.0) + np.where(on, rest * f, 0.0)
+    stages = {s: named[s] for s in sorted(named, key=lambda s: -float(np.max(named[s])))}
+    stages[UNNAMED] = rest - sum(named.values()) if named else rest
+    return {"parts": parts, "stages": stages, "paths": rest_of}
