@@ -317,7 +317,7 @@ def stage_label(stage: str) -> str:
 def profile_source(p: Published | None) -> str:
     """Where a rest's stages come from, in one line: the profile's id, its CPU and kernel."""
     if p is None:
-        return "no published perf profile of this path: the whole rest is unnamed"
+        return "no published perf profile names this rest: all of it is unnamed"
     return f"perf profile {p.id} ({p.cpu.split(' (')[0]}, kernel {p.kernel})"
 
 

@@ -109,8 +109,8 @@ def overview_breakdown(state: Mapping) -> go.Figure:
         marker = _REST_FILL if unnamed else dict(color=STAGE_COLORS[s], line=dict(color="#fff", width=1))
         fig.add_trace(Bar(name=label, x=[where[1]], y=[v], base=[base], xaxis="x2", yaxis="y2", showlegend=False,
                           marker=marker,
-                          text=[f"{label} {v:.0f}" if v >= 0.045 * rest_ns else ""], textposition="inside",
-                          insidetextanchor="middle", textfont=dict(size=10, color="#222"), constraintext="none",
+                          text=[f"{label} {v:.0f}" if v >= 0.06 * rest_ns else ""], textposition="inside",
+                          insidetextanchor="middle", textfont=dict(size=10, color="#222"), constraintext="inside",
                           legendgroup="rest of path", hovertemplate=hover + "<extra></extra>"))
         base += v
     fig.add_trace(Bar(name="total", x=[where[2]], y=[total], xaxis="x2", yaxis="y2", showlegend=False,
