@@ -73,3 +73,26 @@ def test_labels_from_the_symbol_map():
     assert pp.stage_label(pp.UNNAMED) == "rest, unnamed"
     src = pp.profile_source(pp.default_for("veth"))
     assert "veth-mlx5-e5-1650v4-5.11-baseline" in src and "E5-1650 v4" in src and "5.11" in src
+
+
+@pytest.mark.parametrize("d_rest", ["veth", "cpumap", "xdp_pass", "kfree_skb_list", "custom"])
+def test_design_breakdown_draws_the_rest_in_stages(d_rest):
+    from skbview import charts, tables
+    from skbmodel.links import state as sk_state
+
+    state = {**sk_state.defaults(), "page": "design", "d_rest": d_rest, "d_free": "slab_one"}
+    fig = charts.figure_for("design", "breakdown", state)
+    pa, pb = tables.design_params_ab(state)
+    bars = [t for t in fig.data if t.type == "bar"]
+    stage_bars = [t for t in bars if t.legendgroup == "rest of path"]
+    assert stage_bars[-1].name == "rest, unnamed"
+    for j, p in enumerate((pa, pb)):
+        parts = model.breakdown_ns(p)
+        assert sum(float(t.y[j]) for t in stage_bars) == pytest.approx(float(parts["rest of path"]), rel=1e-9)
+        # the bars still stack to the composition's total
+        total = float(model.evaluate(p, outputs=("path.ns_per_packet",))["path.ns_per_packet"])
+        assert sum(float(t.y[j]) for t in bars) == pytest.approx(total, rel=1e-9)
+    named_a = [t for t in stage_bars if float(t.y[0]) > 0 and t.name != "rest, unnamed"]
+    assert bool(named_a) == (d_rest in ("veth", "cpumap", "xdp_pass"))  # kfree_skb_list: no published profile
+    for t in named_a:
+        assert "perf profile " + pp.default_for(d_rest).id in t.customdata[0]

@@ -41,6 +41,8 @@ TABLE = folders.DATA_DIR / "rest-stages.toml"
 #: the paths whose rest is a fitted constant (skbmodel.physics.rest.CONTENTS)
 PATHS = tuple(sk_rest.CONTENTS)
 UNNAMED = "unnamed"
+#: the label of what no published profile names in a rest; the stages' own labels are kernel-symbols.toml's names
+UNNAMED_LABEL = "rest, unnamed"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -232,10 +234,10 @@ def compare(prof: perf.Profile, path: str, cpu: str | None = None, side: str = "
         if stage == "unmapped":
             continue
         model_ns = named["stages"].get(stage)
-        rows.append({"row": smap.stages[stage].name, "kind": "rest stage", "stage": stage,
+        rows.append({"row": stage_label(stage), "kind": "rest stage", "stage": stage,
                      "run_pct": run_rest.get(stage, 0.0),
                      "model_pct": None if model_ns is None else 100.0 * model_ns / total})
-    rows.append({"row": "rest, unnamed", "kind": "rest unnamed",
+    rows.append({"row": UNNAMED_LABEL, "kind": "rest unnamed",
                  "run_pct": run_rest.get("unmapped", 0.0) + max(0.0, 100.0 - prof.listed_pct),
                  "model_pct": 100.0 * named["unnamed_ns"] / total})
     ranked = []
@@ -304,10 +306,6 @@ def held_back(path: str) -> list[dict]:
 
 
 # ---------------------------------------------------------------- 4. a breakdown with the rest in stages
-#: the label of what no published profile names in a rest; the stages' own labels are kernel-symbols.toml's names
-UNNAMED_LABEL = "rest, unnamed"
-
-
 def stage_label(stage: str) -> str:
     """The label of a stage of the rest wherever a breakdown is drawn or printed: the stage's name in
     kernel-symbols.toml, or :data:`UNNAMED_LABEL`."""
@@ -329,7 +327,8 @@ def rest_fractions(path: str) -> dict[str, float]:
     r = rest_stages(path, default_for(path).cpu_id or None) if default_for(path) else None
     if r is None or r["rest_ns"] <= 0:
         return {}
-    return {s: v / r["rest_ns"] for s, v in r["stages"].items() if v > 0}
+    fr = {s: v / r["rest_ns"] for s, v in r["stages"].items() if v > 0}
+    return dict(sorted(fr.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
 def _rest_paths(params: Mapping, prof) -> np.ndarray:
@@ -359,11 +358,12 @@ def breakdown_stages_ns(params: Mapping, prof=None) -> dict:
     parts = model.breakdown_ns(params, prof)
     rest = np.asarray(parts["rest of path"], dtype=float)
     rest_of = _rest_paths(params, prof)
-    named: dict[str, np.ndarray] = {}
+    # in the order of the paths' fractions, largest first: an order the values do not move (a sweep's
+    # columns stay the figure's traces)
+    stages: dict[str, np.ndarray] = {}
     for path in (p for p in PATHS if np.any(rest_of == p)):  # the four paths, not the states
         on = rest_of == path
         for s, f in rest_fractions(path).items():
-            named[s] = named.get(s, 0.0) + np.where(on, rest * f, 0.0)
-    stages = {s: named[s] for s in sorted(named, key=lambda s: -float(np.max(named[s])))}
-    stages[UNNAMED] = rest - sum(named.values()) if named else rest
+            stages[s] = stages.get(s, 0.0) + np.where(on, rest * f, 0.0)
+    stages[UNNAMED] = rest - sum(stages.values()) if stages else rest
     return {"parts": parts, "stages": stages, "paths": rest_of}

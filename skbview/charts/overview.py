@@ -12,8 +12,8 @@ from skbmodel.physics import rest
 from skbmodel.links import state as sk_state
 
 from .base import (
-    COLORS, COMPONENT_COLORS, STAGE_COLORS, HEIGHT, PATH_LABELS, caption, Bar, params, profile, error_bars, num, Fig,
-    finish,
+    COLORS, COMPONENT_COLORS, REST_FILL, STAGE_COLORS, HEIGHT, PATH_LABELS, caption, Bar, params, profile, error_bars,
+    num, Fig, finish,
 )
 
 
@@ -48,8 +48,6 @@ STEPS = tuple(c for c in model.COMPONENTS if c != "rest of path")
 _STEPS_X = dict(domain=[0.0, 0.55])
 TOTAL_COLOR = "#9c755f"  # none of the steps' colours (COMPONENT_COLORS)
 _PATH_X = dict(domain=[0.67, 1.0])
-_REST_FILL = dict(color="#d9d4d0", line=dict(color="#8c8580", width=1),
-                  pattern=dict(shape="/", fgcolor="#8c8580", size=8, solidity=0.3))
 
 
 def _budget_line(fig: Fig, axis: str, budget: float) -> None:
@@ -106,7 +104,7 @@ def overview_breakdown(state: Mapping) -> go.Figure:
         unnamed = s == perfprofile.UNNAMED
         hover = (f"{label}: %{{y:.2f}} ns/packet ({v / rest_ns * 100:.0f} % of the rest)<br>"
                  + ("what no published profile names" + _rest_hover(path) if unnamed else "from " + source))
-        marker = _REST_FILL if unnamed else dict(color=STAGE_COLORS[s], line=dict(color="#fff", width=1))
+        marker = REST_FILL if unnamed else dict(color=STAGE_COLORS[s], line=dict(color="#fff", width=1))
         fig.add_trace(Bar(name=label, x=[where[1]], y=[v], base=[base], xaxis="x2", yaxis="y2", showlegend=False,
                           marker=marker,
                           text=[f"{label} {v:.0f}" if v >= 0.06 * rest_ns else ""], textposition="inside",
@@ -164,7 +162,7 @@ def overview_paths(state: Mapping) -> go.Figure:
     fig = Fig()
     for comp in (*STEPS, "rest of path"):  # the modelled steps at the bottom, the fitted rest (hatched) on top
         y = np.broadcast_to(np.asarray(parts[comp], dtype=float), paths.shape)
-        marker = _REST_FILL if comp == "rest of path" else dict(color=COMPONENT_COLORS[comp])
+        marker = REST_FILL if comp == "rest of path" else dict(color=COMPONENT_COLORS[comp])
         fig.add_trace(Bar(x=labels, y=np.array(y), name=comp + " (fitted)" * (comp == "rest of path"),
                           marker=marker, hovertemplate=comp + ": %{y:.1f} ns/packet<extra></extra>"))
     tot, iv = uncertainty.evaluate_with_intervals({**p, "path": paths}, prof, ["path.ns_per_packet"])
