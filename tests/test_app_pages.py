@@ -319,6 +319,10 @@ def test_overview_breakdown_and_headline():
     src = "veth-mlx5-e5-1650v4-5.11-baseline"
     assert all(src in t["hovertemplate"] for t in segs[:-1]) and src in spec["layout"]["meta"]["caption"]
     assert "veth_base_cycles" in spec["layout"]["meta"]["caption"]
+    # the page's text on each rest names the same stages by the same labels
+    text = "\n".join(m.value for m in at.markdown)
+    assert all(perfprofile.describe_stages(x) in text for x in perfprofile.PATHS)
+    assert "XDP program run 14 %" in perfprofile.describe_stages("veth")
     assert float(_arr(by_name["total"]["y"])[0]) == pytest.approx(float(out["path.ns_per_packet"]))
     budget = [s for s in spec["layout"]["shapes"] if s["y0"] == s["y1"] and s["yref"] == "y2"]
     assert budget[0]["y0"] == pytest.approx(float(out["budget.ns_per_packet"]))

@@ -319,6 +319,15 @@ def profile_source(p: Published | None) -> str:
     return f"perf profile {p.id} ({p.cpu.split(' (')[0]}, kernel {p.kernel})"
 
 
+def describe_stages(path: str) -> str:
+    """One line: ``path``'s rest in its named stages, each as % of the rest (:func:`rest_fractions`, the same
+    on every CPU), what stays unnamed, and the profile that names them."""
+    fr = rest_fractions(path)
+    parts = [f"{stage_label(s)} {100 * f:.0f} %" for s, f in fr.items()]
+    parts.append(f"{UNNAMED_LABEL} {100 * (1 - sum(fr.values())):.0f} %")
+    return f"Its stages ({profile_source(default_for(path))}): " + ", ".join(parts) + "."
+
+
 @lru_cache(maxsize=None)
 def rest_fractions(path: str) -> dict[str, float]:
     """Each named stage's fraction of ``path``'s rest (:func:`rest_stages` by the path's default profile,
