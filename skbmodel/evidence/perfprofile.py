@@ -328,7 +328,7 @@ def describe_stages(path: str) -> str:
     return f"Its stages ({profile_source(default_for(path))}): " + ", ".join(parts) + "."
 
 
-@lru_cache(maxsize=None)
+@lru_cache(maxsize=len(PATHS))  # one entry per path
 def rest_fractions(path: str) -> dict[str, float]:
     """Each named stage's fraction of ``path``'s rest (:func:`rest_stages` by the path's default profile,
     divided by the rest).  The fraction does not depend on the CPU: a ``time`` profile names the same fraction
