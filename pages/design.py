@@ -4,6 +4,7 @@ skbview.tables.design_summary)."""
 import streamlit as st
 
 from skbmodel import design
+from skbmodel.evidence import perfprofile
 from skbmodel.physics import noise, rest
 from skbmodel.links import state as sk_state
 from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
@@ -96,7 +97,7 @@ def _draw(state: dict) -> None:
     for stage, msg in rest.notes(opts):
         st.info(md_escape(f"Composition A — {stage}: {msg}"), icon=":material/remove_circle:")
     if opts["d_rest"] in rest.CONTENTS:
-        st.caption(md_escape(rest.describe(opts["d_rest"])))
+        st.caption(md_escape(f"{rest.describe(opts['d_rest'])} {perfprofile.describe_stages(opts['d_rest'])}"))
     st.caption("Composition A: " + md_escape(" · ".join(
         f"{design.STAGE_CHOICES[k][0] if k != 'd_free_where' else 'slab'}: {design.OPTION_LABELS.get(v, v)}"
         for k, v in opts.items())))

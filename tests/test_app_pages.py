@@ -14,7 +14,7 @@ import pytest
 from skbmodel import answers
 from skbmodel import model, uncertainty
 from skbmodel.physics import noise
-from skbmodel.evidence import outofsample, protocols, validation
+from skbmodel.evidence import outofsample, perfprofile, protocols, validation
 from skbmodel.links import shortlink, state as sk_state
 from skbmodel.links import versions as sk_versions
 from skbmodel.evidence.observations import seed_observations
@@ -303,10 +303,26 @@ def test_overview_breakdown_and_headline():
     assert text["cross-CPU transfer"] == "0<br>(not on<br>this path)"
     # right: the same steps stacked, the fitted rest on top of them, and the total, on an axis of its own
     by_name = {t["name"]: t for t in spec["data"] if t.get("yaxis") == "y2" and t["type"] == "bar"}
-    rest_bar = by_name["rest of path"]
-    assert float(_arr(rest_bar["y"])[0]) == pytest.approx(float(parts["rest of path"]))
-    assert float(_arr(rest_bar["base"])[0]) == pytest.approx(sum(float(parts[k]) for k in steps))
-    assert "veth_base_cycles" in rest_bar["hovertemplate"] and "veth_base_cycles" in spec["layout"]["meta"]["caption"]
+    # the rest in the named stages of the path's published profile, stacked from the steps' top, summing to it;
+    # what the profile does not name is "rest, unnamed" (hatched, with what the fitted constant holds)
+    split = perfprofile.breakdown_stages_ns(p, load_profile(p["cpu"]))
+    rest_x = "rest of path<br>(fitted)"
+    segs = [t for t in spec["data"] if t.get("yaxis") == "y2" and t["type"] == "bar" and _arr(t["x"])[0] == rest_x]
+    assert [t["name"] for t in segs] == [perfprofile.stage_label(s) for s in split["stages"]]
+    assert segs[-1]["name"] == "rest, unnamed" and "veth_base_cycles" in segs[-1]["hovertemplate"]
+    assert {"XDP program run", "GRO", "veth transmit and ptr_ring"} <= {t["name"] for t in segs}
+    ys = [float(_arr(t["y"])[0]) for t in segs]
+    assert sum(ys) == pytest.approx(float(parts["rest of path"]), rel=1e-9)
+    assert float(_arr(segs[0]["base"])[0]) == pytest.approx(sum(float(parts[k]) for k in steps))
+    np.testing.assert_allclose([float(_arr(t["base"])[0]) for t in segs[1:]],
+                               sum(float(parts[k]) for k in steps) + np.cumsum(ys)[:-1], rtol=1e-9)
+    src = "veth-mlx5-e5-1650v4-5.11-baseline"
+    assert all(src in t["hovertemplate"] for t in segs[:-1]) and src in spec["layout"]["meta"]["caption"]
+    assert "veth_base_cycles" in spec["layout"]["meta"]["caption"]
+    # the page's text on each rest names the same stages by the same labels
+    text = "\n".join(m.value for m in at.markdown)
+    assert all(perfprofile.describe_stages(x) in text for x in perfprofile.PATHS)
+    assert "XDP program run 14 %" in perfprofile.describe_stages("veth")
     assert float(_arr(by_name["total"]["y"])[0]) == pytest.approx(float(out["path.ns_per_packet"]))
     budget = [s for s in spec["layout"]["shapes"] if s["y0"] == s["y1"] and s["yref"] == "y2"]
     assert budget[0]["y0"] == pytest.approx(float(out["budget.ns_per_packet"]))

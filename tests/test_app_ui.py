@@ -9,7 +9,9 @@ from urllib.parse import parse_qsl
 import numpy as np
 
 from skbmodel import design, model
+from skbmodel.evidence import perfprofile
 from skbmodel.links import state as sk_state, versions as V
+from skbview.safe_text import md_escape
 from tests.test_app_pages import _app, _navigation_mode  # noqa: F401 - the autouse fixture
 
 BASE = "http://localhost:8501/"
@@ -93,6 +95,10 @@ def test_design_page_titles_each_stage_once_and_shows_only_the_numbers_its_optio
     assert labels == ["Start from", "RX buffer", "skb head", "Zeroing", "Hand-off", "skb free", "Rest of path"]
     texts = " ".join(m.value for m in at.markdown)
     assert not any(f"**{t}**" in texts for t in labels)  # no title above the control that says it again
+    # the rest it takes is described with its named stages, as on the Overview
+    captions = " ".join(c.value for c in at.caption)
+    assert md_escape(perfprofile.describe_stages("veth")) in captions
+    assert "XDP program run 14 %" in captions and "rest, unnamed 13 %" in captions
     d_keys = {k for k in _widget_keys(at) if k.startswith("d_")}
     # from veth, every stage as in the start: no number of a stage option is read
     assert d_keys == {"d_from", *design.STAGE_CHOICES} - {"d_free_where"}

@@ -41,6 +41,8 @@ TABLE = folders.DATA_DIR / "rest-stages.toml"
 #: the paths whose rest is a fitted constant (skbmodel.physics.rest.CONTENTS)
 PATHS = tuple(sk_rest.CONTENTS)
 UNNAMED = "unnamed"
+#: the label of what no published profile names in a rest; the stages' own labels are kernel-symbols.toml's names
+UNNAMED_LABEL = "rest, unnamed"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -232,10 +234,10 @@ def compare(prof: perf.Profile, path: str, cpu: str | None = None, side: str = "
         if stage == "unmapped":
             continue
         model_ns = named["stages"].get(stage)
-        rows.append({"row": smap.stages[stage].name, "kind": "rest stage", "stage": stage,
+        rows.append({"row": stage_label(stage), "kind": "rest stage", "stage": stage,
                      "run_pct": run_rest.get(stage, 0.0),
                      "model_pct": None if model_ns is None else 100.0 * model_ns / total})
-    rows.append({"row": "rest, unnamed", "kind": "rest unnamed",
+    rows.append({"row": UNNAMED_LABEL, "kind": "rest unnamed",
                  "run_pct": run_rest.get("unmapped", 0.0) + max(0.0, 100.0 - prof.listed_pct),
                  "model_pct": 100.0 * named["unnamed_ns"] / total})
     ranked = []
@@ -301,3 +303,76 @@ def held_back(path: str) -> list[dict]:
             rows.append({"path": path, "from": label[a], "on": label[b], "stages": pairs,
                          "distance": 0.5 * sum(abs(x - y) for x, y in pairs.values())})
     return rows
+
+
+# ---------------------------------------------------------------- 4. a breakdown with the rest in stages
+def stage_label(stage: str) -> str:
+    """The label of a stage of the rest wherever a breakdown is drawn or printed: the stage's name in
+    kernel-symbols.toml, or :data:`UNNAMED_LABEL`."""
+    return UNNAMED_LABEL if stage == UNNAMED else kstages.load().stages[stage].name
+
+
+def profile_source(p: Published | None) -> str:
+    """Where a rest's stages come from, in one line: the profile's id, its CPU and kernel."""
+    if p is None:
+        return "no published perf profile names this rest: all of it is unnamed"
+    return f"perf profile {p.id} ({p.cpu.split(' (')[0]}, kernel {p.kernel})"
+
+
+def describe_stages(path: str) -> str:
+    """One line: ``path``'s rest in its named stages, each as % of the rest (:func:`rest_fractions`, the same
+    on every CPU), what stays unnamed, and the profile that names them."""
+    fr = rest_fractions(path)
+    parts = [f"{stage_label(s)} {100 * f:.0f} %" for s, f in fr.items()]
+    parts.append(f"{UNNAMED_LABEL} {100 * (1 - sum(fr.values())):.0f} %")
+    return f"Its stages ({profile_source(default_for(path))}): " + ", ".join(parts) + "."
+
+
+@lru_cache(maxsize=len(PATHS))  # one entry per path
+def rest_fractions(path: str) -> dict[str, float]:
+    """Each named stage's fraction of ``path``'s rest (:func:`rest_stages` by the path's default profile,
+    divided by the rest).  The fraction does not depend on the CPU: a ``time`` profile names the same fraction
+    of the rest on every CPU, a ``share`` profile its share of the covered samples."""
+    r = rest_stages(path, default_for(path).cpu_id or None) if default_for(path) else None
+    if r is None or r["rest_ns"] <= 0:
+        return {}
+    fr = {s: v / r["rest_ns"] for s, v in r["stages"].items() if v > 0}
+    return dict(sorted(fr.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _rest_paths(params: Mapping, prof) -> np.ndarray:
+    """Per state, the path whose fitted rest the breakdown's "rest of path" is (``""``: a rest no profile
+    describes: a custom rest, a cpumap limited by its source CPU or dropping on its destination, other paths)."""
+    path = np.asarray(params.get("path", "veth")).astype(str)
+    d_rest = np.asarray(params.get("d_rest", "from")).astype(str)
+    d_from = np.asarray(params.get("d_from", "veth")).astype(str)
+    rest_of = np.where(path == "design", np.where(d_rest == "from", d_from, d_rest), path)
+    rest_of = np.where(np.isin(rest_of, PATHS), rest_of, "")
+    if np.any(rest_of == "cpumap"):
+        # the cpumap path's rest is the destination's stack only where the destination limits it and runs the stack
+        sides = model.cpumap_breakdown_ns(params, prof)
+        src, dst = (sum(np.asarray(v, dtype=float) for v in sides[s].values()) for s in ("source", "destination"))
+        stack = np.asarray(params.get("cpumap_prog", "pass")).astype(str) != "drop"
+        rest_of = np.where((path == "cpumap") & ((src > dst) | ~stack), "", rest_of)
+    return rest_of
+
+
+def breakdown_stages_ns(params: Mapping, prof=None) -> dict:
+    """The chosen path's breakdown [ns] (:func:`skbmodel.model.breakdown_ns`) with its "rest of path" split
+    into named stages: ``{"parts": {component: ns}, "stages": {stage id: ns}, "paths": the path each state's
+    rest is (:func:`_rest_paths`)}``; ``stages`` holds every stage any state names and :data:`UNNAMED`, and
+    sums to ``parts["rest of path"]`` (states broadcast as the model's).  Each stage is its fraction of the
+    rest (:func:`rest_fractions`) times the state's rest: the stages split the rest, they do not re-price it.
+    Labels: :func:`stage_label`; sources: :func:`profile_source` of :func:`default_for` each path."""
+    parts = model.breakdown_ns(params, prof)
+    rest = np.asarray(parts["rest of path"], dtype=float)
+    rest_of = _rest_paths(params, prof)
+    # in the order of the paths' fractions, largest first: an order the values do not move (a sweep's
+    # columns stay the figure's traces)
+    stages: dict[str, np.ndarray] = {}
+    for path in (p for p in PATHS if np.any(rest_of == p)):  # the four paths, not the states
+        on = rest_of == path
+        for s, f in rest_fractions(path).items():
+            stages[s] = stages.get(s, 0.0) + np.where(on, rest * f, 0.0)
+    stages[UNNAMED] = rest - sum(stages.values()) if stages else rest
+    return {"parts": parts, "stages": stages, "paths": rest_of}

@@ -32,11 +32,13 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 from skbmodel.links import state as sk_state
-from skbmodel import design, model, uncertainty
+from skbmodel import design, uncertainty
+from skbmodel.evidence import perfprofile
 from skbmodel.physics import noise
 from skbmodel.question import Question
 from skbview import charts
 from skbview.app import appstate
+from skbview.charts.design import STAGE
 from skbview.charts.live import Sweep
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -94,7 +96,10 @@ def design_sweep(state: Mapping, key: str, values: np.ndarray, outputs) -> tuple
     vout[AB_DELTA], viv[AB_DELTA] = d["path.ns_per_packet"], div["path.ns_per_packet"]
     vout[AB_VERDICT] = noise.verdicts(vout[AB_DELTA], float(pa["noise_ns"]), *viv[AB_DELTA]).tolist()
     for side, p in (("a", pa), ("b", pb)):
-        vout.update({f"{side}:{c}": v for c, v in model.breakdown_ns(p, prof).items()})
+        split = perfprofile.breakdown_stages_ns(p, prof)
+        vout.update({f"{side}:{c}": v for c, v in split["parts"].items()})
+        # the rest's stages, as the breakdown draws them (skbview.charts.design)
+        vout.update({f"{side}:{STAGE}{s}": v for s, v in split["stages"].items()})
     return vout, viv
 
 

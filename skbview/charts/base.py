@@ -29,7 +29,7 @@ import skbmodel
 from skbmodel import answers, model
 from skbmodel.links import state as sk_state
 from skbmodel.physics import units
-from skbmodel.evidence import conditions, seed_checks
+from skbmodel.evidence import conditions, kstages, seed_checks
 from skbmodel.evidence.observations import seed_observations
 from skbmodel.question import Question
 
@@ -46,6 +46,13 @@ COLORS = {
 #: mixed colour), also in greyscale.
 BAND_PATTERNS = ("/", "\\", "x", ".", "|", "-", "+")
 COMPONENT_COLORS = dict(zip(model.COMPONENTS, ("#4e79a7", "#e15759", "#59a14f", "#b07aa1", "#bab0ac", "#f28e2b")))
+#: the named stages of a fitted rest (kernel-symbols.toml), in light tones: parts of the rest, not modelled steps
+STAGE_COLORS = dict(zip(kstages.load().stages, (
+    "#a0cbe8", "#ffbe7d", "#8cd17d", "#f1ce63", "#86bcb6", "#ff9d9a", "#d4a6c8", "#fabfd2", "#d7b5a6",
+    "#9edae5", "#c5b0d5", "#c49c94", "#dbdb8d", "#b5cf6b", "#e7cb94", "#cedb9c")))
+#: a fitted rest that no published profile names: hatched, a residual
+REST_FILL = dict(color="#d9d4d0", line=dict(color="#8c8580", width=1),
+                 pattern=dict(shape="/", fgcolor="#8c8580", size=8, solidity=0.3))
 
 _BASE = pio.templates["plotly_white"]
 # Only the trace types the charts use: every figure carries (and Plotly deep-copies) its template.

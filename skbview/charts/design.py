@@ -13,6 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from skbmodel import design, model, uncertainty
+from skbmodel.evidence import perfprofile
 from skbmodel.links import state as sk_state
 from skbmodel.physics import units
 from skbview import tables
@@ -20,7 +21,7 @@ from skbview import tables
 from .live import Sweep
 from .base import (
     _wrap,
-    COLORS, COMPONENT_COLORS, caption, Bar, params, profile, error_bars, num, Fig, finish,
+    COLORS, COMPONENT_COLORS, REST_FILL, STAGE_COLORS, caption, Bar, params, profile, error_bars, num, Fig, finish,
     add_seed_points, delta_note, delta_text,
 )
 
@@ -35,20 +36,52 @@ def _design_caption(state: Mapping) -> str:
     return " · ".join([caption(state, ("pp_recycle", "place", "link_gbps", "frame_bytes", *keys)), *parts])
 
 
+STAGE = "stage:"  # a bar row that is a stage of the rest, and its key in the sweep (``"a:stage:<id>"``)
+
+
+def _rows(stages_a, stages_b) -> list[str]:
+    """The breakdown's bars, bottom to top: the components in their order, the rest of path as the stages of
+    A's and B's rests (:func:`skbmodel.evidence.perfprofile.breakdown_stages_ns`, in its order), unnamed last."""
+    stages = [s for s in dict.fromkeys([*stages_a, *stages_b]) if s != perfprofile.UNNAMED]
+    return [r for c in model.COMPONENTS
+            for r in ([STAGE + s for s in (*stages, perfprofile.UNNAMED)] if c == "rest of path" else [c])]
+
+
+def _row_of(split: Mapping, row: str):
+    """A bar row's value [ns] in one side's :func:`~skbmodel.evidence.perfprofile.breakdown_stages_ns`."""
+    if row.startswith(STAGE):
+        return split["stages"].get(row[len(STAGE):], 0.0)
+    return split["parts"][row]
+
+
 def design_breakdown(state: Mapping) -> go.Figure:
-    """Per-packet components [ns] of the composition (A) and the comparison (B), stacked, with the
-    90 % interval of each total and the line-rate budget."""
+    """Per-packet components [ns] of the composition (A) and the comparison (B), stacked, the rest of path in
+    the named stages of the path it is taken from (its published perf profile in the hover) and what no
+    profile names, with the 90 % interval of each total and the line-rate budget."""
     pa, pb = tables.design_params_ab(state)
     prof = profile(state)
-    ba, bb = model.breakdown_ns(pa, prof), model.breakdown_ns(pb, prof)
+    sa, sb = perfprofile.breakdown_stages_ns(pa, prof), perfprofile.breakdown_stages_ns(pb, prof)
     s = tables.design_summary(state)
     labels = [tables.design_a_label(state), tables.design_b_label(state)]
     labels = [x.replace(" (", "<br>(") for x in labels]
+    sources = [perfprofile.profile_source(perfprofile.default_for(str(x["paths"])) if str(x["paths"]) else None)
+               for x in (sa, sb)]
     fig = Fig()
-    for comp in model.COMPONENTS:
-        fig.add_trace(Bar(x=labels, y=np.array([num(ba[comp]), num(bb[comp])]), name=comp,
-                            marker_color=COMPONENT_COLORS[comp],
-                            hovertemplate=comp + ": %{y:.2f} ns/packet<extra></extra>"))
+    for row in _rows(sa["stages"], sb["stages"]):
+        y = np.array([num(_row_of(sa, row)), num(_row_of(sb, row))])
+        if not row.startswith(STAGE):
+            fig.add_trace(Bar(x=labels, y=y, name=row, marker_color=COMPONENT_COLORS[row],
+                              hovertemplate=row + ": %{y:.2f} ns/packet<extra></extra>"))
+            continue
+        stage = row[len(STAGE):]
+        label = perfprofile.stage_label(stage)
+        unnamed = stage == perfprofile.UNNAMED
+        fig.add_trace(Bar(x=labels, y=y, name=label, legendgroup="rest of path",
+                          legendgrouptitle_text="rest of path" if stage == next(iter(sa["stages"])) else None,
+                          marker=REST_FILL if unnamed else dict(color=STAGE_COLORS[stage]),
+                          customdata=["what no published profile names" if unnamed else "from " + src
+                                      for src in sources],
+                          hovertemplate=label + ": %{y:.2f} ns/packet (rest of path)<br>%{customdata}<extra></extra>"))
     tot = [num(s["a"]["path.ns_per_packet"]), num(s["b"]["path.ns_per_packet"])]
     error_bars(fig, labels, tot, tuple(np.array([num(iv["path.ns_per_packet"][j]) for iv in (s["iv_a"], s["iv_b"])])
                                           for j in (0, 1)))
@@ -102,12 +135,14 @@ def design_breakdown_live(sweep: Sweep) -> dict:
     the title, the y range and the caption; B's bars stay."""
     o, iv, n = sweep.out, sweep.iv, len(sweep.values)
     col = lambda a: np.broadcast_to(np.asarray(a, dtype=float), (n,))  # noqa: E731
-    traces = [{"i": j, "y": np.stack([col(o["a:" + comp]), col(o["b:" + comp])], axis=-1)}
-              for j, comp in enumerate(model.COMPONENTS)]
+    stages = [[k.split(":", 2)[2] for k in o if k.startswith(f"{side}:{STAGE}")] for side in "ab"]
+    rows = _rows(*stages)
+    traces = [{"i": j, "y": np.stack([col(o.get("a:" + row, 0.0)), col(o.get("b:" + row, 0.0))], axis=-1)}
+              for j, row in enumerate(rows)]
     tot = np.stack([col(o["path.ns_per_packet"]), col(o["b:path.ns_per_packet"])], axis=-1)
     lo = np.stack([col(iv["path.ns_per_packet"][0]), col(iv["b:path.ns_per_packet"][0])], axis=-1)
     hi = np.stack([col(iv["path.ns_per_packet"][1]), col(iv["b:path.ns_per_packet"][1])], axis=-1)
-    traces.append({"i": len(model.COMPONENTS), "y": tot, "error_y.array": hi - tot, "error_y.arrayminus": tot - lo})
+    traces.append({"i": len(rows), "y": tot, "error_y.array": hi - tot, "error_y.arrayminus": tot - lo})
     delta, verdict = col(o["ab:path.ns_per_packet"]), o["ab:verdict"]
     budget = col(o["budget.ns_per_packet"])
     a_tot, b_tot, mpps = tot[:, 0].tolist(), tot[:, 1].tolist(), col(o["path.mpps"]).tolist()

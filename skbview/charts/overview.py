@@ -7,11 +7,13 @@ import numpy as np
 import plotly.graph_objects as go
 
 from skbmodel import model, uncertainty
+from skbmodel.evidence import perfprofile
 from skbmodel.physics import rest
 from skbmodel.links import state as sk_state
 
 from .base import (
-    COLORS, COMPONENT_COLORS, HEIGHT, PATH_LABELS, caption, Bar, params, profile, error_bars, num, Fig, finish,
+    COLORS, COMPONENT_COLORS, REST_FILL, STAGE_COLORS, HEIGHT, PATH_LABELS, caption, Bar, params, profile, error_bars,
+    num, Fig, finish,
 )
 
 
@@ -46,8 +48,6 @@ STEPS = tuple(c for c in model.COMPONENTS if c != "rest of path")
 _STEPS_X = dict(domain=[0.0, 0.55])
 TOTAL_COLOR = "#9c755f"  # none of the steps' colours (COMPONENT_COLORS)
 _PATH_X = dict(domain=[0.67, 1.0])
-_REST_FILL = dict(color="#d9d4d0", line=dict(color="#8c8580", width=1),
-                  pattern=dict(shape="/", fgcolor="#8c8580", size=8, solidity=0.3))
 
 
 def _budget_line(fig: Fig, axis: str, budget: float) -> None:
@@ -58,12 +58,15 @@ def _budget_line(fig: Fig, axis: str, budget: float) -> None:
 def overview_breakdown(state: Mapping) -> go.Figure:
     """The chosen path's per-packet cost [ns] in two panels.  Left, zoomed: the lifecycle steps the model
     costs one by one (the parts the controls move), on an axis of their own, a 0 labelled with why.
-    Right: the same steps stacked, the fitted rest of the path on top (hatched: a residual, what it holds
-    in its hover and the caption), the total with its 90 % interval, and the line-rate budget."""
+    Right: the same steps stacked, the fitted rest of the path on top in the named stages of its published
+    perf profile (:func:`skbmodel.evidence.perfprofile.breakdown_stages_ns`, the source in each hover and the
+    caption) and what no profile names (hatched, what the fitted constant holds in its hover), the total with
+    its 90 % interval, and the line-rate budget."""
     p = params(state)
     prof = profile(state)
     path = str(p["path"])
-    parts = model.breakdown_ns(p, prof)
+    split = perfprofile.breakdown_stages_ns(p, prof)
+    parts = split["parts"]
     out = model.evaluate(p, prof, outputs=("path.ns_per_packet", "path.budget_pct", "budget.ns_per_packet"))
     vals = np.array([num(parts[k]) for k in STEPS])
     rest_ns = num(parts["rest of path"])
@@ -88,9 +91,26 @@ def overview_breakdown(state: Mapping) -> go.Figure:
         fig.add_trace(Bar(name=k, x=[where[0]], y=[v], base=[b], xaxis="x2", yaxis="y2", showlegend=False,
                           marker=dict(color=COMPONENT_COLORS[k]),
                           hovertemplate=f"{k}: %{{y:.2f}} ns/packet<extra></extra>"))
-    fig.add_trace(Bar(name="rest of path", x=[where[1]], y=[rest_ns], base=[steps_ns], xaxis="x2", yaxis="y2",
-                      showlegend=False, marker=_REST_FILL,
-                      hovertemplate="rest of path: %{y:.2f} ns/packet" + _rest_hover(path) + "<extra></extra>"))
+    # the rest in the named stages of its published perf profile, the largest at the bottom, what no profile
+    # names on top (hatched, with what the fitted constant holds)
+    rest_of = str(split["paths"])
+    source = perfprofile.profile_source(perfprofile.default_for(rest_of) if rest_of else None)
+    base = steps_ns
+    for s, v in split["stages"].items():
+        v = num(v)
+        if v <= 0:
+            continue
+        label = perfprofile.stage_label(s)
+        unnamed = s == perfprofile.UNNAMED
+        hover = (f"{label}: %{{y:.2f}} ns/packet ({v / rest_ns * 100:.0f} % of the rest)<br>"
+                 + ("what no published profile names" + _rest_hover(path) if unnamed else "from " + source))
+        marker = REST_FILL if unnamed else dict(color=STAGE_COLORS[s], line=dict(color="#fff", width=1))
+        fig.add_trace(Bar(name=label, x=[where[1]], y=[v], base=[base], xaxis="x2", yaxis="y2", showlegend=False,
+                          marker=marker,
+                          text=[f"{label} {v:.0f}" if v >= 0.06 * rest_ns else ""], textposition="inside",
+                          insidetextanchor="middle", textfont=dict(size=10, color="#222"), constraintext="inside",
+                          legendgroup="rest of path", hovertemplate=hover + "<extra></extra>"))
+        base += v
     fig.add_trace(Bar(name="total", x=[where[2]], y=[total], xaxis="x2", yaxis="y2", showlegend=False,
                       marker=dict(color=TOTAL_COLOR),
                       hovertemplate="total: %{y:.2f} ns/packet<extra></extra>"))
@@ -124,6 +144,8 @@ def overview_breakdown(state: Mapping) -> go.Figure:
     rest_r = rest.CONTENTS.get(path)
     if rest_r is not None:
         cap += f" · rest of path = {rest_r.constant}, one constant fitted to the whole path: {rest_r.contains}"
+    if rest_r is not None or rest_of:
+        cap += f" · the rest's stages: {source}"
     pct = num(out["path.budget_pct"])
     return finish(fig, f"Per-packet cost: {PATH_LABELS[p['path']]} — {total:.1f} ns = {pct:.0f} % of budget",
                   "modelled step", "modelled steps (ns/packet)", cap, height=HEIGHT + 90)
@@ -140,7 +162,7 @@ def overview_paths(state: Mapping) -> go.Figure:
     fig = Fig()
     for comp in (*STEPS, "rest of path"):  # the modelled steps at the bottom, the fitted rest (hatched) on top
         y = np.broadcast_to(np.asarray(parts[comp], dtype=float), paths.shape)
-        marker = _REST_FILL if comp == "rest of path" else dict(color=COMPONENT_COLORS[comp])
+        marker = REST_FILL if comp == "rest of path" else dict(color=COMPONENT_COLORS[comp])
         fig.add_trace(Bar(x=labels, y=np.array(y), name=comp + " (fitted)" * (comp == "rest of path"),
                           marker=marker, hovertemplate=comp + ": %{y:.1f} ns/packet<extra></extra>"))
     tot, iv = uncertainty.evaluate_with_intervals({**p, "path": paths}, prof, ["path.ns_per_packet"])
