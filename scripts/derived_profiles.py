@@ -3,7 +3,7 @@
     python scripts/derived_profiles.py           # (re)write them (and remove those of deleted descriptions)
     python scripts/derived_profiles.py --check   # exit 1 if a written profile differs from what this gives
 
-Each is :func:`skbmodel.evidence.derive.shipped_derived`: the description's clock and cache sizes, the page_pool
+Each is :func:`skbmodel.evidence.leave_one_out.shipped_derived`: the description's clock and cache sizes, the page_pool
 costs derived from the measured CPUs' core cycles for the latest kernel
 (:data:`skbmodel.evidence.pp_counts.LATEST_KERNEL`), everything else inherited from the era's base profile.  They are
 shipped files so that the sidebar offers every described CPU and a share link pins their version like
@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 
 from scripts.corpus_profiles import write_profiles  # noqa: E402  (after the path set-up)
 from skbmodel.machine import description  # noqa: E402
-from skbmodel.evidence import derive  # noqa: E402
+from skbmodel.evidence import leave_one_out  # noqa: E402
 from skbmodel.machine.profile import PROFILE_DIR  # noqa: E402
 
 
@@ -30,7 +30,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args(argv)
-    want = {description.derived_id(name): derive.shipped_derived(name).to_toml() for name in description.descriptions()}
+    want = {description.derived_id(name): leave_one_out.shipped_derived(name).to_toml()
+            for name in description.descriptions()}
     stale = []
     for path in sorted(PROFILE_DIR.glob(f"{description.DERIVED_PREFIX}*.toml")):
         if path.stem not in want:

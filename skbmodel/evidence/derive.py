@@ -203,21 +203,6 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
                    fit_names=base.fit_names, fit_correlation=base.fit_correlation)
 
 
-def shipped_derived(name: str) -> Profile:
-    """The profile shipped as ``skbmodel/profiles/derived-<name>.toml``: :func:`derive` for the latest
-    kernel at the description's TSC clock (an arm64 core: its core clock), each derived constant's spread at
-    least the derivation error of its family (the leave-one-CPU-out residuals,
-    :func:`skbmodel.evidence.leave_one_out.with_derivation_error`), listing only the constants that differ from
-    its base profile (the rest it inherits).  ``scripts/derived_profiles.py`` writes it."""
-    from .leave_one_out import derivation_error, derivation_residuals, with_derivation_error  # imports this module
-    d = load(name)
-    full = derive(name, ghz=None if "tsc_ghz" in d.figures else d.value("base_ghz"))
-    full = with_derivation_error(full, derivation_error(derivation_residuals()))
-    base = load_profile(full.inherits)
-    own = {k: c for k, c in full.constants.items() if base.constants.get(k) != c}
-    return dataclasses.replace(full, id=derived_id(name), constants=own)
-
-
 def untranslated(d: Description, kernel: str, exclude: tuple[str, ...], ghz: float) -> dict[str, float]:
     """The page_pool constants as derived before the ISA translation: the x86 CPUs' instruction counts at
     the core's width and locked-op latency alone (:func:`cost_cycles`), for the before/after comparison."""

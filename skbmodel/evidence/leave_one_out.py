@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import model, uncertainty
 from ..machine import era
-from ..machine.description import Description, descriptions
+from ..machine.description import Description, derived_id, descriptions, load
 from ..machine.profile import Profile, load_profile
 from .derive import derive, untranslated
 from .opcounts import COST_MODEL, INFERRED_CPU, MEASURES, cost_training, row_uarch
@@ -524,3 +524,17 @@ def derivation_coverage(df) -> list[dict]:
             row[f"median_rel_half_width_{when}"] = float(np.median([r[when][1] for r in rs]))
         out.append(row)
     return out
+
+
+def shipped_derived(name: str) -> Profile:
+    """The profile shipped as ``skbmodel/profiles/derived-<name>.toml``: :func:`derive` for the latest
+    kernel at the description's TSC clock (an arm64 core: its core clock), each derived constant's spread at
+    least the derivation error of its family (the leave-one-CPU-out residuals,
+    :func:`with_derivation_error`), listing only the constants that differ from
+    its base profile (the rest it inherits).  ``scripts/derived_profiles.py`` writes it."""
+    d = load(name)
+    full = derive(name, ghz=None if "tsc_ghz" in d.figures else d.value("base_ghz"))
+    full = with_derivation_error(full, derivation_error(derivation_residuals()))
+    base = load_profile(full.inherits)
+    own = {k: c for k, c in full.constants.items() if base.constants.get(k) != c}
+    return dataclasses.replace(full, id=derived_id(name), constants=own)
