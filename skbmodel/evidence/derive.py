@@ -64,7 +64,7 @@ import numpy as np
 
 from ..machine import era
 from ..machine.custom import GHZ_RANGE
-from ..machine.description import (NEEDED, Description, Figure, UarchError, derived_id, load)
+from ..machine.description import (NEEDED, Description, Figure, UarchError, load)
 from ..machine.profile import Constant, Profile, load_profile
 from .carry import carried_constants
 from .opcounts import costs_note, derive_costs
