@@ -274,3 +274,17 @@ def test_a_five_megabyte_paste():
     assert m.hunk_count == 9 * n
     print(f"\n5 MB series ({info['mails']} mails): {t1 - t0:.2f} s; one 5 MB mail ({m.hunk_count} hunks): "
           f"{t3 - t2:.2f} s")
+
+
+def test_a_reply_quoting_the_whole_diff_keeps_its_file():
+    """A review reply that quotes the patch with its headers ("> diff --git ...") and answers under a
+    hunk: the quoted diff names its file and holds the hunk as posted; the reply has no diff of its own."""
+    (_, patch) = pm.read_mails(_text("napi-consume-skb-alien-defer.diff"))
+    quoted = "".join(f"> {x}\n" if x else ">\n" for x in patch.diff.rstrip("\n").split("\n"))
+    reply = ("From: Jakub Kicinski <kuba@kernel.org>\nSubject: Re: [PATCH net-next 2/3] net: fix napi_consume_skb() "
+             "with alien skbs\nDate: Fri, 7 Nov 2025 10:00:00 -0800\n\nOn Thu, 6 Nov 2025 Eric Dumazet wrote:\n"
+             + quoted + "\nNice, how many IPIs does this add?\n")
+    (m,) = pm.read_mails(reply)
+    assert m.diff == "" and not m.is_cover and m.subject.startswith("Re: [PATCH net-next 2/3]")
+    assert m.quoted_diff == patch.diff and unidiff.PatchSet(m.quoted_diff)[0].path == "net/core/skbuff.c"
+    assert pm.series_info([m])["quoted_hunks"] == 1

@@ -79,7 +79,7 @@ def test_what_each_posted_patch_states_first():
 
 
 def test_a_kpps_rate_is_kilo_and_an_mpps_rate_mega():
-    """One rate in each prefix, on a line as the issue quotes it and on real lines: ns per packet."""
+    """One rate in each prefix, on a line of the form a reviewer reported missed and on real lines: ns per packet."""
     (d, *_) = pn.measured(pm.read_mails("It went from 1110 Kpps to 2128 Kpps.\n"))
     assert (d["unit"], d["before_value"], d["after_value"]) == ("Kpps", 1110, 2128)
     assert d["before_converted"] == pytest.approx(1e6 / 1110) and d["after_converted"] == pytest.approx(1e6 / 2128)
