@@ -38,7 +38,8 @@ def _table(doc: dict) -> None:
     """What was read, every touched function with its status, and what the mails measured."""
     info = doc["series"]
     st.caption(f"Read {info['mails']} mail(s), {info['with_diff']} with a diff, {info['hunks']} hunks"
-               + (f"; skipped: {md_escape('; '.join(info['skipped']))}" if info["skipped"] else ""))
+               + (f"; skipped: {md_escape('; '.join(info['skipped']))}" if info["skipped"] else "")
+               + (f"; repaired: {md_escape('; '.join(info['repairs']))}" if info["repairs"] else ""))
     st.markdown("**Hunks**")
     st.dataframe(pd.DataFrame([{"file": r["file"], "function": r["function"], "stage": r.get("stage", ""),
                                 "status": r["status"],

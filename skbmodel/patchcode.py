@@ -56,7 +56,6 @@ class Side:
     that holds it, and the rows that start a function definition (``{row: name}``)."""
     facts: tuple[tuple[str, str, int], ...]   # (function, fact, row)
     headers: Mapping[int, str]
-    errors: int                               # nodes tree-sitter could not parse (a fragment's cut ends)
 
 
 def _text(node) -> str:
@@ -143,7 +142,6 @@ def parse_side(lines: Sequence[str], heading: str) -> Side:
     tree = _parser().parse(src)
     row_fn, headers = scopes(lines, heading)
     facts: list[tuple[str, str, int]] = []
-    errors = 0
 
     def add(node, fact: str, where: str | None = None) -> None:
         row = node.start_point[0]
@@ -156,8 +154,6 @@ def parse_side(lines: Sequence[str], heading: str) -> Side:
         t = node.type
         if t in ("comment", "string_literal", "char_literal", "system_lib_string", "concatenated_string"):
             continue
-        if t == "ERROR":
-            errors += 1
         if t == "storage_class_specifier":  # static, inline, extern: where the compiler may put the code
             add(node, f"spec:{_text(node)}")
         elif t in ("preproc_def", "preproc_function_def"):
@@ -181,7 +177,7 @@ def parse_side(lines: Sequence[str], heading: str) -> Side:
             stack.append(child)
     for row, name in headers.items():
         facts.append((name, f"define:{name}", row))
-    return Side(tuple(facts), headers, errors)
+    return Side(tuple(facts), headers)
 
 
 def _is_callee(node) -> bool:
@@ -235,9 +231,6 @@ class FunctionChange:
                     out.setdefault(name, [None, None])[0 if side == "before" else 1] = value
         return {k: (v[0], v[1]) for k, v in out.items()}
 
-    def to_json(self) -> dict:
-        return {"file": self.file, "function": self.function, "defined": self.defined,
-                "added": sorted(self.added.elements()), "removed": sorted(self.removed.elements())}
 
 
 def _side_rows(rows: Sequence[tuple[str, str]], side: str) -> tuple[list[str], set[int]]:

@@ -57,15 +57,6 @@ class Hunk:
     file: str          # path in the tree ("" for a quoted fragment without headers)
     function: str      # git's hunk heading (the definition before the hunk)
     rows: tuple[tuple[str, str], ...]   # (" " | "-" | "+", text) in the hunk's order
-    repaired: str = ""  # what was completed to parse it
-
-    @property
-    def added(self) -> tuple[str, ...]:
-        return tuple(t for k, t in self.rows if k == "+")
-
-    @property
-    def removed(self) -> tuple[str, ...]:
-        return tuple(t for k, t in self.rows if k == "-")
 
 
 # ---------------------------------------------------------------- hunks
@@ -85,7 +76,7 @@ def hunks(mails: list[patchmail.Mail]) -> list[Hunk]:
             for h in f:
                 rows = tuple((x.line_type if x.line_type in "+-" else " ", str(x.value).rstrip("\n"))
                              for x in h if x.line_type in (" ", "+", "-"))
-                out.append(Hunk(mail.index, path, str(h.section_header or "").strip(), rows, "; ".join(mail.repairs)))
+                out.append(Hunk(mail.index, path, str(h.section_header or "").strip(), rows))
     return out
 
 
@@ -323,6 +314,7 @@ class Plan:
     two_cpu: list         # rows moving work between two CPUs
     borrowed: list[str]
     notes: list[str]
+    why: str = ""         # what of the kernel the path stands for here (its [[path]] row)
 
 
 def plan(changes: Mapping) -> Plan | None:
@@ -364,9 +356,9 @@ def plan(changes: Mapping) -> Plan | None:
     placed = [(_path_of(ch.file, ch.function), m) for m, ch, _ in chosen if m.per == "packet"]
     placed = placed or [(_path_of(ch.file, ch.function), m) for m, ch, _ in chosen]
     by_file = [p for p, _ in placed if p is not None]
-    borrowed = []
+    borrowed, why = [], ""
     if by_file:
-        start = by_file[0].path
+        start, why = by_file[0].path, by_file[0].why
         borrowed += [p.borrowed for p in by_file[:1] if p.borrowed]
     else:
         start = placed[0][1].path
@@ -388,7 +380,7 @@ def plan(changes: Mapping) -> Plan | None:
     path = "design" if design else start
     if design:
         a["d_from"] = start
-    return Plan(path, start, a, b, chosen, flush, two, borrowed, notes)
+    return Plan(path, start, a, b, chosen, flush, two, borrowed, notes, why)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -501,7 +493,8 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, p
     subject = mails[mapped_mails[0] - 1].subject if mapped_mails else info["subject"]
     digest = patchmail.diff_hash(mails)
     doc = {"ok": True, "subject": subject, "hash": digest, "series": info, "hunks": table_rows,
-           "measured": meas, "notes": read_notes, "answer": None, "path": None, "start": None, "link": None,
+           "measured": meas, "notes": read_notes, "answer": None, "path": None, "start": None, "path_why": "",
+           "link": None,
            "composed": []}
     if p is None:
         touched = [r for r in table_rows if r.get("priced_code")]
@@ -535,7 +528,7 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, p
     ans["runs_needed"] = _runs(ans["value"], ans["noise_ns"])
     doc["notes"] += p.notes
     doc["composed"] = sorted({m.id for m, _, _ in p.chosen})
-    doc["start"] = p.start
+    doc["start"], doc["path_why"] = p.start, p.why
     doc["path"] = st["path"] if st["path"] != "design" else f"design (from {p.start})"
     doc["a"] = {k: st[k] for k in sk_state.b_overrides(st)}
     doc["b"] = sk_state.b_overrides(st)
@@ -613,12 +606,13 @@ def text_block(doc: dict) -> str:
     info = doc["series"]
     lines = [textwrap.fill(ascii_text(f"skbmodel patch: {doc['subject']}"), WIDTH),
              _fill(f"read {info['mails']} mail{'s' * (info['mails'] != 1)} ({info['with_diff']} with a diff), "
-                   f"{info['hunks']} hunks" + (f"; skipped: {'; '.join(info['skipped'])}" if info["skipped"] else ""),
-                   "")]
+                   f"{info['hunks']} hunks" + (f"; skipped: {'; '.join(info['skipped'])}" if info["skipped"] else "")
+                   + (f"; repaired: {'; '.join(info['repairs'])}" if info["repairs"] else ""), "")]
     ans = doc["answer"]
     if ans is not None:
         prof = doc["profile"]
-        lines.append(_fill(f"path {doc['path']}, profile {prof['id']} ({prof['configuration']}) at "
+        why = f" ({doc['path_why']})" if doc["path_why"] else ""
+        lines.append(_fill(f"path {doc['path']}{why}, profile {prof['id']} ({prof['configuration']}) at "
                            f"{prof['ghz']:g} GHz; priced: {', '.join(doc['composed'])}", ""))
         if ans.get("per_flush") and ans["a"] == ans["b"]:  # only changes per batch: nothing per packet to see
             lines.append(_fill(f"B - A: about 0 ns/packet (within {ans['interval'][0]:+.2f} to "
