@@ -284,6 +284,22 @@ class _Reader:
                     self.add("one line" if arrow else "labelled", xx, y, [i], label=pre.strip(" :-(~"), rank=0,
                              strong=bool(_STRONG.search(pre)))
                     break
+            else:
+                self._wrapped_from_to(i, vs)
+
+    def _wrapped_from_to(self, i: int, vs: list) -> None:
+        """``... from X`` at a line's end and ``to Y`` opening the next: the pair a mail's line wrap split."""
+        if not vs or i + 1 >= len(self.lines) or i + 1 in self.used:
+            return
+        x, line, nxt = vs[-1], self.lines[i], self.lines[i + 1]
+        ys = [v for v in self.vals[i + 1] if v.dim != "%" and not v.signed and v.unit]
+        if not x.unit or line[x.end:].strip() or not _FROM.search(line[max(0, x.start - 40):x.start]) or not ys:
+            return
+        y = ys[0]
+        if x.dim == y.dim and re.fullmatch(r"\s*to\s*", nxt[:y.start]):
+            pre = line[max(0, x.start - 40):x.start]
+            self.add("one line", x, y, [i, i + 1], label=pre.strip(" :-(~"), rank=0,
+                     strong=bool(_STRONG.search(pre)))
 
     def column_tables(self) -> None:
         """Rows of two equal groups of values under a header whose columns say before and after."""

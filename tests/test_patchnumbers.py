@@ -202,3 +202,15 @@ def test_before_and_after_blocks_pair_line_by_line():
     assert (first["before"], first["after"]) == ("3", "2")
     assert first["label"] == "For tasklet_page_pool01_fast_path before this patchset"
     assert first["also"] == [{"unit": "ns", "before": "31.171", "after": "27.496"}]
+
+
+def test_a_from_to_pair_a_line_wrap_split_is_read():
+    """"could go from 1,872,565 pps" / "to 1,961,009 pps." on two lines (the xsk completion-queue lock split's
+    mail, tests/data/patches/xsk-cq-lock-split.diff): one pair, in pps, the rows of both lines."""
+    from skbmodel import patchmail, patchnumbers
+    text = ("From: A <a@b.c>\nSubject: [PATCH net-next] x\nDate: Mon, 1 Jan 2024 00:00:00 +0000\n\n"
+            "With this patch, the performance number could go from 1,872,565 pps\nto 1,961,009 pps. It's a "
+            "minor rise of around 5%.\n")
+    first = patchnumbers.measured(patchmail.read_mails(text))[0]
+    assert (first["before"], first["after"], first["unit"]) == ("1,872,565", "1,961,009", "pps")
+    assert len(first["lines"]) == 2 and first["delta_ns_per_packet"] < 0
