@@ -469,10 +469,6 @@ def _two_cpus(p: Plan, on: Machine) -> dict:
                         "state": gain_st}}
 
 
-def _runs(value: float, noise_ns: float) -> float:
-    return float(noise.runs_needed(value, noise_ns))
-
-
 def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, profile_file: str | None = None) -> dict:
     """The whole answer of a patch (the ``--json`` document).  Raises :class:`NothingPriced` (holding the
     document with its hunk table) where nothing in the patch touches a mechanism the model prices."""
@@ -525,7 +521,7 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, p
         doc["notes"] += [f"borrowed path: {b}; the interval is the envelope over the modelled paths"
                          for b in p.borrowed]
     ans["verdict"] = noise.verdict(ans["value"], ans["noise_ns"], *ans["interval"])
-    ans["runs_needed"] = _runs(ans["value"], ans["noise_ns"])
+    ans["runs_needed"] = float(noise.runs_needed(ans["value"], ans["noise_ns"]))
     doc["notes"] += p.notes
     doc["composed"] = sorted({m.id for m, _, _ in p.chosen})
     doc["start"], doc["path_why"] = p.start, p.why
