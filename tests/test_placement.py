@@ -192,7 +192,10 @@ def test_a_remote_xdp_drop_on_a_chiplet_part_makes_the_source_the_bottleneck_wit
     prof = load_profile("epyc-9684x")
     c = model.constants_of(prof)
     same, far = (_eval("epyc-9684x", cpumap_prog="drop", place=p) for p in ("same_l3", "other_l3"))
-    assert far["cpumap.bottleneck"] == 0 and same["cpumap.bottleneck"] == 1
+    # on one CCD the two CPUs nearly balance (each within 5 % of the other's time per packet); on two, the
+    # source's excess line moves make it the bottleneck by far
+    assert abs(same["cpumap.src_ns"] / same["cpumap.dst_ns"] - 1) < 0.05
+    assert far["cpumap.bottleneck"] == 0 and far["cpumap.src_ns"] > 1.2 * far["cpumap.dst_ns"]
     assert far["cpumap.src_mpps"] < 0.5 * same["cpumap.src_mpps"]
     ghz = prof.ghz
     line = float(model.line_cycles(1, c, ghz))

@@ -24,9 +24,14 @@ def carry_factor(src: Description, src_ghz: float, dst: Description, dst_ghz: fl
     ``src_turbo / src_ghz * dst_ghz / dst_turbo``: the cost's core cycles on the source core, which runs
     a busy loop at its turbo clock (:func:`cost_cycles`), carried unchanged as core cycles (as the
     derivation carries a residual, :func:`derive_cost`) and counted by the target's clock.  ``as_ns``:
-    the cost is carried as time, ``dst_ghz / src_ghz`` (:data:`CARRIED_AS_NS`)."""
+    the cost is carried as time (:data:`CARRIED_AS_NS`), scaled by how long one line takes to move between
+    two cores of one L3 on each machine, ``dst_ghz / src_ghz * t_dst / t_src`` (``t``: the description's
+    ``topology.line_ns.same_l3``, the median one-way CAS latency of a published core-to-core run; the kernel
+    path's move is one such transfer, :class:`skbmodel.machine.description.Topology`); ``dst_ghz / src_ghz``
+    where either description has no topology."""
     if as_ns:
-        return dst_ghz / src_ghz
+        ts, td = (x.topology.ns("same_l3") if x.topology else None for x in (src, dst))
+        return dst_ghz / src_ghz * (td / ts if ts and td else 1.0)
     return src.value("turbo_ghz") / src_ghz * dst_ghz / dst.value("turbo_ghz")
 
 
@@ -64,6 +69,10 @@ def carry_spread(exclude: tuple[str, ...] = ()) -> tuple[float | None, int, str]
     return s, len(res), ", ".join(sorted({r[0] for r in res}))
 
 
+def _same_l3_text(d: Description) -> str:
+    return f"{d.topology.ns('same_l3'):g} ns" if d.topology else "not measured (taken as the other's)"
+
+
 def carried_constants(d: Description, ghz: float, base: Profile, names,
                       exclude: tuple[str, ...] = ()) -> dict[str, Constant]:
     """The cycles constants ``names`` of ``base`` carried to CPU ``d`` counted at ``ghz`` [cycles].
@@ -94,8 +103,10 @@ def carried_constants(d: Description, ghz: float, base: Profile, names,
             conv = (f"{c.value:g} cycles taken unchanged: the clocks that would convert them (the measured CPU's "
                     "TSC and turbo) are not known")
         elif as_ns:
-            conv = (f"{c.value:g} cycles / {base.ghz:g} GHz = {c.value / base.ghz:.1f} ns x {ghz:g} GHz (carried as "
-                    "ns: a line's move between cores waits on the interconnect, not on the core clock)")
+            conv = (f"{c.value:g} cycles / {base.ghz:g} GHz = {c.value / base.ghz:.1f} ns x {f * base.ghz / ghz:.3g} "
+                    f"(one line's move between two cores of one L3: {_same_l3_text(src)} on {src.name}, "
+                    f"{_same_l3_text(d)} on {d.name}) x {ghz:g} GHz (carried as ns: a line's move between cores "
+                    "waits on the interconnect, not on the core clock)")
         else:
             conv = (f"{c.value:g} cycles of {base.ghz:g} GHz x turbo {src.value('turbo_ghz'):g} / {base.ghz:g} = "
                     f"{c.value * src.value('turbo_ghz') / base.ghz:.1f} core cycles of {src.name} under load, carried "
