@@ -76,7 +76,9 @@ def main() -> None:
                 # a machine with no level on another node now: its old cross-node cell beside another socket
                 far = cross or "other_socket"
                 old = "same" if place == "same_l3" else ("cross" if place == far else None)
-                b = before.get(pid, {}).get(f"{prog}/{old}") if old else None
+                b = before.get(pid, {}).get(f"{prog}/{place}")  # a checkout with the levels
+                if b is None and old:
+                    b = before.get(pid, {}).get(f"{prog}/{old}")
                 if a is None:
                     cells.append("(lacks it: refused)" + (f"; cross node was {_fmt(b)}" if b else ""))
                 else:
