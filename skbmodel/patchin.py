@@ -490,7 +490,7 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, p
     digest = patchmail.diff_hash(mails)
     doc = {"ok": True, "subject": subject, "hash": digest, "series": info, "hunks": table_rows,
            "measured": meas, "notes": read_notes, "answer": None, "path": None, "start": None, "path_why": "",
-           "link": None,
+           "link": None, "cpu_from_mail": None,
            "composed": []}
     if p is None:
         touched = [r for r in table_rows if r.get("priced_code")]
@@ -499,6 +499,11 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, p
         doc["notes"].append("the patch touches the code of a priced mechanism, but no change the model has a term "
                             "for: no number (see the table)")
         return _with_measured(doc, None)
+    if cpu is None and profile_file is None:
+        cpu, doc["cpu_from_mail"] = mail_cpu(mails, meas)
+        if cpu is not None:
+            doc["notes"].append(f"priced on {cpu}: the mails name {doc['cpu_from_mail']['said']!r} "
+                                f"({doc['cpu_from_mail']['uarch']}); --cpu prices it on another")
     on = Machine(cpu, profile_file)
     st = question(p, on)
     ans, res = _difference(st)  # only per-flush rows: A = B, the path's own cost, unchanged per packet
@@ -534,6 +539,26 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, p
     named = {**st, "phash": digest, **({"patch": shown} if shown else {})}
     doc["link"] = shortlink.share_link(versions.share_query(named), base, "compare")
     return _with_measured(doc, ans)
+
+
+def mail_cpu(mails, meas: list[dict]) -> tuple[str | None, dict | None]:
+    """The shipped profile of the CPU the mails name, and what named it, or ``(None, None)``.
+
+    The prose of the mails (never their diffs: a hunk may name any CPU) is read by
+    :func:`skbmodel.machine.cpuinfo.named_cpu`, the mails that state measured numbers first, then the others in
+    order; the first CPU a description knows wins and its profile is the one a fit starts from (measured on that
+    CPU, else derived from its description).
+    """
+    from .machine import cpuinfo
+    from .machine.profile import available_profiles
+    first = list(dict.fromkeys(m["mail"] for m in meas))
+    for i in first + [m.index for m in mails if m.index not in first]:
+        found = cpuinfo.named_cpu(mails[i].prose)
+        if found is not None and found.description is not None and found.profile in available_profiles():
+            return found.profile, {"said": found.text, "uarch": found.description.uarch,
+                                   "description": found.description.name, "profile": found.profile,
+                                   "mail": i + 1}
+    return None, None
 
 
 def _with_flush(p: Plan, ans: dict, ghz: float) -> dict:

@@ -337,3 +337,38 @@ def test_the_link_names_the_patch_and_eval_takes_it_whole():
     whole = json.loads(cli("eval", doc["link"], "--json").stdout)
     query = json.loads(cli("eval", doc["link"].split("?", 1)[1], "--json").stdout)
     assert whole["answers"] == query["answers"] and whole["b_overrides"] == {"kfl_bulk": 16}
+
+
+# ---------------------------------------------------------------- the CPU the mails name
+COLLECTED = SAMPLE.parent
+
+
+def test_a_board_or_soc_the_prose_names_is_its_cpu_and_a_cpuinfo_line_wins():
+    from skbmodel.machine import cpuinfo
+    found = cpuinfo.named_cpu("The test was done by sending to the macchiatobin 64 byte frames")
+    assert found.description.name == "cortex-a72" and found.profile == "derived-cortex-a72"
+    assert cpuinfo.named_cpu("an ESPRESSObin running 5.13").description.name == "cortex-a53"
+    both = cpuinfo.named_cpu("on a macchiatobin\nmodel name : Intel(R) Core(TM) i7-4790K CPU @ 4.00GHz\n")
+    assert both.description.name == "haswell"  # the machine's own cpuinfo line, not a board named in passing
+    assert cpuinfo.named_cpu("Benchmarking IPv4-forwarding, on CPU i7-4790K @4.2GHz").profile == "i7-4790k"
+    assert cpuinfo.named_cpu("no machine named here") is None
+
+
+def test_the_reader_prices_on_the_cpu_the_mails_name_and_says_so():
+    raw = (COLLECTED / "mvpp2-page-pool-recycle.diff").read_bytes()
+    doc = patchin.answer(raw)
+    assert doc["profile"]["id"] == "derived-cortex-a72"
+    assert doc["cpu_from_mail"]["said"].lower() == "macchiatobin" and doc["cpu_from_mail"]["mail"] == 1
+    assert any("macchiatobin" in n and "--cpu" in n for n in doc["notes"])
+    given = patchin.answer(raw, "e5-1650v4")  # --cpu wins, and nothing is said of the mails' CPU
+    assert given["profile"]["id"] == "e5-1650v4" and given["cpu_from_mail"] is None
+    # the A72 at 2 GHz and 3 wide pays more per packet than the E5 at 3.6-4 GHz and 4 wide for the same change
+    assert doc["answer"]["value"] < given["answer"]["value"] < 0
+
+
+def test_a_cpu_named_only_inside_a_hunk_is_not_the_machine():
+    hunk = diff("drivers/net/ethernet/marvell/mvpp2/mvpp2_main.c", ["\tpage_pool_release_page(pp, page);"],
+                ["\t/* as on the macchiatobin */", "\tskb_mark_for_recycle(skb);"], "static int mvpp2_rx(void)")
+    doc = answer(hunk)
+    assert doc["answer"] is not None and doc["cpu_from_mail"] is None
+    assert doc["profile"]["id"] == "e5-1650v4"
