@@ -156,8 +156,8 @@ def render() -> str:
              "that names no described CPU, the one the reader finds named in the mails, else the default); "
              "nothing is mapped by hand.  A measured difference within one run's noise (2 ns) says nothing of the "
              "sign; an aggregate of many CPUs is compared by its sign only; cycles per object of a micro-benchmark "
-             "are listed, not scored.  'fitted on' names the shipped profiles fitted on the same corpus rows: those rows are in "
-             "sample, not a validation.", ""]
+             "are listed, not scored.  'fitted on' names the shipped profiles fitted on the same corpus rows: "
+             "those rows are in sample, not a validation.", ""]
     files: dict[Path, dict] = {}
     for r in rows:
         prof = _profile(r["cpu"])
