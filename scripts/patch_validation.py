@@ -170,16 +170,19 @@ def render() -> str:
         files.setdefault(r["path"], docs[key])
     # what was read, per file
     lines += ["## What the reader read", "",
-              "| file | mails | with a diff | hunks | skipped | priced mechanisms | answer |",
-              "|---|---:|---:|---:|---|---|---|"]
+              "| file | mails | with a diff | hunks | skipped | measured pairs read (of them quoted) | "
+              "priced mechanisms | answer |",
+              "|---|---:|---:|---:|---|---:|---|---|"]
     for path, doc in files.items():
         info = doc["series"]
         ans = doc["answer"]
         got = ("no number: " + ("nothing priced" if not any(h.get("priced_code") for h in doc["hunks"])
                                 else "priced code touched, no term") if ans is None
                else f"{ans['value']:+.2f} ns/packet ({ans['interval'][0]:+.2f} to {ans['interval'][1]:+.2f})")
+        pairs = [m for m in doc["measured"] if m["kind"] != "relative"]
+        read = f"{len(pairs)} ({sum(m['quoted'] for m in pairs)})" if pairs else "none"
         lines.append(f"| {path.relative_to(DATA)} | {info['mails']} | {info['with_diff']} | {info['hunks']} | "
-                     f"{'; '.join(info['skipped']) or 'nothing'} | {_mechanisms(doc)} | {got} |")
+                     f"{'; '.join(info['skipped']) or 'nothing'} | {read} | {_mechanisms(doc)} | {got} |")
     scored = [r for r in rows if r["doc"]["answer"] is not None and r["delta"] is not None]
     signed = [r for r in scored if r["sign"] in ("right", "wrong")]
     right = sum(r["sign"] == "right" for r in signed)

@@ -602,8 +602,12 @@ def _fill(s: str, indent: str = "  ") -> str:
 
 
 def measured_text(m: dict) -> str:
-    """One measured before/after as a reviewer would quote it, with what it was converted with."""
-    s = m["text"]
+    """One measured before/after as a reviewer would quote it (its label, where its line or block names the
+    test), with what it was converted with; a pair read from a reply's quote says so."""
+    named = m.get("label") and m["how"] in ("labelled lines", "table rows", "table columns")
+    s = (f"{m['label']}: " if named else "") + m["text"]
+    if m.get("quoted"):
+        s += " [quoted from an earlier mail]"
     if m.get("delta_ns_per_packet") is not None:
         s += f" ({m['delta_ns_per_packet']:+.2f} ns/packet" + (f"; {m['assumed']}" if m.get("assumed") else "") + ")"
     elif m.get("relative") is not None and m["kind"] != "relative":
