@@ -123,6 +123,9 @@ class PathRow:
     path: str
     why: str
     borrowed: str
+    #: what the code this row places always runs with (Compare keys set on A and B alike), and why
+    state: tuple[tuple[str, str], ...] = ()
+    state_why: str = ""
 
 
 @lru_cache(maxsize=1)
@@ -147,7 +150,8 @@ def callees() -> dict[str, tuple[str, ...]]:
 
 
 def path_rows() -> list[PathRow]:
-    return [PathRow(tuple(r["files"]), tuple(r.get("functions", ())), r["path"], r["why"], r.get("borrowed", ""))
+    return [PathRow(tuple(r["files"]), tuple(r.get("functions", ())), r["path"], r["why"], r.get("borrowed", ""),
+                    tuple((str(k), str(v)) for k, v in r.get("state", {}).items()), r.get("state_why", ""))
             for r in _loaded()["path"]]
 
 
@@ -376,6 +380,10 @@ def plan(changes: Mapping) -> Plan | None:
         nums = _number(m, ch, macros)
         a.update({k: str(v).format(**nums) for k, v in m.a.items()})
         b.update({k: str(v).format(**nums) for k, v in m.b.items()})
+    if by_file and by_file[0].state:  # the placed code's own conditions, on both sides
+        for k, v in by_file[0].state:
+            a.setdefault(k, v)
+        notes.append(by_file[0].state_why)
     design = any(k.startswith("d_") for k in (*a, *b))
     path = "design" if design else start
     if design:

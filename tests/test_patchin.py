@@ -372,3 +372,24 @@ def test_a_cpu_named_only_inside_a_hunk_is_not_the_machine():
     doc = answer(hunk)
     assert doc["answer"] is not None and doc["cpu_from_mail"] is None
     assert doc["profile"]["id"] == "e5-1650v4"
+
+
+def test_a_tx_completion_frees_on_slub_s_remote_path_on_both_sides():
+    """A driver's TX completion frees each skb a TX ring's depth after it was allocated: the [[path]] row of TX
+    completion sets the remote free (d_free_where) on A and B alike and says why; an RX hunk keeps the local free.
+    On the ixgbe mail (i7-4790K) the change is then larger than with a local free, and still a saving."""
+    raw = (COLLECTED / "ixgbe-napi-consume-skb.diff").read_bytes()
+    doc = patchin.answer(raw, "i7-4790k")
+    p = patchin.plan(patchcode.net_changes(patchin.hunks(patchmail.read_mails(raw))))
+    assert p.a["d_free_where"] == "remote" and "d_free_where" not in p.b and "d_free_where" not in doc["b"]
+    assert any("TX ring's depth" in n for n in doc["notes"]) and "d_free_where=remote" in doc["link"]
+    local = patchin._difference(patchin._compare_state(p.path, {**p.a, "d_free_where": "local"}, p.b,
+                                                       patchin.Machine("i7-4790k")))[0]["value"]
+    assert doc["answer"]["value"] < local < 0
+    rx = answer(diff("drivers/net/ethernet/foo/foo_main.c", ["\tdev_kfree_skb_any(skb);"],
+                     ["\tnapi_consume_skb(skb, budget);"], "static int foo_clean_rx_irq(struct foo_ring *r)"))
+    assert "d_free_where" not in patchin.plan(changes(diff("drivers/net/ethernet/foo/foo_main.c",
+                                                          ["\tdev_kfree_skb_any(skb);"],
+                                                          ["\tnapi_consume_skb(skb, budget);"],
+                                                          "static int foo_clean_rx_irq(struct foo_ring *r)"))).a
+    assert rx["answer"] is not None
