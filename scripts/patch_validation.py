@@ -172,8 +172,8 @@ DIAGNOSES = {
                "the memset it does price are a few ns of the 110-223 ns measured."),
     "mvpp2-page-pool-recycle-drop": (
         "gap", "the mail's perf profiles show what the change removed per packet: page_pool_release_page 34.9 % "
-               "(the page's DMA unmap and release from the pool: the model has no DMA map, unmap or sync stage), free_unref_page 8.1 %, "
-               "page_frag_free 2.7 %, __alloc_pages_bulk 2.1 %, about 116 ns of page-allocator work of the 901 "
+               "(the page's DMA unmap and release from the pool: the model has no DMA map, unmap or sync "
+               "stage), free_unref_page 8.1 %, page_frag_free 2.7 %, __alloc_pages_bulk 2.1 %, about 116 ns of page-allocator work of the 901 "
                "ns before, against the model's 41 ns on a core whose page-allocator costs are derived, not "
                "measured (no Cortex-A72 in the corpus). Predicted A: 704 ns."),
     "mvneta-page-pool-recycle-drop": (
@@ -183,8 +183,8 @@ DIAGNOSES = {
                "below its width (its description says the derivation is a lower bound there)."),
     "napi-alloc-skb-bulk-2015-slab": (
         "gap", "measured with the SLAB allocator, whose kmem_cache_alloc_bulk was then (v4.3) the generic loop of "
-               "single allocations (mm/slab_common.c __kmem_cache_alloc_bulk): the bulk refill saves nothing there; the "
-               "model prices SLUB only. The measured difference is within one run's noise."),
+               "single allocations (mm/slab_common.c __kmem_cache_alloc_bulk): the bulk refill saves nothing "
+               "there; the model prices SLUB only. The measured difference is within one run's noise."),
 }
 #: the same diagnosis holds for these measurements (the same test or the same mail)
 for _same, _as in (("alien-skb-defer-epyc", "c12"), ("alien-skb-defer-xdpsock-1", "c12b"),
