@@ -174,8 +174,8 @@ DIAGNOSES = {
         "gap", "the mail's perf profiles show what the change removed per packet: page_pool_release_page 34.9 % "
                "(the page's DMA unmap and release from the pool: the model has no DMA map, unmap or sync "
                "stage), free_unref_page 8.1 %, page_frag_free 2.7 %, __alloc_pages_bulk 2.1 %, about 116 ns of "
-               "page-allocator work of the 901 ns before, against the model's 41 ns on a core whose page-allocator costs are derived, not "
-               "measured (no Cortex-A72 in the corpus). Predicted A: 704 ns."),
+               "page-allocator work of the 901 ns before, against the model's 41 ns on a core whose "
+               "page-allocator costs are derived, not measured (no Cortex-A72 in the corpus). Predicted A: 704 ns."),
     "mvneta-page-pool-recycle-drop": (
         "gap", "perf: page_pool_release_page 3.8 %, free_unref_page 3.6 %, __alloc_pages_bulk 1.5 %, "
                "page_frag_free 1.3 % of 3378 ns, about 340 ns; the model's 92 ns on the derived Cortex-A53 prices "
