@@ -393,3 +393,22 @@ def test_a_tx_completion_frees_on_slub_s_remote_path_on_both_sides():
                                                           ["\tnapi_consume_skb(skb, budget);"],
                                                           "static int foo_clean_rx_irq(struct foo_ring *r)"))).a
     assert rx["answer"] is not None
+
+
+def test_the_marvell_boards_are_priced_on_their_own_cores():
+    """The index names the SoC of each Marvell board (the MACCHIATObin's Armada 8040, the Armada 3720 that mvneta
+    implies on arm64): each matches its description and the profile derived from it, at the description's clock,
+    an arm64 core; the A53 (1 GHz, 2-wide in order) pays more for the same page recycling than the A72 (2 GHz)."""
+    import csv
+    from skbmodel.machine import cpuinfo
+    from skbmodel.machine.profile import load_profile
+    rows = {r["id"]: r for r in csv.DictReader((COLLECTED / "index.csv").open(encoding="utf-8"))}
+    want = {"mvpp2-page-pool-recycle-drop": ("derived-cortex-a72", 2.0),
+            "mvneta-page-pool-recycle-drop": ("derived-cortex-a53", 1.0)}
+    values = {}
+    for rid, (pid, ghz) in want.items():
+        m = cpuinfo.match_cpu(rows[rid]["cpu"])
+        assert m.profile == pid and m.description.isa == "arm64"
+        assert load_profile(pid).ghz == pytest.approx(ghz)
+        values[pid] = patchin.answer((COLLECTED / rows[rid]["file"]).read_bytes(), pid)["answer"]["value"]
+    assert values["derived-cortex-a53"] < values["derived-cortex-a72"] < 0
