@@ -712,7 +712,8 @@ def measured(mails: Sequence[Mail], notes: list[str] | None = None) -> list[dict
             notes.append(f"mail {mail.index + 1}: only the first {MAX_LINES} of its {len(own)} lines of text "
                          f"read for measured numbers")
         # a reply's quotes are the quoted mail's measurements: read after its own lines, and marked quoted
-        passes = [(quoted, True, 0.0)] if only_quotes else [(own, False, 0.0), (quoted, True, QUOTED_RANK)]
+        passes = [(quoted, True, 0.0)] if only_quotes else [(own, False, 0.0)] + (
+            [(quoted, True, QUOTED_RANK)] if any(line.strip() for line in quoted) else [])
         for lines, is_quoted, offset in passes:
             r = _Reader(mail, lines[:MAX_LINES], is_quoted, offset)
             for read in (r.one_line, r.column_tables, r.row_tables, r.with_without, r.baseline_list, r.sections,
