@@ -11,6 +11,10 @@ Mails state a measurement in many shapes; each is read where it is written as a 
   ``16 - 45 cycles(tsc) 11.451 ns - 32 cycles(tsc) 8.148 ns``);
 * a table whose rows are (``Baseline ... 3,771,046`` / ``Array ... 4,249,224`` under a ``pps`` header;
   ``threaded GRO 2.3 4 Mpps`` / ``thr bulk GRO 2.4 4.7 Mpps`` over a ``diff +4 +17 %`` row);
+* ``without X: N`` over ``with X: M`` (or ``X: M``) under the line naming the test; a list of ``label: value
+  (note)`` rows whose note says baseline; sections headed ``--- Non X ---`` and ``--- X ---`` (the last value
+  of each, iperf's total); ``from X to Y`` across a paragraph, its unit named before (``the pps number goes
+  from``);
 * weaker, and ranked after those: a ``Before:`` value whose after is the one other line of the same shape
   (``implied``), two adjacent lines of the same shape and no label (``order``: the first taken as before);
 * a relative change in words: ``~50% improvement``, ``+22%``.
@@ -18,8 +22,9 @@ Mails state a measurement in many shapes; each is read where it is written as a 
 Units are kept as written and converted: packet rates (Mpps, Kpps, pps) to ns per packet; bit rates
 (Gbit/s, Mbit/s, Mb/sec) to packets with the packet size the mail states nearest the numbers, else 64-byte
 packets, an assumption the result states; request rates to ns per request; cycles stay cycles and ns stay
-ns, per whatever the line says (element, object, page, packet).  A quoted line (``> ``) of a reply is the
-quoted mail's measurement, not the reply's: it is read only where the mail is nothing but quotes.
+ns, per whatever the line says (element, object, page, packet); numbers printed without a unit are read as
+written and not converted.  A quoted line (``> ``) of a reply is the quoted mail's measurement, not the
+reply's: read after everything the mails' own lines state, and marked quoted.
 """
 from __future__ import annotations
 
