@@ -123,6 +123,9 @@ class PathRow:
     path: str
     why: str
     borrowed: str
+    #: what the code this row places always runs with (Compare keys set on A and B alike), and why
+    state: tuple[tuple[str, str], ...] = ()
+    state_why: str = ""
 
 
 @lru_cache(maxsize=1)
@@ -147,7 +150,8 @@ def callees() -> dict[str, tuple[str, ...]]:
 
 
 def path_rows() -> list[PathRow]:
-    return [PathRow(tuple(r["files"]), tuple(r.get("functions", ())), r["path"], r["why"], r.get("borrowed", ""))
+    return [PathRow(tuple(r["files"]), tuple(r.get("functions", ())), r["path"], r["why"], r.get("borrowed", ""),
+                    tuple((str(k), str(v)) for k, v in r.get("state", {}).items()), r.get("state_why", ""))
             for r in _loaded()["path"]]
 
 
@@ -376,6 +380,10 @@ def plan(changes: Mapping) -> Plan | None:
         nums = _number(m, ch, macros)
         a.update({k: str(v).format(**nums) for k, v in m.a.items()})
         b.update({k: str(v).format(**nums) for k, v in m.b.items()})
+    if by_file and by_file[0].state:  # the placed code's own conditions, on both sides
+        for k, v in by_file[0].state:
+            a.setdefault(k, v)
+        notes.append(by_file[0].state_why)
     design = any(k.startswith("d_") for k in (*a, *b))
     path = "design" if design else start
     if design:
@@ -490,7 +498,7 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, p
     digest = patchmail.diff_hash(mails)
     doc = {"ok": True, "subject": subject, "hash": digest, "series": info, "hunks": table_rows,
            "measured": meas, "notes": read_notes, "answer": None, "path": None, "start": None, "path_why": "",
-           "link": None,
+           "link": None, "cpu_from_mail": None,
            "composed": []}
     if p is None:
         touched = [r for r in table_rows if r.get("priced_code")]
@@ -499,6 +507,11 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, p
         doc["notes"].append("the patch touches the code of a priced mechanism, but no change the model has a term "
                             "for: no number (see the table)")
         return _with_measured(doc, None)
+    if cpu is None and profile_file is None:
+        cpu, doc["cpu_from_mail"] = mail_cpu(mails, meas)
+        if cpu is not None:
+            doc["notes"].append(f"priced on {cpu}: the mails name {doc['cpu_from_mail']['said']!r} "
+                                f"({doc['cpu_from_mail']['uarch']}); --cpu prices it on another")
     on = Machine(cpu, profile_file)
     st = question(p, on)
     ans, res = _difference(st)  # only per-flush rows: A = B, the path's own cost, unchanged per packet
@@ -534,6 +547,26 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, p
     named = {**st, "phash": digest, **({"patch": shown} if shown else {})}
     doc["link"] = shortlink.share_link(versions.share_query(named), base, "compare")
     return _with_measured(doc, ans)
+
+
+def mail_cpu(mails, meas: list[dict]) -> tuple[str | None, dict | None]:
+    """The shipped profile of the CPU the mails name, and what named it, or ``(None, None)``.
+
+    The prose of the mails (never their diffs: a hunk may name any CPU) is read by
+    :func:`skbmodel.machine.cpuinfo.named_cpu`, the mails that state measured numbers first, then the others in
+    order; the first CPU a description knows wins and its profile is the one a fit starts from (measured on that
+    CPU, else derived from its description).
+    """
+    from .machine import cpuinfo
+    from .machine.profile import available_profiles
+    first = list(dict.fromkeys(m["mail"] for m in meas))
+    for i in first + [m.index for m in mails if m.index not in first]:
+        found = cpuinfo.named_cpu(mails[i].prose)
+        if found is not None and found.description is not None and found.profile in available_profiles():
+            return found.profile, {"said": found.text, "uarch": found.description.uarch,
+                                   "description": found.description.name, "profile": found.profile,
+                                   "mail": i + 1}
+    return None, None
 
 
 def _with_flush(p: Plan, ans: dict, ghz: float) -> dict:
@@ -577,8 +610,12 @@ def _fill(s: str, indent: str = "  ") -> str:
 
 
 def measured_text(m: dict) -> str:
-    """One measured before/after as a reviewer would quote it, with what it was converted with."""
-    s = m["text"]
+    """One measured before/after as a reviewer would quote it (its label, where its line or block names the
+    test), with what it was converted with; a pair read from a reply's quote says so."""
+    named = m.get("label") and m["how"] in ("labelled lines", "table rows", "table columns")
+    s = (f"{m['label']}: " if named else "") + m["text"]
+    if m.get("quoted"):
+        s += " [quoted from an earlier mail]"
     if m.get("delta_ns_per_packet") is not None:
         s += f" ({m['delta_ns_per_packet']:+.2f} ns/packet" + (f"; {m['assumed']}" if m.get("assumed") else "") + ")"
     elif m.get("relative") is not None and m["kind"] != "relative":

@@ -11,6 +11,10 @@ Mails state a measurement in many shapes; each is read where it is written as a 
   ``16 - 45 cycles(tsc) 11.451 ns - 32 cycles(tsc) 8.148 ns``);
 * a table whose rows are (``Baseline ... 3,771,046`` / ``Array ... 4,249,224`` under a ``pps`` header;
   ``threaded GRO 2.3 4 Mpps`` / ``thr bulk GRO 2.4 4.7 Mpps`` over a ``diff +4 +17 %`` row);
+* ``without X: N`` over ``with X: M`` (or ``X: M``) under the line naming the test; a list of ``label: value
+  (note)`` rows whose note says baseline; sections headed ``--- Non X ---`` and ``--- X ---`` (the last value
+  of each, iperf's total); ``from X to Y`` across a paragraph, its unit named before (``the pps number goes
+  from``);
 * weaker, and ranked after those: a ``Before:`` value whose after is the one other line of the same shape
   (``implied``), two adjacent lines of the same shape and no label (``order``: the first taken as before);
 * a relative change in words: ``~50% improvement``, ``+22%``.
@@ -18,8 +22,9 @@ Mails state a measurement in many shapes; each is read where it is written as a 
 Units are kept as written and converted: packet rates (Mpps, Kpps, pps) to ns per packet; bit rates
 (Gbit/s, Mbit/s, Mb/sec) to packets with the packet size the mail states nearest the numbers, else 64-byte
 packets, an assumption the result states; request rates to ns per request; cycles stay cycles and ns stay
-ns, per whatever the line says (element, object, page, packet).  A quoted line (``> ``) of a reply is the
-quoted mail's measurement, not the reply's: it is read only where the mail is nothing but quotes.
+ns, per whatever the line says (element, object, page, packet); numbers printed without a unit are read as
+written and not converted.  A quoted line (``> ``) of a reply is the quoted mail's measurement, not the
+reply's: read after everything the mails' own lines state, and marked quoted.
 """
 from __future__ import annotations
 
@@ -35,12 +40,16 @@ from .physics import units
 MAX_LINES = 50_000
 MAX_RESULTS = 1_000
 
+#: added to the rank of what a reply's quoted lines state: after everything the mail's own lines state
+QUOTED_RANK = 10.0
+
 #: packet size taken for a bit rate when the mail states none [bytes] (the minimum Ethernet frame, the
 #: size small-packet benchmarks use)
 ASSUMED_PACKET_BYTES = 64
 
 # ---------------------------------------------------------------- values and units
-_UNIT = (r"[MmKkGg]?(?:pps|PPS)|[MmKk]?pkts?/s(?:ec)?|[MmKk]?packets/s(?:ec)?|[GgMmKk]bits?/s(?:ec)?|[GgMmKk]bps|"
+_UNIT = (r"[MmKkGg]?(?:pps|PPS)|[MmKk]?pkts?/s(?:ec)?|[MmKk]?packets/s(?:ec)?|[GgMmKk]bits?/s(?:ec)?|"
+         r"[GgMm]bits?(?![\w/])|[GgMmKk]bps|"
          r"[GgMmKk]b/s(?:ec)?|bps|[MmKk]?rps|[MmKk]?req/s|cycles\(tsc\)|cycles|cyc|nsec|nanosec(?:ond)?s?|ns|"
          r"usec|us|µs|%")
 _VALUE = re.compile(r"(?<![\w.,:=\-+])(?P<sign>[-+]|[~≈]\s?)?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
@@ -57,6 +66,8 @@ def _canon(written: str) -> tuple[str, str, float]:
     """``(canonical unit, dimension, factor)``: dimension ``packets`` (per s), ``bits`` (per s),
     ``requests`` (per s), ``cycles``, ``ns`` or ``%``; factor to packets/s, bits/s, requests/s or ns."""
     w = written
+    if not w:  # a number the mail prints without a unit
+        return "", "", 1.0
     if w == "%":
         return "%", "%", 1.0
     if w.startswith("cyc"):
@@ -129,6 +140,22 @@ _PACKET_SIZE = [re.compile(r"\b(\d{2,5})\s?-?\s?(?:bytes?|B)\b(?=[^\n]{0,25}?\b(
                 re.compile(r"\b(?:packet|pkt|frame)[ _-]?size\s*[:=]?\s*(\d{2,5})\b", re.I),
                 re.compile(r"(?:^|\s)(?:-s|pkt_size)\s+(\d{2,5})\b")]
 _WROTE = re.compile(r"wrote:\s*$|^\s*On .{0,120}$")
+#: a line's label ``without X:`` / ``with X:`` (before / after of the same X)
+_WITH_LABEL = re.compile(r"^\s*(?:[-*]\s*)?(?:(?P<neg>without|w/o)|with|w/)\s+"
+                         r"(?P<what>[A-Za-z][^:=\d]{0,60}?)\s*[:=]?\s*$", re.I)
+_PLAIN_LABEL = re.compile(r"^\s*(?:[-*]\s*)?(?P<what>[A-Za-z][^:=\d]{0,60}?)\s*[:=]\s*$")
+#: a ``label: value (note)`` row of a list, and the note that makes it the baseline
+_LIST_ROW = re.compile(r"^\s*(?P<label>[A-Za-z][^:\d]{0,40}?)\s*:\s*[~≈]?\d[\d,.]*\s?\S*\s*"
+                       r"(?:\((?P<note>[^)]*)\))?\s*$")
+_BASELINE_NOTE = re.compile(r"^\s*(?:baseline|base|before|reference|unpatched)\s*$", re.I)
+#: a decorated section heading (``--- title ---``, ``=== title ===``) and a title that negates another
+_SECTION = re.compile(r"^\s*[-=#*]{2,}\s*(?P<title>[A-Za-z][^-=#*]*?)\s*[-=#*]{2,}\s*$")
+_NEGATED = re.compile(r"^(?:non|no|without|w/o)[- ]+(?P<what>\S.*)$", re.I)
+#: ``from X [unit] to Y [unit]`` across a paragraph, and a unit written as a word (``the pps number``)
+_NUM = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?"
+_FROM_TO = re.compile(r"\bfrom\s+[~≈]?\s?(?P<b>(?P<bn>" + _NUM + r"))\s?(?P<bu>" + _UNIT + r")?(?!\w)\s+to\s+[~≈]?\s?"
+                      r"(?P<a>(?P<an>" + _NUM + r"))\s?(?P<au>" + _UNIT + r")?(?![\w.]\d)", re.I)
+_UNIT_WORD = re.compile(r"(?<![\w/])([MmKkGg]?pps|[MmKk]rps|[GgMm]bits?/s(?:ec)?|[GgMmKk]bps)(?![\w/])")
 
 
 def _quoted(line: str) -> bool:
@@ -177,8 +204,10 @@ def _shape(line: str) -> str:
 
 # ---------------------------------------------------------------- one mail
 class _Reader:
-    def __init__(self, mail: Mail, lines: list[str], quoted: bool):
+    def __init__(self, mail: Mail, lines: list[str], quoted: bool, rank_offset: float = 0.0):
         self.mail, self.lines, self.quoted = mail, lines, quoted
+        #: added to every result's rank: a reply's quotes rank after its own lines
+        self.rank_offset = rank_offset
         self.used: set[int] = set()
         self.found: list[dict] = []
         self.full = False
@@ -225,21 +254,25 @@ class _Reader:
             conv_unit, bc, ac = "cycles", bv, av
             note = (f"cycles kept as cycles, per {per}" if per else
                     "cycles kept as cycles, per packet or per object: the mail does not say which")
+        elif not dim:
+            note = "the mail prints no unit: read as written, not converted"
         rate = dim in ("packets", "bits", "requests")
         relative = (av / bv - 1.0) if bv else None
         self.found.append({
-            "mail": self.mail.index, "how": how, "kind": "rate" if rate else "cost", "label": " ".join(label.split()),
-            "text": f"{b.number} -> {a.number} {unit}", "before": b.number, "after": a.number, "unit": unit,
+            "mail": self.mail.index, "how": how, "kind": "rate" if rate else "cost" if dim else "count",
+            "label": " ".join(label.split()),
+            "text": f"{b.number} -> {a.number} {unit or '(no unit printed)'}", "before": b.number,
+            "after": a.number, "unit": unit,
             "before_value": bv, "after_value": av,
             "per": per, "converted_unit": conv_unit, "before_converted": bc, "after_converted": ac,
             "delta": (ac - bc) if bc is not None else None,
             "delta_ns_per_packet": (ac - bc) if conv_unit == "ns/packet" else None,
-            "relative": relative, "better": (av > bv if rate else av < bv) if av != bv else None,
+            "relative": relative, "better": (av > bv if rate else av < bv) if av != bv and dim else None,
             "packet_bytes": size, "assumed": assumed, "note": note,
             "stated_pct": stated_pct if not stated_pct or stated_pct.endswith("%") else stated_pct + "%",
             "also": [{"unit": x.unit, "before": x.number, "after": y.number} for x, y in also],
             "lines": [self.lines[r].strip() for r in rows], "quoted": self.quoted,
-            "_rank": (rank, 0 if strong else 1, 0 if rate else 1, len(self.found))})
+            "_rank": (rank + self.rank_offset, 0 if strong else 1, 0 if rate else 1, len(self.found))})
         self.used.update(rows)
 
     def add_relative(self, v: _V, row: int) -> None:
@@ -258,7 +291,7 @@ class _Reader:
             "relative": v.value / 100.0, "better": better, "packet_bytes": None, "assumed": "",
             "note": "a relative change: its sign is the words' (improvement, slower) where the number has none",
             "stated_pct": v.text, "also": [], "lines": [line.strip()], "quoted": self.quoted,
-            "_rank": (9, 1, 1, len(self.found))})
+            "_rank": (9 + self.rank_offset, 1, 1, len(self.found))})
 
     # -- shapes
     def one_line(self) -> None:
@@ -497,6 +530,132 @@ class _Reader:
                 continue
             self._pair(i, i + 1, "order", 3)
 
+    def _blocks(self):
+        """``(first, end)`` of each run of non-blank lines."""
+        i, n = 0, len(self.lines)
+        while i < n:
+            if not self.lines[i].strip():
+                i += 1
+                continue
+            j = i
+            while j < n and self.lines[j].strip():
+                j += 1
+            yield i, j
+            i = j
+
+    def with_without(self) -> None:
+        """``without PP recycle: 1,855,069`` over ``with PP recycle: 2,033,439`` (or ``reusing skb: ...`` under
+        ``without reusing skb: ...``): a line labelled ``without X`` and one labelled ``with X`` or ``X`` (the
+        same X) in one block, a unit or none (then read as written); the line over them names the test."""
+        for i, j in self._blocks():
+            sides: dict[str, dict[str, int]] = {"before": {}, "after": {}, "plain": {}}
+            heads: dict[int, str] = {}
+            head = ""
+            for k in range(i, j):
+                vs = [v for v in self.vals[k] if v.dim != "%" and not v.signed]
+                if not vs:
+                    head = self.lines[k].strip()
+                    continue
+                heads[k] = head
+                label = self.lines[k][:vs[0].start]
+                m = _WITH_LABEL.match(label)
+                plain = _PLAIN_LABEL.match(label)
+                if k in self.used:
+                    continue
+                if m:
+                    sides["before" if m.group("neg") else "after"].setdefault(" ".join(m.group("what").lower().split()),
+                                                                              k)
+                elif plain:
+                    sides["plain"].setdefault(" ".join(plain.group("what").lower().split()), k)
+            for what, b in sides["before"].items():
+                a = sides["after"].get(what, sides["plain"].get(what))
+                if a is None or abs(a - b) > 6:
+                    continue
+                head = heads.get(b, "")
+                x = next(v for v in self.vals[b] if v.dim != "%" and not v.signed)
+                y = next(v for v in self.vals[a] if v.dim != "%" and not v.signed)
+                if x.unit and y.unit and x.dim != y.dim:
+                    continue
+                x, y = (x if x.unit or not y.unit else _V(_VALUE.match(self.lines[b], x.start), y.unit),
+                        y if y.unit or not x.unit else _V(_VALUE.match(self.lines[a], y.start), x.unit))
+                said = [self.lines[r][:v.start].strip(" -*:=") for r, v in ((b, x), (a, y))]
+                label = (f"{head}: " if head else "") + " -> ".join(said)
+                self.add("labelled lines", x, y, [b, a], label=label, rank=0, strong=True)
+
+    def baseline_list(self) -> None:
+        """``copy mode: 1,861,347 pps (baseline)`` over ``batch mode: 2,344,052 pps (+25.9%)``: in a block of
+        ``label: value (note)`` lines, the one noted as the baseline is the before of each other line."""
+        for i, j in self._blocks():
+            rows = [(k, m) for k in range(i, j) if k not in self.used and (m := _LIST_ROW.match(self.lines[k]))
+                    and self.meas[k]]
+            base = [(k, m) for k, m in rows if _BASELINE_NOTE.match(m.group("note") or "")]
+            if len(base) != 1 or len(rows) < 2:
+                continue
+            b_k, b_m = base[0]
+            x = self.meas[b_k][0]
+            for rank_k, (a_k, a_m) in enumerate([r for r in rows if r[0] != b_k]):
+                y = self.meas[a_k][0]
+                if y.dim != x.dim:
+                    continue
+                pct = [v.text for v in self.vals[a_k] if v.dim == "%"]
+                self.add("table rows", x, y, [b_k, a_k], label=f"{b_m.group('label')} -> {a_m.group('label')}",
+                         rank=1 + rank_k / 10, stated_pct=pct[-1] if pct else None)
+
+    def sections(self) -> None:
+        """Sections headed ``--- Non Page Pool implementation on i.MX8 ----`` and ``--- Page Pool implementation
+        on i.MX8 ----`` (a benchmark's output under each, iperf's total last): the negated heading's last value
+        is the before, the other's the after."""
+        heads = [(k, m) for k, line in enumerate(self.lines) if not self.meas[k] and (m := _SECTION.match(line))]
+        last: dict[int, int] = {}
+        for (k, _), nxt in zip(heads, [h[0] for h in heads[1:]] + [len(self.lines)]):
+            vals = [r for r in range(k + 1, min(nxt, k + 60)) if self.meas[r]]
+            if vals:
+                last[k] = vals[-1]
+        named = {}
+        for k, m in heads:
+            neg = _NEGATED.match(m.group("title"))
+            what = " ".join((neg.group("what") if neg else m.group("title")).lower().split())
+            named.setdefault(what, {})["before" if neg else "after"] = (k, m.group("title"))
+        for what, pair in named.items():
+            if len(pair) != 2 or pair["before"][0] not in last or pair["after"][0] not in last:
+                continue
+            b, a = last[pair["before"][0]], last[pair["after"][0]]
+            if b in self.used or a in self.used:
+                continue
+            x, y = self.meas[b][-1], self.meas[a][-1]
+            if x.dim == y.dim:
+                self.add("labelled lines", x, y, [b, a], label=f"{pair['before'][1]} -> {pair['after'][1]}", rank=1,
+                         strong=True)
+
+    def prose_from_to(self) -> None:
+        """``The pps number goes from`` / ``1,458,644 to 1,647,235 by running [2].``: a ``from X to Y`` of one
+        paragraph, the unit written after the numbers or as a word earlier in the paragraph; with none, only
+        numbers written with thousands separators are taken (read as written, not converted)."""
+        for i, j in self._blocks():
+            text, starts = "", []
+            for k in range(i, j):
+                starts.append(len(text))
+                text += self.lines[k] + " "
+            for m in _FROM_TO.finditer(text):
+                rows = sorted({max(r for r, st in enumerate(starts) if st <= pos) + i
+                               for pos in (m.start(), m.start("b"), m.start("a"))})
+                if any(r in self.used for r in rows):
+                    continue
+                unit = m.group("au") or m.group("bu")
+                if not unit:
+                    words = _UNIT_WORD.findall(text[:m.start()])
+                    unit = words[-1] if words else ""
+                if not unit and not ("," in m.group("bn") and "," in m.group("an")):
+                    continue
+                bm, am = _VALUE.match(text, m.start("b")), _VALUE.match(text, m.start("a"))
+                if bm is None or am is None:
+                    continue
+                x, y = _V(bm, m.group("bu") or unit), _V(am, m.group("au") or unit)
+                if (x.unit and y.unit and x.dim != y.dim) or "%" in (x.dim, y.dim):
+                    continue
+                self.add("one line", x, y, rows, label=text[max(0, m.start() - 40):m.start()].strip(" :-(~"),
+                         rank=0.5)
+
     def percentages(self) -> None:
         for i, line in enumerate(self.lines):
             if i in self.used:
@@ -506,9 +665,10 @@ class _Reader:
                     self.add_relative(v, i)
 
 
-def _lines_of(mail: Mail) -> tuple[list[str], bool]:
-    """The lines a mail's measurement is read from: its own (its prose less quoted lines and signature),
-    or its quoted lines where the mail is nothing but quotes."""
+def _lines_of(mail: Mail) -> tuple[list[str], list[str], bool]:
+    """The lines a mail's measurement is read from: its own (its prose less quoted lines and signature) and its
+    quoted ones (their ``>`` marks taken off), each list as long as the prose (a line of the other kind left
+    blank, so that paragraphs stay apart); and whether the mail is nothing but quotes."""
     own, quoted = [], []
     sig_left = 0
     for line in mail.prose.split("\n"):
@@ -524,9 +684,8 @@ def _lines_of(mail: Mail) -> tuple[list[str], bool]:
             own.append("")
         else:
             own.append(line)
-    if any(line.strip() and not _WROTE.search(line) for line in own):
-        return own, False
-    return quoted, True
+            quoted.append("")
+    return own, quoted, not any(line.strip() and not _WROTE.search(line) for line in own)
 
 
 def measured(mails: Sequence[Mail], notes: list[str] | None = None) -> list[dict]:
@@ -553,26 +712,29 @@ def measured(mails: Sequence[Mail], notes: list[str] | None = None) -> list[dict
     """
     found: list[dict] = []
     for mail in mails:
-        lines, quoted = _lines_of(mail)
-        if len(lines) > MAX_LINES and notes is not None:
-            notes.append(f"mail {mail.index + 1}: only the first {MAX_LINES} of its {len(lines)} lines of text "
+        own, quoted, only_quotes = _lines_of(mail)
+        if len(own) > MAX_LINES and notes is not None:
+            notes.append(f"mail {mail.index + 1}: only the first {MAX_LINES} of its {len(own)} lines of text "
                          f"read for measured numbers")
-        r = _Reader(mail, lines[:MAX_LINES], quoted)
-        r.one_line()
-        r.column_tables()
-        r.row_tables()
-        r.labelled_lines()
-        r.adjacent_pairs()
-        r.percentages()
-        if r.full and notes is not None:
-            notes.append(f"mail {mail.index + 1}: more than {MAX_RESULTS} measured pairs; the first "
-                         f"{MAX_RESULTS} kept")
-        found += r.found
-    seen, out = set(), []
+        # a reply's quotes are the quoted mail's measurements: read after its own lines, and marked quoted
+        passes = [(quoted, True, 0.0)] if only_quotes else [(own, False, 0.0)] + (
+            [(quoted, True, QUOTED_RANK)] if any(line.strip() for line in quoted) else [])
+        for lines, is_quoted, offset in passes:
+            r = _Reader(mail, lines[:MAX_LINES], is_quoted, offset)
+            for read in (r.one_line, r.column_tables, r.row_tables, r.with_without, r.baseline_list, r.sections,
+                         r.labelled_lines, r.prose_from_to, r.adjacent_pairs, r.percentages):
+                read()
+            if r.full and notes is not None:
+                notes.append(f"mail {mail.index + 1}: more than {MAX_RESULTS} measured pairs; the first "
+                             f"{MAX_RESULTS} kept")
+            found += r.found
+    seen, seen_pairs, out = set(), set(), []
     for d in sorted(found, key=lambda d: (d["_rank"][:3], d["mail"], d["_rank"][3])):
         key = (d["before"], d["after"], d["unit"], d["label"], d["relative"] if d["kind"] == "relative" else None)
-        if key in seen:
+        pair = (d["before"], d["after"], d["unit"]) if d["kind"] != "relative" else None
+        if key in seen or (d["quoted"] and pair in seen_pairs):  # a quote of a pair already read is no other
             continue
         seen.add(key)
+        seen_pairs.add(pair)
         out.append({k: v for k, v in d.items() if not k.startswith("_")})
     return out

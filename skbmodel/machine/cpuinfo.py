@@ -101,6 +101,26 @@ def user_cpu(text: str) -> CpuMatch | None:
     return match_cpu(found) if found else None
 
 
+def named_cpu(text: str) -> CpuMatch | None:
+    """The CPU a prose text names (a mail's commit message, a cover letter, a reply): its cpuinfo, lscpu or
+    ``CPU:`` line when it has one (:func:`user_cpu`), else the described CPU whose ``match`` pattern occurs first
+    in it (a board or SoC name such as "macchiatobin"); None when it names none that a description knows."""
+    found = user_cpu(text)
+    if found is not None and found.description is not None:
+        return found
+    s = str(text or "")
+    hits = []
+    for d in descriptions().values():
+        for rx in d.match:
+            m = re.search(rx, s, re.I)
+            if m:
+                hits.append((m.start(), m.group(0), d.name))
+    if not hits:
+        return found
+    _, said, name = min(hits)
+    return CpuMatch(said, descriptions()[name])
+
+
 def boot_setup(texts) -> dict[str, str]:
     """What pasted text says of the kernel it ran: ``{"kernel": "6.13", "return_thunk": ...}``, each key only
     when read.  The SRSO mode comes from a boot option or the vulnerabilities file's line; a text that names
