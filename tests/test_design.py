@@ -115,6 +115,69 @@ def test_a_grid_of_starts_by_stages_equals_one_state_at_a_time():
                 assert out[i, j, k] == pytest.approx(float(one["path.ns_per_packet"]), rel=1e-12), (start, skb, hand)
 
 
+def test_a_grid_mixing_every_option_with_its_numbers_on_other_axes_equals_one_state_at_a_time():
+    """Every stage's options mixed on one axis and the numbers the options read (bulks, bytes, the
+    placement, the recycle share, the drop list) on another: each option gets its inputs at its own states."""
+    rng = np.random.default_rng(11)
+    n = 24
+    opts = {k: np.array([str(rng.choice(design.choices_of(k))) for _ in range(n)])[:, None]
+            for k in design.STAGE_CHOICES}
+    opts["d_from"] = np.array([str(rng.choice(design.START_PATHS)) for _ in range(n)])[:, None]
+    nums = dict(d_rx_bulk=np.array([1, 8, 64]), d_skb_bulk=np.array([1, 16, 200]), d_free_bulk=np.array([2, 32, 256]),
+                d_zero_bytes=np.array([8, 184, 1024]), d_rest_ns=np.array([10.0, 120.0, 700.0]),
+                place=np.array(["same_l3", "other_socket", "same_l3"]), pp_recycle=np.array([0.0, 0.4, 1.0]),
+                kfl_bulk=np.array([1, 16, 64]), drop_batch=np.array([1, 64, 1024]),
+                clone_frac=np.array([0.0, 0.5, 1.0]),
+                xdp_batch=np.array([1, 16, 64]), zero_bytes=np.array([64, 184, 512]))
+    grid = {**opts, **{k: v[None, :] for k, v in nums.items()}, "path": "design"}
+    out = model.evaluate(grid)
+    ns, other = out["path.ns_per_packet"], out["free.other_cpu_ns"]
+    assert ns.shape == (n, 3)
+    for i in range(n):
+        for j in range(3):
+            one = model.evaluate({**{k: v[i, 0] for k, v in opts.items()}, **{k: v[j] for k, v in nums.items()},
+                                  "path": "design"})
+            assert ns[i, j] == pytest.approx(float(one["path.ns_per_packet"]), rel=1e-12), (i, j)
+            assert other[i, j] == pytest.approx(float(one["free.other_cpu_ns"]), rel=1e-12, abs=1e-12), (i, j)
+
+
+def test_an_option_reads_a_new_input_by_declaring_it(monkeypatch):
+    """A parameter read by an option is named in the option's inputs and handed to it at the option's states:
+    here the custom rest reads ``frame_bytes`` (1 ns per byte), on a grid where three rests are mixed and the
+    frame size runs along another axis (1 cycle per byte)."""
+    rest = design.STAGES["rest of path"]
+    custom = design.Option(("frame_bytes",), lambda c, nbytes: np.asarray(nbytes, dtype=float))
+    monkeypatch.setitem(design.STAGES, "rest of path", design.Stage(
+        rest.by, {**rest.options, design.CODE["d_rest"]["custom"]: custom}))
+    rests, frames = np.array(["veth", "custom", "cpumap"]), np.array([64.0, 512.0, 1500.0])
+    grid = {"path": "design", "d_from": "veth", "d_rest": rests[:, None], "frame_bytes": frames[None, :]}
+    parts = model.path_breakdown(grid)["rest of path"]
+    assert parts.shape == (3, 3)
+    np.testing.assert_allclose(parts[1], frames, rtol=1e-12)
+    for j in range(3):
+        for i in (0, 2):
+            one = model.path_breakdown({"path": "design", "d_from": "veth", "d_rest": str(rests[i]),
+                                        "frame_bytes": float(frames[j])})["rest of path"]
+            assert parts[i, j] == pytest.approx(float(one), rel=1e-12)
+
+
+def test_every_declared_input_is_handed_and_no_derived_name_hides_a_model_input():
+    prof = load_profile("e5-1650v4")
+    inputs = model.inputs({"path": "design"}, prof)
+    assert not set(design.DERIVED) & set(inputs)
+    handed = design._inputs(inputs, prof.values(), None, {})
+
+    def declared(entry):
+        if isinstance(entry, design.Option):
+            return set(entry.inputs)
+        return {entry.by}.union(*(declared(e) for e in entry.options.values()))
+    names = set().union(*(declared(st) for st in design.STAGES.values()))
+    names |= set().union(*(declared(d) if isinstance(d, design.Stage) else set(d.inputs)
+                           for d in design.DERIVED.values()))
+    for name in names:
+        handed.get(name)  # a name nobody hands raises KeyError
+
+
 # ---------------------------------------------------------------- directions
 def _ns(**kw) -> float:
     return float(model.evaluate({"path": "design", **kw})["path.ns_per_packet"])
