@@ -92,7 +92,11 @@ def cmd_eval(args) -> int:
         print(f"notice: {notice['text']}", file=sys.stderr)
     if args.text:  # the page's "Copy as text" block
         link = shortlink.share_link(versions.share_query(st), args.base, st["page"])
-        sys.stdout.write(mailtext.summary_text(st, link))
+        evidence = None
+        if st["page"] == "validation":
+            from .evidence import validation  # loaded by the commands that read it
+            evidence = validation.seed_rows_line()
+        sys.stdout.write(mailtext.summary_text(st, link, evidence))
     elif args.json:
         res = answers.of_question(q, drivers=True)
         json.dump({"state": {k: st[k] for k in ["page", *sk_state.MODEL_KEYS, *sk_state.PROFILE_KEYS,

@@ -271,9 +271,8 @@ def _napi_put(c, skb_from_cache, extra):
     """``napi_skb_cache_put``: its share of the pair; a cache nobody takes from overflows, and half of it
     goes back to SLUB in one bulk free."""
     fs = _free_share(c)
-    return fs * c["napi_cache_pair_cycles"] + _where(
-        skb_from_cache, lambda: 0.0, lambda: fs * (c["slub_bulk_obj_pair_cycles"] + _bulk_call(c) / NAPI_SKB_CACHE_HALF)
-        + extra)
+    flush = fs * (c["slub_bulk_obj_pair_cycles"] + _bulk_call(c) / NAPI_SKB_CACHE_HALF)
+    return fs * c["napi_cache_pair_cycles"] + _where(skb_from_cache, lambda: 0.0, lambda: flush + extra)
 
 
 _SLUB_KEYS = dict(fast_pair_cycles="slub_fast_pair_cycles", bulk_obj_pair_cycles="slub_bulk_obj_pair_cycles",

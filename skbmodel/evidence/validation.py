@@ -192,6 +192,11 @@ def evidence_summary(rows: list[dict]) -> str:
             "(not evidence)")
 
 
+def seed_rows_line() -> str:
+    """The Validation page's line on its seed rows (:func:`evidence_summary` of :func:`validate`)."""
+    return evidence_summary(validate())
+
+
 def validate(profiles: dict[str, Profile] | None = None) -> list[dict]:
     """Every covered row: id, measured, predicted, unit, relative error, tolerance, ok, evidence."""
     specs = list(ROWS)
