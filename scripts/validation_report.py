@@ -22,6 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from skbmodel import folders  # noqa: E402
 from skbmodel.evidence import corpus, outofsample, protocols, validation  # noqa: E402  (after the path set-up above)
 
 DOC = ROOT / "docs" / "validation.md"
@@ -178,13 +179,13 @@ def stale_files(fresh: dict) -> list[str]:
     """What is out of date, with the first disagreements: the committed report against ``fresh`` (a
     computation, unrounded) within its rounding (the last digits of a refit differ between machines),
     and the documents against the committed report exactly (they are a pure function of it)."""
-    if not outofsample.REPORT_JSON.is_file():
-        return [str(outofsample.REPORT_JSON.relative_to(ROOT))]
-    committed = json.loads(outofsample.REPORT_JSON.read_text())
+    if not folders.REPORT_JSON.is_file():
+        return [str(folders.REPORT_JSON.relative_to(ROOT))]
+    committed = json.loads(folders.REPORT_JSON.read_text())
     diffs = outofsample.report_differences(committed, fresh)
     out = []
     if diffs:
-        out.append(f"{outofsample.REPORT_JSON.relative_to(ROOT)} ({'; '.join(diffs[:5])}"
+        out.append(f"{folders.REPORT_JSON.relative_to(ROOT)} ({'; '.join(diffs[:5])}"
                    + (f"; {len(diffs) - 5} more" if len(diffs) > 5 else "") + ")")
     doc, readme = render_docs(committed)
     out += [str(p.relative_to(ROOT)) for p, text in ((DOC, doc), (README, readme))
@@ -217,7 +218,7 @@ def main(argv=None) -> int:
         print("worse than recorded (a test fails until they are recorded with --record, and the commit says why):\n  "
               + "\n  ".join(worse), file=sys.stderr)
     doc, readme = render_docs(rep)
-    for p, text in ((outofsample.REPORT_JSON, to_json(rep)), (DOC, doc), (README, readme)):
+    for p, text in ((folders.REPORT_JSON, to_json(rep)), (DOC, doc), (README, readme)):
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(text)
         print(f"wrote {p.relative_to(ROOT)}")

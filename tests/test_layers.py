@@ -324,6 +324,38 @@ def test_the_chain_measure_sees_a_long_chain(monkeypatch):
     assert len(_longest_chain("skbmodel.m0", {})) == 14
 
 
+def _floors() -> dict[str, int]:
+    """The house as drawn: each room (a wing, a core module or a program, :func:`_room`) on the floor above the
+    highest room it imports (floor 1: rooms that import no other room)."""
+    edges: dict[str, set[str]] = {}
+    for mod in MODULES:
+        if (room := _room(mod)) is not None:
+            edges.setdefault(room, set()).update({_room(m) for m in _project_edges(mod)} - {None, room})
+    floors: dict[str, int] = {}
+
+    def floor(room: str, seen: tuple[str, ...] = ()) -> int:
+        assert room not in seen, "rooms import each other in a cycle: " + " -> ".join((*seen, room))
+        if room not in floors:
+            floors[room] = 1 + max((floor(r, (*seen, room)) for r in edges[room]), default=0)
+        return floors[room]
+    for room in edges:
+        floor(room)
+    return floors
+
+
+def drawing(floors: dict[str, int]) -> str:
+    """The floors from the top, each with its rooms (what docs/development.md shows)."""
+    top = max(floors.values())
+    return "\n".join(f"{f:2d}  " + " ".join(sorted(r for r, g in floors.items() if g == f)) for f in range(top, 0, -1))
+
+
+def test_the_house_has_at_most_12_floors():
+    """Rooms stacked by their imports: a newcomer climbing from the programs to the physics passes at most 12."""
+    floors = _floors()
+    assert max(floors.values()) <= 12, "\n" + drawing(floors)
+    assert floors["physics"] == floors["schema"] == 1  # the kernel's subsystems and the outputs are the ground
+
+
 def test_no_module_has_more_than_800_lines():
     """A room a newcomer can read: a module that grows past 800 lines holds more than one job."""
     long = {name: n for name, path in MODULES.items()
