@@ -3,7 +3,7 @@ import pandas as pd
 import streamlit as st
 
 from skbmodel.evidence.protocols import srso
-from skbmodel.evidence import leave_one_out
+from skbmodel.evidence.derivation import leave_one_out
 from skbmodel.evidence import outofsample, protocols, validation
 from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import charts

@@ -138,7 +138,7 @@ def _rewrite_text(path: Path, moves: dict[str, str], renamed: dict[str, set[str]
         text = re.sub(rf"\b{re.escape(old)}\b", new, text)
         text = text.replace(old.replace(".", "/") + ".py", new.replace(".", "/") + ".py")
         rel_old, rel_new = (m.partition(".")[2].replace(".", "/") + ".py" for m in (old, new))
-        if "/" in rel_old:  # a wing's module named by its path inside the package (``evidence/carry.py``)
+        if "/" in rel_old:  # a wing's module named by its path inside the package (``evidence/derivation/carry.py``)
             text = re.sub(rf"(?<![\w/]){re.escape(rel_old)}", rel_new, text)
     for old_name, names in renamed.items():  # `old.NAME` of a renamed module, in prose and docstrings
         if names:

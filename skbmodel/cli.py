@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from . import __version__, answers, attribution, design, mailtext, model, params, question, uncertainty
-from .evidence import pp_counts
+from .evidence.derivation import pp_counts
 from .physics import rest as sk_rest
 from .machine import cpuinfo, custom, description, kconfig
 from .links import shortlink, state as sk_state, versions
@@ -221,7 +221,7 @@ def _clock_arg(value: str | None, flag: str) -> float | None:
 
 
 def cmd_profile(args) -> int:
-    from .evidence import derive, leave_one_out  # loaded by the commands that read it
+    from .evidence.derivation import derive, leave_one_out  # loaded by the commands that read it
     try:
         if args.action == "list-uarch":
             print("\n".join(description.list_lines()))

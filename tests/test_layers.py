@@ -222,7 +222,8 @@ WINGS = {
     # the kernel's subsystems: leaves, arrays in and out, labelled by the output schema only
     "physics": {"schema"},
     # profiles, their kernel configuration and era, the machine descriptions and the user's CPU: files read,
-    # nothing evaluated (the derivation from a description reads the corpus: it is evidence, evidence/derive.py)
+    # nothing evaluated (the derivation from a description reads the corpus: it is evidence,
+    # evidence/derivation/derive.py)
     "machine": {"folders"},
     # the address of a scenario: a link names profiles and the headline it was made with
     "links": {"machine", "params", "folders", "schema", "model"},
