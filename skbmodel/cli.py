@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__, answers, attribution, design, mailtext, model, params, question, uncertainty
+from . import __version__, answers, attribution, composer, mailtext, model, params, question, uncertainty
 from .evidence.derivation import pp_counts
 from .physics import rest as sk_rest
 from .machine import cpuinfo, custom, description, kconfig
@@ -75,7 +75,7 @@ def cmd_eval(args) -> int:
     if args.profile:  # the question is the link's on the file's profile, at the file's clock: every output reads it
         st = _with_profile_file(st, args.profile, args.query)
     if st["path"] == "design":  # a composition that makes no sense has no numbers to print
-        bad = design.problem_text(st)
+        bad = composer.problem_text(st)
         if bad:
             raise UsageError(f"design: {bad}")
     q = question.Question.of_state(st)  # the one question every output below answers
@@ -622,7 +622,7 @@ def build_parser(extra=(), argv=()) -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        epilog=f"page={'|'.join(sk_state.PAGES)} (default {sk_state.PAGES[0]}): the page whose question "
                               f"it is\n" + params.help_text(sk_state.key_of("<key>", "b")) + "\n\n"
-                              + design.help_text())
+                              + composer.help_text())
     e.add_argument("query", nargs="?", default="",
                    help="a query string ('bulk=32&zero=memset') or a whole link (http://host/page?...)")
     fmt = e.add_mutually_exclusive_group()

@@ -17,7 +17,7 @@ from urllib.parse import parse_qsl
 import numpy as np
 
 from . import __version__ as MODEL_VERSION
-from . import answers, design, schema
+from . import answers, composer, schema
 from .links import shortlink, versions
 from .machine import profile as _profile
 from .links import state as sk_state
@@ -125,7 +125,7 @@ def summary_text(state: Mapping, link: str, evidence: str | None = None) -> str:
 def _b_minus_a(state, page, res: answers.Answers, pairs) -> list[str]:
     overrides = sk_state.b_overrides(state)
     if page == "design":
-        vb = overrides.get("path", design.COMPARE_PATH)
+        vb = overrides.get("path", composer.COMPARE_PATH)
         what = "a second composition" if vb == "design" else sk_state.PARAMS["path"].label_of(vb)
         head = f"B: {what}" + ("" if vb != "design" else ", " + ", ".join(
             _setting(sk_state.key_of(k, "b"), pairs[sk_state.key_of(k, "b")]) for k in overrides

@@ -210,7 +210,7 @@ def test_the_schema_is_at_the_bottom_of_the_model():
     """The inputs (``params``, the Design stages included) and the outputs (``schema``) import no composer,
     no model and no codec: every other module reads them, they read none of those."""
     assert not {m for m in IMPORTS["skbmodel.schema"] if m.startswith("skbmodel")}
-    above = {"skbmodel.design", "skbmodel.model", "skbmodel.links.state", "skbmodel.links.versions",
+    above = {"skbmodel.composer", "skbmodel.model", "skbmodel.links.state", "skbmodel.links.versions",
              "skbmodel.scenario"}
     assert not IMPORTS["skbmodel.params"] & above, IMPORTS["skbmodel.params"] & above
 
@@ -230,8 +230,8 @@ WINGS = {
     # measurements, fits and protocols: read everything below the answers
     "evidence": {"physics", "machine", "links", "params", "folders", "schema", "model", "uncertainty"},
 }
-CORE = {"schema", "params", "folders", "design", "model", "constant_sets", "uncertainty", "interval_rules", "scenario",
-        "question", "answers", "attribution", "grid"}
+CORE = {"schema", "params", "folders", "composer", "model", "constant_sets", "uncertainty", "interval_rules",
+        "scenario", "question", "answers", "attribution", "grid"}
 PROGRAMS = {"cli", "bench", "mailtext", "plaintext", "patchin", "patchmail", "patchcode", "patchnumbers", "perfin",
             "__main__"}
 

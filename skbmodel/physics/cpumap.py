@@ -55,7 +55,7 @@ Which CPU limits the rate is an output (``cpumap.bottleneck``, its codes named i
 
 The cpumap path's cost (``cpumap.ns_per_packet``, the headline) is the busier CPU's, with every term the
 rates have (:func:`placed`).  The destination's work is composed, stage by stage, in
-:data:`skbmodel.design.STARTS` (``cpumap``; XDP_PASS on one CPU is ``xdp_pass``); this module keeps the
+:data:`skbmodel.composer.STARTS` (``cpumap``; XDP_PASS on one CPU is ``xdp_pass``); this module keeps the
 source CPU, the placement, the rates and the rest of XDP_PASS.
 """
 from __future__ import annotations
