@@ -8,7 +8,7 @@ For each profile asked for (default :data:`PROFILES`) at its default state (the 
 model of the checkout at ``--before`` (its ``skbmodel`` imported in a child process: the derived SLUB,
 zeroing and page-allocator constants' ``stderr`` read as a linear sd), and after, with this checkout's
 (the same ``stderr`` as the sd of ``ln``, ``scale = "log"``,
-:func:`skbmodel.evidence.opcounts.derive_costs`).  The point values of both must be equal (the change moves
+:func:`skbmodel.evidence.derivation.opcounts.derive_costs`).  The point values of both must be equal (the change moves
 no value): the script says so, or exits 1.  ``--markdown``: the table of docs/intervals.md.  Without
 ``--before``: this checkout's intervals alone.  ``--json``: the rows of this checkout (or of ``--model
 PATH``) as JSON, what the child process prints.  Nothing is written.

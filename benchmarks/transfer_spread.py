@@ -1,5 +1,5 @@
-"""The carried constants' relative sd: where the old figure (skbmodel.evidence.opcounts.transfer_spread) came
-from, the move that replaced it (skbmodel.evidence.carry.carry_spread), and the intervals before and after.
+"""The carried constants' relative sd: where the old figure (skbmodel.evidence.derivation.opcounts.transfer_spread) came
+from, the move that replaced it (skbmodel.evidence.derivation.carry.carry_spread), and the intervals before and after.
 
     python benchmarks/transfer_spread.py [--markdown] [profile ...]
 
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from skbmodel import uncertainty  # noqa: E402
 from skbmodel.links import state as sk_state  # noqa: E402
 from skbmodel.machine import description, era  # noqa: E402
-from skbmodel.evidence import carry, opcounts, pp_counts  # noqa: E402
+from skbmodel.evidence.derivation import carry, opcounts, pp_counts  # noqa: E402
 from skbmodel.machine.profile import available_profiles, load_profile, profile_version  # noqa: E402
 
 #: (page, extra state, outputs): the headline outputs of the veth and cpumap pages and the path cost

@@ -1,9 +1,9 @@
 """Design: compose a per-packet path from modelled stages, against the line-rate budget and against a
-second composition or a modelled path (skbmodel.design; its charts are skbview.charts.design, its numbers
+second composition or a modelled path (skbmodel.composer; its charts are skbview.charts.design, its numbers
 skbview.tables.design_summary)."""
 import streamlit as st
 
-from skbmodel import design
+from skbmodel import composer
 from skbmodel.evidence import perfprofile
 from skbmodel.physics import noise, rest
 from skbmodel.links import state as sk_state
@@ -33,7 +33,7 @@ SUB_LABELS = {"d_rx_bulk": "Refill bulk N (pages)", "d_skb_bulk": "Bulk N (objec
               "d_zero_bytes": "memset K (bytes)", "d_free_bulk": "Bulk N (objects)",
               "d_free_where": "Slab of the freed object", "d_rest_ns": "Custom rest (ns)"}
 def _short(key: str):
-    return design.START_SHORT.get if key == "d_from" else design.OPTION_SHORT.get
+    return composer.START_SHORT.get if key == "d_from" else composer.OPTION_SHORT.get
 
 
 def _help(key: str) -> str:
@@ -43,9 +43,9 @@ def _help(key: str) -> str:
 
 def _controls(which: str, state: dict) -> None:
     params = tables.design_params_ab(state)[which == "b"]
-    shown = set(design.keys_in_use(params))
+    shown = set(composer.keys_in_use(params))
     # a number the composition cannot use is shown while a problem names it, so that it can be fixed
-    shown |= {k for k in design.NUMERIC for _, msg in design.problems(params) if f"({k})" in msg}
+    shown |= {k for k in composer.NUMERIC for _, msg in composer.problems(params) if f"({k})" in msg}
     for row in STAGES:
         cols = st.columns(4)
         for col, (key, subs) in zip(cols, row):
@@ -54,7 +54,7 @@ def _controls(which: str, state: dict) -> None:
             for sub in subs:
                 if sub in shown:
                     appstate.param_widget(sk_state.key_of(sub, which), col, label=SUB_LABELS[sub], shown=params[sub],
-                                          short=design.OPTION_SHORT.get if sub == "d_free_where" else None)
+                                          short=composer.OPTION_SHORT.get if sub == "d_free_where" else None)
 
 
 _state = appstate.get_state()
@@ -93,13 +93,13 @@ def _draw(state: dict) -> None:
     with st.container(key="design_problems"):
         _problems(s["problems_a"], "Composition A")
         _problems(s["problems_b"], "Composition B")
-    opts = design.resolved(sk_state.scenario(state))
+    opts = composer.resolved(sk_state.scenario(state))
     for stage, msg in rest.notes(opts):
         st.info(md_escape(f"Composition A — {stage}: {msg}"), icon=":material/remove_circle:")
     if opts["d_rest"] in rest.CONTENTS:
         st.caption(md_escape(f"{rest.describe(opts['d_rest'])} {perfprofile.describe_stages(opts['d_rest'])}"))
     st.caption("Composition A: " + md_escape(" · ".join(
-        f"{design.STAGE_CHOICES[k][0] if k != 'd_free_where' else 'slab'}: {design.OPTION_LABELS.get(v, v)}"
+        f"{composer.STAGE_CHOICES[k][0] if k != 'd_free_where' else 'slab'}: {composer.OPTION_LABELS.get(v, v)}"
         for k, v in opts.items())))
     if s["problems_a"] or s["problems_b"]:
         st.info("No numbers for a composition that makes no sense: change the stage named above.")

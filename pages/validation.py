@@ -2,8 +2,8 @@
 import pandas as pd
 import streamlit as st
 
-from skbmodel.machine import kconfig
-from skbmodel.evidence import leave_one_out
+from skbmodel.evidence.protocols import srso
+from skbmodel.evidence.derivation import leave_one_out
 from skbmodel.evidence import outofsample, protocols, validation
 from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
 from skbview import charts
@@ -132,7 +132,7 @@ def _other_cpu(rep: dict) -> None:
 
 def _return_thunk(rep: dict) -> None:
     """The SRSO return-thunk term predicted on the runs booted with it, next to the naive (no term)."""
-    rows = [s for s in rep["summary"] if s["protocol"] == kconfig.SRSO_PROTOCOL]
+    rows = [s for s in rep["summary"] if s["protocol"] == srso.SRSO_PROTOCOL]
     if not rows:
         return
     (r,) = rows

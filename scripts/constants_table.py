@@ -5,7 +5,7 @@
 
 One table per shipped profile, one row per constant: value, standard deviation,
 unit, kind, where it comes from (the CPU's own data, derived from its machine description by
-:mod:`skbmodel.evidence.derive`, or inherited from a parent profile) and its source.  Only the text between
+:mod:`skbmodel.evidence.derivation.derive`, or inherited from a parent profile) and its source.  Only the text between
 ``<!-- constants:begin -->`` and ``<!-- constants:end -->`` is written; the rest of the file is left alone.
 """
 from __future__ import annotations

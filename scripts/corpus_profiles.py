@@ -27,7 +27,7 @@ measured on its CPU, each constant with the rows it comes from:
   clock and the start-ups of its two 256 B memsets (time_bench_memset), each the row less four lines at
   the derived per-line cost (two rows at one size do not split a start-up from a per-line cost).
 
-Where a CPU's own data stop, a profile takes what :func:`skbmodel.evidence.derive.derive` gives it from its
+Where a CPU's own data stop, a profile takes what :func:`skbmodel.evidence.derivation.derive.derive` gives it from its
 machine description (the page_pool costs and cache sizes of ``i7-4790k``), each such constant's source
 starting ``derived:``; the rest is inherited.  Each profile states the kernels its own constants
 were measured on (``kernels``, :mod:`skbmodel.machine.era`).
@@ -50,13 +50,14 @@ sys.path.insert(0, str(ROOT))
 
 from skbmodel.evidence import corpus, protocols, reruns, userfit  # noqa: E402  (after the path set-up)
 from skbmodel.machine import description, era, kconfig  # noqa: E402  (after the path set-up)
-from skbmodel.evidence import derive, opcounts, pp_counts  # noqa: E402  (after the path set-up)
+from skbmodel.evidence.derivation import derive, opcounts, pp_counts  # noqa: E402  (after the path set-up)
 from skbmodel.physics import zeroing  # noqa: E402  (after the path set-up)
 from skbmodel.machine.profile import PROFILE_DIR, Constant, Profile, load_profile  # noqa: E402
 
 BASE = "e5-1650v4"
 #: how a profile's notes say where its path bases come from
-CARRIED = "carried from {b}'s CPU as core cycles, unmeasured here (skbmodel.evidence.carry.carried_constants)"
+CARRIED = ("carried from {b}'s CPU as core cycles, unmeasured here "
+           "(skbmodel.evidence.derivation.carry.carried_constants)")
 TB = "time_bench precision: whole-cycle rounding sd 0.29 cycles and 1 % run-to-run"
 
 
@@ -124,7 +125,8 @@ def i7_4790k(df) -> Profile:
                    topology_source="Intel ARK, Core i7-4790K: a desktop part (one socket, one memory controller)",
                    notes=("SLUB constants fitted to the published detached-freelist curves of this CPU; the page_pool "
                           "costs, the zeroing costs and cache sizes derived from its description (haswell, kernel 4.5; "
-                          "skbmodel.evidence.derive); the page allocator from the 2017 bulk RFC thread (4.10-rc2, "
+                          "skbmodel.evidence.derivation.derive); the page allocator from the 2017 bulk RFC "
+                          "thread (4.10-rc2, "
                           "the CPU "
                           "inferred from its 4.00 GHz TSC); the path bases " + CARRIED.format(b="e5-1650v4") + ": a "
                           "Haswell desktop part, not the Broadwell-EP server part"))
@@ -134,7 +136,8 @@ def i7_4790k(df) -> Profile:
 def page_allocator_2017(df) -> dict:
     """The page allocator of the 2017 list-based bulk RFC (corpus series pa-2017-rfc-*, 4.10-rc2), taken
     to be this CPU's (the message does not name it: TSC 4.00 GHz from cycles/ns, the tester's i7-4790K;
-    skbmodel.evidence.opcounts.INFERRED_CPU): one page at a time, and ``p + c/n`` over bulk 2..128 (least squares,
+    skbmodel.evidence.derivation.opcounts.INFERRED_CPU): one page at a time, and ``p + c/n`` over bulk 2..128
+    (least squares,
     as the E5-1650 v4's array curve); the step past the pcp list at 256 gives the buddy cost per page."""
     single = _row(df, "pa-2017-rfc-single")
     g = df[df["series"] == "pa-2017-rfc-bulk-list"].sort_values("x_value")
@@ -147,7 +150,7 @@ def page_allocator_2017(df) -> dict:
     v256 = float(v[n == 256][0])
     buddy = (v256 - (p + c / 256.0)) * 256.0 / (256.0 - high)
     src = (f"{single['source']}; the CPU is not named there, taken to be this one (TSC 4.00 GHz from cycles/ns, "
-           "skbmodel.evidence.opcounts.INFERRED_CPU); kernel 4.10-rc2")
+           "skbmodel.evidence.derivation.opcounts.INFERRED_CPU); kernel 4.10-rc2")
     return {
         "page_single_cycles": _one_run(df, "page_single_cycles", single["value"],
                                        f"page_bench04_bulk single-page baseline, corpus row pa-2017-rfc-single: {src}"),
@@ -168,7 +171,8 @@ def page_allocator_2017(df) -> dict:
 
 
 def derived_where_unmeasured(uarch_name: str, ghz: float, kernel: str, own: dict, cpu: str | None = None) -> dict:
-    """The constants :func:`skbmodel.evidence.derive.derive` gives a CPU that its own data does not (the derived
+    """The constants :func:`skbmodel.evidence.derivation.derive.derive` gives a CPU that its own data does not (the
+    derived
     page_pool costs and the description's cache sizes), each with its derivation as source (``cpu``: the
     SKU of the description the profile was measured on, whose figures replace the description's)."""
     prof = derive.derive(uarch_name, ghz=ghz, kernel=kernel, cpu=cpu)
@@ -203,7 +207,7 @@ def kunpeng_920(df) -> Profile:
                    notes=("page_pool costs measured on this CPU (ns, converted at the assumed 2.6 GHz core clock: "
                           "the corpus names neither the model nor the clock); the cache sizes from its description "
                           "(kunpeng-920); SLUB, zeroing and the page allocator derived from it "
-                          "(skbmodel.evidence.derive: the "
+                          "(skbmodel.evidence.derivation.derive: the "
                           "x86 counts and residuals, no arm64 CPU measures them); the path bases "
                           + CARRIED.format(b="e5-1650v4-2025") + " (an x86 CPU: another instruction set too)"))
 
@@ -409,7 +413,8 @@ def epyc_7351(df) -> Profile:
                           "page_pool costs, "
                           "SLUB, zeroing (the rest of it) and the page allocator derived from its description "
                           f"(zen1-naples with the EPYC 7351's clocks, {desc.value('tsc_ghz'):g} GHz base, "
-                          f"{desc.value('turbo_ghz'):g} GHz boost; kernel {kernel}; skbmodel.evidence.derive); "
+                          f"{desc.value('turbo_ghz'):g} GHz boost; kernel {kernel}; "
+                          f"skbmodel.evidence.derivation.derive); "
                           "the rest (the "
                           "path bases) " + CARRIED.format(b="e5-1650v4")))
     # setup = row - L * line: cov(setup, line) = -L var(line); the two start-ups share the line (the
@@ -428,7 +433,8 @@ def epyc_7351(df) -> Profile:
 
 
 def with_derived(prof: Profile, uarch_name: str, kernel: str, cpu: str | None = None) -> Profile:
-    """``prof`` with what :func:`skbmodel.evidence.derive.derive` gives its CPU where the profile has no data of its
+    """``prof`` with what :func:`skbmodel.evidence.derivation.derive.derive` gives its CPU where the profile has no
+    data of its
     own (SLUB, zeroing, the page allocator), said in its notes (``cpu``: the description's SKU)."""
     consts = dict(prof.constants)
     consts.update(derived_where_unmeasured(uarch_name, prof.ghz, kernel, consts, cpu=cpu))
@@ -436,7 +442,8 @@ def with_derived(prof: Profile, uarch_name: str, kernel: str, cpu: str | None = 
                                      for k in prof.constants) else ""
     notes = prof.notes.replace("; the rest inherited from e5-1650v4 unmeasured",
                                f"; SLUB, zeroing and the page allocator{own} derived from its description "
-                               f"({uarch_name}, kernel {kernel}; skbmodel.evidence.derive); the rest (the path bases) "
+                               f"({uarch_name}, kernel {kernel}; skbmodel.evidence.derivation.derive); the rest "
+                               f"(the path bases) "
                                + CARRIED.format(b="e5-1650v4"))
     return dataclasses.replace(prof, constants=consts, notes=notes)
 

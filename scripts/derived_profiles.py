@@ -3,9 +3,11 @@
     python scripts/derived_profiles.py           # (re)write them (and remove those of deleted descriptions)
     python scripts/derived_profiles.py --check   # exit 1 if a written profile differs from what this gives
 
-Each is :func:`skbmodel.evidence.leave_one_out.shipped_derived`: the description's clock and cache sizes, the page_pool
+Each is :func:`skbmodel.evidence.derivation.leave_one_out.shipped_derived`: the description's clock and cache
+sizes, the page_pool
 costs derived from the measured CPUs' core cycles for the latest kernel
-(:data:`skbmodel.evidence.pp_counts.LATEST_KERNEL`), everything else inherited from the era's base profile.  They are
+(:data:`skbmodel.evidence.derivation.pp_counts.LATEST_KERNEL`), everything else inherited from the era's base
+profile.  They are
 shipped files so that the sidebar offers every described CPU and a share link pins their version like
 any other profile's.  Run it after a change to a description or to a measured CPU's profile
 (``scripts/corpus_profiles.py`` first: a derivation reads the measured profiles), then
@@ -22,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 
 from scripts.corpus_profiles import write_profiles  # noqa: E402  (after the path set-up)
 from skbmodel.machine import description  # noqa: E402
-from skbmodel.evidence import leave_one_out  # noqa: E402
+from skbmodel.evidence.derivation import leave_one_out  # noqa: E402
 from skbmodel.machine.profile import PROFILE_DIR  # noqa: E402
 
 

@@ -4,8 +4,8 @@
 
 ``uarch`` became four modules, each one job: the machine descriptions and their reader
 (``skbmodel.machine.description``), the user's CPU read from pasted text (``skbmodel.machine.cpuinfo``), the
-profiles derived from the descriptions (``skbmodel.evidence.derive``: it reads the corpus) and the leave one
-CPU / instruction set out studies (``skbmodel.evidence.leave_one_out``).  There is no re-export: a branch
+profiles derived from the descriptions (``skbmodel.evidence.derivation.derive``: it reads the corpus) and the leave one
+CPU / instruction set out studies (``skbmodel.evidence.derivation.leave_one_out``).  There is no re-export: a branch
 written against ``uarch`` is rewritten by this script after it is merged (``from ..machine import uarch`` and
 every ``uarch.NAME`` become imports and references of the module that defines ``NAME``; the dotted
 ``skbmodel.machine.uarch.NAME`` of docstrings, docs and profile sources likewise).  Afterwards
@@ -187,7 +187,7 @@ def rewrite_dotted(text: str) -> str:
         t = _target(m.group(1))
         return f"skbmodel.{TARGETS[t[0]]}.{t[0]}.{t[1]}" if t else m.group(0)
     # the module itself, named in prose: the derivation is what a text naming ``uarch`` speaks of
-    return _BARE.sub("skbmodel.evidence.derive", _DOTTED.sub(sub, text))
+    return _BARE.sub("skbmodel.evidence.derivation.derive", _DOTTED.sub(sub, text))
 
 
 def rewrite_text(path: Path) -> bool:

@@ -2,7 +2,7 @@
 
 The kernel's subsystems (the physics) in :mod:`skbmodel.physics` (``slub``, ``zeroing``, ``page_pool``,
 ``page_alloc``, ``kfree_skb_list``, ``veth``, ``cpumap``, ``napi_cache``, ``budget``, ``noise``, ...); every
-path put together stage by stage in :mod:`skbmodel.design`; every output evaluated in :mod:`skbmodel.model`;
+path put together stage by stage in :mod:`skbmodel.composer`; every output evaluated in :mod:`skbmodel.model`;
 the inputs in :mod:`skbmodel.params`, the outputs and components in :mod:`skbmodel.schema`; one side of a
 state (A or B) with its profile in :mod:`skbmodel.scenario`, a state's question in :mod:`skbmodel.question`
 and its answers in :mod:`skbmodel.answers`; CPU profiles in :mod:`skbmodel.machine.profile`; the share-link

@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from .physics import budget, noise
-from . import attribution, design, question, schema, uncertainty
+from . import attribution, composer, question, schema, uncertainty
 from .machine.custom import CUSTOM_PREFIX
 from .links.pages import BY_SLUG, DEFAULT_PAGE
 from .machine.profile import Profile, load_profile, profile_version
@@ -446,9 +446,9 @@ def _of_question(q: Question, drivers: bool) -> Answers:
     if page == "design":
         sa, sb = q.a, q.b
         pa, pb = sa.params, sb.params
-        bad_a = design.problem_text(pa)
+        bad_a = composer.problem_text(pa)
         bad_a = (bad_a and f"the composition makes no sense ({bad_a})") or q.refusal("a")
-        bad_b = (design.problem_text(pb) if pb.get("path") == "design" else None) or q.refusal("b")
+        bad_b = (composer.problem_text(pb) if pb.get("path") == "design" else None) or q.refusal("b")
         nf = float(pa["noise_ns"])
         if bad_a:  # no numbers; the charts still draw what each side's composition gives
             drawn = {s: _split(_one_side(x, spec.drawn, {}, nf)[0], 0, spec.drawn)[1]
@@ -466,7 +466,7 @@ def _of_question(q: Question, drivers: bool) -> Answers:
     bad = None
     uses_path = any(o.startswith("path.") for o in outs)  # the page's numbers are of A's chosen path
     if uses_path and a.params.get("path") == "design":
-        bad = design.problem_text(a.params)
+        bad = composer.problem_text(a.params)
         bad = bad and f"the composition makes no sense ({bad})"
     bad = bad or q.refusal("a")
     if not bad and spec.has_b and q.refusal("b"):  # the answer is about B - A: no numbers without B's

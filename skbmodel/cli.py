@@ -19,8 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__, answers, attribution, design, mailtext, model, params, question, uncertainty
-from .evidence import pp_counts
+from . import __version__, answers, attribution, composer, mailtext, model, params, question, uncertainty
+from .evidence.derivation import pp_counts
 from .physics import rest as sk_rest
 from .machine import cpuinfo, custom, description, kconfig
 from .links import shortlink, state as sk_state, versions
@@ -75,7 +75,7 @@ def cmd_eval(args) -> int:
     if args.profile:  # the question is the link's on the file's profile, at the file's clock: every output reads it
         st = _with_profile_file(st, args.profile, args.query)
     if st["path"] == "design":  # a composition that makes no sense has no numbers to print
-        bad = design.problem_text(st)
+        bad = composer.problem_text(st)
         if bad:
             raise UsageError(f"design: {bad}")
     q = question.Question.of_state(st)  # the one question every output below answers
@@ -92,7 +92,11 @@ def cmd_eval(args) -> int:
         print(f"notice: {notice['text']}", file=sys.stderr)
     if args.text:  # the page's "Copy as text" block
         link = shortlink.share_link(versions.share_query(st), args.base, st["page"])
-        sys.stdout.write(mailtext.summary_text(st, link))
+        evidence = None
+        if st["page"] == "validation":
+            from .evidence import validation  # loaded by the commands that read it
+            evidence = validation.seed_rows_line()
+        sys.stdout.write(mailtext.summary_text(st, link, evidence))
     elif args.json:
         res = answers.of_question(q, drivers=True)
         json.dump({"state": {k: st[k] for k in ["page", *sk_state.MODEL_KEYS, *sk_state.PROFILE_KEYS,
@@ -217,7 +221,7 @@ def _clock_arg(value: str | None, flag: str) -> float | None:
 
 
 def cmd_profile(args) -> int:
-    from .evidence import derive, leave_one_out  # loaded by the commands that read it
+    from .evidence.derivation import derive, leave_one_out  # loaded by the commands that read it
     try:
         if args.action == "list-uarch":
             print("\n".join(description.list_lines()))
@@ -618,7 +622,7 @@ def build_parser(extra=(), argv=()) -> argparse.ArgumentParser:
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        epilog=f"page={'|'.join(sk_state.PAGES)} (default {sk_state.PAGES[0]}): the page whose question "
                               f"it is\n" + params.help_text(sk_state.key_of("<key>", "b")) + "\n\n"
-                              + design.help_text())
+                              + composer.help_text())
     e.add_argument("query", nargs="?", default="",
                    help="a query string ('bulk=32&zero=memset') or a whole link (http://host/page?...)")
     fmt = e.add_mutually_exclusive_group()

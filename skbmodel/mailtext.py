@@ -17,23 +17,17 @@ from urllib.parse import parse_qsl
 import numpy as np
 
 from . import __version__ as MODEL_VERSION
-from . import answers, design, schema
+from . import answers, composer, schema
 from .links import shortlink, versions
-from .evidence import validation
 from .machine import profile as _profile
 from .links import state as sk_state
 from .links.pages import BY_SLUG
 from .plaintext import WIDTH, ascii_text
 
-def _decimals(x: float, digits: int = 4) -> int:
-    """Decimals that show ``x`` with ``digits`` significant digits (at least 0)."""
-    x = abs(float(x))
-    return max(0, digits - 1 - int(np.floor(np.log10(x)))) if x > 0 and np.isfinite(x) else 0
-
 
 def _num(x: float, decimals: int | None = None, sign: str = "") -> str:
     x = float(np.asarray(x))
-    return f"{x:{sign}.{_decimals(x) if decimals is None else decimals}f}"
+    return f"{x:{sign}.{answers.decimals(x) if decimals is None else decimals}f}"
 
 
 def _unit(output: str) -> str:
@@ -80,9 +74,10 @@ def _unit_of(a: answers.Answer) -> str:
     return _unit(a.output)
 
 
-def summary_text(state: Mapping, link: str) -> str:
+def summary_text(state: Mapping, link: str, evidence: str | None = None) -> str:
     """The summary block of ``state`` (a decoded state) ending with ``link``, one string with a final newline:
-    the answers of :func:`skbmodel.answers.of_state`, rendered."""
+    the answers of :func:`skbmodel.answers.of_state`, rendered.  ``evidence``: on the Validation page, its
+    line on the seed rows (:func:`skbmodel.evidence.validation.seed_rows_line`), given by the caller."""
     page = state.get("page") or sk_state.PAGES[0]
     spec = BY_SLUG[page]
     pairs = _short_pairs(state)
@@ -103,7 +98,7 @@ def summary_text(state: Mapping, link: str) -> str:
         lines += _wrap("(custom CPU profile from the link)")
     lines += _wrap(_profile_text(res.profile_a), indent="", more="  ")
     if page == "validation":
-        lines += _wrap("Seed rows: " + validation.evidence_summary(validation.validate()), indent="", more="  ")
+        lines += _wrap(f"Seed rows: {evidence}", indent="", more="  ")
     elif res.problem:
         lines += _wrap(f"No numbers: {res.problem}", indent="")
     else:
@@ -130,7 +125,7 @@ def summary_text(state: Mapping, link: str) -> str:
 def _b_minus_a(state, page, res: answers.Answers, pairs) -> list[str]:
     overrides = sk_state.b_overrides(state)
     if page == "design":
-        vb = overrides.get("path", design.COMPARE_PATH)
+        vb = overrides.get("path", composer.COMPARE_PATH)
         what = "a second composition" if vb == "design" else sk_state.PARAMS["path"].label_of(vb)
         head = f"B: {what}" + ("" if vb != "design" else ", " + ", ".join(
             _setting(sk_state.key_of(k, "b"), pairs[sk_state.key_of(k, "b")]) for k in overrides

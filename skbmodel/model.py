@@ -18,7 +18,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .physics import budget, cpumap, napi_cache, noise, page_alloc, page_pool, placement, slub, units, zeroing
-from . import design
+from . import composer
 from .machine import era
 from .params import BY_KEY as PARAMS, CROSS_NODE_KEY, LINE_NS_KEYS, MODEL_PARAMS, line_ns_of, placement_of
 from .machine import description
@@ -220,7 +220,7 @@ _SWITCH_KEYS = tuple(p.key for p in MODEL_PARAMS if p.widget == "onoff")
 #: The numeric inputs the model takes as floats (every int and float parameter but the switches).
 _FLOAT_KEYS = tuple(p.key for p in MODEL_PARAMS if p.kind in ("int", "float") and p.key not in _SWITCH_KEYS)
 #: Choices the model takes as integer codes (:meth:`skbmodel.params.Param.codes`).
-_CODE_KEYS = ("path", *design.STAGE_CHOICES, "d_from")
+_CODE_KEYS = ("path", *composer.STAGE_CHOICES, "d_from")
 PATH_CODES = {name: i for i, name in enumerate(PARAMS["path"].choices)}
 _DESIGN = PATH_CODES["design"]
 
@@ -316,16 +316,16 @@ class _CpumapCpus(NamedTuple):
 
 
 class _Paths:
-    """The compositions of one evaluation, each composed on first use (:data:`skbmodel.design.STARTS`
+    """The compositions of one evaluation, each composed on first use (:data:`skbmodel.composer.STARTS`
     for a modelled path, the ``d_*`` inputs for ``design``); they share one memo of option-free costs."""
 
     def __init__(self, x, c):
         self.x, self.c, self.memo, self.done, self.alone = x, c, {}, {}, {}
         self._cpumap = self._cpumap_parts0 = None
 
-    def __getitem__(self, name: str) -> design.Composed:
+    def __getitem__(self, name: str) -> composer.Composed:
         if name not in self.done:
-            self.done[name] = design.per_packet(self.x, self.c, None if name == "design" else name, self.memo)
+            self.done[name] = composer.per_packet(self.x, self.c, None if name == "design" else name, self.memo)
         return self.done[name]
 
     def path_ns(self, name: str) -> np.ndarray:
@@ -342,7 +342,7 @@ class _Paths:
         if name in self.done:
             return self.done[name].ns
         if name not in self.alone:
-            self.alone[name] = design.per_packet(self.x, self.c, None if name == "design" else name, self.memo).ns
+            self.alone[name] = composer.per_packet(self.x, self.c, None if name == "design" else name, self.memo).ns
         return self.alone[name]
 
     def _cpumap_own(self) -> tuple[dict, dict | None]:
@@ -486,7 +486,7 @@ def _evaluate_inputs(x, c, outputs=None) -> dict:
         kfl = sc["kfree_skb_list"]
         t_kfl = kfl.ns
         one = {**x, "kfl_bulk": 1.0, "drop_batch": 1.0, "clone_frac": 0.0}  # one at a time: batch does not matter
-        t_kfl1 = design.per_packet(one, c, "kfree_skb_list").ns
+        t_kfl1 = composer.per_packet(one, c, "kfree_skb_list").ns
         out["kfree_skb_list.mpps"] = units.ns_to_mpps(t_kfl)
         out["kfree_skb_list.ns_per_packet"] = t_kfl
         out["kfree_skb_list.drop_fraction"] = kfl.drop_fraction
@@ -529,7 +529,7 @@ def _evaluate_inputs(x, c, outputs=None) -> dict:
         out["path.mpps"] = np.minimum(units.ns_to_mpps(path_ns), sc.line_mpps())
         out["path.budget_pct"] = budget.share_of_budget_pct(path_ns, out["budget.ns_per_packet"])
     if need("free"):  # the chosen path's skb free on the other CPU (its own CPU's: the "skb free" component)
-        there = {p: design.other_cpu_free_cycles(x, c, None if p == "design" else p, sc.memo) for p in sc.chosen()}
+        there = {p: composer.other_cpu_free_cycles(x, c, None if p == "design" else p, sc.memo) for p in sc.chosen()}
         out["free.other_cpu_ns"] = units.cycles_to_ns(_pick(x["path"], there), ghz)
     out["noise.floor_ns"] = x["noise_ns"]
     return {k: np.asarray(out[k], dtype=float) for k in OUTPUT_UNITS if k in want}
@@ -543,8 +543,8 @@ def _total(parts: dict) -> np.ndarray:
     return total
 
 
-#: The modelled paths, each a named composition of :mod:`skbmodel.design`.
-PATH_NAMES = design.START_PATHS
+#: The modelled paths, each a named composition of :mod:`skbmodel.composer`.
+PATH_NAMES = composer.START_PATHS
 
 
 def _pick(path, values: dict) -> np.ndarray:
@@ -574,7 +574,7 @@ def path_breakdown(params: Mapping, profile: Profile | None = None,
     Paths: ``veth`` (veth XDP_PASS CPU), ``cpumap`` (the CPU that limits it, source or destination, with the
     placement's line moves and wake-ups in "cross-CPU transfer"),
     ``xdp_pass`` (one CPU), ``kfree_skb_list`` (per injected packet on the pktgen CPU), ``design``
-    (the composition of the ``d_*`` keys, :mod:`skbmodel.design`).
+    (the composition of the ``d_*`` keys, :mod:`skbmodel.composer`).
     The components sum to ``path.ns_per_packet * ghz``.
     """
     prof = profile_of(params, profile)

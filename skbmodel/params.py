@@ -120,7 +120,7 @@ def _show(raw: str) -> str:
 
 
 # ---------------------------------------------------------------- the Design page's stages
-#: The modelled paths, each a named composition of :mod:`skbmodel.design` (``STARTS``).
+#: The modelled paths, each a named composition of :mod:`skbmodel.composer` (``STARTS``).
 START_PATHS = ("veth", "cpumap", "xdp_pass", "kfree_skb_list")
 
 #: ``{key: (label, options)}`` of the stages' choice keys; ``from`` = as in the starting path.
@@ -154,7 +154,7 @@ OPTION_LABELS = {
 
 #: ``(key, label, kind, default, lo, hi, unit, step)`` of every design key (the Params of
 #: :mod:`skbmodel.links.state`).  Bulk sizes start at 0 so that a link's 0 is kept and reported by
-#: :func:`skbmodel.design.problems` (naming the stage) instead of being clamped silently.
+#: :func:`skbmodel.composer.problems` (naming the stage) instead of being clamped silently.
 KEYS = (
     ("d_from", "Design: start from path", "choice", "veth", None, None, "", None),
     ("d_rx", "RX buffer", "choice", "from", None, None, "", None),
@@ -193,7 +193,7 @@ START_SHORT = {"veth": "veth XDP_PASS", "cpumap": "cpumap dest.", "xdp_pass": "X
                "kfree_skb_list": "kfree_skb_list"}
 
 
-#: The modelled paths: the named compositions of :mod:`skbmodel.design`.
+#: The modelled paths: the named compositions of :mod:`skbmodel.composer`.
 PATHS = START_PATHS
 _PATH_LABELS = ("veth XDP_PASS (veth CPU)", "cpumap (destination CPU)", "XDP_PASS, one CPU",
                 "kfree_skb_list drop path (pktgen CPU)")
@@ -245,7 +245,7 @@ MODEL_PARAMS: tuple[Param, ...] = (
           group="Link and noise"),
     Param("path", "Path shown in the overview", "choice", "veth", choices=PATHS + ("design",),
           labels=_PATH_LABELS + ("composed path (Design page)",)),
-    # the composed path of the Design page (skbmodel.design); old links without these keys get the defaults
+    # the composed path of the Design page (skbmodel.composer); old links without these keys get the defaults
     *(Param(k, label, kind, default, lo, hi, choices=choices_of(k) if kind == "choice" else (),
             labels=tuple(_design_label(o) for o in choices_of(k)) if kind == "choice" else (),
             unit=unit, step=step) for k, label, kind, default, lo, hi, unit, step in KEYS),
@@ -266,7 +266,7 @@ _FOLLOWS_PROFILE = {"ghz": "the CPU profile's clock", "noise_ns": "the CPU profi
 
 
 def help_text(b_key: str) -> str:
-    """Every scenario key but the composed path's (:func:`skbmodel.design.help_text` lists those) with what it
+    """Every scenario key but the composed path's (:func:`skbmodel.composer.help_text` lists those) with what it
     takes and its default, one line each under its sidebar group (for ``eval --help``); ``b_key``: how a link
     names B's ``<key>`` (:func:`skbmodel.links.state.key_of`)."""
     design_keys = {k for k, *_ in KEYS}

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from types import MappingProxyType
 
-from . import design, uncertainty
+from . import composer, uncertainty
 from .links import state as sk_state
 from . import model
 from .links.pages import BY_SLUG, DEFAULT_PAGE
@@ -116,7 +116,7 @@ class Question:
         page = state.get("page") or DEFAULT_PAGE
         a = Scenario.of(state, "a")
         if page == "design":  # B: the comparison path (or a second composition) in A's scenario
-            pa, pb = design.compare_params(a.params, sk_state.b_overrides(state))
+            pa, pb = composer.compare_params(a.params, sk_state.b_overrides(state))
             return cls(page, Scenario.from_params(pa, a.profile), Scenario.from_params(pb, a.profile), state)
         return cls(page, a, Scenario.of(state, "b") if BY_SLUG[page].has_b else None, state)
 
@@ -181,5 +181,5 @@ def placement_refused(scn: Scenario, page: str) -> str | None:
     if page == "validation":
         return None
     params = scn.params
-    hand = design.resolved(params)["d_hand"] if params.get("path") == "design" else None
+    hand = composer.resolved(params)["d_hand"] if params.get("path") == "design" else None
     return model.placement_problem(scn.profile, params.get("place", "same_l3"), hand)

@@ -3,7 +3,7 @@
 The bottom of the package (it imports nothing): :mod:`skbmodel.model` computes these outputs, the
 pages, the report, the A/B table and the exports read their units here.  The inputs are
 :data:`skbmodel.params.MODEL_PARAMS`; the paths, :data:`skbmodel.params.PATHS` (each a named
-composition of :mod:`skbmodel.design`).
+composition of :mod:`skbmodel.composer`).
 
 An output's name is ``<section>.<quantity>_<unit>``-like; its section (the part before the dot) is
 the block of :func:`skbmodel.model.evaluate` that computes it, so asking for one output computes

@@ -96,11 +96,7 @@ N_SAMPLES = 1000
 #: sample blocks are sized so that one vectorised call holds at most this many states
 _STATES_PER_CALL = 65_536
 
-#: The out-of-sample report (``scripts/validation_report.py``; a test keeps it current).
-REPORT_JSON = folders.DATA_DIR / "outofsample.json"
-
-
-def _structural_from_report(path: Path = REPORT_JSON) -> dict[str, float]:
+def _structural_from_report(path: Path = folders.REPORT_JSON) -> dict[str, float]:
     """``{output prefix: relative sd}`` the out-of-sample validation estimated for the model's form.
 
     For each group of published curves (fitted on 3 points, the rest predicted), the mean squared

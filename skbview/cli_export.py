@@ -56,8 +56,8 @@ def run_export(args) -> int:
         raise UsageError(f"--page: {page!r} is not all or one of {', '.join(sk_state.PAGES)}")
     pages = list(sk_state.PAGES) if page == "all" else [page]
     if "design" in pages or st["path"] == "design":  # no chart of a composition that makes no sense
-        from skbmodel import design
-        bad = design.problem_text(st)
+        from skbmodel import composer
+        bad = composer.problem_text(st)
         if bad:
             raise UsageError(f"design: {bad}")
     fmt = args.format

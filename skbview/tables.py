@@ -5,7 +5,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from skbmodel import answers, design, attribution, grid, model, schema
+from skbmodel import answers, composer, attribution, grid, model, schema
 from skbmodel.physics import noise, units
 from skbmodel.links import state as sk_state
 from skbmodel.question import Question
@@ -105,11 +105,11 @@ def driver_rows(report: Mapping) -> list[dict]:
 
 
 # ---------------------------------------------------------------- Design page
-# A composed path (skbmodel.design, path=design) against a comparison B: the same scenario (sidebar)
+# A composed path (skbmodel.composer, path=design) against a comparison B: the same scenario (sidebar)
 # with b_path, a modelled path or "design" for the composition of the b_d_* keys.
 def design_params_ab(state: Mapping) -> tuple[dict, dict]:
     """``(A, B)`` model parameters: A the composition, B the comparison (same scenario otherwise)."""
-    return design.compare_params(sk_state.scenario(state, "a"), sk_state.b_overrides(state))
+    return composer.compare_params(sk_state.scenario(state, "a"), sk_state.b_overrides(state))
 
 
 def design_b_label(state: Mapping) -> str:
@@ -137,7 +137,7 @@ def design_summary(state: Mapping) -> dict:
     return dict(a=side["a"], b=side["b"], iv_a=ivs["a"], iv_b=ivs["b"], delta_ns=d.value if d else 0.0,
                 delta_lo=d.lo if d else 0.0, delta_hi=d.hi if d else 0.0, delta_mpps=mpps.value if mpps else 0.0,
                 verdict=d.verdict if d else noise.VERDICT_NOISE, runs=d.runs if d else None, answers=res,
-                problems_a=design.problems(pa), problems_b=design.problems(pb) if pb["path"] == "design" else [])
+                problems_a=composer.problems(pa), problems_b=composer.problems(pb) if pb["path"] == "design" else [])
 
 
 # ---------------------------------------------------------------- question grid

@@ -137,7 +137,7 @@ def _surfaces(st_: dict) -> dict:
 def _profile_files() -> list[str]:
     """Profile files as ``--profile`` and the upload read them: a derivation (``profile derive --out``) and a
     configuration (``profile configure --out``), written once per session."""
-    from skbmodel.evidence import derive
+    from skbmodel.evidence.derivation import derive
     from skbmodel.machine import kconfig
     out = Path(tempfile.mkdtemp(prefix="skb-profiles-"))
     files = {"derived-zen1.toml": derive.derive("zen1-naples").to_toml(),

@@ -8,7 +8,7 @@ from urllib.parse import parse_qsl
 
 import numpy as np
 
-from skbmodel import design, model
+from skbmodel import composer, model
 from skbmodel.evidence import perfprofile
 from skbmodel.links import state as sk_state, versions as V
 from skbview.safe_text import md_escape
@@ -56,24 +56,25 @@ def test_the_cut_link_s_warning_goes_once_the_reader_changes_the_scenario():
 
 
 def test_keys_in_use_are_exactly_the_numbers_that_move_the_cost():
-    """Changing a design number outside :func:`design.keys_in_use` never moves the cost; inside it always
+    """Changing a design number outside :func:`composer.keys_in_use` never moves the cost; inside it always
     does (recycle ratio 0.5, so that the mixed RX buffer reads its refill bulk)."""
     rng = np.random.default_rng(7)
     moves = (("d_rx_bulk", 7), ("d_skb_bulk", 5), ("d_zero_bytes", 512), ("d_free_bulk", 3), ("d_rest_ns", 900.0))
     checked = 0
     for _ in range(150):
-        st = {**sk_state.defaults(), "path": "design", "pp_recycle": 0.5, "d_from": str(rng.choice(design.START_PATHS))}
-        st.update({k: str(rng.choice(design.choices_of(k))) for k in design.STAGE_CHOICES})
-        if design.problems(st):
+        st = {**sk_state.defaults(), "path": "design", "pp_recycle": 0.5,
+              "d_from": str(rng.choice(composer.START_PATHS))}
+        st.update({k: str(rng.choice(composer.choices_of(k))) for k in composer.STAGE_CHOICES})
+        if composer.problems(st):
             continue
         p = sk_state.scenario(st)
         prof = sk_state.profile_for(st)
         base = float(model.evaluate(p, prof)["path.ns_per_packet"])
-        used = design.keys_in_use(p)
-        flip = "remote" if design.resolved(p)["d_free_where"] == "local" else "local"
+        used = composer.keys_in_use(p)
+        flip = "remote" if composer.resolved(p)["d_free_where"] == "local" else "local"
         for k, v in (*moves, ("d_free_where", flip)):
             moved = float(model.evaluate({**p, k: v}, prof)["path.ns_per_packet"])
-            assert (abs(moved - base) > 1e-6) == (k in used), (k, design.resolved(p))
+            assert (abs(moved - base) > 1e-6) == (k in used), (k, composer.resolved(p))
             checked += 1
     assert checked > 300
 
@@ -101,7 +102,7 @@ def test_design_page_titles_each_stage_once_and_shows_only_the_numbers_its_optio
     assert "XDP program run 14 %" in captions and "rest, unnamed 13 %" in captions
     d_keys = {k for k in _widget_keys(at) if k.startswith("d_")}
     # from veth, every stage as in the start: no number of a stage option is read
-    assert d_keys == {"d_from", *design.STAGE_CHOICES} - {"d_free_where"}
+    assert d_keys == {"d_from", *composer.STAGE_CHOICES} - {"d_free_where"}
     assert not any(k.startswith("b_d_") for k in _widget_keys(at))  # B is veth, not a composition
     at.selectbox(key="d_skb").set_value("slab_bulk").run()
     at.selectbox(key="d_free").set_value("slab_one").run()
@@ -124,7 +125,7 @@ def test_overview_names_the_composition_its_numbers_are():
     at = _app({"path": "design", "d_skb": "slab_one", "page": "overview"})
     note = " ".join(_texts(at, "caption"))
     assert f"Composed path (Design page): from {sk_state.PARAMS['path'].label_of('veth')} with skb head: " \
-           f"{design.OPTION_LABELS['slab_one']}" in note
+           f"{composer.OPTION_LABELS['slab_one']}" in note
     at = _app({"path": "design", "page": "overview"})  # nothing changed: it says the numbers are the start's
     assert "every stage as in it: the numbers are those of veth XDP_PASS" in " ".join(_texts(at, "caption"))
     at = _app({"path": "cpumap", "page": "overview"})

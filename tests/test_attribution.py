@@ -265,15 +265,15 @@ def test_grid_is_one_evaluation_with_paired_deltas_and_the_tie():
 
 
 def test_a_free_stage_on_the_veth_rest_replaces_its_own_free():
-    from skbmodel import design
+    from skbmodel import composer
     from skbmodel.physics import rest
     prof = load_profile(E5)
     veth = float(model.evaluate(_on(E5), prof)["path.ns_per_packet"])
     one = float(model.evaluate(_on(E5, path="design", d_free="slab_one"), prof)["path.ns_per_packet"])
     assert one == pytest.approx(veth, rel=1e-12)  # not counted twice
-    opts = design.resolved(_on(E5, path="design", d_free="slab_bulk"))
+    opts = composer.resolved(_on(E5, path="design", d_free="slab_bulk"))
     assert rest.notes(opts) and not rest.refusals(opts)
-    assert rest.refusals(design.resolved(_on(E5, path="design", d_rx="pp_ring")))
+    assert rest.refusals(composer.resolved(_on(E5, path="design", d_rx="pp_ring")))
     for path in ("veth", "cpumap", "xdp_pass", "kfree_skb_list"):
         assert rest.CONTENTS[path].constant.split(" ")[0] in prof.constants
         assert "not inside" in rest.describe(path)

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from skbmodel import design
+from skbmodel import composer
 from skbmodel.links import state as sk_state
 from tests.browser_util import (REPO_ROOT, WAIT_MS, app_and_browser, eventually, page_with_errors, wait_for_app,
                                 wait_for_plotly)
@@ -79,9 +79,9 @@ def test_composition_share_link_in_a_fresh_context_shows_the_same_numbers(app):
     page.goto(url + "/design")
     wait_for_app(page)
     wait_for_plotly(page, 0)  # a first load of the plotly bundle on a busy machine
-    _pick(page, "d_from", "cpumap", design.START_SHORT["cpumap"])
-    _pick(page, "d_skb", "napi_cache", design.OPTION_SHORT["napi_cache"])
-    _pick(page, "d_free", "napi_cache", design.OPTION_SHORT["napi_cache"])
+    _pick(page, "d_from", "cpumap", composer.START_SHORT["cpumap"])
+    _pick(page, "d_skb", "napi_cache", composer.OPTION_SHORT["napi_cache"])
+    _pick(page, "d_free", "napi_cache", composer.OPTION_SHORT["napi_cache"])
     _until_written(page, "b_path", "cpumap",  # a radio
                    lambda: page.locator(".st-key-b_path label", has_text="cpumap (destination CPU)").first.click())
 

@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from skbmodel import design, model
+from skbmodel import composer, model
 from skbmodel.links import pages, state as sk_state, versions as V
 from skbview import tables
 from skbview.app import ui
@@ -92,7 +92,7 @@ def _on(page, slug: str) -> None:
 
 def _label(key: str, value) -> str:
     """The text a control shows for ``value`` (the Design page's stages show short option texts)."""
-    return design.OPTION_SHORT[value] if key.startswith("d_") else sk_state.PARAMS[key].label_of(value)
+    return composer.OPTION_SHORT[value] if key.startswith("d_") else sk_state.PARAMS[key].label_of(value)
 
 
 def _shows(page, key: str, value) -> None:

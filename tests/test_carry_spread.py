@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from skbmodel import model, uncertainty
-from skbmodel.evidence import carry, pp_counts
+from skbmodel.evidence.derivation import carry, pp_counts
 from skbmodel.links import state as sk_state
 from skbmodel.machine import description
 from skbmodel.machine.profile import available_profiles, load_profile

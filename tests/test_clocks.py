@@ -9,7 +9,7 @@ import math
 import pytest
 
 from skbmodel.machine import description, kconfig
-from skbmodel.evidence import carry, pp_counts
+from skbmodel.evidence.derivation import carry, pp_counts
 from skbmodel.machine.profile import PROFILE_DIR, ProfileError, available_profiles, load_profile, parse_profile
 
 #: the path bases and the other cycles a profile takes from the E5-1650 v4 (carried, not measured)

@@ -7,7 +7,7 @@ import pytest
 from skbmodel.evidence import corpus
 from skbmodel import model
 from skbmodel.machine import description
-from skbmodel.evidence import opcounts
+from skbmodel.evidence.derivation import opcounts
 from skbmodel.machine.profile import PROFILE_DIR, load_profile
 from tests.cli_util import skbmodel_cli, script_main
 

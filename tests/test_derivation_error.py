@@ -7,7 +7,8 @@ import tomllib
 import numpy as np
 import pytest
 
-from skbmodel.evidence import corpus, derive, leave_one_out
+from skbmodel.evidence import corpus
+from skbmodel.evidence.derivation import derive, leave_one_out
 from skbmodel.machine import description
 from tests.cli_util import skbmodel_cli
 from skbmodel.machine.profile import load_profile

@@ -9,7 +9,7 @@ import pytest
 
 from skbmodel.links.pages import BY_SLUG
 from skbmodel.machine import custom, description
-from skbmodel.evidence import pp_counts
+from skbmodel.evidence.derivation import pp_counts
 from skbmodel import model
 from skbmodel.links import shortlink
 from skbmodel.machine import profile as P

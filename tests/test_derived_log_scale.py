@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from skbmodel import model, interval_rules, uncertainty
-from skbmodel.evidence import opcounts, pp_counts
+from skbmodel.evidence.derivation import opcounts, pp_counts
 from skbmodel.links import state as sk_state
 from skbmodel.machine import description
 from skbmodel.machine.profile import available_profiles, load_profile

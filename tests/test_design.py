@@ -1,4 +1,4 @@
-"""The composed path (skbmodel.design): each modelled path reproduced exactly, every stage option moving
+"""The composed path (skbmodel.composer): each modelled path reproduced exactly, every stage option moving
 the cost the way the kernel mechanism implies, compositions that make no sense named by stage, and
 the Design page (AppTest)."""
 from __future__ import annotations
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from skbmodel import answers
-from skbmodel import design, model, uncertainty
+from skbmodel import composer, model, uncertainty
 from skbmodel.physics import noise
 from skbmodel.links import state as sk_state
 from skbmodel.machine.profile import load_profile
@@ -54,9 +54,9 @@ def test_each_modelled_path_is_reproduced_exactly_as_a_composition(cpu, path):
 
 @pytest.mark.parametrize("path", sk_state.PATHS)
 def test_the_start_written_out_as_explicit_stages_gives_the_same_numbers(path):
-    """``from`` resolves to explicit options (design.resolved); choosing them by hand changes nothing."""
+    """``from`` resolves to explicit options (composer.resolved); choosing them by hand changes nothing."""
     base = {"path": "design", "d_from": path, "zero": "memset", "place": "other_socket", "pp_recycle": 0.6}
-    explicit = {**base, **design.resolved(base)}
+    explicit = {**base, **composer.resolved(base)}
     start_bulk = {"veth": 16, "cpumap": 8, "xdp_pass": 16, "kfree_skb_list": 16}[path]
     explicit["d_skb_bulk"] = start_bulk
     explicit["d_zero_bytes"] = 184
@@ -86,8 +86,8 @@ def test_vectorised_equals_one_state_at_a_time():
     rng = np.random.default_rng(7)
     rows = []
     for _ in range(60):
-        r = {k: str(rng.choice(design.choices_of(k))) for k in design.STAGE_CHOICES}
-        r["d_from"] = str(rng.choice(design.START_PATHS))
+        r = {k: str(rng.choice(composer.choices_of(k))) for k in composer.STAGE_CHOICES}
+        r["d_from"] = str(rng.choice(composer.START_PATHS))
         r.update(d_rx_bulk=int(rng.integers(1, 257)), d_skb_bulk=int(rng.integers(1, 257)),
                  d_free_bulk=int(rng.integers(1, 257)), d_zero_bytes=int(rng.integers(8, 1025)),
                  d_rest_ns=float(rng.uniform(10, 900)), place=str(rng.choice(["same_l3", "other_socket"])),
@@ -102,17 +102,80 @@ def test_vectorised_equals_one_state_at_a_time():
 
 def test_a_grid_of_starts_by_stages_equals_one_state_at_a_time():
     # d_from on one axis, a stage (and the hand-off) on another: each "from" is resolved against its own start
-    hands, skbs = design.choices_of("d_hand"), design.choices_of("d_skb")
-    grid = {"d_from": np.array(design.START_PATHS)[:, None, None], "d_skb": np.array(skbs)[None, :, None],
+    hands, skbs = composer.choices_of("d_hand"), composer.choices_of("d_skb")
+    grid = {"d_from": np.array(composer.START_PATHS)[:, None, None], "d_skb": np.array(skbs)[None, :, None],
             "d_hand": np.array(hands)[None, None, :], "place": "other_socket", "path": "design"}
     out = model.evaluate(grid)["path.ns_per_packet"]
-    for i, start in enumerate(design.START_PATHS):
+    for i, start in enumerate(composer.START_PATHS):
         for j, skb in enumerate(skbs):
             for k, hand in enumerate(hands):
                 one = model.evaluate({"path": "design", "d_from": start, "d_skb": skb, "d_hand": hand,
                                       "place": "other_socket"})
                 # not bit for bit: numpy's array and scalar exp/log may differ in the last ulp
                 assert out[i, j, k] == pytest.approx(float(one["path.ns_per_packet"]), rel=1e-12), (start, skb, hand)
+
+
+def test_a_grid_mixing_every_option_with_its_numbers_on_other_axes_equals_one_state_at_a_time():
+    """Every stage's options mixed on one axis and the numbers the options read (bulks, bytes, the
+    placement, the recycle share, the drop list) on another: each option gets its inputs at its own states."""
+    rng = np.random.default_rng(11)
+    n = 24
+    opts = {k: np.array([str(rng.choice(composer.choices_of(k))) for _ in range(n)])[:, None]
+            for k in composer.STAGE_CHOICES}
+    opts["d_from"] = np.array([str(rng.choice(composer.START_PATHS)) for _ in range(n)])[:, None]
+    nums = dict(d_rx_bulk=np.array([1, 8, 64]), d_skb_bulk=np.array([1, 16, 200]), d_free_bulk=np.array([2, 32, 256]),
+                d_zero_bytes=np.array([8, 184, 1024]), d_rest_ns=np.array([10.0, 120.0, 700.0]),
+                place=np.array(["same_l3", "other_socket", "same_l3"]), pp_recycle=np.array([0.0, 0.4, 1.0]),
+                kfl_bulk=np.array([1, 16, 64]), drop_batch=np.array([1, 64, 1024]),
+                clone_frac=np.array([0.0, 0.5, 1.0]),
+                xdp_batch=np.array([1, 16, 64]), zero_bytes=np.array([64, 184, 512]))
+    grid = {**opts, **{k: v[None, :] for k, v in nums.items()}, "path": "design"}
+    out = model.evaluate(grid)
+    ns, other = out["path.ns_per_packet"], out["free.other_cpu_ns"]
+    assert ns.shape == (n, 3)
+    for i in range(n):
+        for j in range(3):
+            one = model.evaluate({**{k: v[i, 0] for k, v in opts.items()}, **{k: v[j] for k, v in nums.items()},
+                                  "path": "design"})
+            assert ns[i, j] == pytest.approx(float(one["path.ns_per_packet"]), rel=1e-12), (i, j)
+            assert other[i, j] == pytest.approx(float(one["free.other_cpu_ns"]), rel=1e-12, abs=1e-12), (i, j)
+
+
+def test_an_option_reads_a_new_input_by_declaring_it(monkeypatch):
+    """A parameter read by an option is named in the option's inputs and handed to it at the option's states:
+    here the custom rest reads ``frame_bytes`` (1 ns per byte), on a grid where three rests are mixed and the
+    frame size runs along another axis (1 cycle per byte)."""
+    rest = composer.STAGES["rest of path"]
+    custom = composer.Option(("frame_bytes",), lambda c, nbytes: np.asarray(nbytes, dtype=float))
+    monkeypatch.setitem(composer.STAGES, "rest of path", composer.Stage(
+        rest.by, {**rest.options, composer.CODE["d_rest"]["custom"]: custom}))
+    rests, frames = np.array(["veth", "custom", "cpumap"]), np.array([64.0, 512.0, 1500.0])
+    grid = {"path": "design", "d_from": "veth", "d_rest": rests[:, None], "frame_bytes": frames[None, :]}
+    parts = model.path_breakdown(grid)["rest of path"]
+    assert parts.shape == (3, 3)
+    np.testing.assert_allclose(parts[1], frames, rtol=1e-12)
+    for j in range(3):
+        for i in (0, 2):
+            one = model.path_breakdown({"path": "design", "d_from": "veth", "d_rest": str(rests[i]),
+                                        "frame_bytes": float(frames[j])})["rest of path"]
+            assert parts[i, j] == pytest.approx(float(one), rel=1e-12)
+
+
+def test_every_declared_input_is_handed_and_no_derived_name_hides_a_model_input():
+    prof = load_profile("e5-1650v4")
+    inputs = model.inputs({"path": "design"}, prof)
+    assert not set(composer.DERIVED) & set(inputs)
+    handed = composer._inputs(inputs, prof.values(), None, {})
+
+    def declared(entry):
+        if isinstance(entry, composer.Option):
+            return set(entry.inputs)
+        return {entry.by}.union(*(declared(e) for e in entry.options.values()))
+    names = set().union(*(declared(st) for st in composer.STAGES.values()))
+    names |= set().union(*(declared(d) if isinstance(d, composer.Stage) else set(d.inputs)
+                           for d in composer.DERIVED.values()))
+    for name in names:
+        handed.get(name)  # a name nobody hands raises KeyError
 
 
 # ---------------------------------------------------------------- directions
@@ -214,7 +277,7 @@ BAD = {
 def test_a_composition_that_makes_no_sense_names_its_stage(query, tmp_path):
     st, warnings = sk_state.decode(f"path=design&bulk=32&{query}")
     assert warnings == [] and st["bulk"] == 32  # the rest of the link is kept
-    found = design.problems(st)
+    found = composer.problems(st)
     assert found and found[0][0] == BAD[query], found
     out = model.evaluate(sk_state.scenario(st))  # still evaluates: nothing crashes
     assert np.isfinite(out["path.ns_per_packet"])
@@ -230,7 +293,7 @@ def test_a_composition_that_makes_no_sense_names_its_stage(query, tmp_path):
 
 def test_usable_starts_have_no_problems_and_out_of_range_is_clamped():
     for p in sk_state.PATHS:
-        assert design.problems({"d_from": p}) == []
+        assert composer.problems({"d_from": p}) == []
     st, warnings = sk_state.decode("d_skb_bulk=-3&d_rx=bogus")
     assert st["d_skb_bulk"] == 0 and st["d_rx"] == "from" and len(warnings) == 2
     keys = [kv.split("=")[0] for kv in sk_state.encode(st).split("&")]
@@ -242,7 +305,7 @@ def test_eval_help_lists_every_scenario_key_with_its_range_and_default():
 
     r = skbmodel_cli("eval", "--help", cwd=ROOT)
     assert r.returncode == 0, r.stderr
-    for k in design.KEY_NAMES:
+    for k in composer.KEY_NAMES:
         assert k + "=" in r.stdout
     lines = {line.split("=", 1)[0].strip(): line for line in r.stdout.splitlines()
              if line.startswith("  ") and "=" in line.split()[0]}
@@ -277,7 +340,7 @@ def test_design_page_compose_change_a_stage_breakdown_and_delta_change():
     a = {**sk_state.scenario(st), "path": "design"}
     # B: the veth path (the comparison the page starts with), in A's scenario
     over = sk_state.b_overrides(st)
-    b = {**a, "path": design.COMPARE_PATH, **{k: over.get(k, design.DEFAULTS[k]) for k in design.KEY_NAMES}}
+    b = {**a, "path": composer.COMPARE_PATH, **{k: over.get(k, composer.DEFAULTS[k]) for k in composer.KEY_NAMES}}
     prof = load_profile(st["cpu"])
     d = float(model.evaluate(b, prof)["path.ns_per_packet"] - model.evaluate(a, prof)["path.ns_per_packet"])
     assert d != 0 and _metric(at, "Δ B − A") == f"{d:+.{answers.decimals(d)}f}"
@@ -316,7 +379,7 @@ def test_choices_as_names_or_as_codes_give_the_same_numbers():
     rng = np.random.default_rng(11)
     n = 400
     names = {k: rng.choice(np.array(sk_state.PARAMS[k].choices), size=n)
-             for k in ("zero", "place", "path", "d_from", *design.STAGE_CHOICES)}
+             for k in ("zero", "place", "path", "d_from", *composer.STAGE_CHOICES)}
     codes = {k: sk_state.PARAMS[k].codes(v) for k, v in names.items()}
     assert all(v.dtype.kind == "i" and v.min() >= 0 for v in codes.values())
     a, b = model.evaluate(names), model.evaluate(codes)

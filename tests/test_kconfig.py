@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from skbmodel.evidence import corpus
+from skbmodel.evidence.protocols import srso as srso_study
 from skbmodel.machine import kconfig
 from skbmodel import model
 from skbmodel.machine import profile as P
@@ -122,7 +123,7 @@ def test_the_count_predicts_the_safe_ret_runs():
     """safe-ret = the same kernel's ibpb run + counted returns x the v6.13 run's own function-call pair
     (14 - 3 = 11 cycles), against the measured safe-ret rows: the 12 page_pool points of two kernels.  The
     count is short on every point (the slow path by 35-48 %): it is a lower estimate, not fitted."""
-    rows = kconfig.srso_predictions(corpus.load_corpus())
+    rows = srso_study.srso_predictions(corpus.load_corpus())
     fast = next(r for r in rows if (r["kernel"], r["test"]) == ("v613", "tasklet-fast"))
     assert fast["predicted_cycles"] == pytest.approx(31.0) and fast["measured_cycles"] == 36
     assert abs(fast["error"]) < 0.15 and fast["low_cycles"] <= 36 <= fast["high_cycles"]

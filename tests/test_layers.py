@@ -210,7 +210,7 @@ def test_the_schema_is_at_the_bottom_of_the_model():
     """The inputs (``params``, the Design stages included) and the outputs (``schema``) import no composer,
     no model and no codec: every other module reads them, they read none of those."""
     assert not {m for m in IMPORTS["skbmodel.schema"] if m.startswith("skbmodel")}
-    above = {"skbmodel.design", "skbmodel.model", "skbmodel.links.state", "skbmodel.links.versions",
+    above = {"skbmodel.composer", "skbmodel.model", "skbmodel.links.state", "skbmodel.links.versions",
              "skbmodel.scenario"}
     assert not IMPORTS["skbmodel.params"] & above, IMPORTS["skbmodel.params"] & above
 
@@ -222,15 +222,16 @@ WINGS = {
     # the kernel's subsystems: leaves, arrays in and out, labelled by the output schema only
     "physics": {"schema"},
     # profiles, their kernel configuration and era, the machine descriptions and the user's CPU: files read,
-    # nothing evaluated (the derivation from a description reads the corpus: it is evidence, evidence/derive.py)
+    # nothing evaluated (the derivation from a description reads the corpus: it is evidence,
+    # evidence/derivation/derive.py)
     "machine": {"folders"},
     # the address of a scenario: a link names profiles and the headline it was made with
     "links": {"machine", "params", "folders", "schema", "model"},
     # measurements, fits and protocols: read everything below the answers
     "evidence": {"physics", "machine", "links", "params", "folders", "schema", "model", "uncertainty"},
 }
-CORE = {"schema", "params", "folders", "design", "model", "constant_sets", "uncertainty", "interval_rules", "scenario",
-        "question", "answers", "attribution", "grid"}
+CORE = {"schema", "params", "folders", "composer", "model", "constant_sets", "uncertainty", "interval_rules",
+        "scenario", "question", "answers", "attribution", "grid"}
 PROGRAMS = {"cli", "bench", "mailtext", "plaintext", "patchin", "patchmail", "patchcode", "patchnumbers", "perfin",
             "__main__"}
 
@@ -322,6 +323,38 @@ def test_the_chain_measure_sees_a_long_chain(monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "IMPORTS", {**IMPORTS, **fake, "skbmodel.m13": set()})
     monkeypatch.setattr(sys.modules[__name__], "MODULES", {**MODULES, **{m: None for m in [*fake, "skbmodel.m13"]}})
     assert len(_longest_chain("skbmodel.m0", {})) == 14
+
+
+def _floors() -> dict[str, int]:
+    """The house as drawn: each room (a wing, a core module or a program, :func:`_room`) on the floor above the
+    highest room it imports (floor 1: rooms that import no other room)."""
+    edges: dict[str, set[str]] = {}
+    for mod in MODULES:
+        if (room := _room(mod)) is not None:
+            edges.setdefault(room, set()).update({_room(m) for m in _project_edges(mod)} - {None, room})
+    floors: dict[str, int] = {}
+
+    def floor(room: str, seen: tuple[str, ...] = ()) -> int:
+        assert room not in seen, "rooms import each other in a cycle: " + " -> ".join((*seen, room))
+        if room not in floors:
+            floors[room] = 1 + max((floor(r, (*seen, room)) for r in edges[room]), default=0)
+        return floors[room]
+    for room in edges:
+        floor(room)
+    return floors
+
+
+def drawing(floors: dict[str, int]) -> str:
+    """The floors from the top, each with its rooms (what docs/development.md shows)."""
+    top = max(floors.values())
+    return "\n".join(f"{f:2d}  " + " ".join(sorted(r for r, g in floors.items() if g == f)) for f in range(top, 0, -1))
+
+
+def test_the_house_has_at_most_12_floors():
+    """Rooms stacked by their imports: a newcomer climbing from the programs to the physics passes at most 12."""
+    floors = _floors()
+    assert max(floors.values()) <= 12, "\n" + drawing(floors)
+    assert floors["physics"] == floors["schema"] == 1  # the kernel's subsystems and the outputs are the ground
 
 
 def test_no_module_has_more_than_800_lines():

@@ -86,7 +86,7 @@ def test_a_profile_moved_to_another_kernel_gains_the_drift_on_its_costs_only():
 
     import numpy as np
 
-    from skbmodel.evidence import opcounts
+    from skbmodel.evidence.derivation import opcounts
     prof = load_profile("xeon-platinum-iavf")
     assert ev.kernel_moved(prof, prof.kernels[0]) is prof
     moved = ev.kernel_moved(prof, "6.11")
@@ -230,7 +230,7 @@ def test_the_e5_points_against_the_published_rates(points):
         assert -0.2 < p["rel_error"] < -0.1 and -0.5 < p["naive_rel_error"] < -0.4
         assert abs(p["rel_error"]) < abs(p["naive_rel_error"])
         # inside an interval that reaches 0: the cpumap constants carried from another CPU add the transfer
-        # spread of skbmodel.evidence.derive (0.69 relative sd) to their own
+        # spread of skbmodel.evidence.derivation.derive (0.69 relative sd) to their own
         assert 0 <= p["lo"] < p["predicted"] < p["measured"] < p["hi"] and p["inside"]
         assert p["rel_half_width"] > 0.45
     assert p0["predicted"] == pytest.approx(2.74e6, rel=0.01)

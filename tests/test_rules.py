@@ -12,7 +12,7 @@ import pytest
 from skbmodel import model
 from skbmodel.physics import noise, slub
 from skbmodel.machine import description
-from skbmodel.evidence import opcounts, pp_counts
+from skbmodel.evidence.derivation import opcounts, pp_counts
 from skbmodel.evidence.parsers import mail
 from tests import cases
 

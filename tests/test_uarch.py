@@ -11,7 +11,7 @@ import pytest
 
 from skbmodel.evidence import corpus
 from skbmodel.machine import description, era
-from skbmodel.evidence import derive, opcounts, pp_counts, leave_one_out
+from skbmodel.evidence.derivation import derive, opcounts, pp_counts, leave_one_out
 from skbmodel import model
 from skbmodel.machine import profile as P
 from tests.cli_util import skbmodel_cli

@@ -9,7 +9,7 @@ The model is evaluated for all rows of a profile in one vectorised call per Jaco
 Order: ``e5-1650v4`` first (SLUB, zeroing, veth, kfree_skb_list, NAPI rows), then
 ``xeon-platinum-iavf`` (cpumap rows) on top of the refitted parent; the parent's cpumap
 constants, which have no measurement of their own, take the child's fitted cycles carried to the
-parent's CPU (:func:`skbmodel.evidence.carry.carried_constants`: core cycles, the cross-CPU line as ns).
+parent's CPU (:func:`skbmodel.evidence.derivation.carry.carried_constants`: core cycles, the cross-CPU line as ns).
 """
 from __future__ import annotations
 
@@ -351,7 +351,7 @@ def calibrate(out_dir: Path | str = PROFILE_DIR) -> tuple[dict[str, Profile], li
     # the parent's cpumap constants follow the child's fit (no cpumap measurement on the parent CPU),
     # carried from the child's CPU as core cycles (the cross-CPU line as ns), with a move's uncertainty
     from ..machine import description  # here: a derivation reads the shipped profiles, which import this module's users
-    from . import carry  # here: a derivation reads the shipped profiles, which import this module's users
+    from .derivation import carry  # here: a derivation reads the shipped profiles, which import this module's users
     carried = carry.carried_constants(description.measured_on(parent.id)[0], parent.ghz, child, CHILD_COPIED)
     parent = dataclasses.replace(parent, constants={**parent.constants, **carried})
     # the child's file keeps only the constants it lists itself; the rest it inherits

@@ -257,7 +257,8 @@ RATE_STATEMENTS = (
      "consume, struct page prefetch, list RX) and the qsize-64 runs are listed above, not predicted; the "
      "iptables-raw drop runs of the same file end the stack at the raw PREROUTING hook, a depth no constant "
      "describes, and are not in the corpus (docs/corpus.md). Still not predicted: any cpumap rate on a CPU "
-     "without a shipped profile. A derived profile (skbmodel.evidence.derive) inherits the same seed 003 bases, so a "
+     "without a shipped profile. A derived profile (skbmodel.evidence.derivation.derive) inherits the same seed "
+     "003 bases, so a "
      "figure there needs the cpumap bases (driver RX, the stack to the UDP lookup) derived from a machine "
      "description, which the model does not have; and the two predicted points are one lab, one kernel and "
      "one CPU, with one source CPU's page path (i40e's page reuse) that the model approximates by the page "
@@ -287,12 +288,13 @@ def kernel_moved(prof: Profile, kernel: str) -> Profile:
     The model's kernel-era code paths follow ``kernel``.  Each cost of a kernel code path (a constant in
     :data:`COST_UNITS`) keeps its value but gains the kernel drift over the years between, as an
     independent error: ``sd' = sqrt(sd^2 + (d * sqrt(|year(kernel) - year(prof)|) * value)^2)``, with
-    ``d`` [1/sqrt(year)] :func:`skbmodel.evidence.opcounts.kernel_drift` of the constant's subsystem (its
-    :data:`~skbmodel.evidence.opcounts.COST_MODEL` entry; page_pool's for the others), a random walk fitted on CPUs
+    ``d`` [1/sqrt(year)] :func:`skbmodel.evidence.derivation.opcounts.kernel_drift` of the constant's subsystem (its
+    :data:`~skbmodel.evidence.derivation.opcounts.COST_MODEL` entry; page_pool's for the others), a random walk
+    fitted on CPUs
     measured in two kernel eras.  The fitted covariances are kept: the correlations among the fitted
     constants shrink by the ratio of the old to the new sd.  The same kernel: ``prof`` unchanged.
     """
-    from . import opcounts
+    from .derivation import opcounts
     dy = abs(era.year_of(kernel) - era.year_of_range(prof.kernels))
     if dy == 0.0:
         return prof

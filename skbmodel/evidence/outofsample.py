@@ -43,12 +43,9 @@ def report(df, protocols, profiles: dict[str, Profile] | None = None, args=None)
     return {k: parts[k] for k in (*REPORT_KEYS, *parts) if k in parts}
 
 
-REPORT_JSON = uncertainty.REPORT_JSON
-
-
 def load_report(path: Path | str | None = None) -> dict:
     """The committed report (written by ``scripts/validation_report.py``; a test checks it is current)."""
-    return json.loads(Path(path or REPORT_JSON).read_text())
+    return json.loads(Path(path or folders.REPORT_JSON).read_text())
 
 
 #: every out-of-sample figure, as last recorded on purpose (``scripts/validation_report.py --record``)

@@ -19,8 +19,7 @@ import json
 
 import numpy as np
 
-from .. import folders
-from .. import model
+from .. import folders, model
 from ..physics import units
 from .observations import seed_observations
 from ..machine.profile import Profile, available_profiles, load_profile
@@ -157,21 +156,16 @@ def residuals_normalised(specs, preds):
 #: kinds of evidence a row gives, strongest first
 EVIDENCE_KINDS = ("predicted", "reproduced by construction", "restates an input")
 
-#: the out-of-sample report, whose ``in_sample`` degrees of freedom say which rows are reproduced by
-#: construction (``scripts/validation_report.py`` writes it; a test keeps it current)
-REPORT_JSON = folders.DATA_DIR / "outofsample.json"
-
-
 def evidence_of_rows(in_sample: list[dict] | None = None) -> dict[str, str]:
     """``{row id: kind}`` (:data:`EVIDENCE_KINDS`) for every row of :data:`ROWS`.
 
     ``in_sample``: the per-subsystem degrees of freedom (``skbmodel.evidence.protocols.seed_rows.in_sample_dof``),
-    by default those of the committed report.  An exact row restates an input; a row (or a row that
-    restates it in another unit) of a subsystem with no degree of freedom is reproduced by
-    construction; every other row is predicted.
+    by default those of the committed out-of-sample report (:data:`skbmodel.folders.REPORT_JSON`).  An
+    exact row restates an input; a row (or a row that restates it in another unit) of a subsystem with no
+    degree of freedom is reproduced by construction; every other row is predicted.
     """
     if in_sample is None:
-        in_sample = json.loads(REPORT_JSON.read_text())["in_sample"]
+        in_sample = json.loads(folders.REPORT_JSON.read_text())["in_sample"]
     built = {i for d in in_sample if d["by_construction"] for i in (*d["row_ids"], *d["restated"])}
     return {s.id: ("restates an input" if s.tol_kind == "exact" else
                    "reproduced by construction" if s.id in built else "predicted") for s in ROWS}
@@ -190,6 +184,11 @@ def evidence_summary(rows: list[dict]) -> str:
     return (f"{p['ok']} of {p['rows']} predicted rows within tolerance; {b['ok']} of {b['rows']} reproduced by "
             f"construction (0 degrees of freedom: no evidence); {r['ok']} of {r['rows']} restate an input "
             "(not evidence)")
+
+
+def seed_rows_line() -> str:
+    """The Validation page's line on its seed rows (:func:`evidence_summary` of :func:`validate`)."""
+    return evidence_summary(validate())
 
 
 def validate(profiles: dict[str, Profile] | None = None) -> list[dict]:

@@ -8,7 +8,7 @@ throughput [bytes per cycle], store-buffer size [entries] -- each figure with it
 profiles measured on that CPU; :func:`measured_on` says which CPU a shipped profile was measured on.
 
 This module reads the files (:func:`descriptions`, :func:`load`) so that nothing else parses them; the
-profiles derived from them are :mod:`skbmodel.evidence.derive`, the user's CPU read from pasted text is
+profiles derived from them are :mod:`skbmodel.evidence.derivation.derive`, the user's CPU read from pasted text is
 :mod:`skbmodel.machine.cpuinfo`.  Figures: Intel Optimization Reference Manual, AMD and Arm software
 optimization guides, Agner Fog's instruction tables, uops.info (each file cites its own).
 """
@@ -46,7 +46,8 @@ class Figure:
     source: str
     uncertain: bool = False
     #: the range a figure that is not published for the part is bracketed by (``low``, ``high`` in its file),
-    #: or None: the derivation widens its interval by it (:func:`skbmodel.evidence.pp_counts.percpu_rmw_price`)
+    #: or None: the derivation widens its interval by it
+    #: (:func:`skbmodel.evidence.derivation.pp_counts.percpu_rmw_price`)
     bracket: tuple[float, float] | None = None
 
 

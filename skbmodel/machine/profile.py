@@ -17,7 +17,7 @@ core's own clock (an arm64 profile, whose ``ghz`` is then that core clock: there
 cycles of one profile count one clock, the one ``ghz`` gives, so every conversion to ns is
 ``cycles / ghz``; a cost measured in another clock (a core under load at its turbo clock, a constant
 carried from another CPU) is converted before it enters a profile, and its source says how
-(:func:`skbmodel.evidence.carry.carried_constants`).  A file that does not state ``clock`` counts the TSC.
+(:func:`skbmodel.evidence.derivation.carry.carried_constants`).  A file that does not state ``clock`` counts the TSC.
 Such a carried constant names the profile that measured it (``origin``), so that carrying it on adds
 no second move.
 

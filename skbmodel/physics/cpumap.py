@@ -51,11 +51,11 @@ consumer, ``cpu_map_kthread_run``):
   the destination only consumes the ring, runs the program and returns the page
   (``cpumap_drop_dst_cycles`` + the page's return + the frame's lines), no skb.
 
-Which CPU limits the rate is an output (``cpumap.bottleneck``: :data:`BOTTLENECK`).
+Which CPU limits the rate is an output (``cpumap.bottleneck``, its codes named in :mod:`skbmodel.schema`).
 
 The cpumap path's cost (``cpumap.ns_per_packet``, the headline) is the busier CPU's, with every term the
 rates have (:func:`placed`).  The destination's work is composed, stage by stage, in
-:data:`skbmodel.design.STARTS` (``cpumap``; XDP_PASS on one CPU is ``xdp_pass``); this module keeps the
+:data:`skbmodel.composer.STARTS` (``cpumap``; XDP_PASS on one CPU is ``xdp_pass``); this module keeps the
 source CPU, the placement, the rates and the rest of XDP_PASS.
 """
 from __future__ import annotations
@@ -63,7 +63,6 @@ from __future__ import annotations
 import numpy as np
 
 from . import page_alloc, page_pool
-from .. import schema
 
 NAPI_SKB_CACHE_BULK = 16  # net/core/skbuff.c
 
@@ -95,8 +94,6 @@ def rates_mpps(src_ns, dst_ns, offered_mpps):
     return src, dst, src - dst
 
 
-#: ``cpumap.bottleneck`` codes: what limits the destination's rate
-BOTTLENECK = dict(enumerate(schema.BY_NAME["cpumap.bottleneck"].codes))
 #: bytes of one ptr_ring slot (a pointer, 64-bit kernels)
 RING_SLOT_BYTES = 8
 
@@ -220,7 +217,8 @@ def drop_dst_cycles(recycle_ratio, line_factor, c):
 
 
 def bottleneck(src_ns, dst_ns, offered_mpps):
-    """``cpumap.bottleneck`` code (:data:`BOTTLENECK`): 1 where the destination is slower than the rate it
-    is offered, else 0 where the source is slower than the offered load, else 2."""
+    """``cpumap.bottleneck`` code (its names in :mod:`skbmodel.schema`): 1 (destination CPU) where the
+    destination is slower than the rate it is offered, else 0 (source CPU) where the source is slower than
+    the offered load, else 2 (offered load)."""
     src_rate = np.minimum(offered_mpps, 1e3 / src_ns)
     return np.where(1e3 / dst_ns < src_rate, 1.0, np.where(1e3 / src_ns < offered_mpps, 0.0, 2.0))

@@ -11,7 +11,7 @@ fattest flow and frees each batch with ``kfree_skb_list``.  Per injected packet:
 one at a time (``KFREE_SKB_BULK_SIZE = 1``) or through the stack array of
 ``KFREE_SKB_BULK_SIZE`` entries and ``kmem_cache_free_bulk``.  ``base`` (pktgen skb alloc, qdisc
 enqueue, fq_codel, freeing the data buffer) is the scenario's one fitted constant.  The path is
-composed in :data:`skbmodel.design.STARTS` (``kfree_skb_list``).
+composed in :data:`skbmodel.composer.STARTS` (``kfree_skb_list``).
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Where two CPUs meet: the cost of one cache line's move between them at a level of the machine's topology.
 
 Every cross-CPU term of the model (cpumap's ring slots, the recycled page's return and the kthread's wake-up
-lines, :mod:`skbmodel.physics.cpumap`; a deferred or remote skb free, :mod:`skbmodel.design`) moves lines that
+lines, :mod:`skbmodel.physics.cpumap`; a deferred or remote skb free, :mod:`skbmodel.composer`) moves lines that
 one CPU last wrote and the other now reads or writes.  One such move is one one-way CAS latency of the
 machine's level (:class:`skbmodel.machine.description.Topology`: a read miss answered from the other core's
 cache, or a read-for-ownership that invalidates it; a line whose memory is homed on a node neither CPU is in

@@ -83,7 +83,7 @@ def overlap_cycles(veth_rest, has_free, free_one_cycles) -> np.ndarray:
 
 
 def notes(opt: dict) -> list[tuple[str, str]]:
-    """``[(stage, message)]`` for a resolved scalar composition (:func:`skbmodel.design.resolved`) whose
+    """``[(stage, message)]`` for a resolved scalar composition (:func:`skbmodel.composer.resolved`) whose
     stage replaces part of its rest (the numbers account for it)."""
     if opt.get("d_rest") == "veth" and opt.get("d_free") not in (None, "none"):
         return [("skb free", "the veth rest already frees each skb (kfree_skb -> kmem_cache_free, one at a "

@@ -10,6 +10,6 @@ eth (ixgbe) -> XDP_REDIRECT -> veth0 -> veth1 XDP_PASS.  Per packet on the veth 
   ``__GFP_ZERO`` (memset_erms of the whole 256 B object), :mod:`skbmodel.physics.zeroing`;
 * ``base`` -- everything else (XDP redirect, veth ring, stack, skb and page free), one fitted constant.
 
-The path is composed, stage by stage, in :data:`skbmodel.design.STARTS` (``veth``): skb head
+The path is composed, stage by stage, in :data:`skbmodel.composer.STARTS` (``veth``): skb head
 ``slab_bulk`` of ``VETH_XDP_BATCH``, zeroing by the sidebar's method, rest ``veth_base_cycles``.
 """

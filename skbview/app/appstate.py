@@ -33,6 +33,7 @@ from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.pages_manager import PagesManager
 
 from skbmodel import mailtext
+from skbmodel.evidence import validation
 from skbmodel.machine import profile as sk_profile
 from skbmodel.links import state as sk_state
 from skbmodel.links import versions as sk_versions
@@ -577,7 +578,8 @@ def _link_box() -> None:
                  help="A plain-text summary for a mailing list: what differs from the defaults, this page's "
                       "numbers with 90 % intervals, B − A, the versions and the link (ASCII, 70 columns)"):
         with st.container(key="copy_text"):  # 70 columns do not fit the sidebar: wrapped on screen, copied whole
-            copybox.copy_block(mailtext.summary_text(state, link), key="copy_text_block", wrap=True)
+            evidence = validation.seed_rows_line() if state.get("page") == "validation" else None
+            copybox.copy_block(mailtext.summary_text(state, link, evidence), key="copy_text_block", wrap=True)
     # Exports (skbview.app.downloads): "Download report" (one HTML file) and a zip of every chart's PNG.
     report_buttons(state, st.session_state.get(WARNINGS) or ())
     commit_url(state)

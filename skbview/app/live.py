@@ -32,7 +32,7 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 from skbmodel.links import state as sk_state
-from skbmodel import design, uncertainty
+from skbmodel import composer, uncertainty
 from skbmodel.evidence import perfprofile
 from skbmodel.physics import noise
 from skbmodel.question import Question
@@ -83,7 +83,7 @@ def design_sweep(state: Mapping, key: str, values: np.ndarray, outputs) -> tuple
     """The Design page's sweep of one of composition A's stage sizes: A's ``outputs``, A's and B's cost
     components (``"a:<component>"``, ``"b:<component>"``), B's cost and budget (``"b:..."``) and the paired
     ``B - A`` (:func:`skbmodel.uncertainty.delta_intervals`) with its verdict, each along ``values``."""
-    pa, pb = design.compare_params({**sk_state.scenario(state), key: values}, sk_state.b_overrides(state))
+    pa, pb = composer.compare_params({**sk_state.scenario(state), key: values}, sk_state.b_overrides(state))
     prof = sk_state.profile_for(state)
     # B at each of the values too (its clock as an array): the pairing takes A and B of one shape
     pb = {**pb, "ghz": np.full(len(values), float(pb["ghz"] if pb.get("ghz") is not None else prof.ghz))}

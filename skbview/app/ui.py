@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from skbmodel import answers, design, schema
+from skbmodel import answers, composer, schema
 from skbmodel.physics import noise
 from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG, DEFAULT_PAGE
 from skbmodel.links import state as sk_state
@@ -154,7 +154,7 @@ def design_live(state: Mapping, res: answers.Answers):
     headline = design_metrics(state)
     with st.container(key=live_control.METRICS_KEY):  # the live controls rewrite its texts while dragged
         metrics(headline(sk_state.scenario(state), out, iv))
-    used = design.keys_in_use(sk_state.scenario(state))
+    used = composer.keys_in_use(sk_state.scenario(state))
     slot = controls_slot()
 
     def draw_controls() -> None:
@@ -273,18 +273,18 @@ def composition_text(state: Mapping) -> str:
     """The composed path of scenario A in words: its start and every stage it changes."""
     params = sk_state.scenario(state, "a")
     start = params["d_from"]
-    opts = design.resolved(params)
-    as_start = design.resolved({**params, **{k: "from" for k in design.STAGE_CHOICES}})
+    opts = composer.resolved(params)
+    as_start = composer.resolved({**params, **{k: "from" for k in composer.STAGE_CHOICES}})
     start_label = sk_state.PARAMS["path"].label_of(start)
-    used = design.keys_in_use(params)
+    used = composer.keys_in_use(params)
     changed = []
     for k, v in opts.items():
-        num = design.OPTION_NUMBERS.get((k, v))
+        num = composer.OPTION_NUMBERS.get((k, v))
         num = num if num in used else None
         if v == as_start[k] and num is None:
             continue
-        text = f"{design.STAGE_CHOICES[k][0] if k != 'd_free_where' else 'slab of the free'}: " \
-               f"{design.OPTION_LABELS.get(v, v)}"
+        text = f"{composer.STAGE_CHOICES[k][0] if k != 'd_free_where' else 'slab of the free'}: " \
+               f"{composer.OPTION_LABELS.get(v, v)}"
         if num:
             p = sk_state.PARAMS[num]
             text += f", {p.label.split(': ')[-1].split(' (')[0]} = {params[num]:g} {p.unit}"

@@ -6,8 +6,7 @@ from collections.abc import Mapping
 import numpy as np
 import plotly.graph_objects as go
 
-from skbmodel import model, params as _params, uncertainty
-from skbmodel.physics import cpumap
+from skbmodel import model, params as _params, schema, uncertainty
 
 from .live import Sweep, live_caption, live_marker
 from .base import (
@@ -99,7 +98,7 @@ def cpumap_placement(state: Mapping) -> go.Figure:
     limit = np.broadcast_to(np.asarray(out["cpumap.bottleneck"], dtype=float), numas.shape)
     for i, lab in enumerate(labels):
         # the destination's rate is its own where it limits, else the rate the source (or the load) gives it
-        why = "" if limit[i] == 1 else f" ({cpumap.BOTTLENECK[int(limit[i])]} limits)"
+        why = "" if limit[i] == 1 else f" ({schema.BY_NAME['cpumap.bottleneck'].codes[int(limit[i])]} limits)"
         fig.add_annotation(x=lab, y=float(ns[i]), text=f"{ns[i]:.0f} ns → {dst[i]:.2f} Mpps{why}", showarrow=False,
                            yanchor="bottom", font=dict(size=12))
     fig.update_layout(barmode="stack")

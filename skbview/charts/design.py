@@ -12,7 +12,7 @@ import re
 import numpy as np
 import plotly.graph_objects as go
 
-from skbmodel import design, model, uncertainty
+from skbmodel import composer, model, uncertainty
 from skbmodel.evidence import perfprofile
 from skbmodel.links import state as sk_state
 from skbmodel.physics import units
@@ -27,12 +27,12 @@ from .base import (
 
 
 def _design_caption(state: Mapping) -> str:
-    keys = [k for k in design.KEY_NAMES if state.get(k) != design.DEFAULTS[k] or k == "d_from"]
-    _, pb = design.compare_params(sk_state.scenario(state, "a"), sk_state.b_overrides(state))
+    keys = [k for k in composer.KEY_NAMES if state.get(k) != composer.DEFAULTS[k] or k == "d_from"]
+    _, pb = composer.compare_params(sk_state.scenario(state, "a"), sk_state.b_overrides(state))
     parts = [f"{sk_state.key_of('path', 'b')}={pb['path']}"]
     if pb["path"] == "design":
-        parts += [f"{sk_state.key_of(k, 'b')}={sk_state.fmt_value(pb[k])}" for k in design.KEY_NAMES
-                  if pb[k] != design.DEFAULTS[k] or k == "d_from"]
+        parts += [f"{sk_state.key_of(k, 'b')}={sk_state.fmt_value(pb[k])}" for k in composer.KEY_NAMES
+                  if pb[k] != composer.DEFAULTS[k] or k == "d_from"]
     return " · ".join([caption(state, ("pp_recycle", "place", "link_gbps", "frame_bytes", *keys)), *parts])
 
 
@@ -114,7 +114,7 @@ def _title(ns_a, delta_ns, verdict: str) -> str:
 def _captions(sweep: Sweep) -> list[str]:
     """The caption at each value of the sweep: the stage size is named only where it is not the default, and
     the lines break by the length of its text, so one caption per length is made and the value put in."""
-    key, default = sweep.key, design.DEFAULTS[sweep.key]
+    key, default = sweep.key, composer.DEFAULTS[sweep.key]
     made, out = {}, []
     for v in sweep.values.tolist():
         v = int(v)

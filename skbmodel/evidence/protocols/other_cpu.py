@@ -1,17 +1,18 @@
 """Other CPU, page_pool: each described CPU's published page_pool points [TSC cycles] predicted by a profile
 derived from its machine description and the *other* CPUs' data only.
 
-A thin protocol over :func:`skbmodel.evidence.leave_one_out.leave_one_cpu_out` (the derivation:
-:mod:`skbmodel.evidence.derive`); naive: the other CPUs' mean ns, the same on every CPU.  Runs under a boot
+A thin protocol over :func:`skbmodel.evidence.derivation.leave_one_out.leave_one_cpu_out` (the derivation:
+:mod:`skbmodel.evidence.derivation.derive`); naive: the other CPUs' mean ns, the same on every CPU.  Runs under a boot
 option the derivation does not price are listed, not predicted
-(:data:`skbmodel.evidence.leave_one_out.UNPRICED_CONDITIONS`).  It also reports the coverage of every
+(:data:`skbmodel.evidence.derivation.leave_one_out.UNPRICED_CONDITIONS`).  It also reports the coverage of every
 family's leave-one-CPU-out intervals before and after the derivation error is carried into the derived
-constants (:func:`skbmodel.evidence.leave_one_out.derivation_coverage`).  Its text also states the "other CPU" rows
+constants (:func:`skbmodel.evidence.derivation.leave_one_out.derivation_coverage`).  Its text also states the
+"other CPU" rows
 of SLUB, zeroing and the page allocator (:mod:`skbmodel.evidence.protocols.other_cpu_costs`).
 """
 from __future__ import annotations
 
-from .. import leave_one_out
+from ..derivation import leave_one_out
 from .base import add_arguments as add_arguments  # no options of its own
 from .base import Inputs, pct
 
@@ -28,7 +29,8 @@ def run(inputs: Inputs) -> dict:
 
 def format(rep: dict) -> list[str]:
     lines = ["", "Leave one CPU out (protocol \"other CPU\"): each described CPU's points predicted by a "
-             "profile derived from its machine description and the other CPUs' data (`skbmodel.evidence.derive`); "
+             "profile derived from its machine description and the other CPUs' data "
+             "(`skbmodel.evidence.derivation.derive`); "
              "naive: the other CPUs' mean ns, the same on every CPU", ""]
     for s in rep["summary"]:
         if s["protocol"] == leave_one_out.PROTOCOL:
@@ -37,7 +39,7 @@ def format(rep: dict) -> list[str]:
             lines.append(f"{s['subsystem']}: {s['points']} points on {', '.join(s['cpus'])}: MAPE {pct(s['mape'])} "
                          f"(naive {pct(s['baseline_mape'])}); 90 % intervals hold {pct(s['coverage'])} of the "
                          f"points, median relative half-width {pct(s['median_rel_half_width'])}.{claim}")
-    lines += ["", "Derivation error in the derived constants' spread (`skbmodel.evidence.leave_one_out."
+    lines += ["", "Derivation error in the derived constants' spread (`skbmodel.evidence.derivation.leave_one_out."
               "with_derivation_error`): each leave-one-CPU-out point's 90 % interval as the pages show it, on the "
               "profile derived without its CPU; before: the derived constants' own spread; after: each raised to "
               "the rms of ln(derived / measured) of its family's points on the other CPUs (the shipped derived "

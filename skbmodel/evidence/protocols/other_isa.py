@@ -1,14 +1,14 @@
 """Other instruction set: the arm64 server's published page_pool points [ns] predicted from the x86 CPUs'
 instruction counts alone, priced with what the kernel does differently on arm64.
 
-A thin protocol over :func:`skbmodel.evidence.leave_one_out.leave_one_isa_out`, run twice: blind (the
+A thin protocol over :func:`skbmodel.evidence.derivation.leave_one_out.leave_one_isa_out`, run twice: blind (the
 description's figures) and with the run's own time_bench ``atomic_inc`` and ``spin_lock`` baselines
-(``in-run``); the translation: :func:`skbmodel.evidence.pp_counts.isa_cost_cycles`.  One CPU: no accuracy is
+(``in-run``); the translation: :func:`skbmodel.evidence.derivation.pp_counts.isa_cost_cycles`.  One CPU: no accuracy is
 claimed.
 """
 from __future__ import annotations
 
-from .. import leave_one_out
+from ..derivation import leave_one_out
 from .base import add_arguments as add_arguments  # no options of its own
 from .base import Inputs, pct
 
@@ -28,7 +28,8 @@ def format(rep: dict) -> list[str]:
     lines = ["", f"Leave one instruction set out (protocols \"{leave_one_out.ISA_PROTOCOL}\" and "
              f"\"{leave_one_out.ISA_INRUN_PROTOCOL}\"): the arm64 server's page_pool points (ns) predicted from the "
              "x86 CPUs' instruction counts, priced with what differs on arm64 "
-             "(`skbmodel.evidence.pp_counts.isa_cost_cycles`: the per-CPU statistics' atomics and preempt-count "
+             "(`skbmodel.evidence.derivation.pp_counts.isa_cost_cycles`: the per-CPU statistics' atomics and "
+             "preempt-count "
              "toggles); "
              "no arm64 profile or page_pool row is read. The in-run variant also reads the run's own "
              "time_bench atomic_inc and spin_lock baselines (the same machine and kernel). Untranslated: the "

@@ -1,5 +1,5 @@
 """The page_pool costs' instruction and locked-operation counts per kernel era, and the training set of
-measured CPUs they are fitted on: the counted half of the derivation (:mod:`skbmodel.evidence.derive`, whose
+measured CPUs they are fitted on: the counted half of the derivation (:mod:`skbmodel.evidence.derivation.derive`, whose
 docstring gives the whole method)."""
 from __future__ import annotations
 
@@ -7,10 +7,10 @@ import math
 
 import numpy as np
 
-from ..physics import noise
-from ..machine import era
-from ..machine.description import (Description, Figure, descriptions, load)
-from ..machine.profile import Profile, available_profiles, load_profile
+from ...physics import noise
+from ...machine import era
+from ...machine.description import Description, Figure, descriptions, load
+from ...machine.profile import Profile, available_profiles, load_profile
 
 #: the page_pool constants the derivation gives, and the model output of each (TSC cycles)
 DERIVED_PP = {"pp_fast_cycles": "page_pool.fast_cycles", "pp_ring_cycles": "page_pool.ring_cycles",

@@ -9,13 +9,13 @@ thunk) are listed, not predicted.
 
 Leave one instruction set out (:func:`leave_one_isa_out`) predicts the Kunpeng 920's published page_pool
 points from the x86 CPUs alone, priced with what the kernel does differently on arm64
-(:func:`skbmodel.evidence.pp_counts.isa_cost_cycles`); the figures, before and after the translation, are in
+(:func:`skbmodel.evidence.derivation.pp_counts.isa_cost_cycles`); the figures, before and after the translation, are in
 docs/validation.md.  SLUB, zeroing and the page allocator (:func:`leave_one_cpu_out_costs`): each CPU's
-published points predicted by :func:`skbmodel.evidence.opcounts.derive_costs` without its own data.
+published points predicted by :func:`skbmodel.evidence.derivation.opcounts.derive_costs` without its own data.
 
 Every record is in the row's unit (TSC cycles, or ns for an arm64 run) with a 90 % interval
 (:data:`skbmodel.uncertainty.LEVEL`) and the naive prediction next to it: the other CPUs' mean ns, the
-same on every CPU.  The derivation itself is :mod:`skbmodel.evidence.derive`.
+same on every CPU.  The derivation itself is :mod:`skbmodel.evidence.derivation.derive`.
 """
 from __future__ import annotations
 
@@ -26,10 +26,10 @@ import re
 
 import numpy as np
 
-from .. import model, uncertainty
-from ..machine import era
-from ..machine.description import Description, derived_id, descriptions, load
-from ..machine.profile import Profile, load_profile
+from ... import model, uncertainty
+from ...machine import era
+from ...machine.description import Description, derived_id, descriptions, load
+from ...machine.profile import Profile, load_profile
 from .derive import derive, untranslated
 from .opcounts import COST_MODEL, INFERRED_CPU, MEASURES, cost_training, row_uarch
 from .pp_counts import DERIVED_PP, since_split, training
@@ -443,7 +443,7 @@ FAMILY = {**{k: "page_pool" for k in DERIVED_PP}, **{k: v[0] for k, v in COST_MO
 def derivation_residuals() -> tuple[tuple[str, str, float], ...]:
     """``(family, description, ln(derived / measured))`` of every leave-one-CPU-out point of the corpus
     (:func:`leave_one_cpu_out`, :func:`leave_one_cpu_out_costs`): each a CPU predicted without its own data."""
-    from .corpus import load_corpus
+    from ..corpus import load_corpus
     df = load_corpus()
     return tuple((p.get("subsystem", "page_pool"), p["uarch"], math.log(p["predicted"] / p["measured"]))
                  for p in leave_one_cpu_out(df) + leave_one_cpu_out_costs(df))
@@ -483,7 +483,7 @@ def with_derivation_error(prof: Profile, errors: dict) -> Profile:
                 c, stderr=round(rms * c.value, 3),
                 source=f"{c.source}; derivation error: relative sd raised to {rms:.2f}, the rms of ln(derived / "
                        f"measured) of the leave-one-CPU-out {fam} predictions ({n} points on {', '.join(cpus)}; "
-                       "skbmodel.evidence.leave_one_out.derivation_error)")
+                       "skbmodel.evidence.derivation.leave_one_out.derivation_error)")
     names = list(prof.fit_names)  # a constant outside them is uncorrelated already
     corr = prof.correlation(names)
     for i, n in enumerate(names):

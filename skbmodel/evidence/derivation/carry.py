@@ -1,6 +1,6 @@
 """Constants carried from one CPU to another where the derivation gives none: as core cycles counted by the
 target's clock, or as time for a line that waits on the interconnect (:data:`CARRIED_AS_NS`), with the spread
-such a carry showed between measured CPUs.  Part of the derivation, :mod:`skbmodel.evidence.derive`."""
+such a carry showed between measured CPUs.  Part of the derivation, :mod:`skbmodel.evidence.derivation.derive`."""
 from __future__ import annotations
 
 import dataclasses
@@ -9,8 +9,8 @@ import math
 
 import numpy as np
 
-from ..machine.description import (Description, measured_on)
-from ..machine.profile import Constant, Profile, load_profile
+from ...machine.description import Description, measured_on
+from ...machine.profile import Constant, Profile, load_profile
 from .pp_counts import DERIVED_PP, counting_clock, training
 
 #: constants carried between CPUs as ns, not as core cycles: a cacheline moving between two cores'
@@ -112,7 +112,8 @@ def carried_constants(d: Description, ghz: float, base: Profile, names,
                     f"{c.value * src.value('turbo_ghz') / base.ghz:.1f} core cycles of {src.name} under load, carried "
                     f"as core cycles, x {ghz:g} / turbo {d.value('turbo_ghz'):g} GHz ({clock} cycles of {d.name})")
         unc = (f"sd of ln {rel:.2f} (log scale): its own {own:.2f} in {origin}, which measured it, and "
-               f"{move:.2f} for one move to another CPU (skbmodel.evidence.carry.carry_spread: the same-era page_pool "
+               f"{move:.2f} for one move to another CPU (skbmodel.evidence.derivation.carry.carry_spread: the "
+               f"same-era page_pool "
                f"costs of {who} carried unchanged as core cycles, {n_move} residuals), in quadrature"
                if move else f"relative sd {rel:.2f}: its own in {origin} (measured on this CPU)")
         out[k] = dataclasses.replace(  # not fitted here: an assumption that the other CPU's cost carries

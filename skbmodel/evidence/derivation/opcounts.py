@@ -1,7 +1,7 @@
 """SLUB, zeroing and the page allocator on a described CPU: operation counts of each constant's kernel code
 path times the description's per-operation costs, plus a residual fitted on the CPUs that measure the
 constant (:data:`COST_MODEL`), trained on the measured profiles and the corpus rows that measure one
-constant alone (:data:`DIRECT_MEASURES`).  Part of the derivation, :mod:`skbmodel.evidence.derive`."""
+constant alone (:data:`DIRECT_MEASURES`).  Part of the derivation, :mod:`skbmodel.evidence.derivation.derive`."""
 from __future__ import annotations
 
 import functools
@@ -10,9 +10,9 @@ import re
 
 import numpy as np
 
-from ..machine import era
-from ..machine.description import (Description, descriptions, load)
-from ..machine.profile import Constant, Profile, available_profiles, load_profile, own_names
+from ...machine import era
+from ...machine.description import Description, descriptions, load
+from ...machine.profile import Constant, Profile, available_profiles, load_profile, own_names
 from .pp_counts import DERIVED_PP, LATEST_KERNEL, counting_clock, measures_page_pool, spread, training
 
 #: per-operation figures of a description the counts below multiply [core cycles per operation];
@@ -170,7 +170,7 @@ DIRECT_MIN_YEARS = 1.0
 def _direct_rows_all() -> tuple[tuple[str, str, str, str, float], ...]:
     """``(uarch, constant, row id, kernel, TSC cycles)`` of every corpus row of :data:`DIRECT_MEASURES` on a
     described x86 CPU whose kernel is known (the shipped corpus, read once per process)."""
-    from .corpus import load_corpus  # imported here: the model's import does not read the corpus
+    from ..corpus import load_corpus  # imported here: the model's import does not read the corpus
 
     ds = descriptions()
     df = load_corpus()
@@ -329,7 +329,8 @@ def costs_note(costs: dict[str, Constant]) -> str:
     names = {"slub": "SLUB", "zeroing": "zeroing", "page_alloc": "the page allocator"}
     return (f"{', '.join(names[s] for s in subs)} as operation counts of their kernel code paths x the "
             "description's per-operation costs plus residual core cycles fitted on the CPUs that measure them "
-            "(skbmodel.evidence.opcounts.COST_MODEL)" if subs else "SLUB, zeroing and the page allocator inherited")
+            "(skbmodel.evidence.derivation.opcounts.COST_MODEL)" if subs else "SLUB, zeroing and the page "
+            "allocator inherited")
 
 
 #: on a core without ERMS the variable-size ``memset`` (what ``__GFP_ZERO`` calls) is ``__memset``'s

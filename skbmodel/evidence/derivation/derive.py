@@ -53,7 +53,7 @@ that measure the constant (:data:`COST_MODEL`, :data:`MEASURES`, and the corpus 
 :data:`DIRECT_MEASURES`: the derivation reads the public corpus, which is why it lives with the
 evidence); what the derivation does not give is carried from the base CPU (:func:`carried_constants`).
 The descriptions are read by :mod:`skbmodel.machine.description`; how well the derived profiles predict
-CPUs they never saw is :mod:`skbmodel.evidence.leave_one_out`.
+CPUs they never saw is :mod:`skbmodel.evidence.derivation.leave_one_out`.
 """
 from __future__ import annotations
 
@@ -62,10 +62,10 @@ import math
 
 import numpy as np
 
-from ..machine import era
-from ..machine.custom import GHZ_RANGE
-from ..machine.description import (NEEDED, Description, Figure, UarchError, load)
-from ..machine.profile import Constant, Profile, load_profile
+from ...machine import era
+from ...machine.custom import GHZ_RANGE
+from ...machine.description import NEEDED, Description, Figure, UarchError, load
+from ...machine.profile import Constant, Profile, load_profile
 from .carry import carried_constants
 from .opcounts import costs_note, derive_costs
 from .pp_counts import (ARM64_PERCPU_EXTRA_INSTR, DERIVED_PP, ERA_BASE, LATEST_KERNEL, LOCKED_OPS, SPINLOCK_OPS,
@@ -171,7 +171,7 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
                              f"{ARM64_PERCPU_EXTRA_INSTR} preempt-count instructions) / issue width {width:g} + "
                              f"{n_lock} locked ops x {lock:g} cycles{spin_text} + {n_pcpu} per-CPU atomics x "
                              f"{pc:.1f} cycles) x {ghz:g} / turbo {turbo:g} GHz "
-                             "(skbmodel.evidence.pp_counts.isa_cost_cycles; "
+                             "(skbmodel.evidence.derivation.pp_counts.isa_cost_cycles; "
                              f"width: {fig['issue_width'].source}; locked op: {fig['lock_add_cycles'].source}; "
                              f"per-CPU atomic: {pc_src}{in_run}); uncertainty: relative sd {sd:.2f}, {spread_text} "
                              f"and the per-CPU atomic's relative sd {pc_sd:.2f} on its share {share:.2f}"
@@ -190,13 +190,14 @@ def derive(name: str, ghz: float | None = None, kernel: str | None = None, exclu
     consts.update(carried_constants(d, float(ghz), base, [k for k, c in base.constants.items()
                                                           if c.unit == "cycles" and consts[k] is c], exclude))
     lo, hi = kernel, kernel
-    priced = ("priced at this core's rename width, locked-op latency and per-CPU atomic (skbmodel.evidence.pp_counts."
+    priced = ("priced at this core's rename width, locked-op latency and per-CPU atomic "
+              "(skbmodel.evidence.derivation.pp_counts."
               "isa_cost_cycles)" if translate else "priced at this core's rename width and locked-op latency")
     notes = (f"derived from the {d.uarch} description ({d.name}) for kernel {kernel}: the clock and the cache "
              f"sizes from the description, the page_pool costs from the instruction counts measured on {who} "
              f"{priced}; "
              f"{costs_note(costs)}; the path bases and the other cycles of {base.id} carried as core cycles "
-             f"(skbmodel.evidence.carry.carried_constants); every other constant inherited from {base.id}, "
+             f"(skbmodel.evidence.derivation.carry.carried_constants); every other constant inherited from {base.id}, "
              "not derived")
     return Profile(id=f"derived-{d.name}", name=f"{d.cpu} (derived: {d.uarch}, kernel {kernel})",
                    constants=consts, inherits=base.id, notes=notes, kernels=(lo, hi),

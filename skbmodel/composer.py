@@ -52,13 +52,16 @@ Stages and options (state keys ``d_*``; ``from`` = as in the starting path ``d_f
 This module is the one place a path's stages are put together: the four modelled paths are the
 named compositions :data:`STARTS` (data), which :func:`per_packet` evaluates for :mod:`skbmodel.model`
 as it evaluates a user's composition.  Inside the model a stage option is an integer code
-(:data:`CODE`); a named composition has one code per stage and computes only that option's cost, and a
-grid of compositions computes each option on the states that choose it (:class:`_States`).
+(:data:`CODE`); a stage is a record (:class:`Stage`, one per component in :data:`STAGES`) and an option
+a function of the inputs it declares (:class:`Option`): the compositor hands each option those inputs,
+so no option reads the scenario itself.  A named composition has one code per stage and computes
+only that option's cost, and a grid of compositions computes each option on the states that choose
+it (:class:`_States`), its inputs taken at those states.
 Reference: the modules named above; seed threads 000-004.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 import numpy as np
@@ -161,14 +164,13 @@ def resolved(params: Mapping) -> dict[str, str]:
     return out
 
 
-# ---------------------------------------------------------------- stage costs [cycles]
+# ---------------------------------------------------------------- the states a cost is computed on
 class _States:
     """The states a cost is computed on: every state of the grid (``idx`` None) or a subset of them.
 
     ``s(a)`` is input ``a`` on these states: ``a`` itself for every state; for a subset, the
     values at the flat indices ``idx`` of ``a`` broadcast to the grid ``of`` the subset was taken
-    from.  A callable ``a`` is an input derived from others: ``a(s)``, computed on these states
-    only.  ``shape``: the shape of the arrays ``s`` gives (the grid's, or ``(len(idx),)``);
+    from.  ``shape``: the shape of the arrays ``s`` gives (the grid's, or ``(len(idx),)``);
     ``flat``: whether an option may be computed on its own states only, which needs every
     constant to be a scalar (with a leading axis of constant sets, the intervals, each option is
     computed on the whole grid and broadcast).  Every formula is element-wise, so a state's value
@@ -181,8 +183,6 @@ class _States:
         self.shape, self.flat, self.idx, self.of = shape, flat, idx, of
 
     def __call__(self, a):
-        if callable(a):
-            return a(self)
         if self.idx is None or np.ndim(a) == 0:
             return a
         a = np.asarray(a)
@@ -200,18 +200,226 @@ class _States:
 _EVERY = _States(None, False)
 
 
-def _pick(opt, table: dict, s: _States, default=0.0):
-    """``table[opt]`` element-wise for the option codes ``opt`` on the states ``s``; an entry is a
-    value or a function of the states it is computed on (``f(s)``); codes not in ``table`` give
-    ``default``.
+# ---------------------------------------------------------------- stages and their declared inputs
+class Option(NamedTuple):
+    """One option of a stage: the names of the inputs it reads and its cost [cycles]
+    ``cost(c, *values)`` of the profile constants ``c`` and those inputs' values, in the order
+    declared.  The compositor hands it the values on the option's own states (a subset of a grid
+    of mixed options), so an option never reads the scenario itself.  An input is a typed model
+    input (a key of :func:`skbmodel.model.inputs`: a new scenario parameter is read by naming it
+    here), a stage's explicit option codes (:data:`STAGE_INPUTS`) or a derived input
+    (:data:`DERIVED` and those of :func:`_inputs`)."""
+    inputs: tuple[str, ...]
+    cost: Callable
+
+
+class Stage(NamedTuple):
+    """A stage (or a choice inside one): the input whose codes choose the option (``by``) and the
+    entry of each code, an :class:`Option` or a further :class:`Stage` chosen on that option's
+    states; a code with no entry costs 0."""
+    by: str
+    options: dict
+
+
+class Derived(NamedTuple):
+    """An input computed from others (``f(c, *values)`` of the inputs it names), on the states of
+    the option that reads it.  ``shared``: the same for every composition of one evaluation (no
+    stage option in it): computed on every state once and kept in the evaluation's memo."""
+    inputs: tuple[str, ...]
+    f: Callable
+    shared: bool = False
+
+
+#: the input names of the stages' explicit option codes (``from`` resolved against ``d_from``)
+STAGE_INPUTS = {"d_rx": "rx", "d_skb": "skb", "d_zero": "zero", "d_hand": "hand", "d_free": "free",
+                "d_free_where": "where", "d_rest": "rest"}
+
+
+def _alloc_bulk(n, c):
+    return slub.alloc_bulk_cycles(n, fast_pair_cycles=c["slub_fast_pair_cycles"],
+                                  bulk_obj_pair_cycles=c["slub_bulk_obj_pair_cycles"],
+                                  free_share=c["slub_free_share"])
+
+
+def _where(cond, a, b):
+    """``np.where`` that evaluates only the side a scalar ``cond`` selects (``a``, ``b``: thunks)."""
+    if np.ndim(cond) == 0:
+        return a() if cond else b()
+    return np.where(cond, a(), b())
+
+
+def _const(name: str) -> Option:
+    """An option whose cost is the profile constant ``name``."""
+    return Option((), lambda c: c[name])
+
+
+def _free_share(c):
+    return np.asarray(c["slub_free_share"], dtype=float)
+
+
+def _bulk_call(c):
+    return slub.bulk_call_pair_cycles(c["slub_fast_pair_cycles"], c["slub_bulk_obj_pair_cycles"])
+
+
+def _page_return(c, ratio, factor):
+    return page_pool.return_side_cycles(ratio, factor, pp_ring_cycles=c["pp_ring_cycles"],
+                                        page_slow_cycles=c["page_slow_cycles"],
+                                        page_alloc_share=c["page_alloc_share"], xcpu_line_cycles=c["xcpu_line_cycles"])
+
+
+def _napi_put(c, skb_from_cache, extra):
+    """``napi_skb_cache_put``: its share of the pair; a cache nobody takes from overflows, and half of it
+    goes back to SLUB in one bulk free."""
+    fs = _free_share(c)
+    flush = fs * (c["slub_bulk_obj_pair_cycles"] + _bulk_call(c) / NAPI_SKB_CACHE_HALF)
+    return fs * c["napi_cache_pair_cycles"] + _where(skb_from_cache, lambda: 0.0, lambda: flush + extra)
+
+
+_SLUB_KEYS = dict(fast_pair_cycles="slub_fast_pair_cycles", bulk_obj_pair_cycles="slub_bulk_obj_pair_cycles",
+                  free_share="slub_free_share", free_slow_extra_cycles="slub_free_slow_extra_cycles",
+                  slab_bytes="slub_slab_bytes", object_bytes="slub_object_bytes", slab_locality="slab_locality")
+
+
+def _zero(gfp):
+    """The zeroing option of a fixed method (``gfp``: ``__GFP_ZERO``, else ``memset``) of ``zero_b`` bytes."""
+    return Option(("zero_b",), lambda c, nbytes: zeroing.zero_skb_cycles(gfp, nbytes, c["slub_object_bytes"], **c))
+
+
+#: Inputs derived from others, the same in every evaluation (see :class:`Derived`; a :class:`Stage`: its
+#: cost, an input chosen by codes).
+DERIVED: dict[str, Derived | Stage] = {
+    "recycle": Derived(("pp_recycle",), lambda c, r: np.clip(np.asarray(r, dtype=float), 0.0, 1.0)),
+    "page_slow_n": Derived(("d_rx_bulk",), lambda c, n: c["page_slow_cycles"] + page_alloc.refill_extra_cycles(n, c),
+                           shared=True),
+    "free_n": Derived(("d_free_bulk",), lambda c, n: np.maximum(np.asarray(n, dtype=float), 1.0)),
+    # one line's move at the state's placement: the same for every composition of the evaluation
+    "line": Derived(("place", "ghz"), lambda c, place, ghz: placement.line_cycles(
+        place, line_ns_of(c), c["xcpu_line_cycles"], ghz), shared=True),
+    # a remote free (__slab_free of an object of another CPU's slab) writes the slab's freelist, a line the
+    # slab's CPU last wrote: beyond the same-L3 move inside slub_free_slow_extra, the excess line - xcpu_line
+    # (a choice: the line's move is computed on the remote states only)
+    "free_extra": Stage("remote", {True: Option(("line",), lambda c, line: c["slub_free_slow_extra_cycles"] + line
+                                                - c["xcpu_line_cycles"])}),
+    "free_one": Derived((), lambda c: slub.free_one_cycles(fast_pair_cycles=c["slub_fast_pair_cycles"],
+                                                           free_share=c["slub_free_share"]), shared=True),
+    "napi_get": Derived((), lambda c: (1.0 - _free_share(c)) * c["napi_cache_pair_cycles"]),
+    "napi_refill": Derived((), lambda c: _alloc_bulk(NAPI_SKB_CACHE_BULK, c), shared=True),
+    "kfl_free": Derived(("kfl_bulk", "drop_batch", "clone_frac"),
+                        lambda c, *a: kfree_skb_list.free_per_drop_cycles(*a, c), shared=True),
+}
+
+
+def _options(stage: str, **entries) -> dict:
+    """``{code: entry}`` of a stage's options by name."""
+    return {CODE[stage][name]: e for name, e in entries.items()}
+
+
+#: The stages, one per component [cycles] (see the module docstring for each option's cost).
+#: RX buffer: without a hand-off, alloc + return on this CPU; after a cpumap hand-off, the return side
+#: of a page the source CPU allocated (:func:`skbmodel.physics.page_pool.return_side_cycles`, ratio 1
+#: for the ptr_ring, 0 for the page allocator): handed off or not first, then the option on each side's
+#: own states.  skb free: per dropped skb for ``kfree_skb_list``.
+STAGES: dict[str, Stage] = {
+    "skb alloc": Stage("skb", _options(
+        "d_skb", slab_one=Option((), lambda c: _alloc_bulk(1.0, c)),
+        slab_bulk=Option(("skb_n",), lambda c, n: _alloc_bulk(n, c)),
+        # feeds: the free stage puts skbs back into this CPU's NAPI cache, else it refills from SLUB
+        napi_cache=Option(("feeds", "napi_get", "napi_refill"),
+                          lambda c, feeds, get, refill: _where(feeds, lambda: get, lambda: refill)))),
+    "zeroing": Stage("zero", _options(
+        "d_zero", memset=_zero(False), gfp_zero=_zero(True),
+        path=Option(("is_gfp", "zero_bytes"),
+                    lambda c, gfp, nbytes: zeroing.zero_skb_cycles(gfp, nbytes, c["slub_object_bytes"], **c)))),
+    "page alloc/recycle": Stage("handed", {
+        False: Stage("rx", _options(
+            "d_rx", pp_direct=_const("pp_fast_cycles"), pp_ring=_const("pp_ring_cycles"),
+            page_single=Option((), lambda c: c["page_slow_cycles"] + page_alloc.refill_extra_cycles(1.0, c)),
+            page_bulk=Option(("page_slow_n",), lambda c, slow: slow),
+            pp_mix=Option(("recycle", "page_slow_n"), lambda c, r, slow: r * c["pp_ring_cycles"] + (1.0 - r) * slow))),
+        True: Stage("rx", _options(
+            "d_rx", pp_direct=_const("pp_fast_cycles"),
+            pp_ring=Option(("factor",), lambda c, f: _page_return(c, 1.0, f)),
+            page_single=Option(("factor",), lambda c, f: _page_return(c, 0.0, f)),
+            page_bulk=Option(("factor",), lambda c, f: _page_return(c, 0.0, f)),
+            pp_mix=Option(("recycle", "factor"), _page_return)))}),
+    # xfer_lines * xcpu_line * f (f the hand-off level's line factor, skbmodel.physics.placement.line_factor)
+    "cross-CPU transfer": Stage("handed", {
+        True: Option(("factor",), lambda c, f: c["cpumap_xfer_lines"] * c["xcpu_line_cycles"] * f)}),
+    "rest of path": Stage("rest", _options(
+        "d_rest", veth=_const("veth_base_cycles"), cpumap=_const("cpumap_dst_stack_cycles"),
+        xdp_pass=Option((), cpumap.xdp_pass_rest_cycles), kfree_skb_list=_const("kfl_base_cycles"),
+        custom=Option(("d_rest_ns", "ghz"),
+                      lambda c, ns, ghz: np.asarray(ns, dtype=float) * np.asarray(ghz, dtype=float)))),
+    "skb free": Stage("free", _options(
+        "d_free", slab_one=Option(("free_one", "free_extra"), lambda c, one, extra: one + extra),
+        # the remote list free (the costliest option) on the states that free to a remote slab only
+        slab_bulk=Stage("remote", {
+            True: Option(("free_n",), lambda c, n: slub.free_remote_list_cycles(
+                n, n, 0.0, **{a: c[k] for a, k in _SLUB_KEYS.items()})),
+            False: Option(("free_n",), lambda c, n: _free_share(c) * (c["slub_bulk_obj_pair_cycles"]
+                                                                       + _bulk_call(c) / n))}),
+        napi_cache=Option(("skb_from_cache", "free_extra"), _napi_put),
+        # another CPU (the socket's) hands the skb back through this CPU's defer list; skb_defer_free_flush
+        # then puts it into the NAPI cache: one cacheline pulled across at the two CPUs' level
+        defer=Option(("skb_from_cache", "free_extra", "line"),
+                     lambda c, cached, extra, line: _napi_put(c, cached, extra) + line),
+        kfree_skb_list=Option(("kfl_free",), lambda c, v: v))),
+}
+
+
+class _Inputs(NamedTuple):
+    """What the compositor hands the options of one composition: the inputs of this composition by name
+    (a value, or a :class:`Derived`), the typed model inputs ``x``, the constants and the evaluation's memo;
+    a name is looked up in ``values``, then ``x``, then :data:`DERIVED`."""
+    values: dict
+    x: Mapping
+    c: Mapping
+    memo: dict
+
+    def get(self, name: str):
+        v = self.values.get(name, _MISSING)
+        if v is _MISSING:
+            v = self.x[name] if name in self.x else DERIVED[name]
+        return v
+
+
+_MISSING = object()
+
+
+def _value(name: str, s: _States, inp: _Inputs):
+    """Input ``name`` on the states ``s``: a value taken at those states, a derived one computed there."""
+    v = inp.get(name)
+    if isinstance(v, Stage):
+        return _cost(v, s, inp)
+    if not isinstance(v, Derived):
+        return s(v)
+    if v.shared and name in inp.memo:
+        return s(inp.memo[name])
+    out = v.f(inp.c, *(_value(k, s, inp) for k in v.inputs))
+    if v.shared and (s.idx is None or not v.inputs):  # kept only when computed on every state
+        inp.memo[name] = out
+    return out
+
+
+def _cost(entry, s: _States, inp: _Inputs):
+    """The cost [cycles] of a stage entry on the states ``s``: an option from its declared inputs, a stage
+    through :func:`_pick` of its options."""
+    if isinstance(entry, Option):
+        return entry.cost(inp.c, *(_value(k, s, inp) for k in entry.inputs))
+    return _pick(s(inp.get(entry.by)), entry.options, s, inp)
+
+
+def _pick(opt, table: dict, s: _States, inp: _Inputs, default=0.0):
+    """The entry ``table[opt]`` (:func:`_cost`) element-wise for the option codes ``opt`` on the states
+    ``s``; codes not in ``table`` give ``default``.
 
     A scalar ``opt`` (a named composition) computes its one option only.  An array computes each
     option present in it on that option's states only (``s.sub``), when ``opt`` spans the states'
     grid and the constants are scalars; otherwise each present option on the whole grid.
     """
     if np.ndim(opt) == 0:
-        f = table.get(int(opt), default)
-        return f(s) if callable(f) else f
+        f = table.get(int(opt))
+        return default if f is None else _cost(f, s, inp)
     subsets = s.flat and np.shape(opt) == s.shape
     res = None
     for code, f in table.items():
@@ -221,9 +429,9 @@ def _pick(opt, table: dict, s: _States, default=0.0):
         if subsets:
             if res is None:  # one output buffer, written option by option at its states' indices
                 res = np.full(opt.shape, default, dtype=float)
-            res.reshape(-1)[idx] = f(s.sub(idx)) if callable(f) else f
+            res.reshape(-1)[idx] = _cost(f, s.sub(idx), inp)
             continue
-        v = f(s) if callable(f) else f
+        v = _cost(f, s, inp)
         shape = np.broadcast_shapes(opt.shape, np.shape(v), np.shape(res) if res is not None else ())
         if res is None:
             res = np.full(shape, default, dtype=float)
@@ -238,156 +446,32 @@ def _pick(opt, table: dict, s: _States, default=0.0):
     return np.asarray(default, dtype=float) if res is None else res
 
 
-def _once(memo: dict, key: str, f):
-    """``f()`` computed once per evaluation: the compositions of one evaluation share ``memo`` for
-    the costs that depend only on the inputs and the constants, not on the stage options."""
-    if key not in memo:
-        memo[key] = f()
-    return memo[key]
+def _start_bulk(c, start, xdp_batch):
+    """The skb bulk of the start ``d_from`` (:data:`START_SKB_BULK`)."""
+    # indexing, not np.take: np.take of int8 codes is several times slower (same gather)
+    n = np.array([np.nan, np.nan, NAPI_SKB_CACHE_BULK, NAPI_SKB_CACHE_BULK])[start]
+    n = np.where(start == CODE["d_from"]["veth"], xdp_batch, n)
+    return np.where(start == CODE["d_from"]["cpumap"], c["cpumap_batch"], n)
 
 
-def _shared(memo: dict, key: str, s: _States, f, *inputs):
-    """``f(*inputs)`` on the states ``s``, shared through ``memo`` as :func:`_once`: computed on
-    every state it is kept for the other compositions; on a subset it is their values when they
-    are kept, else computed on the subset alone."""
-    if key in memo:
-        return s(memo[key])
-    if s.idx is None:
-        memo[key] = f(*inputs)
-        return memo[key]
-    return f(*(s(a) for a in inputs))
+def _cross_level(c) -> float:
+    """The machine's nearest cross-node level (another socket where it has none: refused)."""
+    cross = c.get(CROSS_NODE_KEY, -1.0)
+    return float(PLACE_CODES["other_socket"] if np.all(np.asarray(cross) < 0) else cross)
 
 
-def _where(cond, a, b):
-    """``np.where`` that evaluates only the side a scalar ``cond`` selects (``a``, ``b``: thunks)."""
-    if np.ndim(cond) == 0:
-        return a() if cond else b()
-    return np.where(cond, a(), b())
+def _hand_factor(c, h, place, ghz):
+    """The line factor of the hand-off's level: the state's placement for the cpumap start, the same L3 for
+    cpumap_same, the machine's nearest cross-node level for cpumap_cross."""
+    level = np.where(h == _HAND["cpumap_cross"], _cross_level(c),
+                     np.where(h == _HAND["cpumap_same"], 0, place))
+    return placement.line_factor(level, line_ns_of(c), c["xcpu_line_cycles"], ghz)
 
 
-def rx_cycles(rx, handed, factor, recycle_ratio, rx_bulk, c, memo, s):
-    """RX buffer per packet [cycles] (see the module docstring) on the states ``s``.
-
-    Without a hand-off, alloc + return on this CPU; after a cpumap hand-off, the return side of a
-    page the source CPU allocated (:func:`skbmodel.physics.page_pool.return_side_cycles`, ratio 1 for the
-    ptr_ring, 0 for the page allocator).
-    """
-    r = lambda s: np.clip(np.asarray(s(recycle_ratio), dtype=float), 0.0, 1.0)  # noqa: E731
-    slow_n = lambda s: _shared(memo, "page_slow_n", s, lambda n: c["page_slow_cycles"]  # noqa: E731
-                               + page_alloc.refill_extra_cycles(n, c), rx_bulk)
-    kw = dict(pp_ring_cycles=c["pp_ring_cycles"], page_slow_cycles=c["page_slow_cycles"],
-              page_alloc_share=c["page_alloc_share"], xcpu_line_cycles=c["xcpu_line_cycles"])
-
-    def mix(s):
-        ratio = r(s)
-        return ratio * c["pp_ring_cycles"] + (1.0 - ratio) * slow_n(s)
-    local = {_RX["pp_direct"]: c["pp_fast_cycles"], _RX["pp_ring"]: c["pp_ring_cycles"],
-             _RX["page_single"]: lambda s: c["page_slow_cycles"] + page_alloc.refill_extra_cycles(1.0, c),
-             _RX["page_bulk"]: slow_n, _RX["pp_mix"]: mix}
-    ret = lambda ratio: lambda s: page_pool.return_side_cycles(s(ratio), s(factor), **kw)  # noqa: E731
-    remote = {_RX["pp_direct"]: c["pp_fast_cycles"], _RX["pp_ring"]: ret(1.0), _RX["page_single"]: ret(0.0),
-              _RX["page_bulk"]: ret(0.0), _RX["pp_mix"]: ret(r)}
-    # handed off or not first, then the option on each side's own states
-    return _pick(handed, {False: lambda s: _pick(s(rx), local, s), True: lambda s: _pick(s(rx), remote, s)}, s)
-
-
-def _alloc_bulk(n, c):
-    return slub.alloc_bulk_cycles(n, fast_pair_cycles=c["slub_fast_pair_cycles"],
-                                  bulk_obj_pair_cycles=c["slub_bulk_obj_pair_cycles"],
-                                  free_share=c["slub_free_share"])
-
-
-def skb_cycles(skb, skb_bulk, feeds, c, memo, s):
-    """skb head per packet [cycles] on the states ``s``; ``skb_bulk``: N of ``slab_bulk``;
-    ``feeds``: whether the free stage puts skbs back into this CPU's NAPI cache."""
-    get = lambda: (1.0 - np.asarray(c["slub_free_share"], dtype=float)) * c["napi_cache_pair_cycles"]  # noqa: E731
-    refill = lambda: _once(memo, "alloc_bulk_napi", lambda: _alloc_bulk(NAPI_SKB_CACHE_BULK, c))  # noqa: E731
-    return _pick(skb, {_SKB["slab_one"]: lambda s: _alloc_bulk(1.0, c),
-                       _SKB["slab_bulk"]: lambda s: _alloc_bulk(s(skb_bulk), c),
-                       _SKB["napi_cache"]: lambda s: _where(s(feeds), get, refill)}, s)
-
-
-def zero_cycles(zero, is_gfp, zero_bytes, path_bytes, c, s):
-    """Zeroing per packet [cycles] on the states ``s``: ``memset`` (rep stos) of ``zero_bytes``,
-    ``__GFP_ZERO`` of the object (memset_erms), or the path's own method (``is_gfp``) of its own
-    ``path_bytes`` (:func:`skbmodel.physics.zeroing.zero_skb_cycles`)."""
-    clear = lambda gfp, nbytes: lambda s: zeroing.zero_skb_cycles(  # noqa: E731
-        s(gfp), s(nbytes), c["slub_object_bytes"], **c)
-    return _pick(zero, {_ZERO["memset"]: clear(False, zero_bytes), _ZERO["gfp_zero"]: clear(True, zero_bytes),
-                        _ZERO["path"]: clear(is_gfp, path_bytes)}, s)
-
-
-def hand_cycles(handed, factor, c, s):
-    """Cross-CPU transfer per packet on the destination [cycles]: ``xfer_lines * xcpu_line * f`` (``f`` the
-    hand-off level's line factor, :func:`skbmodel.physics.placement.line_factor`)."""
-    return _pick(handed, {True: lambda s: c["cpumap_xfer_lines"] * c["xcpu_line_cycles"] * s(factor)}, s)
-
-
-def free_cycles(free, remote, free_bulk, skb_from_cache, line, x, c, memo, s):
-    """skb free per packet [cycles] (per dropped skb for ``kfree_skb_list``) on the states ``s``.
-
-    ``line``: one line's move between this CPU and the other one at their placement [cycles]
-    (:func:`skbmodel.physics.placement.line_cycles`).  A remote free (``__slab_free`` of an object of another
-    CPU's slab) writes the slab's freelist, a line the slab's CPU last wrote: beyond the same-L3 move inside
-    ``slub_free_slow_extra``, the excess ``line - xcpu_line`` per object."""
-    fs = np.asarray(c["slub_free_share"], dtype=float)
-    extra = lambda s: _where(s(remote), lambda: c["slub_free_slow_extra_cycles"] + s(line)  # noqa: E731
-                             - c["xcpu_line_cycles"], lambda: 0.0)
-    call = lambda: slub.bulk_call_pair_cycles(c["slub_fast_pair_cycles"], c["slub_bulk_obj_pair_cycles"])  # noqa: E731
-
-    def one(s):
-        fast = c["slub_fast_pair_cycles"]
-        return _once(memo, "free_one", lambda: slub.free_one_cycles(fast_pair_cycles=fast,
-                                                                    free_share=c["slub_free_share"])) + s(extra)
-
-    def bulk(s):
-        n = lambda s: np.maximum(np.asarray(s(free_bulk), dtype=float), 1.0)  # noqa: E731
-        kw = dict(fast_pair_cycles="slub_fast_pair_cycles", bulk_obj_pair_cycles="slub_bulk_obj_pair_cycles",
-                  free_share="slub_free_share", free_slow_extra_cycles="slub_free_slow_extra_cycles",
-                  slab_bytes="slub_slab_bytes", object_bytes="slub_object_bytes", slab_locality="slab_locality")
-        # the remote list free (the costliest option) on the states that free to a remote slab only
-        return _pick(s(remote), {
-            True: lambda s2: slub.free_remote_list_cycles(s2(n), s2(n), 0.0, **{a: c[k] for a, k in kw.items()}),
-            False: lambda s2: fs * (c["slub_bulk_obj_pair_cycles"] + call() / s2(n))}, s)
-
-    def napi(s):
-        put = fs * c["napi_cache_pair_cycles"]
-        # a cache nobody takes from overflows: half of it goes back to SLUB in one bulk free
-        return put + _where(s(skb_from_cache), lambda: 0.0,
-                            lambda: fs * (c["slub_bulk_obj_pair_cycles"] + call() / NAPI_SKB_CACHE_HALF) + s(extra))
-
-    # another CPU (the socket's) hands the skb back through this CPU's defer list; skb_defer_free_flush
-    # then puts it into the NAPI cache: one cacheline pulled across at the two CPUs' level
-    kfl = lambda s: _shared(memo, "kfl_free", s, lambda *a: kfree_skb_list.free_per_drop_cycles(*a, c),  # noqa: E731
-                            x["kfl_bulk"], x["drop_batch"], x["clone_frac"])
-    return _pick(free, {_FREE["slab_one"]: one, _FREE["slab_bulk"]: bulk, _FREE["napi_cache"]: napi,
-                        _FREE["defer"]: lambda s: napi(s) + s(line),
-                        _FREE["kfree_skb_list"]: kfl}, s)
-
-
-def rest_cycles(rest, rest_ns, ghz, c, s):
-    """Rest of the path [cycles] on the states ``s``: a modelled path's fitted base or ``rest_ns * ghz``."""
-    custom = lambda s: np.asarray(s(rest_ns), dtype=float) * np.asarray(s(ghz), dtype=float)  # noqa: E731
-    return _pick(rest, {_REST["veth"]: c["veth_base_cycles"], _REST["cpumap"]: c["cpumap_dst_stack_cycles"],
-                        _REST["xdp_pass"]: lambda s: cpumap.xdp_pass_rest_cycles(c),
-                        _REST["kfree_skb_list"]: c["kfl_base_cycles"], _REST["custom"]: custom}, s)
-
-
-def _start_bulk(x, c):
-    """The skb bulk of the start ``d_from`` (:data:`START_SKB_BULK`) on the states ``s``: a derived input."""
-    def f(s):
-        start = s(x["d_from"])
-        # indexing, not np.take: np.take of int8 codes is several times slower (same gather)
-        n = np.array([np.nan, np.nan, NAPI_SKB_CACHE_BULK, NAPI_SKB_CACHE_BULK])[start]
-        n = np.where(start == CODE["d_from"]["veth"], s(x["xdp_batch"]), n)
-        return np.where(start == CODE["d_from"]["cpumap"], c["cpumap_batch"], n)
-    return f
-
-
-def _stages(x, c, path: str | None, memo: dict | None = None):
-    """The explicit option codes of every stage and the numbers they take: of the named composition
-    ``path`` (scalar codes), or of the ``d_*`` inputs (``path`` None).  A number that only one option
-    reads is a derived input (:class:`_States`), computed on that option's states."""
+def _inputs(x, c, path: str | None, memo: dict) -> _Inputs:
+    """Every input the options may declare: the typed inputs ``x``, each stage's explicit option codes
+    (:data:`STAGE_INPUTS`) of the named composition ``path`` (scalar codes) or of the ``d_*`` inputs
+    (``path`` None), what the codes imply and the derived inputs."""
     if path is not None:
         opt = {k: CODE[k][STARTS[path][k]] for k in STAGE_CHOICES}
         n = START_SKB_BULK[path]
@@ -397,30 +481,21 @@ def _stages(x, c, path: str | None, memo: dict | None = None):
         d_from = x["d_from"]
         masks = [(d_from == i).view(np.int8) for i in range(len(START_PATHS))] if np.ndim(d_from) else None
         opt = {k: _resolve(x, k, masks) for k in STAGE_CHOICES}
-        start_bulk = _start_bulk(x, c)
-        skb_n = lambda s: np.where(s(x["d_skb"]) == FROM, start_bulk(s), s(x["d_skb_bulk"]))  # noqa: E731
+        skb_n = Derived(("d_skb", "start_bulk", "d_skb_bulk"),
+                        lambda c, code, start, n: np.where(code == FROM, start, n))
         zero_b = x["d_zero_bytes"]
-    hand = opt["d_hand"]
-    handed = hand != _HAND["none"]
-    # the hand-off's level: the state's placement for the cpumap start, the same L3 for cpumap_same, the
-    # machine's nearest cross-node level for cpumap_cross (another socket where it has none: refused)
-    cross = c.get(CROSS_NODE_KEY, -1.0)
-    cross = float(PLACE_CODES["other_socket"] if np.all(np.asarray(cross) < 0) else cross)
-
-    def hand_place(s):
-        h = s(hand)
-        return np.where(h == _HAND["cpumap_cross"], cross, np.where(h == _HAND["cpumap_same"], 0, s(x["place"])))
-    table = line_ns_of(c)
-    memo = {} if memo is None else memo
-    moved = lambda place, ghz: placement.line_cycles(place, table, c["xcpu_line_cycles"], ghz)  # noqa: E731
-    # one line's move at the state's placement: the same for every composition of the evaluation
-    line = lambda s: _shared(memo, "place_line", s, moved, x["place"], x["ghz"])  # noqa: E731
-
-    def factor(s):
-        if np.ndim(hand) == 0 and hand == _HAND["path"]:  # the cpumap start: the state's placement
-            return s(line) / np.where(c["xcpu_line_cycles"] > 0, c["xcpu_line_cycles"], 1.0)
-        return placement.line_factor(hand_place(s), table, c["xcpu_line_cycles"], s(x["ghz"]))
-    return opt, dict(skb_n=skb_n, zero_b=zero_b, handed=handed, factor=factor, line=line)
+    hand, free, skb = opt["d_hand"], opt["d_free"], opt["d_skb"]
+    if np.ndim(hand) == 0 and hand == _HAND["path"]:  # the cpumap start: the state's placement
+        factor = Derived(("line",), lambda c, line: line / np.where(c["xcpu_line_cycles"] > 0,
+                                                                    c["xcpu_line_cycles"], 1.0))
+    else:
+        factor = Derived(("hand", "place", "ghz"), _hand_factor)
+    values = {**{STAGE_INPUTS[k]: v for k, v in opt.items()},
+              "start_bulk": Derived(("d_from", "xdp_batch"), _start_bulk), "skb_n": skb_n, "zero_b": zero_b,
+              "handed": hand != _HAND["none"], "factor": factor,
+              "feeds": (free == _FREE["napi_cache"]) | (free == _FREE["defer"]),
+              "remote": opt["d_free_where"] == _WHERE["remote"], "skb_from_cache": skb == _SKB["napi_cache"]}
+    return _Inputs(values, x, c, memo)
 
 
 class Composed(NamedTuple):
@@ -453,6 +528,12 @@ def _merge(base, idx, v, shape):
     return out
 
 
+def _drop_feedback(other, free, ghz, c):
+    """The qdisc drop path's ``(T [ns], d)`` of the other components and the free per dropped skb [cycles]."""
+    return kfree_skb_list.drop_feedback_ns(units.cycles_to_ns(other, ghz), units.cycles_to_ns(free, ghz),
+                                           c["kfl_wire_kpps"])
+
+
 def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Composed:
     """The :class:`Composed` breakdown [cycles], ns per packet [ns] and drop fraction of a composition.
 
@@ -460,29 +541,22 @@ def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Compo
     ``d_*`` inputs.  ``x``: the typed model inputs of :func:`skbmodel.model.inputs` (option codes);
     ``c``: profile constants (scalars or arrays with a leading constant axis); ``memo``: a dict the
     compositions of one evaluation share (costs that do not depend on the stage options).
-    ``ns = sum(components) / ghz``; with the ``kfree_skb_list`` rest (pktgen into fq_codel), the
-    free is paid for the dropped share only: ``T = (B + F) / (1 + W F)``, ``d = clip(1 - W T, 0, 1)``,
-    ``T = B + d F`` (B: every other component, F: the free per dropped skb, W: the wire rate);
-    ``drop_fraction`` is ``d`` there and 0 elsewhere.
+    Each component is its stage of :data:`STAGES`, each option given the inputs it declares on its
+    own states.  ``ns = sum(components) / ghz``; with the ``kfree_skb_list`` rest (pktgen into
+    fq_codel), the free is paid for the dropped share only: ``T = (B + F) / (1 + W F)``,
+    ``d = clip(1 - W T, 0, 1)``, ``T = B + d F`` (B: every other component, F: the free per dropped
+    skb, W: the wire rate); ``drop_fraction`` is ``d`` there and 0 elsewhere.
     """
     memo = {} if memo is None else memo
-    opt, n = _stages(x, c, path, memo)
+    inp = _inputs(x, c, path, memo)
     s = _EVERY if path is not None else _states(x, c, memo)
-    rx, skb, free, where, rest = opt["d_rx"], opt["d_skb"], opt["d_free"], opt["d_free_where"], opt["d_rest"]
+    rest, free = inp.values["rest"], inp.values["free"]
     ghz = x["ghz"]
-    feeds = (free == _FREE["napi_cache"]) | (free == _FREE["defer"])
-    parts = {
-        "skb alloc": skb_cycles(skb, n["skb_n"], feeds, c, memo, s),
-        "zeroing": zero_cycles(opt["d_zero"], x["is_gfp"], n["zero_b"], x["zero_bytes"], c, s),
-        "page alloc/recycle": rx_cycles(rx, n["handed"], n["factor"], x["pp_recycle"], x["d_rx_bulk"], c, memo, s),
-        "cross-CPU transfer": hand_cycles(n["handed"], n["factor"], c, s),
-        # a free stage replaces the free a rest already holds (skbmodel.physics.rest)
-        "rest of path": rest_cycles(rest, x["d_rest_ns"], ghz, c, s)
-        - _rest.overlap_cycles(rest == _REST["veth"], free != _FREE["none"], slub.free_one_cycles(
-            fast_pair_cycles=c["slub_fast_pair_cycles"], free_share=c["slub_free_share"])),
-        "skb free": free_cycles(free, where == _WHERE["remote"], x["d_free_bulk"], skb == _SKB["napi_cache"],
-                                n["line"], x, c, memo, s),
-    }
+    parts = {k: _cost(stage, s, inp) for k, stage in STAGES.items()}
+    # a free stage replaces the free a rest already holds (skbmodel.physics.rest)
+    parts["rest of path"] = parts["rest of path"] - _rest.overlap_cycles(
+        rest == _REST["veth"], free != _FREE["none"], slub.free_one_cycles(
+            fast_pair_cycles=c["slub_fast_pair_cycles"], free_share=c["slub_free_share"]))
     other = parts["skb alloc"] + parts["zeroing"]
     for k in ("page alloc/recycle", "cross-CPU transfer", "rest of path"):
         # the same sum, left to right, into the one new buffer (a grid of fewer temporaries, whose fresh
@@ -497,24 +571,22 @@ def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Compo
     free = parts["skb free"]
     if not np.any(drop):
         return Composed(parts, plain_ns, 0.0, free)
-    feedback = lambda other, free, ghz: kfree_skb_list.drop_feedback_ns(  # noqa: E731
-        units.cycles_to_ns(other, ghz), units.cycles_to_ns(free, ghz), c["kfl_wire_kpps"])
     if np.ndim(drop) == 0:
-        t_ns, d = feedback(other, free, ghz)
+        t_ns, d = _drop_feedback(other, free, ghz, c)
         parts["skb free"] = d * free
         return Composed(parts, t_ns, d, free)
     if s.flat and drop.shape == s.shape:  # the feedback on the qdisc drop states only
         idx = np.flatnonzero(drop)
         sub = s.sub(idx)
         free_d = sub(free)
-        t_ns, d = feedback(sub(other), free_d, sub(ghz))
+        t_ns, d = _drop_feedback(sub(other), free_d, sub(ghz), c)
         parts["skb free"] = _merge(free, idx, d * free_d, s.shape)
         if plain_ns.shape == s.shape and plain_ns.flags.c_contiguous:  # a new array of this evaluation: in place
             plain_ns.reshape(-1)[idx] = t_ns
         else:
             plain_ns = _merge(plain_ns, idx, t_ns, s.shape)
         return Composed(parts, plain_ns, _merge(0.0, idx, d, s.shape), free)
-    t_ns, d = feedback(other, free, ghz)
+    t_ns, d = _drop_feedback(other, free, ghz, c)
     parts["skb free"] = np.where(drop, d * free, free)
     return Composed(parts, np.where(drop, t_ns, plain_ns), np.where(drop, d, 0.0), free)
 
@@ -532,11 +604,11 @@ def other_cpu_free_cycles(x, c, path: str | None = None, memo: dict | None = Non
     * otherwise 0 (the free stays on this CPU).
 
     ``x``, ``c``, ``path``: as :func:`per_packet`; the move: :func:`skbmodel.physics.placement.line_cycles`."""
-    opt, n = _stages(x, c, path, memo)
-    free, where = opt["d_free"], opt["d_free_where"]
+    inp = _inputs(x, c, path, {} if memo is None else memo)
+    free, where = inp.values["free"], inp.values["where"]
     moved = (free == _FREE["defer"]) | ((where == _WHERE["remote"])
                                          & ((free == _FREE["slab_one"]) | (free == _FREE["slab_bulk"])))
-    return np.where(moved, n["line"](_EVERY), 0.0)
+    return np.where(moved, _value("line", _EVERY, inp), 0.0)
 
 
 # ---------------------------------------------------------------- compositions that make no sense
@@ -547,7 +619,8 @@ def problems(params: Mapping, prefix: str = "") -> list[tuple[str, str]]:
     usable.  The model still evaluates such a state (bulk sizes below 1 count as 1), so a link with
     them opens; the page and the CLI show these messages instead of its numbers.
     """
-    g = lambda k: params.get(prefix + k, DEFAULTS.get(k))  # noqa: E731
+    def g(k):
+        return params.get(prefix + k, DEFAULTS.get(k))
     st = {k: g(k) for k in KEY_NAMES}
     st["place"], st["zero"] = g("place") or "same_l3", g("zero") or "gfp_zero"
     opt = resolved(st)
