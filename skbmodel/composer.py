@@ -1,4 +1,5 @@
-"""Design your own path: a per-packet path composed of stages, each backed by a calibrated sub-model.
+"""The composer: a per-packet path as a chain of stages, each backed by a calibrated sub-model (the Design page's
+paths and every modelled path's composition).
 
 A composition picks one option per stage; every option's cost comes from the sub-models and the
 profile constants the four modelled paths use (:mod:`skbmodel.physics.slub`, :mod:`skbmodel.physics.zeroing`,
