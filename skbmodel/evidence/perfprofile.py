@@ -63,6 +63,14 @@ class Published:
     listed_pct: float   # the samples the quoted lines hold [%]
     note: str
     shares: Mapping[str, float]   # stage id (or "unmapped") -> share of the run's samples [%]
+    #: a run with no perf profile of its own, composed from a profile of the same setup without one stage
+    #: (:func:`compose_by_rate`): that profile's id and the stage the two rates separate ("" for a read profile)
+    derived_from: str = ""
+    derived_stage: str = ""
+
+    @property
+    def derived(self) -> bool:
+        return bool(self.derived_from)
 
     @property
     def run_ns(self) -> float:
@@ -70,11 +78,36 @@ class Published:
         return 1e9 / self.rate_pps
 
 
+def compose_by_rate(base: Published, rate_pps: float, stage: str) -> tuple[dict[str, float], float]:
+    """The stage shares [%] and listed share [%] of a run at ``rate_pps`` that is ``base``'s setup plus one
+    ``stage`` (``base`` measured without it, on the same CPU and kernel): the two per-packet times differ by the
+    stage, :math:`t_{stage} = 10^9/\\text{rate} - 10^9/\\text{rate}_{base}` [ns], and every stage of ``base``
+    keeps its nanoseconds, :math:`p'_s = p_s \\cdot T_{base} / T` with :math:`T = 10^9/\\text{rate}`.
+    Reference: the rates and the profile of one page (rest-stages.toml's ``derived_from``)."""
+    run_ns = 1e9 / rate_pps
+    if run_ns <= base.run_ns:
+        raise ValueError(f"{base.id}: the composed run must be slower than the run without the stage")
+    keep = base.run_ns / run_ns
+    shares = {s: v * keep for s, v in base.shares.items()}
+    added = 100.0 * (run_ns - base.run_ns) / run_ns
+    shares[stage] = shares.get(stage, 0.0) + added
+    return dict(sorted(shares.items(), key=lambda kv: (-kv[1], kv[0]))), base.listed_pct * keep + added
+
+
 @lru_cache(maxsize=1)
 def published() -> tuple[Published, ...]:
-    """Every published profile shipped in rest-stages.toml."""
+    """Every published profile shipped in rest-stages.toml; a ``derived_from`` row's shares are composed
+    from its base profile and the two rates (:func:`compose_by_rate`)."""
     doc = tomllib.loads(TABLE.read_text(encoding="utf-8"))
-    out = tuple(Published(**{**p, "shares": dict(p["shares"])}) for p in doc["profile"])
+    read = {p["id"]: Published(**{**p, "shares": dict(p["shares"])}) for p in doc["profile"] if "shares" in p}
+    out = []
+    for p in doc["profile"]:
+        if "shares" in p:
+            out.append(read[p["id"]])
+            continue
+        shares, listed = compose_by_rate(read[p["derived_from"]], p["rate_pps"], p["derived_stage"])
+        out.append(Published(**{**p, "shares": shares, "listed_pct": listed}))
+    out = tuple(out)
     stages = set(kstages.load().stages) | {"unmapped"}
     for p in out:
         if p.path not in PATHS or p.scale not in ("time", "share") or set(p.shares) - stages:
@@ -285,7 +318,8 @@ def held_back(path: str) -> list[dict]:
 
     groups: dict[str, list[Published]] = {}
     for p in published():
-        if p.path == path:
+        # a profile composed from rates is not a reading of perf: it is not compared
+        if p.path == path and not p.derived:
             groups.setdefault(source_of(p), []).append(p)
     # a source by the profiles it published
     label = {src: " + ".join(p.id for p in ps) for src, ps in groups.items()}
