@@ -96,3 +96,26 @@ def test_design_breakdown_draws_the_rest_in_stages(d_rest):
     assert bool(named_a) == (d_rest in ("veth", "cpumap", "xdp_pass"))  # kfree_skb_list: no published profile
     for t in named_a:
         assert "perf profile " + pp.default_for(d_rest).id in t.customdata[0]
+
+
+def test_all_paths_chart_draws_each_rest_in_its_stages():
+    from skbview import charts
+    from skbmodel.links import state as sk_state
+
+    state = {**sk_state.defaults(), "page": "overview"}
+    fig = charts.figure_for("overview", "paths", state)
+    bars = [t for t in fig.data if t.type == "bar"]
+    stage_bars = [t for t in bars if t.legendgroup == "rest of path"]
+    assert stage_bars[-1].name == "rest, unnamed"
+    paths = np.array(sk_state.PATHS)
+    p = {**model.default_params(None), "path": paths}
+    parts = model.breakdown_ns(p)
+    totals = model.evaluate(p, outputs=("path.ns_per_packet",))["path.ns_per_packet"]
+    for j, path in enumerate(paths):
+        # the stages fill the rest exactly, and every path's bars still stack to its total
+        assert sum(float(t.y[j]) for t in stage_bars) == pytest.approx(float(parts["rest of path"][j]), rel=1e-9)
+        assert sum(float(t.y[j]) for t in bars) == pytest.approx(float(totals[j]), rel=1e-9)
+        named = [t for t in stage_bars if float(t.y[j]) > 0 and t.name != "rest, unnamed"]
+        assert bool(named) == (path in ("veth", "cpumap", "xdp_pass")), path
+        for t in named:
+            assert "perf profile " + pp.default_for(str(path)).id in t.customdata[j]
