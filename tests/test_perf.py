@@ -222,6 +222,19 @@ def test_a_profile_composed_from_two_rates_keeps_the_base_stages_nanoseconds():
         pp.compose_by_rate(pp.by_id("cpumap-dst-i40e-e5-1650v4-5.1-bulkfree-hack"), 2e7, "stack")
 
 
+def test_the_shipped_fractions_are_the_profiles_and_the_script_checks_them():
+    """skbmodel/data/rest-fractions.json (what the model and the charts read) is what the profiles give."""
+    from tests.cli_util import script_main
+    for path in sk_rest.CONTENTS:
+        computed = pp.computed_rest_fractions(path)
+        assert list(pp.rest_fractions(path)) == list(computed)
+        for s, f in computed.items():
+            assert pp.rest_fractions(path)[s] == pytest.approx(f, rel=1e-9, abs=1e-12)
+    assert pp.rest_fractions("kfree_skb_list") == {}
+    r = script_main(Path(__file__).parents[1] / "scripts" / "rest_fractions.py", "--check")
+    assert r.returncode == 0, r.stderr
+
+
 @pytest.mark.parametrize("cpu", ["e5-1650v4", "epyc-9684x", "xeon-platinum-iavf"])
 def test_stages_sum_to_the_rest_on_every_published_profile(cpu):
     for p in pp.published():

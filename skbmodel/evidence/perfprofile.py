@@ -32,6 +32,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import folders, model
+from ..params import REST_STAGE_OPTIONS, rest_stage_fractions
 from ..physics import rest as sk_rest
 from ..schema import COMPONENTS
 from . import kstages
@@ -43,6 +44,8 @@ PATHS = tuple(sk_rest.CONTENTS)
 UNNAMED = "unnamed"
 #: the label of what no published profile names in a rest; the stages' own labels are kernel-symbols.toml's names
 UNNAMED_LABEL = "rest, unnamed"
+#: a stage id's option of the Design page's ``d_stage``
+_OPTION_OF = {sid: o for o, sid in REST_STAGE_OPTIONS.items()}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -362,16 +365,21 @@ def describe_stages(path: str) -> str:
     return f"Its stages ({profile_source(default_for(path))}): " + ", ".join(parts) + "."
 
 
-@lru_cache(maxsize=len(PATHS))  # one entry per path
-def rest_fractions(path: str) -> dict[str, float]:
+def computed_rest_fractions(path: str) -> dict[str, float]:
     """Each named stage's fraction of ``path``'s rest (:func:`rest_stages` by the path's default profile,
-    divided by the rest).  The fraction does not depend on the CPU: a ``time`` profile names the same fraction
-    of the rest on every CPU, a ``share`` profile its share of the covered samples."""
+    divided by the rest), largest first.  The fraction does not depend on the CPU: a ``time`` profile names the
+    same fraction of the rest on every CPU, a ``share`` profile its share of the covered samples."""
     r = rest_stages(path, default_for(path).cpu_id or None) if default_for(path) else None
     if r is None or r["rest_ns"] <= 0:
         return {}
     fr = {s: v / r["rest_ns"] for s, v in r["stages"].items() if v > 0}
     return dict(sorted(fr.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def rest_fractions(path: str) -> dict[str, float]:
+    """:func:`computed_rest_fractions` as shipped (skbmodel/data/rest-fractions.json, written by
+    scripts/rest_fractions.py; a test keeps them equal): the numbers the model and the charts use."""
+    return rest_stage_fractions(path)
 
 
 def _rest_paths(params: Mapping, prof) -> np.ndarray:
@@ -396,17 +404,29 @@ def breakdown_stages_ns(params: Mapping, prof=None) -> dict:
     into named stages: ``{"parts": {component: ns}, "stages": {stage id: ns}, "paths": the path each state's
     rest is (:func:`_rest_paths`)}``; ``stages`` holds every stage any state names and :data:`UNNAMED`, and
     sums to ``parts["rest of path"]`` (states broadcast as the model's).  Each stage is its fraction of the
-    rest (:func:`rest_fractions`) times the state's rest: the stages split the rest, they do not re-price it.
+    rest (:func:`rest_fractions`) times the state's rest: the stages split the rest, they do not re-price it;
+    a composition that re-prices one (``d_stage`` at ``d_stage_pct`` = k %, :func:`skbmodel.design.restaged_cycles`)
+    has that stage at k % of its named time and the others at theirs: with the rest R and the stage's fraction
+    f, the rest before the re-pricing is ``R / (1 - f (1 - k/100))``.
     Labels: :func:`stage_label`; sources: :func:`profile_source` of :func:`default_for` each path."""
     parts = model.breakdown_ns(params, prof)
     rest = np.asarray(parts["rest of path"], dtype=float)
     rest_of = _rest_paths(params, prof)
+    # the stage a composition re-prices (its option) and its price [fraction of its named time]
+    option = np.where(np.asarray(params.get("path", "veth")).astype(str) == "design",
+                      np.asarray(params.get("d_stage", "from")).astype(str), "none")
+    k = np.asarray(params.get("d_stage_pct", 100.0), dtype=float) / 100.0
     # in the order of the paths' fractions, largest first: an order the values do not move (a sweep's
     # columns stay the figure's traces)
     stages: dict[str, np.ndarray] = {}
     for path in (p for p in PATHS if np.any(rest_of == p)):  # the four paths, not the states
         on = rest_of == path
-        for s, f in rest_fractions(path).items():
-            stages[s] = stages.get(s, 0.0) + np.where(on, rest * f, 0.0)
+        fr = rest_fractions(path)
+        f_chosen = sum(np.where(option == o, fr.get(sid, 0.0), 0.0) for o, sid in REST_STAGE_OPTIONS.items())
+        den = 1.0 - f_chosen * (1.0 - k)
+        before = rest * np.where(den > 0, 1.0 / np.where(den > 0, den, 1.0), 0.0)
+        for s, f in fr.items():
+            price = np.where(option == _OPTION_OF.get(s, ""), k, 1.0)
+            stages[s] = stages.get(s, 0.0) + np.where(on, before * f * price, 0.0)
     stages[UNNAMED] = rest - sum(stages.values()) if stages else rest
     return {"parts": parts, "stages": stages, "paths": rest_of}
