@@ -31,7 +31,7 @@ ABOUT = ("Each modelled path's rest of path in the named stages of its default p
 def computed() -> dict:
     return {"_about": ABOUT, "fractions": {path: {s: float(f"{f:.12g}") for s, f in
                                                   perfprofile.computed_rest_fractions(path).items()}
-                                           for path in perfprofile.PATHS}}
+                                           for path in perfprofile.REST_KEYS}}
 
 
 def _same(a: dict, b: dict) -> bool:

@@ -193,7 +193,7 @@ def test_the_shipped_stage_shares_are_the_reading_of_the_saved_profiles():
     for p in pp.published():
         if p.derived:
             continue
-        prof = _read(f"{p.id}.txt")
+        prof = _read(f"{p.text_id}.txt")
         if p.cpu_column:
             prof = prof.on_cpu(p.cpu_column)
         assert dict(p.shares) == pytest.approx(pp.stage_shares(prof), abs=0.006), p.id
@@ -225,7 +225,7 @@ def test_a_profile_composed_from_two_rates_keeps_the_base_stages_nanoseconds():
 def test_the_shipped_fractions_are_the_profiles_and_the_script_checks_them():
     """skbmodel/data/rest-fractions.json (what the model and the charts read) is what the profiles give."""
     from tests.cli_util import script_main
-    for path in sk_rest.CONTENTS:
+    for path in pp.REST_KEYS:
         computed = pp.computed_rest_fractions(path)
         assert list(pp.rest_fractions(path)) == list(computed)
         for s, f in computed.items():
@@ -271,6 +271,18 @@ def test_the_default_profile_names_at_least_half_of_each_path_where_the_data_all
     assert pp.default_for("kfree_skb_list") is None and named["kfree_skb_list"] < 5
     # cpumap's stack is the page's own difference of two rates on the default profile's CPU
     assert pp.rest_stages("cpumap")["stages"]["stack"] == pytest.approx(1e9 / 6987990 - 1e9 / 14068307, rel=1e-6)
+    # the cpumap source CPU (the limit when the destination drops): its driver RX, XDP program and enqueue
+    src = pp.rest_stages("cpumap", None, pp.default_for("cpumap", "source"))
+    assert src["named_pct_of_path"] >= 50 and set(src["stages"]) == {"xdp_run", "driver_rx", "cpumap", "other"}
+
+
+def test_the_cpumap_source_costs_apart_what_its_breakdown_holds():
+    from skbmodel import model
+    for cpu in ("e5-1650v4", "epyc-9684x"):
+        src = model.cpumap_breakdown_ns({**model.default_params(cpu), "path": "cpumap"})["source"]
+        assert {c for c, v in src.items() if c != "rest of path" and float(v) > 0} == set(pp.SOURCE_APART)
+    assert pp.outside_rest("cpumap", "source") == {"page_pool", "page_alloc"}
+    assert "cpumap" in pp.outside_rest("cpumap", "destination") and "free" in pp.outside_rest("cpumap")
     r = pp.rest_stages("veth")
     # on its own CPU a "time" profile names the run's nanoseconds: the XDP program's 12.8 % of 1e9/3677958 ns
     assert r["stages"]["xdp_run"] == pytest.approx(0.128 * 1e9 / 3677958, rel=1e-6)
@@ -312,6 +324,9 @@ def test_cli_text_json_and_exit_2_on_no_perf_lines(tmp_path):
     cpumap = DATA / "cpumap-drop-ixgbe-sebastian-2024-unpatched.txt"
     doc = json.loads(skbmodel_cli("perf", str(cpumap), "--on-cpu", "3", "--json").stdout)
     assert doc["side"] == "destination" and doc["listed_pct"] == pytest.approx(30.10)
+    # its source CPU: the RX poll, the program and the enqueue, beside the source CPU's rest and its profile
+    doc = json.loads(skbmodel_cli("perf", str(cpumap), "--on-cpu", "17", "--json").stdout)
+    assert doc["side"] == "source" and doc["rest_named_by"] == "cpumap-src-ixgbe-sebastian-2024-unpatched"
     r = skbmodel_cli("perf", str(cpumap), "--on-cpu", "5")
     assert r.returncode == 2 and "no entry of CPU 5" in r.stderr
 

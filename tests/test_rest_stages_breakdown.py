@@ -57,12 +57,19 @@ def test_design_rest_takes_the_paths_stages():
             assert fb == pytest.approx(fa, rel=1e-12)
 
 
-def test_cpumap_limited_by_its_source_is_unnamed():
-    # the published cpumap profile is of the destination CPU: a rest of the source CPU is not named by it
-    p = _params(None, path="cpumap", cpumap_prog="drop")
+def test_cpumap_limited_by_its_source_is_named_by_the_source_cpu_profile():
+    # the destination drops every frame and the source CPU limits (on this CPU it does): the rest is the source's
+    # and takes the source CPU's profile; where the destination still limits, its rest (the drop) is unnamed
+    p = _params("derived-neoverse-v1", path="cpumap", cpumap_prog="drop")
+    sides = model.cpumap_breakdown_ns(p)
+    assert sum(float(v) for v in sides["source"].values()) > sum(float(v) for v in sides["destination"].values())
     b = pp.breakdown_stages_ns(p)
-    assert b["paths"].item() == ""
-    assert float(b["stages"][pp.UNNAMED]) == float(b["parts"]["rest of path"])
+    assert b["paths"].item() == "cpumap:source"
+    assert pp.breakdown_stages_ns(_params(None, path="cpumap", cpumap_prog="drop"))["paths"].item() == ""
+    rest = float(b["parts"]["rest of path"])
+    assert sum(float(v) for v in b["stages"].values()) == pytest.approx(rest, rel=1e-12)
+    assert float(b["stages"]["xdp_run"]) == pytest.approx(rest * 0.2516, rel=1e-9)  # 25.16 % of all samples
+    assert pp.default_for("cpumap:source").side == "source"
 
 
 def test_labels_from_the_symbol_map():

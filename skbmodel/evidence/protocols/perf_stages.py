@@ -21,10 +21,10 @@ def _within() -> list[dict]:
     """Two runs of one source and one path (before and after a kernel change), as a scale for a distance."""
     out = []
     for path in perfprofile.PATHS:
-        by_src: dict[str, list] = {}
+        by_src: dict[tuple[str, str], list] = {}
         for p in perfprofile.published():
             if p.path == path and not p.derived:
-                by_src.setdefault(perfprofile.source_of(p), []).append(p)
+                by_src.setdefault((p.side, perfprofile.source_of(p)), []).append(p)
         for src, ps in by_src.items():
             if len(ps) == 2:
                 a, b = ({s: 100.0 * v / q.listed_pct for s, v in q.shares.items()} for q in ps)
