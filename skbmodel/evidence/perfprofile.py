@@ -18,7 +18,10 @@ Three steps, each pure:
      :math:`p_o` the shares of the stages the model costs apart;
 
    and if the named stages exceed the rest they are scaled down to it.  What stays is the stage "unnamed", so
-   the stages sum to the rest.  Reference: the profiles' sources in rest-stages.toml and tests/data/perf/.
+   the stages sum to the rest.  cpumap has a rest per CPU (the destination's, the path's limit as modelled, and
+   the source's, ``"cpumap:source"``), each named by a profile of that CPU; a run without a perf report of its
+   own can be composed from a profile of the same setup less one stage and the two rates
+   (:func:`compose_by_rate`).  Reference: the profiles' sources in rest-stages.toml and tests/data/perf/.
 3. :func:`compare`: the run's share per row (a model component costed apart, or a stage of the rest) beside
    the model's share of the same path and CPU, the disagreements ranked with a reason each.
 """
