@@ -26,12 +26,18 @@ st.caption("Compose one CPU's per-packet path from stages; every option is coste
 #: The stages in two rows of four columns (seven columns cut the option texts at 1280 px): each stage's
 #: choice, titled once, and the numbers its option reads, shown only while that option is chosen.
 STAGES = ((("d_from", ()), ("d_rx", ("d_rx_bulk",)), ("d_skb", ("d_skb_bulk",)), ("d_zero", ("d_zero_bytes",))),
-          (("d_hand", ()), ("d_free", ("d_free_bulk", "d_free_where")), ("d_rest", ("d_rest_ns",))))
+          (("d_hand", ()), ("d_free", ("d_free_bulk", "d_free_where")),
+           ("d_rest", ("d_rest_ns", "d_stage", "d_stage_pct"))))
 TITLES = {"d_from": "Start from", "d_rx": "RX buffer", "d_skb": "skb head", "d_zero": "Zeroing",
           "d_hand": "Hand-off", "d_free": "skb free", "d_rest": "Rest of path"}
 SUB_LABELS = {"d_rx_bulk": "Refill bulk N (pages)", "d_skb_bulk": "Bulk N (objects)",
               "d_zero_bytes": "memset K (bytes)", "d_free_bulk": "Bulk N (objects)",
-              "d_free_where": "Slab of the freed object", "d_rest_ns": "Custom rest (ns)"}
+              "d_free_where": "Slab of the freed object", "d_rest_ns": "Custom rest (ns)",
+              "d_stage": "A named stage of it, re-priced", "d_stage_pct": "That stage's time (% of its named)"}
+#: the sub-controls whose options are shown by their short names
+SHORT_NAMED = ("d_free_where", "d_stage")
+
+
 def _short(key: str):
     return composer.START_SHORT.get if key == "d_from" else composer.OPTION_SHORT.get
 
@@ -54,7 +60,7 @@ def _controls(which: str, state: dict) -> None:
             for sub in subs:
                 if sub in shown:
                     appstate.param_widget(sk_state.key_of(sub, which), col, label=SUB_LABELS[sub], shown=params[sub],
-                                          short=composer.OPTION_SHORT.get if sub == "d_free_where" else None)
+                                          short=composer.OPTION_SHORT.get if sub in SHORT_NAMED else None)
 
 
 _state = appstate.get_state()

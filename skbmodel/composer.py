@@ -49,6 +49,11 @@ Stages and options (state keys ``d_*``; ``from`` = as in the starting path ``d_f
   ``kfree_skb_list``) or ``custom`` ``d_rest_ns`` [ns].  The ``kfree_skb_list`` base is pktgen
   into fq_codel: only the dropped packets are freed here, ``d = 1 - W T`` of them (the wire
   feedback of :mod:`skbmodel.physics.kfree_skb_list`).
+* rest stage (``d_stage``): ``none``, or one named stage of the rest (:data:`REST_STAGE_OPTIONS`: GRO, the
+  driver's RX poll, the stack's receive, ...) priced at ``k = d_stage_pct`` % of its named time:
+  ``R' = R (1 - f (1 - k/100))`` with ``R`` the rest [cycles] and ``f`` the stage's fraction of the rest in the
+  rest's published perf profile (:func:`skbmodel.params.rest_stage_fractions`, :func:`stage_fraction`);
+  the way a change to the functions of one stage (kernel-symbols.toml) is priced when no sub-model costs them.
 
 This module is the one place a path's stages are put together: the four modelled paths are the
 named compositions :data:`STARTS` (data), which :func:`per_packet` evaluates for :mod:`skbmodel.model`
@@ -70,20 +75,21 @@ import numpy as np
 from .physics import cpumap, kfree_skb_list, page_alloc, page_pool, placement, rest as _rest, slub, units, zeroing
 # the stages, their options and the design keys are inputs: they live in the input schema
 from .params import (DEFAULTS, KEY_NAMES, KEYS, NUMERIC, OPTION_LABELS, OPTION_SHORT,  # noqa: F401 - re-exported
-                     START_PATHS, START_SHORT, STAGE_CHOICES, choices_of)
+                     REST_STAGE_OPTIONS, START_PATHS, START_SHORT, STAGE_CHOICES, choices_of,
+                     rest_stage_fractions)
 from .params import CROSS_NODE_KEY, PLACEMENTS, line_ns_of
 
 #: The starting compositions: each modelled path as explicit options.  ``"path"`` in a number's
 #: place means: the path's own control (``xdp_batch``, ``zero``/``zero_bytes``, the kernel batch).
 STARTS: dict[str, dict[str, str]] = {
     "veth": dict(d_rx="none", d_skb="slab_bulk", d_zero="path", d_hand="none", d_free="none",
-                 d_free_where="local", d_rest="veth"),
+                 d_free_where="local", d_rest="veth", d_stage="none"),
     "cpumap": dict(d_rx="pp_mix", d_skb="slab_bulk", d_zero="gfp_zero", d_hand="path", d_free="slab_one",
-                   d_free_where="local", d_rest="cpumap"),
+                   d_free_where="local", d_rest="cpumap", d_stage="none"),
     "xdp_pass": dict(d_rx="pp_direct", d_skb="napi_cache", d_zero="path", d_hand="none", d_free="slab_one",
-                     d_free_where="local", d_rest="xdp_pass"),
+                     d_free_where="local", d_rest="xdp_pass", d_stage="none"),
     "kfree_skb_list": dict(d_rx="none", d_skb="none", d_zero="none", d_hand="none", d_free="kfree_skb_list",
-                           d_free_where="remote", d_rest="kfree_skb_list"),
+                           d_free_where="remote", d_rest="kfree_skb_list", d_stage="none"),
 }
 
 NAPI_SKB_CACHE_BULK = cpumap.NAPI_SKB_CACHE_BULK
@@ -129,7 +135,7 @@ OPTIONS: dict[str, tuple[str, ...]] = {k: opts + (("path",) if k in ("d_zero", "
 CODE: dict[str, dict[str, int]] = {k: {o: i for i, o in enumerate(v)} for k, v in OPTIONS.items()}
 CODE["d_from"] = {p: i for i, p in enumerate(START_PATHS)}
 FROM = 0  # "from" is the first option of every stage
-_RX, _SKB, _ZERO, _HAND, _FREE, _WHERE, _REST = (CODE[k] for k in STAGE_CHOICES)
+_RX, _SKB, _ZERO, _HAND, _FREE, _WHERE, _REST, _STAGE = (CODE[k] for k in STAGE_CHOICES)
 #: The skb bulk of each modelled path: an input of the scenario, a profile constant or a number.
 START_SKB_BULK = {"veth": "xdp_batch", "cpumap": "cpumap_batch", "xdp_pass": NAPI_SKB_CACHE_BULK,
                   "kfree_skb_list": NAPI_SKB_CACHE_BULK}
@@ -233,7 +239,7 @@ class Derived(NamedTuple):
 
 #: the input names of the stages' explicit option codes (``from`` resolved against ``d_from``)
 STAGE_INPUTS = {"d_rx": "rx", "d_skb": "skb", "d_zero": "zero", "d_hand": "hand", "d_free": "free",
-                "d_free_where": "where", "d_rest": "rest"}
+                "d_free_where": "where", "d_rest": "rest", "d_stage": "stage"}
 
 
 def _alloc_bulk(n, c):
@@ -469,6 +475,29 @@ def _hand_factor(c, h, place, ghz):
     return placement.line_factor(level, line_ns_of(c), c["xcpu_line_cycles"], ghz)
 
 
+_FRACTIONS: list[np.ndarray] = []
+
+
+def stage_fraction(rest, stage) -> np.ndarray:
+    """The fraction of the rest ``rest`` that the named stage ``stage`` is (option codes of ``d_rest`` and
+    ``d_stage``, element-wise): :func:`skbmodel.evidence.perfprofile.rest_fractions` of the modelled path whose
+    rest it is; 0 for a stage its profile does not name, for a custom rest and for ``none``."""
+    if not _FRACTIONS:
+        table = np.zeros((len(OPTIONS["d_rest"]), len(OPTIONS["d_stage"])))
+        for path in START_PATHS:
+            fr = rest_stage_fractions(path)
+            for option, stage_id in REST_STAGE_OPTIONS.items():
+                table[_REST[path], _STAGE[option]] = fr.get(stage_id, 0.0)
+        _FRACTIONS.append(table)
+    return _FRACTIONS[0][rest, stage]
+
+
+def restaged_cycles(rest_c, rest, stage, pct):
+    """The rest [cycles] with its named stage ``stage`` priced at ``pct`` % of its named time:
+    ``rest_c (1 - f (1 - pct/100))``, ``f`` = :func:`stage_fraction` (``rest``, ``stage``: option codes)."""
+    return rest_c * (1.0 - stage_fraction(rest, stage) * (1.0 - np.asarray(pct, dtype=float) / 100.0))
+
+
 def _inputs(x, c, path: str | None, memo: dict) -> _Inputs:
     """Every input the options may declare: the typed inputs ``x``, each stage's explicit option codes
     (:data:`STAGE_INPUTS`) of the named composition ``path`` (scalar codes) or of the ``d_*`` inputs
@@ -558,6 +587,8 @@ def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Compo
     parts["rest of path"] = parts["rest of path"] - _rest.overlap_cycles(
         rest == _REST["veth"], free != _FREE["none"], slub.free_one_cycles(
             fast_pair_cycles=c["slub_fast_pair_cycles"], free_share=c["slub_free_share"]))
+    if np.any(inp.values["stage"] != _STAGE["none"]):  # a named composition re-prices no stage
+        parts["rest of path"] = restaged_cycles(parts["rest of path"], rest, inp.values["stage"], x["d_stage_pct"])
     other = parts["skb alloc"] + parts["zeroing"]
     for k in ("page alloc/recycle", "cross-CPU transfer", "rest of path"):
         # the same sum, left to right, into the one new buffer (a grid of fewer temporaries, whose fresh
@@ -646,6 +677,13 @@ def problems(params: Mapping, prefix: str = "") -> list[tuple[str, str]]:
         out.append(("skb free", f"{OPTION_LABELS[opt['d_free']]} frees an skb the skb head stage never allocated "
                                 "(skb head: none)"))
     out += _rest.refusals(opt)
+    if opt["d_stage"] != "none":
+        name = OPTION_LABELS[opt["d_stage"]].removeprefix("re-price the rest's ")
+        if opt["d_rest"] == "custom":
+            out.append(("rest stage", f"a custom rest has no named stages: {name} cannot be re-priced in it"))
+        elif float(stage_fraction(CODE["d_rest"][opt["d_rest"]], CODE["d_stage"][opt["d_stage"]])) <= 0:
+            out.append(("rest stage", f"the {opt['d_rest']} rest's published perf profile names no {name}: "
+                                      "re-pricing it would change nothing"))
     if opt["d_free"] in ("napi_cache", "defer") and opt["d_rest"] == "kfree_skb_list":
         out.append(("skb free", "the qdisc drop path frees outside NAPI context (budget 0): the kernel does not "
                                 "put these skbs into the NAPI skb cache"))
@@ -661,7 +699,8 @@ def problem_text(params: Mapping, prefix: str = "") -> str | None:
 #: The number an option reads, where it has one of its own: ``{(stage key, option): numeric key}``.
 OPTION_NUMBERS = {("d_rx", "page_bulk"): "d_rx_bulk", ("d_rx", "pp_mix"): "d_rx_bulk",
                   ("d_skb", "slab_bulk"): "d_skb_bulk", ("d_zero", "memset"): "d_zero_bytes",
-                  ("d_free", "slab_bulk"): "d_free_bulk", ("d_rest", "custom"): "d_rest_ns"}
+                  ("d_free", "slab_bulk"): "d_free_bulk", ("d_rest", "custom"): "d_rest_ns",
+                  **{("d_stage", o): "d_stage_pct" for o in REST_STAGE_OPTIONS}}
 
 
 def keys_in_use(params: Mapping) -> tuple[str, ...]:

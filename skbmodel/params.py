@@ -8,7 +8,9 @@ and the charts read it from here.
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
+from functools import lru_cache
 
 import numpy as np
 
@@ -123,6 +125,32 @@ def _show(raw: str) -> str:
 #: The modelled paths, each a named composition of :mod:`skbmodel.composer` (``STARTS``).
 START_PATHS = ("veth", "cpumap", "xdp_pass", "kfree_skb_list")
 
+#: The named stages of a rest (skbmodel/data/kernel-symbols.toml ids) that a composition can re-price
+#: (``d_stage``, its time scaled by ``d_stage_pct``): every stage a modelled path's published perf profile names
+#: in its rest (skbmodel/data/rest-stages.toml; a test keeps the two equal), as ``{option: stage id}`` (the
+#: option differs from the id where an id is another stage's option: veth).
+REST_STAGE_OPTIONS = {"driver_rx": "driver_rx", "xdp_run": "xdp_run", "skb_build": "skb_build", "gro": "gro",
+                      "stack": "stack", "veth_xmit": "veth", "free": "free", "page_pool": "page_pool",
+                      "page_alloc": "page_alloc", "slub_free": "slub_free", "locking": "locking", "other": "other"}
+
+#: each modelled path's rest in named stages, as fractions of the rest: written by scripts/rest_fractions.py from
+#: the published perf profiles (skbmodel.evidence.perfprofile.computed_rest_fractions) and read here, so that the
+#: model (``d_stage``: what a stage is worth) and the charts take the same numbers without the model evaluating
+#: itself to split its own rest
+REST_FRACTIONS_FILE = folders.DATA_DIR / "rest-fractions.json"
+
+
+@lru_cache(maxsize=1)
+def _rest_fractions() -> dict[str, dict[str, float]]:
+    return json.loads(REST_FRACTIONS_FILE.read_text(encoding="utf-8"))["fractions"]
+
+
+def rest_stage_fractions(path: str) -> dict[str, float]:
+    """``{stage id: fraction of the rest}`` of modelled path ``path``'s rest (skbmodel/data/rest-fractions.json),
+    largest first; empty for a path no published profile names."""
+    return dict(_rest_fractions().get(path, {}))
+
+
 #: ``{key: (label, options)}`` of the stages' choice keys; ``from`` = as in the starting path.
 STAGE_CHOICES: dict[str, tuple[str, tuple[str, ...]]] = {
     "d_rx": ("RX buffer", ("from", "pp_direct", "pp_ring", "page_single", "page_bulk", "pp_mix", "none")),
@@ -132,6 +160,7 @@ STAGE_CHOICES: dict[str, tuple[str, tuple[str, ...]]] = {
     "d_free": ("skb free", ("from", "slab_one", "slab_bulk", "defer", "napi_cache", "kfree_skb_list", "none")),
     "d_free_where": ("skb free", ("from", "local", "remote")),
     "d_rest": ("rest of path", ("from", "veth", "cpumap", "xdp_pass", "kfree_skb_list", "custom")),
+    "d_stage": ("rest stage", ("from", "none", *REST_STAGE_OPTIONS)),
 }
 
 #: Labels of every option, for the page and the CLI help.
@@ -150,6 +179,13 @@ OPTION_LABELS = {
     "local": "local to the slab (CPU slab)", "remote": "remote to the slab (__slab_free)",
     "veth": "veth XDP_PASS base", "cpumap": "cpumap destination stack", "xdp_pass": "XDP_PASS one-CPU base",
     "custom": "custom (ns)",
+    "driver_rx": "re-price the rest's driver RX poll and refill", "xdp_run": "re-price the rest's XDP program run",
+    "skb_build": "re-price the rest's frame and skb build", "gro": "re-price the rest's GRO",
+    "stack": "re-price the rest's netif_receive_skb and the protocol",
+    "veth_xmit": "re-price the rest's veth transmit and ptr_ring", "free": "re-price the rest's free side",
+    "page_pool": "re-price the rest's page_pool", "page_alloc": "re-price the rest's page allocator",
+    "slub_free": "re-price the rest's SLUB free", "locking": "re-price the rest's locking and RCU",
+    "other": "re-price the rest's other kernel code",
 }
 
 #: ``(key, label, kind, default, lo, hi, unit, step)`` of every design key (the Params of
@@ -169,7 +205,12 @@ KEYS = (
     ("d_free_where", "skb free: slab", "choice", "from", None, None, "", None),
     ("d_rest", "Rest of path", "choice", "from", None, None, "", None),
     ("d_rest_ns", "Rest of path: custom (ns)", "float", 200.0, 0.0, 10000.0, "ns", 1.0),
+    ("d_stage", "Rest of path: a named stage re-priced", "choice", "from", None, None, "", None),
+    ("d_stage_pct", "Rest of path: the named stage's time (% of its named time)", "float", 100.0, 0.0, 300.0, "%",
+     1.0),
 )
+#: design keys added after the exported file names were fixed (Param.hash_when_set)
+_KEYS_ADDED_LATER = ("d_stage", "d_stage_pct")
 KEY_NAMES = tuple(k[0] for k in KEYS)
 DEFAULTS = {k[0]: k[3] for k in KEYS}
 NUMERIC = tuple(k[0] for k in KEYS if k[2] != "choice")
@@ -187,7 +228,11 @@ OPTION_SHORT = {"from": "as in the start", "none": "none", "pp_direct": "page_po
                 "napi_cache": "NAPI skb cache", "memset": "memset K bytes", "gfp_zero": "__GFP_ZERO",
                 "cpumap_same": "cpumap same node", "cpumap_cross": "cpumap far node", "defer": "deferred free",
                 "kfree_skb_list": "kfree_skb_list", "local": "local CPU slab", "remote": "remote slab",
-                "veth": "veth base", "cpumap": "cpumap stack", "xdp_pass": "XDP_PASS base", "custom": "custom (ns)"}
+                "veth": "veth base", "cpumap": "cpumap stack", "xdp_pass": "XDP_PASS base", "custom": "custom (ns)",
+                "driver_rx": "driver RX", "xdp_run": "XDP program", "skb_build": "skb build", "gro": "GRO",
+                "stack": "stack receive", "veth_xmit": "veth xmit, ring", "free": "free side",
+                "page_pool": "page_pool", "page_alloc": "page allocator", "slub_free": "SLUB free",
+                "locking": "locking, RCU", "other": "other kernel"}
 #: The starting paths in at most 16 characters.
 START_SHORT = {"veth": "veth XDP_PASS", "cpumap": "cpumap dest.", "xdp_pass": "XDP_PASS 1 CPU",
                "kfree_skb_list": "kfree_skb_list"}
@@ -248,7 +293,8 @@ MODEL_PARAMS: tuple[Param, ...] = (
     # the composed path of the Design page (skbmodel.composer); old links without these keys get the defaults
     *(Param(k, label, kind, default, lo, hi, choices=choices_of(k) if kind == "choice" else (),
             labels=tuple(_design_label(o) for o in choices_of(k)) if kind == "choice" else (),
-            unit=unit, step=step) for k, label, kind, default, lo, hi, unit, step in KEYS),
+            unit=unit, step=step, hash_when_set=k in _KEYS_ADDED_LATER)
+      for k, label, kind, default, lo, hi, unit, step in KEYS),
 )
 MODEL_KEYS = tuple(p.key for p in MODEL_PARAMS)
 BY_KEY: dict[str, Param] = {p.key: p for p in MODEL_PARAMS}

@@ -328,7 +328,13 @@ def test_overview_breakdown_and_headline():
     assert budget[0]["y0"] == pytest.approx(float(out["budget.ns_per_packet"]))
     # paths chart: one stacked bar per path, components sum to each path's total
     paths = _chart(at, "paths")
-    total = sum(_arr(t["y"]) for t in paths["data"] if t["type"] == "bar")
+    # a stage of a rest is drawn on the paths it is part of only: each bar's segments by its x
+    xs = list(_arr(paths["data"][0]["x"]))
+    total = np.zeros(len(xs))
+    for t in paths["data"]:
+        if t["type"] == "bar":
+            for x, y in zip(_arr(t["x"]), _arr(t["y"])):
+                total[xs.index(x)] += y
     for i, path in enumerate(sk_state.PATHS):
         out = model.evaluate({**p, "path": path}, load_profile(p["cpu"]))
         assert total[i] == pytest.approx(float(out["path.ns_per_packet"]))

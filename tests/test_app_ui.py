@@ -59,9 +59,10 @@ def test_keys_in_use_are_exactly_the_numbers_that_move_the_cost():
     """Changing a design number outside :func:`composer.keys_in_use` never moves the cost; inside it always
     does (recycle ratio 0.5, so that the mixed RX buffer reads its refill bulk)."""
     rng = np.random.default_rng(7)
-    moves = (("d_rx_bulk", 7), ("d_skb_bulk", 5), ("d_zero_bytes", 512), ("d_free_bulk", 3), ("d_rest_ns", 900.0))
+    moves = (("d_rx_bulk", 7), ("d_skb_bulk", 5), ("d_zero_bytes", 512), ("d_free_bulk", 3), ("d_rest_ns", 900.0),
+             ("d_stage_pct", 40.0))
     checked = 0
-    for _ in range(150):
+    for _ in range(250):
         st = {**sk_state.defaults(), "path": "design", "pp_recycle": 0.5,
               "d_from": str(rng.choice(composer.START_PATHS))}
         st.update({k: str(rng.choice(composer.choices_of(k))) for k in composer.STAGE_CHOICES})
@@ -93,7 +94,8 @@ def _widget_keys(at) -> set[str]:
 def test_design_page_titles_each_stage_once_and_shows_only_the_numbers_its_options_read():
     at = _design()
     labels = [w.label for w in at.selectbox if w.key and w.key.startswith("d_")]
-    assert labels == ["Start from", "RX buffer", "skb head", "Zeroing", "Hand-off", "skb free", "Rest of path"]
+    assert labels == ["Start from", "RX buffer", "skb head", "Zeroing", "Hand-off", "skb free", "Rest of path",
+                      "A named stage of it, re-priced"]
     texts = " ".join(m.value for m in at.markdown)
     assert not any(f"**{t}**" in texts for t in labels)  # no title above the control that says it again
     # the rest it takes is described with its named stages, as on the Overview

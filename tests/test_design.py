@@ -394,3 +394,57 @@ def test_bench_reports_every_path_and_vectorised_equals_scalar():
     # the speeds are timings (benchmarks/, not asserted here): only that each path reports both
     assert all(set(r) == {"states_per_s", "ratio"} for r in res["paths"].values())
     assert res["max_rel_diff"] == 0.0
+
+
+# ---------------------------------------------------------------- a named stage of the rest, re-priced
+def test_the_stages_a_composition_can_reprice_are_those_the_profiles_name():
+    from skbmodel.evidence import perfprofile as pp
+    named = {s for path in composer.START_PATHS for s in pp.rest_fractions(path)}
+    assert set(composer.REST_STAGE_OPTIONS.values()) == named
+    for o in composer.REST_STAGE_OPTIONS:
+        assert len(composer.OPTION_SHORT[o]) <= 16 and composer.OPTION_LABELS[o].startswith("re-price the rest's ")
+
+
+def test_a_repriced_stage_moves_the_rest_by_its_named_time():
+    from skbmodel.evidence import perfprofile as pp
+    p = {**model.default_params(None), "path": "design", "d_from": "veth"}
+    named = pp.breakdown_stages_ns(p)["stages"]
+    rest = float(model.breakdown_ns(p)["rest of path"])
+    # GRO off in the veth rest: the rest less GRO's named time (16.9 ns on e5-1650v4)
+    off = {**p, "d_stage": "gro", "d_stage_pct": 0.0}
+    assert float(model.breakdown_ns(off)["rest of path"]) == pytest.approx(rest - float(named["gro"]), rel=1e-12)
+    assert float(named["gro"]) == pytest.approx(16.9, abs=0.05)
+    # the driver's RX at 150 %: half its named time more; at 100 % nothing moves
+    up = {**p, "d_stage": "driver_rx", "d_stage_pct": 150.0}
+    assert float(model.breakdown_ns(up)["rest of path"]) == pytest.approx(rest + 0.5 * float(named["driver_rx"]))
+    assert float(model.breakdown_ns({**p, "d_stage": "stack", "d_stage_pct": 100.0})["rest of path"]) == rest
+    # drawn: the chosen stage at its new time, every other stage at its named one, the sum the new rest
+    split = pp.breakdown_stages_ns(up)
+    assert float(split["stages"]["driver_rx"]) == pytest.approx(1.5 * float(named["driver_rx"]), rel=1e-12)
+    for s in named:
+        if s != "driver_rx":
+            assert float(split["stages"][s]) == pytest.approx(float(named[s]), rel=1e-12), s
+    # a modelled path re-prices nothing (the option is the composition's)
+    veth = {**model.default_params(None), "path": "veth", "d_stage": "gro", "d_stage_pct": 0.0}
+    assert float(model.breakdown_ns(veth)["rest of path"]) == pytest.approx(rest)
+
+
+def test_repriced_stages_vectorised_as_scalar():
+    p = {**model.default_params(None), "path": "design"}
+    d_from = np.array(["veth", "cpumap", "xdp_pass", "veth", "xdp_pass", "kfree_skb_list"])
+    stage = np.array(["gro", "stack", "driver_rx", "none", "from", "gro"])
+    pct = np.array([0.0, 50.0, 200.0, 0.0, 0.0, 0.0])
+    grid = model.evaluate({**p, "d_from": d_from, "d_stage": stage, "d_stage_pct": pct},
+                          outputs=("path.ns_per_packet",))["path.ns_per_packet"]
+    for i in range(d_from.size):
+        one = model.evaluate({**p, "d_from": str(d_from[i]), "d_stage": str(stage[i]), "d_stage_pct": float(pct[i])},
+                             outputs=("path.ns_per_packet",))["path.ns_per_packet"]
+        assert float(grid[i]) == float(one)
+    # kfree_skb_list's rest has no published profile: GRO there changes nothing, and the page says why
+    assert float(grid[-1]) == float(model.evaluate({**p, "d_from": "kfree_skb_list"},
+                                                   outputs=("path.ns_per_packet",))["path.ns_per_packet"])
+    assert "names no GRO" in composer.problem_text({**p, "d_from": "kfree_skb_list", "d_stage": "gro"})
+    assert "custom rest has no named stages" in composer.problem_text({**p, "d_rest": "custom", "d_stage": "gro"})
+    assert composer.problems({**p, "d_from": "xdp_pass", "d_stage": "driver_rx"}) == []
+    assert "d_stage_pct" in composer.keys_in_use({**p, "d_stage": "gro"})
+    assert "d_stage_pct" not in composer.keys_in_use(p)

@@ -57,12 +57,19 @@ def test_design_rest_takes_the_paths_stages():
             assert fb == pytest.approx(fa, rel=1e-12)
 
 
-def test_cpumap_limited_by_its_source_is_unnamed():
-    # the published cpumap profile is of the destination CPU: a rest of the source CPU is not named by it
-    p = _params(None, path="cpumap", cpumap_prog="drop")
+def test_cpumap_limited_by_its_source_is_named_by_the_source_cpu_profile():
+    # the destination drops every frame and the source CPU limits (on this CPU it does): the rest is the source's
+    # and takes the source CPU's profile; where the destination still limits, its rest (the drop) is unnamed
+    p = _params("derived-neoverse-v1", path="cpumap", cpumap_prog="drop")
+    sides = model.cpumap_breakdown_ns(p)
+    assert sum(float(v) for v in sides["source"].values()) > sum(float(v) for v in sides["destination"].values())
     b = pp.breakdown_stages_ns(p)
-    assert b["paths"].item() == ""
-    assert float(b["stages"][pp.UNNAMED]) == float(b["parts"]["rest of path"])
+    assert b["paths"].item() == "cpumap:source"
+    assert pp.breakdown_stages_ns(_params(None, path="cpumap", cpumap_prog="drop"))["paths"].item() == ""
+    rest = float(b["parts"]["rest of path"])
+    assert sum(float(v) for v in b["stages"].values()) == pytest.approx(rest, rel=1e-12)
+    assert float(b["stages"]["xdp_run"]) == pytest.approx(rest * 0.2516, rel=1e-9)  # 25.16 % of all samples
+    assert pp.default_for("cpumap:source").side == "source"
 
 
 def test_labels_from_the_symbol_map():
@@ -96,3 +103,35 @@ def test_design_breakdown_draws_the_rest_in_stages(d_rest):
     assert bool(named_a) == (d_rest in ("veth", "cpumap", "xdp_pass"))  # kfree_skb_list: no published profile
     for t in named_a:
         assert "perf profile " + pp.default_for(d_rest).id in t.customdata[0]
+
+
+def test_all_paths_chart_draws_each_rest_in_its_stages():
+    from skbview import charts
+    from skbmodel.links import state as sk_state
+
+    state = {**sk_state.defaults(), "page": "overview"}
+    fig = charts.figure_for("overview", "paths", state)
+    bars = [t for t in fig.data if t.type == "bar"]
+    stage_bars = [t for t in bars if t.legendgroup == "rest of path"]
+    assert stage_bars[-1].name == "rest, unnamed"
+    paths = np.array(sk_state.PATHS)
+    p = {**model.default_params(None), "path": paths}
+    parts = model.breakdown_ns(p)
+    totals = model.evaluate(p, outputs=("path.ns_per_packet",))["path.ns_per_packet"]
+
+    def at(t, label):   # a trace's value on one path's bar: a stage is drawn only on the paths it is part of
+        x = list(t.x)
+        return (float(t.y[x.index(label)]), t.customdata[x.index(label)] if t.customdata else "") \
+            if label in x else (0.0, "")
+
+    labels = list(bars[0].x)
+    for j, path in enumerate(paths):
+        # the stages fill the rest exactly, and every path's bars still stack to its total
+        assert sum(at(t, labels[j])[0] for t in stage_bars) == pytest.approx(float(parts["rest of path"][j]))
+        assert sum(at(t, labels[j])[0] for t in bars) == pytest.approx(float(totals[j]), rel=1e-9)
+        named = [t for t in stage_bars if at(t, labels[j])[0] > 0 and t.name != "rest, unnamed"]
+        assert bool(named) == (path in ("veth", "cpumap", "xdp_pass")), path
+        for t in named:
+            assert "perf profile " + pp.default_for(str(path)).id in at(t, labels[j])[1]
+    # the large stages are named inside their segments
+    assert "stack receive" in [x for t in stage_bars for x in t.text]

@@ -18,7 +18,10 @@ Three steps, each pure:
      :math:`p_o` the shares of the stages the model costs apart;
 
    and if the named stages exceed the rest they are scaled down to it.  What stays is the stage "unnamed", so
-   the stages sum to the rest.  Reference: the profiles' sources in rest-stages.toml and tests/data/perf/.
+   the stages sum to the rest.  cpumap has a rest per CPU (the destination's, the path's limit as modelled, and
+   the source's, ``"cpumap:source"``), each named by a profile of that CPU; a run without a perf report of its
+   own can be composed from a profile of the same setup less one stage and the two rates
+   (:func:`compose_by_rate`).  Reference: the profiles' sources in rest-stages.toml and tests/data/perf/.
 3. :func:`compare`: the run's share per row (a model component costed apart, or a stage of the rest) beside
    the model's share of the same path and CPU, the disagreements ranked with a reason each.
 """
@@ -32,6 +35,7 @@ from functools import lru_cache
 import numpy as np
 
 from .. import folders, model
+from ..params import REST_STAGE_OPTIONS, rest_stage_fractions
 from ..physics import rest as sk_rest
 from ..schema import COMPONENTS
 from . import kstages
@@ -40,9 +44,17 @@ from .parsers import perf
 TABLE = folders.DATA_DIR / "rest-stages.toml"
 #: the paths whose rest is a fitted constant (skbmodel.physics.rest.CONTENTS)
 PATHS = tuple(sk_rest.CONTENTS)
+#: the rests a published profile can name: each path's (cpumap: its destination CPU's, the path's limit as
+#: modelled), and the cpumap source CPU's, "cpumap:source" (the limit when the destination drops or is faster)
+REST_KEYS = ("veth", "cpumap", "cpumap:source", "xdp_pass", "kfree_skb_list")
+#: what the cpumap source CPU costs apart from its rest (skbmodel.model.cpumap_breakdown_ns: the RX page; the
+#: skb, its zeroing and free and the cross-CPU transfer are the destination's; a test keeps the two equal)
+SOURCE_APART = ("page alloc/recycle",)
 UNNAMED = "unnamed"
 #: the label of what no published profile names in a rest; the stages' own labels are kernel-symbols.toml's names
 UNNAMED_LABEL = "rest, unnamed"
+#: a stage id's option of the Design page's ``d_stage``
+_OPTION_OF = {sid: o for o, sid in REST_STAGE_OPTIONS.items()}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,6 +75,21 @@ class Published:
     listed_pct: float   # the samples the quoted lines hold [%]
     note: str
     shares: Mapping[str, float]   # stage id (or "unmapped") -> share of the run's samples [%]
+    #: a run with no perf profile of its own, composed from a profile of the same setup without one stage
+    #: (:func:`compose_by_rate`): that profile's id and the stage the two rates separate ("" for a read profile)
+    derived_from: str = ""
+    derived_stage: str = ""
+    #: the saved text the profile reads, where it is another profile's (one report of two CPUs read twice)
+    text: str = ""
+
+    @property
+    def text_id(self) -> str:
+        """The name (without .txt) of the profile's text in tests/data/perf/."""
+        return self.text or self.id
+
+    @property
+    def derived(self) -> bool:
+        return bool(self.derived_from)
 
     @property
     def run_ns(self) -> float:
@@ -70,11 +97,36 @@ class Published:
         return 1e9 / self.rate_pps
 
 
+def compose_by_rate(base: Published, rate_pps: float, stage: str) -> tuple[dict[str, float], float]:
+    """The stage shares [%] and listed share [%] of a run at ``rate_pps`` that is ``base``'s setup plus one
+    ``stage`` (``base`` measured without it, on the same CPU and kernel): the two per-packet times differ by the
+    stage, :math:`t_{stage} = 10^9/\\text{rate} - 10^9/\\text{rate}_{base}` [ns], and every stage of ``base``
+    keeps its nanoseconds, :math:`p'_s = p_s \\cdot T_{base} / T` with :math:`T = 10^9/\\text{rate}`.
+    Reference: the rates and the profile of one page (rest-stages.toml's ``derived_from``)."""
+    run_ns = 1e9 / rate_pps
+    if run_ns <= base.run_ns:
+        raise ValueError(f"{base.id}: the composed run must be slower than the run without the stage")
+    keep = base.run_ns / run_ns
+    shares = {s: v * keep for s, v in base.shares.items()}
+    added = 100.0 * (run_ns - base.run_ns) / run_ns
+    shares[stage] = shares.get(stage, 0.0) + added
+    return dict(sorted(shares.items(), key=lambda kv: (-kv[1], kv[0]))), base.listed_pct * keep + added
+
+
 @lru_cache(maxsize=1)
 def published() -> tuple[Published, ...]:
-    """Every published profile shipped in rest-stages.toml."""
+    """Every published profile shipped in rest-stages.toml; a ``derived_from`` row's shares are composed
+    from its base profile and the two rates (:func:`compose_by_rate`)."""
     doc = tomllib.loads(TABLE.read_text(encoding="utf-8"))
-    out = tuple(Published(**{**p, "shares": dict(p["shares"])}) for p in doc["profile"])
+    read = {p["id"]: Published(**{**p, "shares": dict(p["shares"])}) for p in doc["profile"] if "shares" in p}
+    out = []
+    for p in doc["profile"]:
+        if "shares" in p:
+            out.append(read[p["id"]])
+            continue
+        shares, listed = compose_by_rate(read[p["derived_from"]], p["rate_pps"], p["derived_stage"])
+        out.append(Published(**{**p, "shares": shares, "listed_pct": listed}))
+    out = tuple(out)
     stages = set(kstages.load().stages) | {"unmapped"}
     for p in out:
         if p.path not in PATHS or p.scale not in ("time", "share") or set(p.shares) - stages:
@@ -82,9 +134,12 @@ def published() -> tuple[Published, ...]:
     return out
 
 
-def default_for(path: str) -> Published | None:
-    """The profile that names ``path``'s rest (``None``: no published profile of the path)."""
-    return next((p for p in published() if p.path == path and p.default), None)
+def default_for(path: str, side: str = "") -> Published | None:
+    """The profile that names ``path``'s rest (``None``: no published profile of the path).  ``path`` may be a
+    :data:`REST_KEYS` key (``"cpumap:source"``); cpumap's rest is its destination CPU's unless ``side`` says."""
+    path, _, key_side = path.partition(":")
+    want = side or key_side or ("destination" if path == "cpumap" else "")
+    return next((p for p in published() if p.path == path and p.default and p.side == want), None)
 
 
 def by_id(pid: str) -> Published:
@@ -119,12 +174,15 @@ def stage_shares(profile: perf.Profile) -> dict[str, float]:
     return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
-def outside_rest(path: str) -> set[str]:
+def outside_rest(path: str, side: str = "") -> set[str]:
     """The stages the model costs apart from ``path``'s rest: their component is not the rest and not one the
-    path's rest holds (:attr:`skbmodel.physics.rest.Rest.holds`)."""
+    path's rest holds (:attr:`skbmodel.physics.rest.Rest.holds`); on the cpumap source CPU, those of
+    :data:`SOURCE_APART` only."""
     holds = set(sk_rest.CONTENTS[path].holds)
+    source = path == "cpumap" and side == "source"
     return {s.id for s in kstages.load().stages.values()
-            if s.component != "rest of path" and s.component not in holds}
+            if s.component != "rest of path" and s.component not in holds
+            and (not source or s.component in SOURCE_APART)}
 
 
 # ---------------------------------------------------------------- 2. the rest in stages
@@ -176,7 +234,7 @@ def rest_stages(path: str, cpu: str | None = None, profile: Published | None = N
     else:
         rest_run = (float(model_parts_ns(path, profile.cpu_id, profile.side)["rest of path"])
                     if profile.scale == "time" else rest_ns)
-        stages = split_rest(rest_ns, profile.shares, outside_rest(path), scale=profile.scale,
+        stages = split_rest(rest_ns, profile.shares, outside_rest(path, profile.side), scale=profile.scale,
                             run_ns=profile.run_ns, rest_run_ns=rest_run)
     named = {s: float(v) for s, v in stages.items() if s != UNNAMED}
     apart = total_ns - rest_ns
@@ -208,14 +266,16 @@ def compare(prof: perf.Profile, path: str, cpu: str | None = None, side: str = "
     if path not in PATHS:
         raise ValueError(f"path {path!r}: expected one of {', '.join(PATHS)}")
     if path == "cpumap" and not side:
-        side = "destination" if any(s == "cpumap" and p > 0 for s, p in stage_shares(prof).items()) else "source"
+        # the kthread's loop is the destination's; the enqueue alone (and no kthread) is the source's
+        kthread = any(kstages.clean(e.symbol) == "cpu_map_kthread_run" for e in prof.entries)
+        side = "destination" if kthread else "source"
     sym = symbol_stages(prof)
     shares = stage_shares(prof)
-    outside = outside_rest(path)
+    outside = outside_rest(path, side)
     smap = kstages.load()
     parts = model_parts_ns(path, cpu, side if path == "cpumap" else "")
     total = float(sum(float(v) for v in parts.values()))
-    ref = default_for(path)
+    ref = default_for(path, side if path == "cpumap" else "")
     named = rest_stages(path, cpu, ref)
     # the run's stages the model costs apart, by component; the rest's stages (and the components its rest holds)
     run_comp = {c: 0.0 for c in COMPONENTS if c != "rest of path" and float(parts[c]) > 0}
@@ -279,14 +339,16 @@ def held_back(path: str) -> list[dict]:
     fitted on the profile it is scored on.  Shares are of each profile's listed samples (a quoted top list is
     compared on what it lists), a source's prediction the mean of its profiles.  One row per (predicted from,
     scored on), each named by its profiles' ids, with ``{stage: (predicted, measured)}`` [%] and ``distance``:
-    half the sum of the absolute differences [points] (0 when the shares agree, 100 when no stage is shared)."""
+    half the sum of the absolute differences [points] (0 when the shares agree, 100 when no stage is shared).
+    Profiles of the two cpumap CPUs are compared CPU with CPU."""
     def norm(p: Published) -> dict[str, float]:
         return {s: 100.0 * v / p.listed_pct for s, v in p.shares.items()}
 
-    groups: dict[str, list[Published]] = {}
+    groups: dict[tuple[str, str], list[Published]] = {}
     for p in published():
-        if p.path == path:
-            groups.setdefault(source_of(p), []).append(p)
+        # a profile composed from rates is not a reading of perf: it is not compared
+        if p.path == path and not p.derived:
+            groups.setdefault((p.side, source_of(p)), []).append(p)
     # a source by the profiles it published
     label = {src: " + ".join(p.id for p in ps) for src, ps in groups.items()}
     mean = {}
@@ -296,7 +358,7 @@ def held_back(path: str) -> list[dict]:
     rows = []
     for a in mean:
         for b in mean:
-            if a == b:
+            if a == b or a[0] != b[0]:
                 continue
             stages = sorted(set(mean[a]) | set(mean[b]), key=lambda s: (-mean[b].get(s, 0.0), s))
             pairs = {s: (mean[a].get(s, 0.0), mean[b].get(s, 0.0)) for s in stages}
@@ -328,32 +390,41 @@ def describe_stages(path: str) -> str:
     return f"Its stages ({profile_source(default_for(path))}): " + ", ".join(parts) + "."
 
 
-@lru_cache(maxsize=len(PATHS))  # one entry per path
-def rest_fractions(path: str) -> dict[str, float]:
-    """Each named stage's fraction of ``path``'s rest (:func:`rest_stages` by the path's default profile,
-    divided by the rest).  The fraction does not depend on the CPU: a ``time`` profile names the same fraction
-    of the rest on every CPU, a ``share`` profile its share of the covered samples."""
-    r = rest_stages(path, default_for(path).cpu_id or None) if default_for(path) else None
+def computed_rest_fractions(key: str) -> dict[str, float]:
+    """Each named stage's fraction of the rest ``key`` (:data:`REST_KEYS`; :func:`rest_stages` by its default
+    profile, divided by the rest), largest first.  The fraction does not depend on the CPU: a ``time`` profile
+    names the same fraction of the rest on every CPU, a ``share`` profile its share of the covered samples."""
+    ref = default_for(key)
+    r = rest_stages(key.partition(":")[0], ref.cpu_id or None, ref) if ref else None
     if r is None or r["rest_ns"] <= 0:
         return {}
     fr = {s: v / r["rest_ns"] for s, v in r["stages"].items() if v > 0}
     return dict(sorted(fr.items(), key=lambda kv: (-kv[1], kv[0])))
 
 
+def rest_fractions(path: str) -> dict[str, float]:
+    """:func:`computed_rest_fractions` as shipped (skbmodel/data/rest-fractions.json, written by
+    scripts/rest_fractions.py; a test keeps them equal): the numbers the model and the charts use."""
+    return rest_stage_fractions(path)
+
+
 def _rest_paths(params: Mapping, prof) -> np.ndarray:
-    """Per state, the path whose fitted rest the breakdown's "rest of path" is (``""``: a rest no profile
-    describes: a custom rest, a cpumap limited by its source CPU or dropping on its destination, other paths)."""
+    """Per state, the rest (:data:`REST_KEYS`) the breakdown's "rest of path" is: a modelled path's, or the cpumap
+    source CPU's where that CPU limits the path (``""``: a rest no profile describes: a custom rest, a cpumap
+    whose destination limits it and drops every frame, other paths)."""
     path = np.asarray(params.get("path", "veth")).astype(str)
     d_rest = np.asarray(params.get("d_rest", "from")).astype(str)
     d_from = np.asarray(params.get("d_from", "veth")).astype(str)
     rest_of = np.where(path == "design", np.where(d_rest == "from", d_from, d_rest), path)
     rest_of = np.where(np.isin(rest_of, PATHS), rest_of, "")
     if np.any(rest_of == "cpumap"):
-        # the cpumap path's rest is the destination's stack only where the destination limits it and runs the stack
+        # the cpumap path's rest is the source CPU's where that CPU limits it, else the destination's: its stack,
+        # unless it drops every frame (a rest no profile names)
         sides = model.cpumap_breakdown_ns(params, prof)
         src, dst = (sum(np.asarray(v, dtype=float) for v in sides[s].values()) for s in ("source", "destination"))
         stack = np.asarray(params.get("cpumap_prog", "pass")).astype(str) != "drop"
-        rest_of = np.where((path == "cpumap") & ((src > dst) | ~stack), "", rest_of)
+        cpumap = path == "cpumap"
+        rest_of = np.where(cpumap & (src > dst), "cpumap:source", np.where(cpumap & ~stack, "", rest_of))
     return rest_of
 
 
@@ -362,17 +433,29 @@ def breakdown_stages_ns(params: Mapping, prof=None) -> dict:
     into named stages: ``{"parts": {component: ns}, "stages": {stage id: ns}, "paths": the path each state's
     rest is (:func:`_rest_paths`)}``; ``stages`` holds every stage any state names and :data:`UNNAMED`, and
     sums to ``parts["rest of path"]`` (states broadcast as the model's).  Each stage is its fraction of the
-    rest (:func:`rest_fractions`) times the state's rest: the stages split the rest, they do not re-price it.
+    rest (:func:`rest_fractions`) times the state's rest: the stages split the rest, they do not re-price it;
+    a composition that re-prices one (``d_stage`` at ``d_stage_pct`` = k %, :func:`skbmodel.composer.restaged_cycles`)
+    has that stage at k % of its named time and the others at theirs: with the rest R and the stage's fraction
+    f, the rest before the re-pricing is ``R / (1 - f (1 - k/100))``.
     Labels: :func:`stage_label`; sources: :func:`profile_source` of :func:`default_for` each path."""
     parts = model.breakdown_ns(params, prof)
     rest = np.asarray(parts["rest of path"], dtype=float)
     rest_of = _rest_paths(params, prof)
+    # the stage a composition re-prices (its option) and its price [fraction of its named time]
+    option = np.where(np.asarray(params.get("path", "veth")).astype(str) == "design",
+                      np.asarray(params.get("d_stage", "from")).astype(str), "none")
+    k = np.asarray(params.get("d_stage_pct", 100.0), dtype=float) / 100.0
     # in the order of the paths' fractions, largest first: an order the values do not move (a sweep's
     # columns stay the figure's traces)
     stages: dict[str, np.ndarray] = {}
-    for path in (p for p in PATHS if np.any(rest_of == p)):  # the four paths, not the states
+    for path in (p for p in REST_KEYS if np.any(rest_of == p)):  # the rests, not the states
         on = rest_of == path
-        for s, f in rest_fractions(path).items():
-            stages[s] = stages.get(s, 0.0) + np.where(on, rest * f, 0.0)
+        fr = rest_fractions(path)
+        f_chosen = sum(np.where(option == o, fr.get(sid, 0.0), 0.0) for o, sid in REST_STAGE_OPTIONS.items())
+        den = 1.0 - f_chosen * (1.0 - k)
+        before = rest * np.where(den > 0, 1.0 / np.where(den > 0, den, 1.0), 0.0)
+        for s, f in fr.items():
+            price = np.where(option == _OPTION_OF.get(s, ""), k, 1.0)
+            stages[s] = stages.get(s, 0.0) + np.where(on, before * f * price, 0.0)
     stages[UNNAMED] = rest - sum(stages.values()) if stages else rest
     return {"parts": parts, "stages": stages, "paths": rest_of}

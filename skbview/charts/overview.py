@@ -7,6 +7,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from skbmodel import model, uncertainty
+from skbmodel.params import OPTION_SHORT, REST_STAGE_OPTIONS
 from skbmodel.evidence import perfprofile
 from skbmodel.physics import rest
 from skbmodel.links import state as sk_state
@@ -43,6 +44,8 @@ def _zero_label(path: str, comp: str) -> str:
     return "0<br>(in the rest)" if comp in r.holds else "0<br>(not on<br>this path)"
 
 
+#: a named stage of a rest in a few words (the Design page's short option names of the stages)
+_SHORT_STAGE = {sid: OPTION_SHORT[o] for o, sid in REST_STAGE_OPTIONS.items()}
 #: The steps of the lifecycle the model costs one by one (the sliders move them); the rest is one fitted constant
 STEPS = tuple(c for c in model.COMPONENTS if c != "rest of path")
 _STEPS_X = dict(domain=[0.0, 0.55])
@@ -152,19 +155,38 @@ def overview_breakdown(state: Mapping) -> go.Figure:
 
 
 def overview_paths(state: Mapping) -> go.Figure:
-    """Stacked per-packet components [ns] of every path, with the budget line."""
+    """Stacked per-packet components [ns] of every path, each path's fitted rest on top in the named stages of
+    its published perf profile (:func:`skbmodel.evidence.perfprofile.breakdown_stages_ns`, the profile in each
+    hover) and what no profile names (hatched), with the budget line."""
     p = params(state)
     prof = profile(state)
     paths = np.array(sk_state.PATHS)
-    parts = model.breakdown_ns({**p, "path": paths}, prof)
+    split = perfprofile.breakdown_stages_ns({**p, "path": paths}, prof)
+    parts = split["parts"]
+    rest_of = np.broadcast_to(np.asarray(split["paths"]).astype(str), paths.shape)
+    sources = [perfprofile.profile_source(perfprofile.default_for(r) if r else None) for r in rest_of]
     budget = num(model.evaluate(p, prof, outputs=("budget.ns_per_packet",))["budget.ns_per_packet"])
     labels = [PATH_LABELS[x].replace(" (", "<br>(") for x in paths]
     fig = Fig()
-    for comp in (*STEPS, "rest of path"):  # the modelled steps at the bottom, the fitted rest (hatched) on top
+    for comp in STEPS:  # the modelled steps at the bottom, the rest's stages above, what stays unnamed on top
         y = np.broadcast_to(np.asarray(parts[comp], dtype=float), paths.shape)
-        marker = REST_FILL if comp == "rest of path" else dict(color=COMPONENT_COLORS[comp])
-        fig.add_trace(Bar(x=labels, y=np.array(y), name=comp + " (fitted)" * (comp == "rest of path"),
-                          marker=marker, hovertemplate=comp + ": %{y:.1f} ns/packet<extra></extra>"))
+        fig.add_trace(Bar(x=labels, y=np.array(y), name=comp, marker=dict(color=COMPONENT_COLORS[comp]),
+                          hovertemplate=comp + ": %{y:.1f} ns/packet<extra></extra>"))
+    # the rest's stages named inside their segments (short names; a legend of every stage would crowd the
+    # chart), what no profile names hatched, in the legend
+    tall = 0.04 * float(np.max(sum(np.asarray(v, dtype=float) for v in parts.values())))
+    for s, v in split["stages"].items():
+        y = np.broadcast_to(np.asarray(v, dtype=float), paths.shape)
+        on = np.flatnonzero(y > 0)  # a stage is drawn on the paths whose rest it is part of (no empty bars)
+        unnamed = s == perfprofile.UNNAMED
+        label = perfprofile.stage_label(s)
+        marker = REST_FILL if unnamed else dict(color=STAGE_COLORS[s])
+        why = ["what no published profile names" if unnamed else "from " + sources[j] for j in on]
+        text = ["" if unnamed or y[j] < tall else _SHORT_STAGE[s] for j in on]
+        fig.add_trace(Bar(x=[labels[j] for j in on], y=y[on], name=label, marker=marker, showlegend=unnamed,
+                          legendgroup="rest of path", customdata=why, text=text, textposition="inside",
+                          insidetextanchor="middle", textfont=dict(size=10, color="#222"),
+                          hovertemplate=label + ": %{y:.1f} ns/packet<br>%{customdata}<extra></extra>"))
     tot, iv = uncertainty.evaluate_with_intervals({**p, "path": paths}, prof, ["path.ns_per_packet"])
     error_bars(fig, labels, tot["path.ns_per_packet"], iv["path.ns_per_packet"])
     fig.add_hline(y=budget, line=dict(color=COLORS["budget"], dash="dash", width=2))
@@ -173,7 +195,7 @@ def overview_paths(state: Mapping) -> go.Figure:
                        bgcolor="rgba(255,255,255,0.85)")
     fig.update_layout(barmode="stack")
     fig.update_xaxes(tickangle=0)
-    return finish(fig, "All paths: per-packet cost by component", "path (CPU that limits the rate)",
-                   "time per packet (ns)",
-                   caption(state, ("zero", "zero_bytes", "xdp_batch", "kfl_bulk", "drop_batch", "pp_recycle",
-                                   "place", "link_gbps", "frame_bytes")))
+    return finish(fig, "All paths: per-packet cost by component, each rest in its named stages",
+                  "path (CPU that limits the rate)", "time per packet (ns)",
+                  caption(state, ("zero", "zero_bytes", "xdp_batch", "kfl_bulk", "drop_batch", "pp_recycle",
+                                  "place", "link_gbps", "frame_bytes")))

@@ -21,10 +21,10 @@ def _within() -> list[dict]:
     """Two runs of one source and one path (before and after a kernel change), as a scale for a distance."""
     out = []
     for path in perfprofile.PATHS:
-        by_src: dict[str, list] = {}
+        by_src: dict[tuple[str, str], list] = {}
         for p in perfprofile.published():
-            if p.path == path:
-                by_src.setdefault(perfprofile.source_of(p), []).append(p)
+            if p.path == path and not p.derived:
+                by_src.setdefault((p.side, perfprofile.source_of(p)), []).append(p)
         for src, ps in by_src.items():
             if len(ps) == 2:
                 a, b = ({s: 100.0 * v / q.listed_pct for s, v in q.shares.items()} for q in ps)
@@ -44,6 +44,7 @@ def run(inputs: Inputs) -> dict:
             held.append({"path": r["path"], "from": r["from"], "on": r["on"], "distance": r["distance"],
                          "stages": [{"stage": s, "predicted": a, "measured": b} for s, (a, b) in r["stages"].items()]})
     return {"perf_stages": {"held_back": held, "within_source": _within(),
+                            "composed": [p.id for p in perfprofile.published() if p.derived],
                             "paths_without_two_sources": [p for p in perfprofile.PATHS
                                                           if not any(h["path"] == p for h in held)]}}
 
@@ -66,8 +67,11 @@ def format(rep: dict) -> list[str]:
     for w in part["within_source"]:
         lines.append(f"For scale, two runs of one source ({w['path']}, before and after a kernel change): {w['from']} "
                      f"against {w['on']}: distance {w['distance']:.1f} points.")
+    if part.get("composed"):
+        lines.append("Not compared: " + ", ".join(part["composed"]) + " (composed from a profile and the same "
+                     "page's rate with one more stage: that stage is a difference of two rates, not a perf reading).")
     if part["paths_without_two_sources"]:
         lines.append("No held-back comparison for " + ", ".join(part["paths_without_two_sources"]) + ": fewer than "
                      "two sources publish a perf profile of the path (for kfree_skb_list, pktgen into a qdisc that "
-                     "drops, none was found).")
+                     "drops, none was found, nor rates of one setup with and without one of its stages).")
     return lines
