@@ -100,7 +100,7 @@ def _draw(state: dict) -> None:
         _problems(s["problems_a"], "Composition A")
         _problems(s["problems_b"], "Composition B")
     opts = composer.resolved(sk_state.scenario(state))
-    for stage, msg in rest.notes(opts):
+    for stage, msg in rest.notes(opts, composer.veth_page_fraction()):
         st.info(md_escape(f"Composition A — {stage}: {msg}"), icon=":material/remove_circle:")
     if opts["d_rest"] in rest.CONTENTS:
         st.caption(md_escape(f"{rest.describe(opts['d_rest'])} {perfprofile.describe_stages(opts['d_rest'])}"))

@@ -492,6 +492,13 @@ def stage_fraction(rest, stage) -> np.ndarray:
     return _FRACTIONS[0][rest, stage]
 
 
+def veth_page_fraction() -> float:
+    """The share of the veth rest its published perf profile puts in the RX page's stages
+    (:data:`skbmodel.physics.rest.RX_PAGE_STAGES`) [1]: what an RX buffer stage replaces."""
+    fr = rest_stage_fractions("veth")
+    return float(sum(fr.get(k, 0.0) for k in _rest.RX_PAGE_STAGES))
+
+
 def restaged_cycles(rest_c, rest, stage, pct):
     """The rest [cycles] with its named stage ``stage`` priced at ``pct`` % of its named time:
     ``rest_c (1 - f (1 - pct/100))``, ``f`` = :func:`stage_fraction` (``rest``, ``stage``: option codes)."""
@@ -587,6 +594,9 @@ def per_packet(x, c, path: str | None = None, memo: dict | None = None) -> Compo
     parts["rest of path"] = parts["rest of path"] - _rest.overlap_cycles(
         rest == _REST["veth"], free != _FREE["none"], slub.free_one_cycles(
             fast_pair_cycles=c["slub_fast_pair_cycles"], free_share=c["slub_free_share"]))
+    # an RX buffer stage replaces the RX page a rest already holds, as its perf profile names it
+    parts["rest of path"] = parts["rest of path"] - _rest.rx_overlap_cycles(
+        rest == _REST["veth"], inp.values["rx"] != _RX["none"], c["veth_base_cycles"], veth_page_fraction())
     if np.any(inp.values["stage"] != _STAGE["none"]):  # a named composition re-prices no stage
         parts["rest of path"] = restaged_cycles(parts["rest of path"], rest, inp.values["stage"], x["d_stage_pct"])
     other = parts["skb alloc"] + parts["zeroing"]
@@ -676,7 +686,6 @@ def problems(params: Mapping, prefix: str = "") -> list[tuple[str, str]]:
     if opt["d_skb"] == "none" and opt["d_free"] not in ("none", "kfree_skb_list"):
         out.append(("skb free", f"{OPTION_LABELS[opt['d_free']]} frees an skb the skb head stage never allocated "
                                 "(skb head: none)"))
-    out += _rest.refusals(opt)
     if opt["d_stage"] != "none":
         name = OPTION_LABELS[opt["d_stage"]].removeprefix("re-price the rest's ")
         if opt["d_rest"] == "custom":
@@ -684,6 +693,10 @@ def problems(params: Mapping, prefix: str = "") -> list[tuple[str, str]]:
         elif float(stage_fraction(CODE["d_rest"][opt["d_rest"]], CODE["d_stage"][opt["d_stage"]])) <= 0:
             out.append(("rest stage", f"the {opt['d_rest']} rest's published perf profile names no {name}: "
                                       "re-pricing it would change nothing"))
+        elif opt["d_rest"] == "veth" and opt["d_rx"] != "none" and REST_STAGE_OPTIONS[opt["d_stage"]] in \
+                _rest.RX_PAGE_STAGES:
+            out.append(("rest stage", f"the RX buffer stage replaces the veth rest's {name}: re-price the RX "
+                                      "buffer stage instead"))
     if opt["d_free"] in ("napi_cache", "defer") and opt["d_rest"] == "kfree_skb_list":
         out.append(("skb free", "the qdisc drop path frees outside NAPI context (budget 0): the kernel does not "
                                 "put these skbs into the NAPI skb cache"))

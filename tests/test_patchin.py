@@ -126,6 +126,9 @@ def test_a_helper_the_patch_defines_is_priced_where_it_is_called():
 # ---------------------------------------------------------------- every row on a diff of its own
 #: a minimal change that is each row's mechanism: (file, function heading, old lines, new lines)
 ROW_CASES = {
+    "veth-xdp-frames-to-page-pool": (
+        "drivers/net/veth.c", "static int __veth_napi_enable_range(void)", [],
+        ["\terr = xdp_reg_mem_model(&rq->xdp_mem_pp, MEM_TYPE_PAGE_POOL, rq->page_pool);"]),
     "kfree_skb_list-bulk-free": ("net/core/skbuff.c", "void kfree_skb_list_reason(struct sk_buff *segs)",
                                  ["\t\t__kfree_skb(segs);"], ["\t\tkmem_cache_free_bulk(skbuff_cache, 16, sa);"]),
     "skb-head-bulk-free": ("net/core/dev.c", "static void net_tx_action(void)", ["\t\t__kfree_skb(skb);"],

@@ -12,8 +12,10 @@ handling of the ixgbe RX buffer.  So, with the veth rest:
 * a **skb free** stage replaces the rest's own free: :func:`overlap_cycles` subtracts one
   ``kmem_cache_free`` (:func:`skbmodel.physics.slub.free_one_cycles`) from the rest, and
   :func:`notes` says so;
-* an **RX buffer** stage is refused (:func:`refusals`): the page cost inside the rest is not
-  separable, so a composition that needs one takes the ``custom`` rest.
+* an **RX buffer** stage replaces the rest's own RX page: :func:`rx_overlap_cycles` subtracts the part of
+  the rest that the rest's published perf profile names as the page's handling (the stages
+  :data:`RX_PAGE_STAGES`: the page allocator and page_pool, ``skbmodel/data/rest-fractions.json``), and
+  :func:`notes` says so.
 """
 from __future__ import annotations
 
@@ -82,19 +84,33 @@ def overlap_cycles(veth_rest, has_free, free_one_cycles) -> np.ndarray:
     return np.where(np.asarray(veth_rest) & np.asarray(has_free), free_one_cycles, 0.0)
 
 
-def notes(opt: dict) -> list[tuple[str, str]]:
+#: the named stages of a rest (skbmodel/data/kernel-symbols.toml) that are its RX page's handling: what an
+#: RX buffer stage replaces in the veth rest
+RX_PAGE_STAGES = ("page_alloc", "page_pool")
+
+
+def rx_overlap_cycles(veth_rest, has_rx, rest_cycles, page_fraction) -> np.ndarray:
+    """What a composition's RX buffer stage duplicates of its rest [cycles]: ``page_fraction * rest_cycles``
+    where the rest is veth's (``veth_rest``) and an RX buffer stage is set (``has_rx``; booleans, broadcast),
+    else 0.  ``page_fraction``: the share of the veth rest its published perf profile puts in
+    :data:`RX_PAGE_STAGES` (the driver's page refill from the page allocator and the page_pool calls).
+    Subtracted from the rest.  The fraction is one published profile's (mlx5 into veth on the E5-1650 v4,
+    skbmodel/data/rest-stages.toml): its own error is not in the intervals, which hold the rest's and the
+    page costs' only."""
+    return np.where(np.asarray(veth_rest) & np.asarray(has_rx), page_fraction * np.asarray(rest_cycles), 0.0)
+
+
+def notes(opt: dict, page_fraction: float = 0.0) -> list[tuple[str, str]]:
     """``[(stage, message)]`` for a resolved scalar composition (:func:`skbmodel.composer.resolved`) whose
-    stage replaces part of its rest (the numbers account for it)."""
+    stage replaces part of its rest (the numbers account for it); ``page_fraction`` as in
+    :func:`rx_overlap_cycles`."""
+    out = []
     if opt.get("d_rest") == "veth" and opt.get("d_free") not in (None, "none"):
-        return [("skb free", "the veth rest already frees each skb (kfree_skb -> kmem_cache_free, one at a "
-                             "time): that free is subtracted from the rest, and this stage's free counts instead")]
-    return []
-
-
-def refusals(opt: dict) -> list[tuple[str, str]]:
-    """``[(stage, message)]`` for a stage the rest already contains and that cannot be subtracted."""
+        out.append(("skb free", "the veth rest already frees each skb (kfree_skb -> kmem_cache_free, one at a "
+                                "time): that free is subtracted from the rest, and this stage's free counts instead"))
     if opt.get("d_rest") == "veth" and opt.get("d_rx") not in (None, "none"):
-        return [("RX buffer", "the veth rest already contains the RX page (ixgbe's page, its refcount and its "
-                              "return): its cost is not separable from the fitted base, so it would count twice; "
-                              "take the custom rest of path to cost the RX buffer as a stage")]
-    return []
+        out.append(("RX buffer", f"the veth rest already handles the RX page (the driver's refill and the page's "
+                                 f"return): its published perf profile puts {page_fraction:.1%} of the rest there "
+                                 "(the page allocator and page_pool), subtracted from the rest; this stage's page "
+                                 "counts instead"))
+    return out
