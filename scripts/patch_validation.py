@@ -194,12 +194,9 @@ for _same, _as in (("alien-skb-defer-epyc", "c12"), ("alien-skb-defer-xdpsock-1"
     DIAGNOSES[_same] = DIAGNOSES[_as]
 #: measurements of patches that touch priced code or are measured, and get no number: why
 UNPRICED = {
-    "veth-page-pool-recycle.diff": "registers the veth queue's XDP memory as the page_pool's (xdp_reg_mem_model, "
-                                   "MEM_TYPE_PAGE_POOL) so that XDP_TX and XDP_REDIRECT frames' pages return to the "
-                                   "pool; the veth path's fitted rest holds the RX page (its refcount and return), "
-                                   "so the model refuses an RX-buffer stage there (it would count twice).",
-    "veth-napi-skb-reuse.diff": "kfree_skb_partial -> napi_skb_free_stolen_head (the skb head into the NAPI cache); "
-                                "the veth rest holds the skb's free: the same double count, not priced.",
+    "veth-napi-skb-reuse.diff": "kfree_skb_partial -> napi_skb_free_stolen_head (the skb head into the NAPI cache "
+                                "without releasing its data): no row prices a stolen head's free apart from the "
+                                "skb's; the veth rest holds the skb's free (one kmem_cache_free).",
     "cpumap-skb-list.diff": "netif_receive_skb_core -> netif_receive_skb_list: the stack's list processing, inside "
                             "the cpumap path's fitted rest; the model has no term for the stack's batching.",
     "xsk-cq-lock-split.diff": "spin_lock_irqsave -> spin_lock on the completion ring, per descriptor: one IRQ "
