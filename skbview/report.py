@@ -29,7 +29,7 @@ from skbmodel.evidence import validation
 from skbmodel.links import versions
 from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
 from skbmodel.machine.profile import load_profile
-from skbmodel.question import Question
+from skbmodel.question import Question, scenario_of
 
 from . import exporter
 
@@ -157,14 +157,20 @@ def _charts():
     return charts
 
 
+def question(state: Mapping) -> Question:
+    """The question of the report and the exports: that of the complete state (:func:`_full`); each page's
+    charts read it on their page (:meth:`skbmodel.question.Question.on_page`)."""
+    return Question.of_state(_full(state))
+
+
 def all_figures(state: Mapping, pages_=None) -> list[tuple[str, str, object]]:
     """``[(page, chart name, figure), ...]`` for every chart of every page (or of ``pages_``)."""
-    st = _full(state)
+    q = state if isinstance(state, Question) else question(state)
     out = []
     if pages_ is None:
         pages_ = sk_state.PAGES
     for page in pages_:
-        for name, fig in _charts().figures_for_page(page, {**st, "page": page}):
+        for name, fig in _charts().figures_for_page(page, q):
             out.append((page, name, fig))
     return out
 
@@ -192,7 +198,7 @@ def share_link(state: Mapping, base_url: str | None = None, with_page: bool = Tr
 
 
 def _profile(state: Mapping, which: str = "a"):
-    return sk_state.profile_for(state, which)
+    return scenario_of(state, which).profile
 
 
 def profile_version(state_or_cpu, which: str = "a") -> str:
@@ -214,7 +220,7 @@ def build_png_zip(state: Mapping, pages_=None, base_url: str | None = None) -> b
     st = _full(state)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as zf:  # PNGs are compressed already
-        for page, name, fig in all_figures(st, pages_):
+        for page, name, fig in all_figures(question(st), pages_):
             zf.writestr(file_stem(page, name, st) + ".png", figure_png(fig))
         zf.writestr("share-link.txt", share_link(st, base_url) + "\n")
     return buf.getvalue()
@@ -240,7 +246,7 @@ def _e(x) -> str:
 
 def _param_table(st: dict) -> str:
     rows = []
-    b_params = sk_state.scenario(st, "b")
+    b_params = scenario_of(st, "b").params
     for p in sk_state.MODEL_PARAMS:
         a, b = st[p.key], b_params[p.key]
         rng = ", ".join(p.choices) if p.kind == "choice" else f"{sk_state.fmt_value(p.lo)} – {sk_state.fmt_value(p.hi)}"
@@ -287,7 +293,8 @@ def _static_chart(fig, page: str, name: str) -> str:
 
 
 def _numbers_html(res: answers.Answers) -> str:
-    """The page's numbers as text (:func:`skbmodel.answers.of_state`: the ones its metrics and text block give)."""
+    """The page's numbers as text (:func:`skbmodel.answers.of_question`: the ones its metrics and text block
+    give)."""
     if res.problem:
         return f"<p>No numbers: {_e(res.problem)}.</p>"
     rows = [f"<tr><td>{_e(v.label)}</td><td class=num>{_e(v.text(v.unit_text))}</td>"
@@ -333,8 +340,9 @@ def build_html_report(state: Mapping, base_url: str | None = None, pages_=None, 
     """
     st = _full(state)
     link = share_link(st, base_url)
-    res = answers.of_state(st, drivers=True)
-    figs = all_figures(st, pages_)
+    q = question(st)
+    res = answers.of_question(q, drivers=True)
+    figs = all_figures(q, pages_)
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out = [
         "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>",

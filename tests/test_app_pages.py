@@ -12,6 +12,7 @@ import plotly.graph_objects as go
 import pytest
 
 from skbmodel import answers
+from skbmodel.question import Question
 from skbmodel import model, uncertainty
 from skbmodel.physics import noise
 from skbmodel.evidence import outofsample, perfprofile, protocols, validation
@@ -668,7 +669,7 @@ def test_figures_are_valid_plotly_with_units(page):
     from skbview.app.appstate import preset_state
 
     for st in (sk_state.defaults(), preset_state("003")):
-        figs = charts.figures_for_page(page, st)
+        figs = charts.figures_for_page(page, Question.of_state(st))
         assert len(figs) >= 2
         for name, fig in figs:
             go.Figure(fig.to_dict())  # full validation (builders skip it for speed)

@@ -11,6 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from skbmodel import design, model
+from skbmodel.question import Question
 from skbmodel.links import pages, state as sk_state, versions as V
 from skbview import tables
 from skbview.app import ui
@@ -49,9 +50,9 @@ def _cost_text(params: dict) -> str:
 #: The Overview's cost of the chosen path, the Design page's cost of the composition (both defaults
 #: but for the settings): they differ from the defaults' numbers, so a lost setting shows.
 OVERVIEW_COST = _cost_text(sk_state.scenario(EXPECTED))
-DESIGN_COST = _cost_text(tables.design_params_ab(EXPECTED)[0])
+DESIGN_COST = _cost_text(tables.design_params_ab(Question.of_state(EXPECTED))[0])
 assert OVERVIEW_COST != _cost_text(sk_state.scenario(sk_state.defaults()))
-assert DESIGN_COST != _cost_text(tables.design_params_ab(sk_state.defaults())[0])
+assert DESIGN_COST != _cost_text(tables.design_params_ab(Question.of_state(sk_state.defaults()))[0])
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +177,8 @@ def _check(page, slug: str, done: set[str]) -> None:
         expect = OVERVIEW_COST if "overview" in done else _cost_text(sk_state.scenario(sk_state.defaults()))
         eventually(lambda: _metric_is(page, "Cost (ns/packet)", expect))
     if slug == "design":
-        expect = DESIGN_COST if "design" in done else _cost_text(tables.design_params_ab(sk_state.defaults())[0])
+        expect = DESIGN_COST if "design" in done else _cost_text(
+            tables.design_params_ab(Question.of_state(sk_state.defaults()))[0])
         eventually(lambda: _metric_is(page, "Cost (ns/packet)", expect))
     for p, k, v in SETTINGS:
         if p == slug and p in done:  # the control itself shows the value again

@@ -11,6 +11,7 @@ import pytest
 
 import skbmodel
 from skbmodel import model
+from skbmodel.question import Question
 from skbmodel.machine import profile as P
 from skbmodel.links import shortlink, state as sk_state, versions as V
 from skbview import charts, report
@@ -20,7 +21,7 @@ from skbview.charts.cpumap import RECYCLE_X
 def _fig(page: str, name: str, query: str = ""):
     st, warnings = sk_state.decode(f"page={page}&{query}")
     assert warnings == []
-    return dict(charts.figures_for_page(page, st))[name], st
+    return dict(charts.figures_for_page(page, Question.of_state(st)))[name], st
 
 
 def _bands(fig) -> list:
@@ -164,7 +165,7 @@ def test_every_legend_line_is_told_apart_without_colour(query):
     seen = 0
     for page in charts.PAGE_CHARTS:
         st, _ = sk_state.decode(f"page={page}&{query}")
-        for name, fig in charts.figures_for_page(page, st):
+        for name, fig in charts.figures_for_page(page, Question.of_state(st)):
             lines = [t for t in fig.data if t.type == "scatter" and "lines" in (t.mode or "lines")
                      and getattr(t, "fill", None) in (None, "none") and t.showlegend is not False]
             styles = [_line_style(t) for t in lines]

@@ -36,6 +36,7 @@ from skbmodel import mailtext
 from skbmodel.machine import profile as sk_profile
 from skbmodel.links import state as sk_state
 from skbmodel.links import versions as sk_versions
+from skbmodel.question import Question, scenario_of
 from skbview.app import copybox, custom_profile
 from skbview.app.downloads import page_share_link, report_buttons
 from skbview.report import share_query
@@ -292,6 +293,12 @@ def url_state(state: dict) -> dict:
     return state
 
 
+def question(state: dict | None = None) -> Question:
+    """The question the view asks (:func:`url_state` of the session's state, or of ``state``): the page's start
+    asks it once per run and hands it to every surface it draws."""
+    return Question.of_state(url_state(state if state is not None else get_state()))
+
+
 def share_link(state: dict | None = None) -> str:
     """Share link: the page's address (the public one when set, downloads.page_share_link) + ``?`` + the short query."""
     return page_share_link(state or get_state())
@@ -441,7 +448,7 @@ def add_b_override(key: str) -> None:
     make), anything else at A's value; its control then moves it alone."""
     state = get_state()
     over = sk_state.b_overrides(state)
-    a_value = sk_state.scenario(state, "b")[key]
+    a_value = scenario_of(state, "b").params[key]
     p = sk_state.PARAMS[key]
     if p.kind == "choice" and len(p.choices) == 2:
         a_value = next(c for c in p.choices if c != a_value)
@@ -498,7 +505,7 @@ def param_widget(key: str, container=None, label: str | None = None, short=None,
     if key in ss.get(STORE, ()):  # hand the kept value back: Streamlit forgets it on pages without this widget
         ss[key] = ss[STORE][key]
     elif is_b:  # B's control shows what B is (A's value, or the page's default B), until it is moved
-        ss[key] = shown if shown is not None else sk_state.scenario(ss.get(STORE) or get_state(), "b")[base]
+        ss[key] = shown if shown is not None else scenario_of(ss.get(STORE) or get_state(), "b").params[base]
     live = None if whole_page else _rerun_views  # the CPU selectbox reruns the app: it also sets the clock slider
     if is_b and base != "cpu":
         live = functools.partial(_b_recorded if whole_page else _b_changed, key)
