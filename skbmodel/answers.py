@@ -30,6 +30,7 @@ from .physics import budget, noise, units
 from . import attribution, design, question, schema, uncertainty
 from .evidence import perfprofile
 from .machine.custom import CUSTOM_PREFIX
+from .links import state as sk_state, versions
 from .links.pages import BY_SLUG, DEFAULT_PAGE
 from .machine.profile import Profile, load_profile, profile_version
 from .question import Question
@@ -461,6 +462,64 @@ def design_sweep(q: Question, key: str, values: np.ndarray, outputs) -> tuple[di
         vout.update({f"{side}:{c}": v for c, v in split["parts"].items()})
         vout.update({f"{side}:{STAGE}{s}": v for s, v in split["stages"].items()})
     return vout, viv
+
+
+def headline(q: Question, which: str = "a") -> float | None:
+    """What a share link records as ``h``: the page's headline output (:attr:`skbmodel.links.pages.Page.headline`)
+    of scenario ``which``; for A the first number of its answer (:attr:`Answers.values`), which the page shows
+    first; B's, or A's where the answer has no numbers (a refused placement), that scenario's evaluation.
+    None on a page without one."""
+    spec = BY_SLUG[q.page].headline
+    if spec is None:
+        return None
+    output = spec[0]
+    if which == "a":
+        res = of_question(q)
+        if res.values and res.values[0].output == output:
+            return res.values[0].value
+    return float(np.asarray(q.scenario(which).evaluate([output])[output]))
+
+
+def headline_value(state: Mapping, which: str = "a", version: str | None = None) -> float | None:
+    """The page's headline output for scenario ``which`` of ``state`` (None for a page without one): the
+    answer's (:func:`headline`), as a link opened or made reads it.
+
+    ``version``: the profile version to use (default: the state's ``pv``/``b_pv``, else the current).
+    Never raises (None when the state cannot be evaluated).
+    """
+    if versions.HEADLINES.get(state.get("page", DEFAULT_PAGE)) is None:
+        return None
+    try:
+        st = dict(state)
+        if version:
+            own = "b" if which != "a" and sk_state.own_profile(state) else "a"
+            st[sk_state.key_of("pv", own)] = version
+        return headline(Question.of_state(st), which)
+    except Exception:  # noqa: BLE001 - a link's state that cannot be evaluated has no headline
+        return None
+
+
+def stamped(state: Mapping) -> dict:
+    """``state`` with the versions its share link records.
+
+    A link's provenance that differs from this code (:func:`skbmodel.links.versions.provenance_differs`) is
+    kept, so that the link still says what its author saw; otherwise the state gets today's model version and
+    the headline of its answer (none on a page without one).
+    """
+    out = dict(state)
+    now = headline_value(out)
+    if versions.provenance_differs(out, now):
+        return out
+    out.pop("mv", None)
+    out.pop("h", None)
+    if now is not None:
+        out["h"] = now
+    return out
+
+
+def share_query(state: Mapping, keys=None) -> str:
+    """The long query of a share link: :func:`skbmodel.links.versions.link_query` of the :func:`stamped` state."""
+    return versions.link_query(stamped(state), keys)
 
 
 def identity(scn: Scenario) -> ProfileIdentity:

@@ -21,7 +21,9 @@ from .physics import budget, cpumap, napi_cache, noise, page_alloc, page_pool, p
 from . import design
 from .machine import era
 from .params import BY_KEY as PARAMS, CROSS_NODE_KEY, LINE_NS_KEYS, MODEL_PARAMS, line_ns_of, placement_of
+from .params import scenario_defaults
 from .machine import description
+from .machine.description import cross_node_placement
 from .params import PLACEMENTS
 from .machine.profile import DEFAULT_PROFILE, Constant, Profile, load_profile
 from .schema import COMPONENTS, OUTPUT_UNITS
@@ -178,15 +180,9 @@ _DEFAULTS = {p.key: p.default for p in MODEL_PARAMS if p.key not in ("cpu", "ghz
 
 def default_params(cpu: str | None = None) -> dict:
     """Every model parameter at its default on shipped profile ``cpu`` (default :data:`DEFAULT_PROFILE`), the
-    clock at that profile's: scenario A of a link that sets nothing."""
+    clock at that profile's: scenario A of a link that sets nothing (:func:`skbmodel.params.scenario_defaults`)."""
     cpu = cpu or DEFAULT_PROFILE
-    return {**{p.key: p.default for p in MODEL_PARAMS}, "cpu": cpu, "ghz": load_profile(cpu).ghz}
-
-
-def cross_node_placement(prof: Profile) -> str | None:
-    """The nearest placement on another NUMA node of ``prof``'s machine (None: one node)."""
-    code = constants_of(prof)[CROSS_NODE_KEY]
-    return PLACEMENTS[int(code)] if code >= 0 else None
+    return scenario_defaults(cpu, load_profile(cpu).ghz)
 
 
 def _placement_given(params: Mapping, prof: Profile):

@@ -2,10 +2,11 @@
 
 A dashboard state (the link's flat keys) asks a question; :meth:`Question.of_state` resolves it once: A's
 and B's parameters and profiles (:class:`skbmodel.scenario.Scenario`; on the Design page B is the
-comparison path in A's scenario), the page's outputs and their labels, what its charts draw.  Every consumer
-of one state (the page's metrics and tables, the charts, the text block, the report, ``eval``) takes the
-same object: the resolution is cached per state, so a view resolves its question once however many
-surfaces read it.
+comparison path in A's scenario, composed here and nowhere else), the page's outputs and their labels, what
+its charts draw.  The entry points ask it (the page's start, ``eval``, ``patch``, ``export``, the report) and
+hand it down: every surface of one view (the page's metrics and tables, the charts, the live control, the
+text block) renders the same object, read as its state where it needs a display key, and reads its
+scenarios from it.  Only this module and the link codec read a scenario from flat keys (:func:`scenario_of`).
 
 On a page that compares A with B the question also holds the one paired propagation of every output
 (:attr:`Question.pair`: values of both sides, ``B - A`` with its interval, the elasticities the drivers

@@ -22,11 +22,11 @@ import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
 import skbmodel
+from skbmodel import provenance
 from skbmodel.links import shortlink
 from skbmodel.links import state as sk_state
 from skbmodel import answers
 from skbmodel.evidence import validation
-from skbmodel.links import versions
 from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
 from skbmodel.machine.profile import load_profile
 from skbmodel.question import Question, scenario_of
@@ -56,7 +56,7 @@ def _full_of_query(query: str) -> dict:
     # A page names its files five times per redraw (camera button, PNG, SVG, the report buttons), each time
     # for the same scenario: read the link once.  The query holds every parameter and version the result
     # depends on; profile files do not change while a process runs.
-    full, _ = versions.read_link(query)
+    full, _ = provenance.read_link(query)
     return full
 
 
@@ -177,7 +177,7 @@ def all_figures(state: Mapping, pages_=None) -> list[tuple[str, str, object]]:
 
 def share_query(state: Mapping) -> str:
     """The short query of a share link (``v=2``: what differs from the defaults, the versions, the page)."""
-    return shortlink.shorten(versions.share_query(_full(state)))
+    return shortlink.shorten(answers.share_query(_full(state)))
 
 
 #: What a link to a page outside the scenario pages (Calibrate) carries: no ``page`` to switch to, no headline
@@ -193,8 +193,8 @@ def share_link(state: Mapping, base_url: str | None = None, with_page: bool = Tr
     the scenario and the custom profile, not the Overview's page and headline)."""
     full = _full(state)
     if not with_page:
-        return shortlink.share_link(versions.share_query(full, _NO_PAGE_KEYS), base_url, "calibrate")
-    return shortlink.share_link(versions.share_query(full), base_url, full["page"])
+        return shortlink.share_link(answers.share_query(full, _NO_PAGE_KEYS), base_url, "calibrate")
+    return shortlink.share_link(answers.share_query(full), base_url, full["page"])
 
 
 def _profile(state: Mapping, which: str = "a"):

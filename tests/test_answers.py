@@ -18,9 +18,10 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from skbmodel import provenance
 from skbmodel import answers, mailtext, question, schema, uncertainty
 from skbmodel.machine import custom
-from skbmodel.links import state as sk_state, versions
+from skbmodel.links import state as sk_state
 from skbmodel.links.pages import BY_SLUG, PAGES
 from skbmodel.machine.profile import available_profiles, load_profile
 from skbview import report
@@ -30,7 +31,7 @@ from tests.limits import SUBPROCESS_TIMEOUT_S
 
 
 def _decode(q: str) -> dict:
-    return versions.with_link_headline(q, sk_state.decode_strict(q))
+    return provenance.with_link_headline(q, sk_state.decode_strict(q))
 
 
 # ---------------------------------------------------------------- B is A plus overrides

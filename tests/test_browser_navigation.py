@@ -10,9 +10,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from skbmodel import answers
 from skbmodel import design, model
 from skbmodel.question import Question
-from skbmodel.links import pages, state as sk_state, versions as V
+from skbmodel.links import pages, state as sk_state
 from skbview import tables
 from skbview.app import ui
 from tests.browser_util import one_tab, NAV_LINK, eventually, wait_for_app
@@ -218,7 +219,7 @@ def test_settings_survive_every_walk(tab, start):
 def test_a_link_cut_at_76_characters_warns_in_the_browser(tab):
     url, page, errors = tab
     author = {**sk_state.defaults(), "path": "cpumap", "page": "overview"}
-    link = (url + "/?" + V.share_query(author))[:76]
+    link = (url + "/?" + answers.share_query(author))[:76]
     assert "&h=" in link and "path=" not in link
     page.goto(link)
     wait_for_app(page)

@@ -361,3 +361,10 @@ def for_profile(profile) -> tuple[Description | None, str]:
             except UarchError:
                 pass
     return None, f"no description says which CPU profile {profile.id} is"
+
+
+def cross_node_placement(profile) -> str | None:
+    """The nearest placement on another NUMA node of ``profile``'s machine (:meth:`Topology.cross_node`; None
+    on a one-node machine, or where no description names its CPU)."""
+    d, _ = for_profile(profile)
+    return d.topology.cross_node(profile.sockets, profile.numa_nodes) if d is not None and d.topology else None

@@ -2,7 +2,7 @@
 the share link, "Copy as text", the downloads).  Two pages' own controls also write a state key into the
 session (the Compare page A's ``path``, the custom profile box a side's ``ghz``); every other write is here.
 
-* First run of a session: ``st.query_params`` is decoded with :func:`skbmodel.links.versions.read_link`
+* First run of a session: ``st.query_params`` is decoded with :func:`skbmodel.provenance.read_link`
   (lenient; every ignored or clamped parameter is listed in one ``st.warning``).
 * The state lives in ``_skb_state`` (:data:`STORE`), a key no widget owns, and in ``st.session_state``
   under the widget keys (widget key == state key, so the slider for ``bulk`` is ``.st-key-bulk`` in
@@ -18,7 +18,9 @@ session (the Compare page A's ``path``, the custom profile box a side's ``ghz``)
   every run (also from fragments).
 * ``page`` follows the current ``st.navigation`` page (url_path == slug of ``skbmodel.links.pages.PAGES``); a
   link whose ``page`` differs from the opened page switches to it once.
-* Versions (:mod:`skbmodel.links.versions`): a link made with an archived profile version keeps it
+* :func:`question`: the question the view asks (:class:`skbmodel.question.Question`), once per run at the
+  page's start; the page's surfaces render it and ask none of their own.
+* Versions (:mod:`skbmodel.provenance`): a link made with an archived profile version keeps it
   (``pv``/``b_pv`` in the state, so the page shows the link's numbers) until **Use current** or
   another CPU profile; the link's model version and headline (``mv``/``h``) stay in the URL while
   the scenario and page are the link's.  :func:`show_version_notice` says what differs.
@@ -32,10 +34,10 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.pages_manager import PagesManager
 
+from skbmodel import provenance
 from skbmodel import mailtext
 from skbmodel.machine import profile as sk_profile
 from skbmodel.links import state as sk_state
-from skbmodel.links import versions as sk_versions
 from skbmodel.question import Question, scenario_of
 from skbview.app import copybox, custom_profile
 from skbview.app.downloads import page_share_link, report_buttons
@@ -111,7 +113,7 @@ def init() -> None:
     first = STORE not in ss
     if first:
         mapping = _query_mapping()
-        state, warnings = sk_versions.read_link(mapping)
+        state, warnings = provenance.read_link(mapping)
         ss[STORE] = state
         ss[WARNINGS] = warnings
         ss[LINK_PAGE] = state["page"] if "page" in mapping else None
@@ -120,7 +122,7 @@ def init() -> None:
         ss[OPEN_CHART] = {state["page"]: state["chart"]} if "page" in mapping else {}
         ss[LINK_CHART] = None if "page" in mapping else state["chart"]
         ss["_skb_link_query"] = sk_state.encode({k: v for k, v in state.items() if k != "page"}, LINK_KEYS)
-        notice = sk_versions.link_notice(mapping, state)
+        notice = provenance.link_notice(mapping, state)
         ss[NOTICE] = None if notice is None else {"unversioned": notice["unversioned"], "page": state["page"]}
     store = ss[STORE]
     current = ss.to_dict()
@@ -363,7 +365,7 @@ def _version_notice() -> None:
         st.rerun()  # Use current: every number on the page and the URL change, not just this fragment
     state = drop_stale_provenance(get_state())
     info = st.session_state.get(NOTICE) or {}
-    notice = sk_versions.notice(state, unversioned=bool(info.get("unversioned")))
+    notice = provenance.notice(state, unversioned=bool(info.get("unversioned")))
     if notice is None:
         return
     with st.container(key="version_notice"):
