@@ -121,7 +121,7 @@ def with_levels(profile: Profile) -> Profile:
         return hit[1]
     d, why = description.for_profile(profile)
     if d is None or d.topology is None or any(k in profile.constants for k in LINE_NS_KEYS):
-        return profile
+        return _remember_levels(profile, profile)  # nothing to add, remembered too: no description read again
     assumed_cpu = str(profile.id).split("@", 1)[0] in description.LEVELS_ASSUMED
     add = {}
     for k, place in zip(LINE_NS_KEYS, PLACEMENTS):
@@ -131,7 +131,10 @@ def with_levels(profile: Profile) -> Profile:
         sd = math.log(fig.high / fig.low) / (2 * _Z90) * fig.value if fig.high > fig.low else 0.0
         add[k] = Constant(k, fig.value, "ns", "assumed" if fig.uncertain or assumed_cpu else "published",
                           f"{fig.source} (description {d.name}: {why})", stderr=sd, scale="log")
-    out = dataclasses.replace(profile, constants={**profile.constants, **add})
+    return _remember_levels(profile, dataclasses.replace(profile, constants={**profile.constants, **add}))
+
+
+def _remember_levels(profile: Profile, out: Profile) -> Profile:
     if len(_WITH_LEVELS) > 256:
         _WITH_LEVELS.clear()
     _WITH_LEVELS[id(profile)] = (profile, out)

@@ -46,17 +46,22 @@ PNG_SCALE = 2
 _SAFE = re.compile(r"[^A-Za-z0-9.+-]+")
 
 
+def _items(state: Mapping) -> tuple:
+    """A state as a hashable key: each value with its type, so that 1 and 1.0 stay apart."""
+    return tuple(sorted(((k, type(v).__name__, v) for k, v in state.items()), key=lambda kv: kv[0]))
+
+
 def _full(state: Mapping) -> dict:
     """A complete, valid state (missing keys filled exactly as a partial share link would be)."""
-    return dict(_full_of_query(sk_state.encode(state)))
+    return dict(_full_of_items(_items(state)))
 
 
 @functools.lru_cache(maxsize=64)
-def _full_of_query(query: str) -> dict:
+def _full_of_items(items: tuple) -> dict:
     # A page names its files five times per redraw (camera button, PNG, SVG, the report buttons), each time
-    # for the same scenario: read the link once.  The query holds every parameter and version the result
+    # for the same scenario: read its link once.  The state holds every parameter and version the result
     # depends on; profile files do not change while a process runs.
-    full, _ = provenance.read_link(query)
+    full, _ = provenance.read_link(sk_state.encode({k: v for k, _, v in items}))
     return full
 
 
@@ -83,6 +88,12 @@ _HASH_WHEN_SET = tuple(p.key for p in sk_state.MODEL_PARAMS if p.hash_when_set)
 
 
 def _hash_full(full: Mapping) -> str:
+    return _hash_of_items(_items(full))
+
+
+@functools.lru_cache(maxsize=64)
+def _hash_of_items(items: tuple) -> str:
+    full = {k: v for k, _, v in items}
     later = {sk_state.key_of(k, which) for k in _HASH_WHEN_SET for which in ("a", "b")}
     # The hash reads B written out in full (A plus its overrides), as file names were made when every state
     # held all of B: the whole scenario, whichever page is open.
