@@ -274,12 +274,16 @@ def _parse_text(file_name: str, text: str) -> Description:
 
 
 def descriptions() -> dict[str, Description]:
-    """Every shipped description by name (sorted)."""
-    out = {}
-    for p in sorted(UARCH_DIR.glob("*.toml")):
-        d = _parse(p)
-        out[d.name] = d
-    return out
+    """Every shipped description by name (sorted); the files are read again only when one of them changed (a
+    question asks which machine its profile runs on, once per scenario)."""
+    files = sorted(UARCH_DIR.glob("*.toml"))
+    key = tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+    if _READ.get("key") != key:
+        _READ["key"], _READ["out"] = key, {d.name: d for d in map(_parse, files)}
+    return dict(_READ["out"])
+
+
+_READ: dict = {}
 
 
 def load(name: str) -> Description:
