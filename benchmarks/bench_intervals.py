@@ -22,14 +22,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from skbmodel import constant_sets, model, uncertainty  # noqa: E402
-from skbmodel.links import state as sk_state  # noqa: E402
 from skbmodel.machine.profile import available_profiles, load_profile  # noqa: E402
 
 SMOOTH_UNITS = ("cycles", "ns")
 
 
 def sweep(cpu: str, n: int) -> dict:
-    p = sk_state.scenario(sk_state.defaults(cpu))
+    p = model.default_params(cpu)
     t = np.linspace(0.0, 1.0, n)
     p.update(bulk=np.round(1 + 255 * t), xdp_batch=np.round(1 + 63 * t), zero_bytes=np.round(8 + 1016 * t),
              drop_batch=np.round(1 + 1023 * t), pp_recycle=t)

@@ -26,6 +26,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402 - after the sys.pa
 
 from benchmarks.bare_chart import bare_figure  # noqa: E402 - after the sys.path set-up above
 from skbmodel.links import state as sk_state  # noqa: E402 - after the sys.path set-up above
+from skbmodel.question import Question  # noqa: E402
 from skbview import charts  # noqa: E402 - after the sys.path set-up above
 from tests.browser_util import launch_chromium  # noqa: E402 - after the sys.path set-up above
 
@@ -74,7 +75,7 @@ def _without(fig: dict, *drop: str) -> dict:
 
 def variants(page: str, chart: str) -> dict[str, dict]:
     state = {**sk_state.defaults(), "page": page}
-    fig = json.loads(charts.figure_for(page, chart, state).to_json())
+    fig = json.loads(charts.figure_for(page, chart, Question.of_state(state)).to_json())
     every = ("legend", "annotations", "shapes", "title", "hatching", "point text")
     out = {"full": fig}
     out.update({f"no {w}": _without(fig, w) for w in every})

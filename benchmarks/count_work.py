@@ -2,7 +2,7 @@
 
 A *question* is one resolution of a state into its page, A and B (:meth:`skbmodel.question.Question.of_state`
 when its cache misses); a *scenario read* is one reading of a scenario from a state's flat keys
-(:meth:`skbmodel.scenario.Scenario.of`: A, or B as A plus its overrides); a *flat-key read* is one call of
+(:func:`skbmodel.question.scenario_of`: A, or B as A plus its overrides); a *flat-key read* is one call of
 ``links.state.scenario`` or ``links.state.profile_for`` (a scenario read makes two); an *evaluation* is one call of
 :func:`skbmodel.model.evaluate` (one vectorised pass, however many states it holds) outside the
 *relevance probe*, the evaluation that finds which constants move which outputs, once per profile and
@@ -26,13 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from skbmodel import answers, constant_sets, model, uncertainty  # noqa: E402 - after the sys.path line
+from skbmodel import answers, constant_sets, model, question, uncertainty  # noqa: E402 - after the sys.path line
 from skbmodel.links import state as sk_state  # noqa: E402
 from skbmodel.question import Question  # noqa: E402
-from skbmodel.scenario import Scenario  # noqa: E402
 from skbmodel.links.pages import SLUGS  # noqa: E402
 
-COUNTED = ((Question, "_resolve", "question"), (Scenario, "of", "resolve"), (sk_state, "scenario", "flat"),
+COUNTED = ((Question, "_resolve", "question"), (question, "scenario_of", "resolve"), (sk_state, "scenario", "flat"),
            (sk_state, "profile_for", "flat"),
            (model, "evaluate", "evaluation"), (uncertainty, "linearise", "propagation"))
 COUNTS: collections.Counter = collections.Counter()
@@ -82,7 +81,7 @@ def compare_table(query: str) -> dict:
     state, _ = sk_state.decode(query)
     _clear_caches()
     COUNTS.clear()
-    tables.compare_rows(state)
+    tables.compare_rows(Question.of_state({**state, "page": "compare"}))
     return dict(COUNTS)
 
 

@@ -21,7 +21,6 @@ import sys
 sys.path.insert(0, os.getcwd())  # the checkout the script is run in, not the one it is stored in
 
 from skbmodel import model  # noqa: E402
-from skbmodel.links import state as sk_state  # noqa: E402
 from skbmodel.machine.profile import available_profiles, load_profile  # noqa: E402
 
 CODES = ("source", "destination", "offered")
@@ -42,7 +41,7 @@ def headlines() -> dict:
         row = {}
         for prog in PROGS:
             for place in _placements(prof):
-                st = {**sk_state.scenario(sk_state.defaults(pid)), "path": "cpumap", key: place, "cpumap_prog": prog}
+                st = {**model.default_params(pid), "path": "cpumap", key: place, "cpumap_prog": prog}
                 o = model.evaluate(st, prof)
                 row[f"{prog}/{place}"] = [round(float(o["path.ns_per_packet"]), 1), CODES[int(o["cpumap.bottleneck"])],
                                           round(float(o["cpumap.sleep_fraction"]), 2)]

@@ -35,12 +35,11 @@ OUTPUTS = ("slub.bulk_cycles", "slub.loop_cycles", "zero.memset_ns", "kfree_skb_
 def rows(profiles) -> list[list]:
     """``[[profile, output, value, lo, hi]]``: linearised 90 % intervals at each profile's default state."""
     import numpy as np
-    from skbmodel import uncertainty
-    from skbmodel.links import state as sk_state
+    from skbmodel import model, uncertainty
     from skbmodel.machine.profile import load_profile
     out = []
     for pid in profiles:
-        f, iv = uncertainty.evaluate_with_intervals(sk_state.scenario(sk_state.defaults(pid)), load_profile(pid),
+        f, iv = uncertainty.evaluate_with_intervals(model.default_params(pid), load_profile(pid),
                                                     OUTPUTS)
         out += [[pid, o, float(np.asarray(f[o])), *(float(np.asarray(x)) for x in iv[o])] for o in OUTPUTS]
     return out

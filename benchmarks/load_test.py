@@ -165,7 +165,7 @@ class Session:
 
 
 def expected_marker(bulk: int) -> list[float]:
-    out = model.evaluate({**sk_state.scenario(sk_state.defaults()), "bulk": bulk},
+    out = model.evaluate({**model.default_params(), "bulk": bulk},
                          load_profile(sk_state.defaults()["cpu"]))
     return [float(out["slub.loop_cycles"]), float(out["slub.bulk_cycles"])]
 

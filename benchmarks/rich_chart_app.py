@@ -15,6 +15,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import streamlit as st  # noqa: E402 - after the sys.path set-up above
 
 from skbmodel.links import state as sk_state  # noqa: E402 - after the sys.path set-up above
+from skbmodel.question import Question  # noqa: E402
 from skbview import charts  # noqa: E402 - after the sys.path set-up above
 from skbview.app import ui
 
@@ -33,7 +34,7 @@ def run(draw) -> None:
     @st.fragment(key="chart")
     def _chart() -> None:
         state = {**sk_state.defaults(), key: st.session_state[key], "page": page}
-        name, fig = charts.figures_for_page(page, state)[0]
+        name, fig = charts.figures_for_page(page, Question.of_state(state))[0]
         draw(fig, f"chart_{page}_{name}")
 
     _chart()

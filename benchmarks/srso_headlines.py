@@ -24,9 +24,9 @@ def main() -> None:
     for pid in PROFILES:
         prof = load_profile(pid)
         for path in sk_state.PATHS:
-            st = sk_state.scenario({**sk_state.defaults(pid), "path": path})
+            st = {**model.default_params(pid), "path": path}
             out[f"{pid} {path}.ns"] = round(float(model.evaluate(st, prof)["path.ns_per_packet"]), 3)
-        values = model.evaluate(sk_state.scenario(sk_state.defaults(pid)), prof)
+        values = model.evaluate(model.default_params(pid), prof)
         out.update({f"{pid} {k}": round(float(values[k]), 3) for k in OUTPUTS})
     print(json.dumps(out, indent=1))
 

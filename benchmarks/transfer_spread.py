@@ -25,8 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from skbmodel import uncertainty  # noqa: E402
-from skbmodel.links import state as sk_state  # noqa: E402
+from skbmodel import model, uncertainty  # noqa: E402
 from skbmodel.machine import description, era  # noqa: E402
 from skbmodel.evidence.derivation import carry, opcounts, pp_counts  # noqa: E402
 from skbmodel.machine.profile import available_profiles, load_profile, profile_version  # noqa: E402
@@ -66,7 +65,7 @@ def before_after(pid: str):
     for case, extra, outs in CASES:
         if extra.get("numa") == "cross" and now.numa_nodes == 1:
             continue
-        p = {**sk_state.scenario(sk_state.defaults(pid)), **extra}
+        p = {**model.default_params(pid), **extra}
         f, iv_old = uncertainty.evaluate_with_intervals(p, old, outs)
         _, iv_new = uncertainty.evaluate_with_intervals(p, now, outs)
         for o in outs:

@@ -88,9 +88,9 @@ def _drivers(d: answers.Difference, expanded: bool) -> None:
         ui.driver_table(rep, key=f"drivers_{d.output}")
 
 
-def _verdict_line(d: answers.Difference, state: dict) -> str:
+def _verdict_line(d: answers.Difference, q) -> str:
     runs = "" if d.runs is None else f"; {d.runs} runs per variant"
-    return (f"**{md_escape(tables.ab_label(d.output, state))}**: Δ {d.value_text()} {d.unit} ({d.interval_text()}) — "
+    return (f"**{md_escape(tables.ab_label(d.output, q))}**: Δ {d.value_text()} {d.unit} ({d.interval_text()}) — "
             f"{d.verdict}{runs}")
 
 
@@ -123,30 +123,30 @@ def _patch_named(state: dict) -> None:
                     + (f" (sha256 `{state['phash']}`)" if state.get("phash") else ""), icon=":material/merge:")
 
 
-def _draw(state: dict) -> None:
+def _draw(q) -> None:
     """The verdict and the difference first, then what it rests on and the A/B table: the live area."""
-    _patch_named(state)
-    res = answers.of_state(state)
+    _patch_named(dict(q))
+    res = answers.of_question(q)
     with st.container(key="ab_verdict"):
         if res.problem:
             st.error(md_escape(f"No numbers: {res.problem}."))
             return
         if not res.differences:
             a = res.values[0]  # the page's headline: A's chosen path
-            ui.metrics([(f"A: {tables.ab_label(a.output, state)}", a.value_text(), None, a.interval_text())])
+            ui.metrics([(f"A: {tables.ab_label(a.output, q)}", a.value_text(), None, a.interval_text())])
             st.info("A and B give the same value for every output: nothing to compare. Add a difference below, or "
                     "change A in the sidebar.")
         else:
-            path_a = sk_state.scenario(state, "a")["path"]
-            if path_a == sk_state.scenario(state, "b")["path"] and res.differences[0].output != "path.ns_per_packet":
+            path_a = q.scenario("a").params["path"]
+            if path_a == q.scenario("b").params["path"] and res.differences[0].output != "path.ns_per_packet":
                 st.info(md_escape(f"A's path ({_path.label_of(path_a)}) does not move with this change; "
                                   "the verdict is about what does: "
-                                  f"{', '.join(tables.ab_label(d.output, state) for d in res.differences)}. "
+                                  f"{', '.join(tables.ab_label(d.output, q) for d in res.differences)}. "
                                   "Set A's path below to follow one of them."), icon=":material/info:")
             h = res.differences[0]
             a = next((v for v in res.values if v.output == h.output), None)  # A's answer, where the page has it
             ui.metrics([
-                (f"A: {tables.ab_label(h.output, state)}", a.value_text() if a else answers.Answer(
+                (f"A: {tables.ab_label(h.output, q)}", a.value_text() if a else answers.Answer(
                     h.output, h.label, h.unit, "cost", h.a, h.a, h.a).value_text(), None,
                  a.interval_text() if a else None),
                 ("B", res.b_values[0].value_text(), None, res.b_values[0].interval_text()),
@@ -157,19 +157,19 @@ def _draw(state: dict) -> None:
                  f"{h.verdict}. Measurable: |Δ| ≥ the noise floor; sure of the sign: the 90 % interval excludes 0"
                  + ("" if h.runs is None else f"; {h.runs} runs per variant")),
             ])
-            st.markdown("  \n".join(_verdict_line(d, state) for d in res.differences[:4]))
-    ui.chart_tabs("compare", state, names=["ab_difference"])  # the difference itself, next to the values
+            st.markdown("  \n".join(_verdict_line(d, q) for d in res.differences[:4]))
+    ui.chart_tabs("compare", q, names=["ab_difference"])  # the difference itself, next to the values
 
 
-def _details(state: dict) -> None:
-    res = answers.of_state(state)
+def _details(q) -> None:
+    res = answers.of_question(q)
     if res.problem:
         return
     _runs()
     for i, d in enumerate(res.differences[:4]):
         _drivers(d, expanded=i == 0)
-    _table(pd.DataFrame(tables.compare_rows(state)))
-    ui.chart_tabs("compare", state, names=["ab_delta", "ab_breakdown"])
+    _table(pd.DataFrame(tables.compare_rows(q)))
+    ui.chart_tabs("compare", q, names=["ab_delta", "ab_breakdown"])
 
 
 ui.live(_draw)

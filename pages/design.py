@@ -47,8 +47,8 @@ def _help(key: str) -> str:
     return "  \n".join(f"**{_short(key)(o)}**: {p.label_of(o)}" for o in p.choices)
 
 
-def _controls(which: str, state: dict) -> None:
-    params = tables.design_params_ab(state)[which == "b"]
+def _controls(which: str, q) -> None:
+    params = tables.design_params_ab(q)[which == "b"]
     shown = set(composer.keys_in_use(params))
     # a number the composition cannot use is shown while a problem names it, so that it can be fixed
     shown |= {k for k in composer.NUMERIC for _, msg in composer.problems(params) if f"({k})" in msg}
@@ -63,16 +63,16 @@ def _controls(which: str, state: dict) -> None:
                                           short=composer.OPTION_SHORT.get if sub in SHORT_NAMED else None)
 
 
-_state = appstate.get_state()
+_q = appstate.question()
 with st.container(key="design_a"):
-    _controls("a", _state)
-_b = tables.design_params_ab(_state)[1]
+    _controls("a", _q)
+_b = tables.design_params_ab(_q)[1]
 appstate.param_widget(sk_state.key_of("path", "b"), label="Compare with (B: the same sidebar scenario, another path)",
                       whole_page=True, shown=_b["path"])
 if _b["path"] == "design":  # the second composition's controls only while B is one
     with st.expander("Second composition (B)", expanded=True):
         with st.container(key="design_b"):
-            _controls("b", _state)
+            _controls("b", _q)
 
 
 def _problems(found, which: str) -> None:
@@ -94,12 +94,12 @@ def _verdict_text(s: dict, noise_ns: float) -> str:
     return text + f"; {s['runs']} runs per variant would see it."
 
 
-def _draw(state: dict) -> None:
-    s = tables.design_summary(state)
+def _draw(q) -> None:
+    s = tables.design_summary(q)
     with st.container(key="design_problems"):
         _problems(s["problems_a"], "Composition A")
         _problems(s["problems_b"], "Composition B")
-    opts = composer.resolved(sk_state.scenario(state))
+    opts = composer.resolved(q.compare_a.params)
     for stage, msg in rest.notes(opts, composer.veth_page_fraction()):
         st.info(md_escape(f"Composition A — {stage}: {msg}"), icon=":material/remove_circle:")
     if opts["d_rest"] in rest.CONTENTS:
@@ -109,7 +109,7 @@ def _draw(state: dict) -> None:
         for k, v in opts.items())))
     if s["problems_a"] or s["problems_b"]:
         st.info("No numbers for a composition that makes no sense: change the stage named above.")
-        ui.chart_tabs("design", state, names=[n for n in charts.chart_labels("design") if n != "breakdown"])
+        ui.chart_tabs("design", q, names=[n for n in charts.chart_labels("design") if n != "breakdown"])
         return
     refused = s["answers"].problem or s["answers"].problem_b
     if refused:  # a placement the machine does not have: the question has no numbers
@@ -117,12 +117,12 @@ def _draw(state: dict) -> None:
             st.error(md_escape(f"No numbers: {refused}."))
         return
     # the metric row, and a live control for each stage size in bulk A uses: the chart follows its thumb
-    draw_controls = ui.design_live(state, s["answers"])
+    draw_controls = ui.design_live(q, s["answers"])
     with st.container(key="design_verdict"):  # a sentence: too long for a metric tile
-        st.markdown(_verdict_text(s, state["noise_ns"]),
+        st.markdown(_verdict_text(s, q["noise_ns"]),
                     help="measurable: |Δ| ≥ the noise floor; sure of the sign: the 90 % interval excludes 0; "
                          "runs: benchmark runs per variant that see the difference through the noise floor")
-    ui.chart_tabs("design", state)
+    ui.chart_tabs("design", q)
     draw_controls()
 
 

@@ -41,8 +41,8 @@ for col, p in zip(cols, sk_state.GRID_PARAMS):
                   format_func=str if p.key == "g_out" else _axis_label)
 
 
-def _draw(state: dict) -> None:
-    res = tables.grid_result(state)
+def _draw(q) -> None:
+    res = tables.grid_result(q)
     rows = grid.rows(res)
     n_sure = sum(r["verdict"] == noise.VERDICT_SURE for r in rows)
     best = min(rows, key=lambda r: r["delta"])
@@ -65,18 +65,18 @@ def _draw(state: dict) -> None:
                                 "delta_hi": st.column_config.NumberColumn("Δ 90 % high", format="%+.3g")})
     st.download_button("Download the grid (CSV)", df.to_csv(index=False).encode(), key="grid_csv",
                        file_name=f"skbmodel-grid-{'-'.join(keys)}.csv", mime="text/csv")
-    ui.chart_tabs("grid", state)
-    _explain(state, res, rows, keys)
+    ui.chart_tabs("grid", q)
+    _explain(q, res, rows, keys)
 
 
-def _explain(state: dict, res: dict, rows: list, keys: list) -> None:
+def _explain(q, res: dict, rows: list, keys: list) -> None:
     """What one cell's difference to A rests on (default: the lowest Δ)."""
     flat = list(np.ndindex(res["value"].shape))  # the order of grid.rows
     best = min(range(len(rows)), key=lambda i: rows[i]["delta"])
     pick = st.selectbox("What this cell's Δ rests on", range(len(rows)), index=best, key="grid_cell",
                         format_func=lambda i: " · ".join(rows[i][k] for k in keys) + f" (Δ {rows[i]['delta']:+.2f})")
-    base = sk_state.scenario(state, "a")
-    prof = sk_state.profile_for(state, "a")
+    a = q.scenario("a")
+    base, prof = a.params, a.profile
     cell = grid.cell_params(base, [k for k, _ in res["axes"]], flat[pick])
     rep = attribution.drivers(grid.baseline(base, keys), cell, prof, prof, [res["output"]])[res["output"]]
     st.markdown(md_escape(f"Δ {rep['value']:+.3g} {res['unit']} (sd {rep['sd']:.2g}): {attribution.summary(rep)}"))

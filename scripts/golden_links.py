@@ -25,6 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import skbmodel  # noqa: E402
+from skbmodel import answers  # noqa: E402
+from skbmodel import provenance  # noqa: E402
 from skbmodel.machine import custom  # noqa: E402
 from skbmodel.links import state as sk_state, versions as V  # noqa: E402
 from skbmodel.machine.profile import load_profile  # noqa: E402
@@ -71,7 +73,7 @@ def make_query(overrides: dict) -> str:
         ov["prof"] = _custom_text()
         st["ghz"] = custom.decode_profile(ov["prof"]).ghz
     st.update(ov)
-    return V.share_query(st)
+    return answers.share_query(st)
 
 
 def _new_link(name: str, overrides: dict, mv: str) -> dict:
@@ -79,12 +81,12 @@ def _new_link(name: str, overrides: dict, mv: str) -> dict:
     st = sk_state.decode_strict(q)
     return {"name": name, "page": st["page"], "query": q,
             "made_with": {k: v for k, v in V.link_versions(q).items() if k != "h"},
-            "expected": {mv: V.link_numbers(q)}}
+            "expected": {mv: provenance.link_numbers(q)}}
 
 
 def record_numbers(data: dict, version: str) -> None:
     for link in data["links"]:
-        link.setdefault("expected", {})[version] = V.link_numbers(link["query"])
+        link.setdefault("expected", {})[version] = provenance.link_numbers(link["query"])
 
 
 def main(argv=None) -> int:

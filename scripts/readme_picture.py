@@ -15,13 +15,14 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from skbmodel.links import state as sk_state  # noqa: E402 - after the sys.path line, so the script runs from anywhere
+from skbmodel.question import Question  # noqa: E402
 from skbview import charts, report  # noqa: E402
 
 OUT = ROOT / "docs" / "overview.png"
 
 
 def main() -> int:
-    fig = charts.figure_for("overview", "breakdown", {**sk_state.defaults(), "page": "overview"})
+    fig = charts.figure_for("overview", "breakdown", Question.of_state({**sk_state.defaults(), "page": "overview"}))
     OUT.write_bytes(report.figure_png(fig))
     print(OUT.relative_to(ROOT))
     return 0

@@ -21,6 +21,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from skbmodel.links import state as sk_state  # noqa: E402 - after the sys.path line, so the script runs from anywhere
+from skbmodel.question import Question  # noqa: E402
 from skbview import charts, report  # noqa: E402
 
 # written out, not read from skbmodel.links.pages: the script must also run on commits from before that registry
@@ -65,7 +66,7 @@ def main() -> int:
         st, warnings = sk_state.decode(query)
         page = st["page"]
         (d / "warnings.txt").write_text("\n".join(warnings) + "\n", encoding="utf-8")
-        for chart, fig in charts.figures_for_page(page, st):
+        for chart, fig in charts.figures_for_page(page, Question.of_state(st)):
             (d / f"figure_{page}_{chart}.json").write_text(fig.to_json(), encoding="utf-8")
         (d / "file_names.txt").write_text("".join(f"{report.file_stem(pg, n, st)}\n"
                                                   for pg, n, _ in report.all_figures(st)), encoding="utf-8")

@@ -26,9 +26,11 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from .physics import budget, noise
+from .physics import budget, noise, units
 from . import attribution, composer, question, schema, uncertainty
+from .evidence import perfprofile
 from .machine.custom import CUSTOM_PREFIX
+from .links import state as sk_state, versions
 from .links.pages import BY_SLUG, DEFAULT_PAGE
 from .machine.profile import Profile, load_profile, profile_version
 from .question import Question
@@ -380,9 +382,148 @@ def answer(a: Scenario, b: Scenario | None = None, outputs: Sequence[str] = (), 
                    drawn={"a": drawn_a, "b": drawn_b} if drawn else {})
 
 
-def identity(state: Mapping, which: str = "a") -> ProfileIdentity:
-    """The identity of the profile scenario ``which`` of a state runs on (no number computed)."""
-    scn = Question.of_state(state).scenario(which)
+def every_difference(q: Question) -> list[dict]:
+    """Every model output of the Compare page's question ``q`` for scenario A and B, the difference, its
+    per-packet time and rate form, and whether it is measurable against A's noise floor (``noise_ns``) and
+    how many runs it needs: the A/B table, from the question's one paired propagation (:attr:`Question.pair`).
+
+    * ns outputs: ``delta_ns = B - A``; ``delta_mpps = 1e3/B - 1e3/A``.
+    * Mpps outputs: ``delta_mpps = B - A``; ``delta_ns = 1e3/B - 1e3/A`` (time per packet).
+    * cycles outputs: ``delta_ns`` converts each side with its own clock.
+    * other units (objects, Krps, %, runs, fraction): no per-packet form.
+
+    ``delta_lo``/``delta_hi``: the paired 90 % interval of ``delta`` (the output's own unit); for the outputs
+    the verdict is about, the answer's (:attr:`Answers.differences`); ``verdict`` is one of
+    :data:`skbmodel.physics.noise.VERDICTS` where there is a per-packet form, else "—".  ``moves``: whether
+    the change moves the output at all.  ``runs_needed`` only where it means something: a path's
+    per-packet output (:data:`skbmodel.attribution.PER_PACKET_OUTPUTS`, what ``noise_ns`` is the noise
+    of) that moves, and whose sign the model is sure of or that is below the noise floor.
+    """
+    a, b = q.pair.sides["A"], q.pair.sides["B"]
+    div = q.pair_intervals
+    ghz_a, ghz_b = float(q.a.params["ghz"]), float(q.b.params["ghz"])
+    told = {d.output: d for d in of_question(q).differences}
+    nf = float(q.a.params["noise_ns"])
+    rows = []
+    for k, unit in schema.OUTPUT_UNITS.items():
+        va, vb = float(np.asarray(a[k])), float(np.asarray(b[k]))
+        d_ns = d_mpps = None
+        with np.errstate(divide="ignore", invalid="ignore"):
+            if unit == "ns" and k != "noise.floor_ns":
+                d_ns = vb - va
+                d_mpps = float(units.ns_to_mpps(vb) - units.ns_to_mpps(va)) if va > 0 and vb > 0 else None
+            elif unit == "Mpps":
+                d_mpps = vb - va
+                d_ns = float(units.mpps_to_ns(vb) - units.mpps_to_ns(va)) if va > 0 and vb > 0 else None
+            elif unit == "cycles":
+                d_ns = float(units.cycles_to_ns(vb, ghz_b) - units.cycles_to_ns(va, ghz_a))
+        if d_ns is not None and not np.isfinite(d_ns):
+            d_ns = None
+        lo, hi = (float(np.asarray(x)) for x in div[k])
+        verdict, runs = "—", None
+        if d_ns is not None:
+            verdict = noise.verdict(d_ns, nf, lo, hi)
+            if d_ns != 0 and k in attribution.PER_PACKET_OUTPUTS and verdict != noise.VERDICT_UNSURE:
+                runs = int(noise.runs_needed(d_ns, nf))
+        if k in told:  # the outputs the verdict is about: the one answer every surface gives
+            t = told[k]
+            lo, hi, verdict, runs = t.lo, t.hi, t.verdict or verdict, t.runs
+        rows.append(dict(output=k, unit=unit, A=va, B=vb, delta=vb - va, delta_lo=lo, delta_hi=hi, delta_ns=d_ns,
+                         delta_mpps=d_mpps, verdict=verdict, runs_needed=runs, moves=vb != va))
+    return rows
+
+
+#: The Design page's sweep (:func:`design_sweep`): B's cost and the paired B − A of it (beside A's outputs under
+#: their names), and the prefix of a stage of the rest of path in a side's breakdown (``"a:stage:<id>"``)
+B_COST, AB_DELTA, AB_VERDICT = "b:path.ns_per_packet", "ab:path.ns_per_packet", "ab:verdict"
+STAGE = "stage:"
+
+
+def design_sweep(q: Question, key: str, values: np.ndarray, outputs) -> tuple[dict, dict]:
+    """The Design page's question along one of composition A's stage sizes ``key`` (:class:`Question` ``q``
+    on that page: A the composition, B its comparison, composed once): A's ``outputs``, A's and B's cost
+    components (``"a:<component>"``, ``"b:<component>"``, the rest's stages ``"a:stage:<id>"``), B's cost
+    (:data:`B_COST`) and the paired ``B - A`` (:data:`AB_DELTA`, :func:`skbmodel.uncertainty.delta_intervals`)
+    with its verdict (:data:`AB_VERDICT`), each along ``values``.  B does not read A's stage sizes."""
+    pa = {**q.a.params, key: values}
+    prof = q.a.profile
+    # B at each of the values too (its clock as an array): the pairing takes A and B of one shape
+    pb = {**q.b.params, "ghz": np.full(len(values), float(q.b.params.get("ghz") or prof.ghz))}
+    outs = sorted({*outputs, "path.ns_per_packet", "path.mpps", "budget.ns_per_packet"})
+    vout, viv = uncertainty.evaluate_with_intervals(pa, prof, outs)
+    vb, ib = uncertainty.evaluate_with_intervals(pb, prof, ["path.ns_per_packet"])
+    d, div = uncertainty.delta_intervals(pa, pb, prof, prof, ["path.ns_per_packet"])
+    vout, viv = dict(vout), dict(viv)
+    vout[B_COST], viv[B_COST] = vb["path.ns_per_packet"], ib["path.ns_per_packet"]
+    vout[AB_DELTA], viv[AB_DELTA] = d["path.ns_per_packet"], div["path.ns_per_packet"]
+    vout[AB_VERDICT] = noise.verdicts(vout[AB_DELTA], float(pa["noise_ns"]), *viv[AB_DELTA]).tolist()
+    for side, p in (("a", pa), ("b", pb)):
+        split = perfprofile.breakdown_stages_ns(p, prof)
+        vout.update({f"{side}:{c}": v for c, v in split["parts"].items()})
+        vout.update({f"{side}:{STAGE}{s}": v for s, v in split["stages"].items()})
+    return vout, viv
+
+
+def headline(q: Question, which: str = "a") -> float | None:
+    """What a share link records as ``h``: the page's headline output (:attr:`skbmodel.links.pages.Page.headline`)
+    of scenario ``which``; for A the first number of its answer (:attr:`Answers.values`), which the page shows
+    first; B's, or A's where the answer has no numbers (a refused placement), that scenario's evaluation.
+    None on a page without one."""
+    spec = BY_SLUG[q.page].headline
+    if spec is None:
+        return None
+    output = spec[0]
+    if which == "a":
+        res = of_question(q)
+        if res.values and res.values[0].output == output:
+            return res.values[0].value
+    return float(np.asarray(q.scenario(which).evaluate([output])[output]))
+
+
+def headline_value(state: Mapping, which: str = "a", version: str | None = None) -> float | None:
+    """The page's headline output for scenario ``which`` of ``state`` (None for a page without one): the
+    answer's (:func:`headline`), as a link opened or made reads it.
+
+    ``version``: the profile version to use (default: the state's ``pv``/``b_pv``, else the current).
+    Never raises (None when the state cannot be evaluated).
+    """
+    if versions.HEADLINES.get(state.get("page", DEFAULT_PAGE)) is None:
+        return None
+    try:
+        st = dict(state)
+        if version:
+            own = "b" if which != "a" and sk_state.own_profile(state) else "a"
+            st[sk_state.key_of("pv", own)] = version
+        return headline(Question.of_state(st), which)
+    except Exception:  # noqa: BLE001 - a link's state that cannot be evaluated has no headline
+        return None
+
+
+def stamped(state: Mapping) -> dict:
+    """``state`` with the versions its share link records.
+
+    A link's provenance that differs from this code (:func:`skbmodel.links.versions.provenance_differs`) is
+    kept, so that the link still says what its author saw; otherwise the state gets today's model version and
+    the headline of its answer (none on a page without one).
+    """
+    out = dict(state)
+    now = headline_value(out)
+    if versions.provenance_differs(out, now):
+        return out
+    out.pop("mv", None)
+    out.pop("h", None)
+    if now is not None:
+        out["h"] = now
+    return out
+
+
+def share_query(state: Mapping, keys=None) -> str:
+    """The long query of a share link: :func:`skbmodel.links.versions.link_query` of the :func:`stamped` state."""
+    return versions.link_query(stamped(state), keys)
+
+
+def identity(scn: Scenario) -> ProfileIdentity:
+    """The identity of the profile a scenario runs on (no number computed)."""
     return ProfileIdentity.of(scn.profile, float(np.asarray(scn.params.get("ghz", scn.profile.ghz))))
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
+from . import provenance
 from . import __version__, answers, attribution, composer, mailtext, model, params, question, uncertainty
 from .evidence.derivation import pp_counts
 from .physics import rest as sk_rest
@@ -71,7 +72,8 @@ def _split_link(text: str) -> tuple[str, str]:
 
 def cmd_eval(args) -> int:
     args.query = _split_link(args.query)[1]  # the full link `patch` and `link` print is taken as its query
-    st = versions.with_link_headline(args.query, sk_state.decode_strict(args.query))  # a bad pv is a StateError: exit 2
+    # a bad pv is a StateError: exit 2
+    st = provenance.with_link_headline(args.query, sk_state.decode_strict(args.query))
     if args.profile:  # the question is the link's on the file's profile, at the file's clock: every output reads it
         st = _with_profile_file(st, args.profile, args.query)
     if st["path"] == "design":  # a composition that makes no sense has no numbers to print
@@ -87,11 +89,11 @@ def cmd_eval(args) -> int:
     out, iv = a.with_intervals(None)  # one pass for both
     outputs = {k: _scalar(v) for k, v in out.items()}
     bounds = {k: [_scalar(iv[k][0]), _scalar(iv[k][1])] for k in outputs}
-    notice = None if args.profile else versions.link_notice(args.query, st)  # the file names its own profile
+    notice = None if args.profile else provenance.link_notice(args.query, st)  # the file names its own profile
     if notice:  # the dashboard's version notice, one line
         print(f"notice: {notice['text']}", file=sys.stderr)
     if args.text:  # the page's "Copy as text" block
-        link = shortlink.share_link(versions.share_query(st), args.base, st["page"])
+        link = shortlink.share_link(answers.share_query(st), args.base, st["page"])
         evidence = None
         if st["page"] == "validation":
             from .evidence import validation  # loaded by the commands that read it
@@ -188,12 +190,12 @@ def cmd_perf(args) -> int:
 def cmd_link(args) -> int:
     """The canonical short link of a query or a link: what the dashboard writes into the address bar."""
     base, query = _split_link(args.query)
-    st, warnings = versions.read_link(query)  # lenient, as when the link is opened: the same warnings
+    st, warnings = provenance.read_link(query)  # lenient, as when the link is opened: the same warnings
     for w in warnings:
         print(f"warning: {w}", file=sys.stderr)
     if args.profile:  # the link of the question on the file's profile (its link text, base and clock)
         st = _with_profile_file(st, args.profile, query)
-    short = shortlink.shorten(versions.share_query(st))
+    short = shortlink.shorten(answers.share_query(st))
     public = shortlink.public_base_url()  # the address readers open wins over the one the link was copied at
     base = args.base or (public + st["page"] if public else base)
     print(f"{base}?{short}" if base else short)

@@ -40,7 +40,7 @@ def _wrap(text: str, indent: str = "  ", more: str = "    ") -> list[str]:
 
 
 def _short_pairs(state: Mapping) -> dict[str, str]:
-    return dict(parse_qsl(shortlink.shorten(versions.share_query(state)), keep_blank_values=True))
+    return dict(parse_qsl(shortlink.shorten(versions.link_query(state)), keep_blank_values=True))
 
 
 def _setting(key: str, raw: str) -> str:

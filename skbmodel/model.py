@@ -21,7 +21,9 @@ from .physics import budget, cpumap, napi_cache, noise, page_alloc, page_pool, p
 from . import composer
 from .machine import era
 from .params import BY_KEY as PARAMS, CROSS_NODE_KEY, LINE_NS_KEYS, MODEL_PARAMS, line_ns_of, placement_of
+from .params import scenario_defaults
 from .machine import description
+from .machine.description import cross_node_placement
 from .params import PLACEMENTS
 from .machine.profile import DEFAULT_PROFILE, Constant, Profile, load_profile
 from .schema import COMPONENTS, OUTPUT_UNITS
@@ -119,7 +121,7 @@ def with_levels(profile: Profile) -> Profile:
         return hit[1]
     d, why = description.for_profile(profile)
     if d is None or d.topology is None or any(k in profile.constants for k in LINE_NS_KEYS):
-        return profile
+        return _remember_levels(profile, profile)  # nothing to add, remembered too: no description read again
     assumed_cpu = str(profile.id).split("@", 1)[0] in description.LEVELS_ASSUMED
     add = {}
     for k, place in zip(LINE_NS_KEYS, PLACEMENTS):
@@ -129,7 +131,10 @@ def with_levels(profile: Profile) -> Profile:
         sd = math.log(fig.high / fig.low) / (2 * _Z90) * fig.value if fig.high > fig.low else 0.0
         add[k] = Constant(k, fig.value, "ns", "assumed" if fig.uncertain or assumed_cpu else "published",
                           f"{fig.source} (description {d.name}: {why})", stderr=sd, scale="log")
-    out = dataclasses.replace(profile, constants={**profile.constants, **add})
+    return _remember_levels(profile, dataclasses.replace(profile, constants={**profile.constants, **add}))
+
+
+def _remember_levels(profile: Profile, out: Profile) -> Profile:
     if len(_WITH_LEVELS) > 256:
         _WITH_LEVELS.clear()
     _WITH_LEVELS[id(profile)] = (profile, out)
@@ -178,15 +183,9 @@ _DEFAULTS = {p.key: p.default for p in MODEL_PARAMS if p.key not in ("cpu", "ghz
 
 def default_params(cpu: str | None = None) -> dict:
     """Every model parameter at its default on shipped profile ``cpu`` (default :data:`DEFAULT_PROFILE`), the
-    clock at that profile's: scenario A of a link that sets nothing."""
+    clock at that profile's: scenario A of a link that sets nothing (:func:`skbmodel.params.scenario_defaults`)."""
     cpu = cpu or DEFAULT_PROFILE
-    return {**{p.key: p.default for p in MODEL_PARAMS}, "cpu": cpu, "ghz": load_profile(cpu).ghz}
-
-
-def cross_node_placement(prof: Profile) -> str | None:
-    """The nearest placement on another NUMA node of ``prof``'s machine (None: one node)."""
-    code = constants_of(prof)[CROSS_NODE_KEY]
-    return PLACEMENTS[int(code)] if code >= 0 else None
+    return scenario_defaults(cpu, load_profile(cpu).ghz)
 
 
 def _placement_given(params: Mapping, prof: Profile):

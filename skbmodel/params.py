@@ -401,3 +401,9 @@ def placement_of(value, cross_node: str | None) -> str:
     refuses as it refused ``cross``)."""
     new = RETIRED["numa"].values.get(str(value), str(value))
     return (cross_node or "other_socket") if new == CROSS_NODE else new
+
+
+def scenario_defaults(cpu: str, ghz: float) -> dict:
+    """Every model parameter at its default on CPU profile ``cpu`` at its clock ``ghz`` [GHz] (the profile's,
+    read by the caller): scenario A of a link that sets nothing."""
+    return {**{p.key: p.default for p in MODEL_PARAMS}, "cpu": cpu, "ghz": ghz}

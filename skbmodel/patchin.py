@@ -32,7 +32,7 @@ import unidiff
 from . import answers, folders, patchcode, patchmail, patchnumbers
 from .evidence import kstages
 from . import question as sk_question
-from .links import shortlink, state as sk_state, versions
+from .links import shortlink, state as sk_state
 from .physics import noise
 from .plaintext import WIDTH, ascii_text
 
@@ -545,7 +545,7 @@ def answer(text: str | bytes, cpu: str | None = None, base: str | None = None, p
     # the link names the patch (its subject as the codec keeps it, and the hash), never carries it
     shown, _ = sk_state.parse_patch("patch", subject)
     named = {**st, "phash": digest, **({"patch": shown} if shown else {})}
-    doc["link"] = shortlink.share_link(versions.share_query(named), base, "compare")
+    doc["link"] = shortlink.share_link(answers.share_query(named), base, "compare")
     return _with_measured(doc, ans)
 
 

@@ -2,10 +2,11 @@
 
 A dashboard state (the link's flat keys) asks a question; :meth:`Question.of_state` resolves it once: A's
 and B's parameters and profiles (:class:`skbmodel.scenario.Scenario`; on the Design page B is the
-comparison path in A's scenario), the page's outputs and their labels, what its charts draw.  Every consumer
-of one state (the page's metrics and tables, the charts, the text block, the report, ``eval``) takes the
-same object: the resolution is cached per state, so a view resolves its question once however many
-surfaces read it.
+comparison path in A's scenario, composed here and nowhere else), the page's outputs and their labels, what
+its charts draw.  The entry points ask it (the page's start, ``eval``, ``patch``, ``export``, the report) and
+hand it down: every surface of one view (the page's metrics and tables, the charts, the live control, the
+text block) renders the same object, read as its state where it needs a display key, and reads its
+scenarios from it.  Only this module and the link codec read a scenario from flat keys (:func:`scenario_of`).
 
 On a page that compares A with B the question also holds the one paired propagation of every output
 (:attr:`Question.pair`: values of both sides, ``B - A`` with its interval, the elasticities the drivers
@@ -14,8 +15,7 @@ read): the A/B table, the delta chart and the answer's differences all read it.
 from __future__ import annotations
 
 import dataclasses
-import functools
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import MappingProxyType
 
@@ -77,6 +77,29 @@ def _shipped_twin(text: str, prof):
     return shipped if same else None
 
 
+def scenario_of(state: Mapping, which: str = "a") -> Scenario:
+    """Scenario ``"a"`` or ``"b"`` of a decoded state (B: A plus B's overrides, on B's profile or A's; a custom
+    profile or an archived version included): the one reading of a scenario from a link's flat keys."""
+    return Scenario(MappingProxyType(sk_state.scenario(state, which)), sk_state.profile_for(state, which))
+
+
+class _shared:
+    """A property computed once per question and shared by every view of it (:meth:`Question.viewed_as`): the
+    same resolution read with another state's display keys computes nothing again."""
+
+    def __init__(self, fn):
+        self.fn, self.name = fn, fn.__name__
+        self.__doc__ = fn.__doc__
+
+    def __get__(self, q, owner=None):
+        if q is None:
+            return self
+        memo = q._memo
+        if self.name not in memo:
+            memo[self.name] = self.fn(q)
+        return memo[self.name]
+
+
 def clear_cache() -> None:
     """Forget every resolved question."""
     _CACHE.clear()
@@ -90,18 +113,24 @@ def state_key(state: Mapping) -> tuple:
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
-class Question:
-    """A page's question: scenario A, and scenario B where the page compares (else None)."""
+class Question(Mapping):
+    """A page's question: scenario A, and scenario B where the page compares (else None).
+
+    Read as a mapping it is the state it was asked with (what a surface reads beyond the question: the open
+    chart, the grid's axes, a link's provenance), so a surface takes the question alone."""
 
     page: str
     a: Scenario
     b: Scenario | None
-    #: the decoded state it was resolved from (read-only), for what a page reads beyond its own question
+    #: the decoded state it was asked with (read-only)
     state: Mapping
+    #: what is computed once per question (:class:`_shared`), shared by its views
+    _memo: dict = dataclasses.field(default_factory=dict, repr=False)
 
     @classmethod
     def of_state(cls, state: Mapping) -> Question:
-        """The question of a decoded state, resolved once per state (cached)."""
+        """The question of a decoded state, resolved once per question (cached on :func:`state_key`); read with
+        ``state``'s own keys."""
         key = state_key(state)
         hit = _CACHE.get(key)
         if hit is None:
@@ -109,30 +138,51 @@ class Question:
             if len(_CACHE) >= _CACHE_MAX:
                 _CACHE.pop(next(iter(_CACHE)))
             _CACHE[key] = hit
-        return hit
+        return hit.viewed_as(state)
+
+    def viewed_as(self, state: Mapping) -> Question:
+        """This question read with ``state``'s keys (the same model parameters, profiles and page: what is not
+        the question may differ); nothing is resolved or computed again."""
+        if state is self.state or dict(state) == dict(self.state):
+            return self
+        return dataclasses.replace(self, state=MappingProxyType(dict(state)))
+
+    def on_page(self, page: str) -> Question:
+        """The question the same state asks on ``page`` (itself on its own page): what a surface of another
+        page draws of it (the report's and the export's figures of every page)."""
+        return self if page == self.page else Question.of_state({**self.state, "page": page})
+
+    def __getitem__(self, key):
+        return self.state[key]
+
+    def __iter__(self) -> Iterator:
+        return iter(self.state)
+
+    def __len__(self) -> int:
+        return len(self.state)
 
     @classmethod
     def _resolve(cls, state: Mapping) -> Question:
         page = state.get("page") or DEFAULT_PAGE
-        a = Scenario.of(state, "a")
+        a = scenario_of(state, "a")
         if page == "design":  # B: the comparison path (or a second composition) in A's scenario
             pa, pb = composer.compare_params(a.params, sk_state.b_overrides(state))
             return cls(page, Scenario.from_params(pa, a.profile), Scenario.from_params(pb, a.profile), state)
-        return cls(page, a, Scenario.of(state, "b") if BY_SLUG[page].has_b else None, state)
+        return cls(page, a, scenario_of(state, "b") if BY_SLUG[page].has_b else None, state)
 
     @property
     def key(self) -> tuple:
         return state_key(self.state)
 
-    @functools.cached_property
+    @_shared
     def compare_a(self) -> Scenario:
         """Scenario A as the state gives it (on the Design page :attr:`a` is its composition)."""
-        return self.a if self.page != "design" else Scenario.of(self.state, "a")
+        return self.a if self.page != "design" else scenario_of(self.state, "a")
 
-    @functools.cached_property
+    @_shared
     def compare_b(self) -> Scenario:
         """Scenario B as the Compare page reads it (A plus B's overrides), on any page."""
-        return self.b if self.page != "design" and self.b is not None else Scenario.of(self.state, "b")
+        return self.b if self.page != "design" and self.b is not None else scenario_of(self.state, "b")
 
     def scenario(self, which: str) -> Scenario:
         """Scenario ``"a"`` or ``"b"`` as the state gives them (B: A plus B's overrides), on any page."""
@@ -143,7 +193,7 @@ class Question:
         for (:func:`placement_refused`), or None.  Every surface asks the question, so none answers it."""
         return self._refusals[which]
 
-    @functools.cached_property
+    @_shared
     def _refusals(self) -> dict:
         page = self.page
         if page == "design":  # A is the composition; B the comparison path in A's scenario
@@ -151,7 +201,7 @@ class Question:
         return {"a": placement_refused(self.a, page),
                 "b": placement_refused(self.b, page) if self.b is not None else None}
 
-    @functools.cached_property
+    @_shared
     def pair(self) -> uncertainty.Linearisation:
         """The paired propagation of every output of A and the Compare page's B, with elasticities: one
         vectorised evaluation per side."""
@@ -166,7 +216,7 @@ class Question:
         iv = uncertainty.physical_intervals(lin, scn.params, scn.profile)
         return {o: lin.value[o] for o in outputs}, {o: iv[o] for o in outputs}
 
-    @functools.cached_property
+    @_shared
     def pair_intervals(self) -> dict:
         """``{output: (lo, hi)}`` of every ``B - A`` of :attr:`pair`."""
         return self.pair.intervals()

@@ -1,7 +1,7 @@
 """One scenario of a state (A, or B of the A/B comparison): its model parameters and its CPU profile,
 resolved once, and the model's functions applied to it.
 
-``Scenario.of(state, "b")`` is scenario B resolved from the codec's state (A plus B's overrides, on B's
+:func:`skbmodel.question.scenario_of` reads scenario B from the codec's state (A plus B's overrides, on B's
 profile or A's): no consumer slices the ``b_`` keys itself.  :attr:`Scenario.key` keys the caches.
 The mapping functions of :mod:`skbmodel.model` and
 :mod:`skbmodel.uncertainty` stay for the CLI, the benchmarks and the fit.
@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from . import model, uncertainty
-from .links import state as sk_state
 from .machine.custom import decode_cached
 from .machine.profile import Profile, profile_version
 
@@ -24,11 +23,6 @@ class Scenario:
 
     params: Mapping
     profile: Profile
-
-    @classmethod
-    def of(cls, state: Mapping, which: str = "a") -> Scenario:
-        """Scenario ``"a"`` or ``"b"`` of a decoded state (its custom profile or archived version included)."""
-        return cls(MappingProxyType(sk_state.scenario(state, which)), sk_state.profile_for(state, which))
 
     @classmethod
     def from_params(cls, params: Mapping, profile: Profile | None = None) -> Scenario:

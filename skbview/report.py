@@ -22,14 +22,14 @@ import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
 import skbmodel
+from skbmodel import provenance
 from skbmodel.links import shortlink
 from skbmodel.links import state as sk_state
 from skbmodel import answers
 from skbmodel.evidence import validation
-from skbmodel.links import versions
 from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG
 from skbmodel.machine.profile import load_profile
-from skbmodel.question import Question
+from skbmodel.question import Question, scenario_of
 
 from . import exporter
 
@@ -46,17 +46,22 @@ PNG_SCALE = 2
 _SAFE = re.compile(r"[^A-Za-z0-9.+-]+")
 
 
+def _items(state: Mapping) -> tuple:
+    """A state as a hashable key: each value with its type, so that 1 and 1.0 stay apart."""
+    return tuple(sorted(((k, type(v).__name__, v) for k, v in state.items()), key=lambda kv: kv[0]))
+
+
 def _full(state: Mapping) -> dict:
     """A complete, valid state (missing keys filled exactly as a partial share link would be)."""
-    return dict(_full_of_query(sk_state.encode(state)))
+    return dict(_full_of_items(_items(state)))
 
 
 @functools.lru_cache(maxsize=64)
-def _full_of_query(query: str) -> dict:
+def _full_of_items(items: tuple) -> dict:
     # A page names its files five times per redraw (camera button, PNG, SVG, the report buttons), each time
-    # for the same scenario: read the link once.  The query holds every parameter and version the result
+    # for the same scenario: read its link once.  The state holds every parameter and version the result
     # depends on; profile files do not change while a process runs.
-    full, _ = versions.read_link(query)
+    full, _ = provenance.read_link(sk_state.encode({k: v for k, _, v in items}))
     return full
 
 
@@ -83,6 +88,12 @@ _HASH_WHEN_SET = tuple(p.key for p in sk_state.MODEL_PARAMS if p.hash_when_set)
 
 
 def _hash_full(full: Mapping) -> str:
+    return _hash_of_items(_items(full))
+
+
+@functools.lru_cache(maxsize=64)
+def _hash_of_items(items: tuple) -> str:
+    full = {k: v for k, _, v in items}
     later = {sk_state.key_of(k, which) for k in _HASH_WHEN_SET for which in ("a", "b")}
     # The hash reads B written out in full (A plus its overrides), as file names were made when every state
     # held all of B: the whole scenario, whichever page is open.
@@ -157,21 +168,27 @@ def _charts():
     return charts
 
 
+def question(state: Mapping) -> Question:
+    """The question of the report and the exports: that of the complete state (:func:`_full`); each page's
+    charts read it on their page (:meth:`skbmodel.question.Question.on_page`)."""
+    return Question.of_state(_full(state))
+
+
 def all_figures(state: Mapping, pages_=None) -> list[tuple[str, str, object]]:
     """``[(page, chart name, figure), ...]`` for every chart of every page (or of ``pages_``)."""
-    st = _full(state)
+    q = state if isinstance(state, Question) else question(state)
     out = []
     if pages_ is None:
         pages_ = sk_state.PAGES
     for page in pages_:
-        for name, fig in _charts().figures_for_page(page, {**st, "page": page}):
+        for name, fig in _charts().figures_for_page(page, q):
             out.append((page, name, fig))
     return out
 
 
 def share_query(state: Mapping) -> str:
     """The short query of a share link (``v=2``: what differs from the defaults, the versions, the page)."""
-    return shortlink.shorten(versions.share_query(_full(state)))
+    return shortlink.shorten(answers.share_query(_full(state)))
 
 
 #: What a link to a page outside the scenario pages (Calibrate) carries: no ``page`` to switch to, no headline
@@ -187,12 +204,12 @@ def share_link(state: Mapping, base_url: str | None = None, with_page: bool = Tr
     the scenario and the custom profile, not the Overview's page and headline)."""
     full = _full(state)
     if not with_page:
-        return shortlink.share_link(versions.share_query(full, _NO_PAGE_KEYS), base_url, "calibrate")
-    return shortlink.share_link(versions.share_query(full), base_url, full["page"])
+        return shortlink.share_link(answers.share_query(full, _NO_PAGE_KEYS), base_url, "calibrate")
+    return shortlink.share_link(answers.share_query(full), base_url, full["page"])
 
 
 def _profile(state: Mapping, which: str = "a"):
-    return sk_state.profile_for(state, which)
+    return scenario_of(state, which).profile
 
 
 def profile_version(state_or_cpu, which: str = "a") -> str:
@@ -214,7 +231,7 @@ def build_png_zip(state: Mapping, pages_=None, base_url: str | None = None) -> b
     st = _full(state)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", compression=zipfile.ZIP_STORED) as zf:  # PNGs are compressed already
-        for page, name, fig in all_figures(st, pages_):
+        for page, name, fig in all_figures(question(st), pages_):
             zf.writestr(file_stem(page, name, st) + ".png", figure_png(fig))
         zf.writestr("share-link.txt", share_link(st, base_url) + "\n")
     return buf.getvalue()
@@ -240,7 +257,7 @@ def _e(x) -> str:
 
 def _param_table(st: dict) -> str:
     rows = []
-    b_params = sk_state.scenario(st, "b")
+    b_params = scenario_of(st, "b").params
     for p in sk_state.MODEL_PARAMS:
         a, b = st[p.key], b_params[p.key]
         rng = ", ".join(p.choices) if p.kind == "choice" else f"{sk_state.fmt_value(p.lo)} – {sk_state.fmt_value(p.hi)}"
@@ -287,7 +304,8 @@ def _static_chart(fig, page: str, name: str) -> str:
 
 
 def _numbers_html(res: answers.Answers) -> str:
-    """The page's numbers as text (:func:`skbmodel.answers.of_state`: the ones its metrics and text block give)."""
+    """The page's numbers as text (:func:`skbmodel.answers.of_question`: the ones its metrics and text block
+    give)."""
     if res.problem:
         return f"<p>No numbers: {_e(res.problem)}.</p>"
     rows = [f"<tr><td>{_e(v.label)}</td><td class=num>{_e(v.text(v.unit_text))}</td>"
@@ -333,8 +351,9 @@ def build_html_report(state: Mapping, base_url: str | None = None, pages_=None, 
     """
     st = _full(state)
     link = share_link(st, base_url)
-    res = answers.of_state(st, drivers=True)
-    figs = all_figures(st, pages_)
+    q = question(st)
+    res = answers.of_question(q, drivers=True)
+    figs = all_figures(q, pages_)
     now = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     out = [
         "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>",

@@ -1,22 +1,20 @@
-"""Tables shown by the pages (plain lists of dicts; pages turn them into dataframes)."""
+"""Tables shown by the pages (plain lists of dicts; pages turn them into dataframes), each of a question
+(:class:`skbmodel.question.Question`, made by the entry point) and its answer: nothing here computes a verdict."""
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
 
-from skbmodel import answers, composer, attribution, grid, model, schema
-from skbmodel.physics import noise, units
+from skbmodel import answers, composer, grid, schema
+from skbmodel.physics import noise
 from skbmodel.links import state as sk_state
 from skbmodel.question import Question
 
 
-
-def ab_label(output: str, state: Mapping, short: bool = False) -> str:
+def ab_label(output: str, q: Question, short: bool = False) -> str:
     """What an output of an A/B comparison is, in words: the chosen path names itself (A's, or A's → B's;
     ``short``: by the paths' link values, as a chart's axis has room for)."""
     if output == "path.ns_per_packet":
-        q = Question.of_state(state)
         a, b = q.scenario("a").params["path"], q.scenario("b").params["path"]
         if short:
             return f"path {a} (ns/packet)" if a == b else f"path {a} → {b} (ns/packet)"
@@ -25,19 +23,8 @@ def ab_label(output: str, state: Mapping, short: bool = False) -> str:
         return f"the chosen path: {which} (ns/packet)"
     return schema.BY_NAME[output].label
 
-def _compare_question(state: Mapping) -> Question:
-    """The Compare page's question of ``state`` (A and A plus B's overrides), resolved once per state."""
-    return Question.of_state(state if state.get("page") == "compare" else {**state, "page": "compare"})
 
-
-def paired_deltas(state: Mapping) -> tuple[dict, dict]:
-    """``(B - A, {output: (lo, hi)})`` of every output for the state's A and B: the question's one paired
-    propagation (:attr:`skbmodel.question.Question.pair`), which the A/B table and the delta chart share."""
-    q = _compare_question(state)
-    return q.pair.value, q.pair_intervals
-
-
-def compare_rows(state: Mapping) -> list[dict]:
+def compare_rows(q: Question) -> list[dict]:
     """Every model output for scenario A and B, the delta, its per-packet time and rate form, and
     whether it is measurable against A's noise floor (``noise_ns``) and how many runs it needs.
 
@@ -46,55 +33,19 @@ def compare_rows(state: Mapping) -> list[dict]:
     * cycles outputs: ``delta_ns`` converts each side with its own clock.
     * other units (objects, Krps, %, runs, fraction): no per-packet form.
 
-    ``delta_lo``/``delta_hi``: the 90 % interval of ``delta`` (the output's own unit) from the question's
-    paired propagation (:attr:`skbmodel.question.Question.pair_intervals`; for the outputs the verdict is about,
-    the answer's: :attr:`skbmodel.answers.Answers.differences`); ``verdict`` is one of
-    :data:`skbmodel.physics.noise.VERDICTS` where there is a per-packet form, else "—".  ``moves``: whether
-    the change moves the output at all.  ``runs_needed`` only where it means something: a path's
-    per-packet output (:data:`skbmodel.attribution.PER_PACKET_OUTPUTS`, what ``noise_ns`` is the noise
-    of) that moves, and whose sign the model is sure of or that is below the noise floor.
+    The rows are :func:`skbmodel.answers.every_difference` of the Compare page's question of ``q`` (its
+    one paired propagation; for the outputs the verdict is about, the answer's differences).
     """
-    q = _compare_question(state)
-    a, b = q.pair.sides["A"], q.pair.sides["B"]
-    div = q.pair_intervals
-    ghz_a, ghz_b = float(q.a.params["ghz"]), float(q.b.params["ghz"])
-    told = {d.output: d for d in answers.of_question(q).differences}
-    nf = float(q.a.params["noise_ns"])
-    rows = []
-    for k, unit in model.OUTPUT_UNITS.items():
-        va, vb = float(np.asarray(a[k])), float(np.asarray(b[k]))
-        d_ns = d_mpps = None
-        with np.errstate(divide="ignore", invalid="ignore"):
-            if unit == "ns" and k != "noise.floor_ns":
-                d_ns = vb - va
-                d_mpps = float(units.ns_to_mpps(vb) - units.ns_to_mpps(va)) if va > 0 and vb > 0 else None
-            elif unit == "Mpps":
-                d_mpps = vb - va
-                d_ns = float(units.mpps_to_ns(vb) - units.mpps_to_ns(va)) if va > 0 and vb > 0 else None
-            elif unit == "cycles":
-                d_ns = float(units.cycles_to_ns(vb, ghz_b) - units.cycles_to_ns(va, ghz_a))
-        if d_ns is not None and not np.isfinite(d_ns):
-            d_ns = None
-        lo, hi = (float(np.asarray(x)) for x in div[k])
-        verdict, runs = "—", None
-        if d_ns is not None:
-            verdict = noise.verdict(d_ns, nf, lo, hi)
-            if d_ns != 0 and k in attribution.PER_PACKET_OUTPUTS and verdict != noise.VERDICT_UNSURE:
-                runs = int(noise.runs_needed(d_ns, nf))
-        if k in told:  # the outputs the verdict is about: the one answer every surface gives
-            t = told[k]
-            lo, hi, verdict, runs = t.lo, t.hi, t.verdict or verdict, t.runs
-        rows.append(dict(output=k, unit=unit, A=va, B=vb, delta=vb - va, delta_lo=lo, delta_hi=hi, delta_ns=d_ns,
-                         delta_mpps=d_mpps, verdict=verdict, runs_needed=runs, moves=vb != va))
-    return rows
+    return answers.every_difference(q.on_page("compare"))
 
 
-def compare_verdicts(state: Mapping) -> list[dict]:
+def compare_verdicts(q: Question) -> list[dict]:
     """The rows of :func:`compare_rows` the A/B verdict is about, in its order, each with ``drivers``: the
-    differences of the page's answer (:func:`skbmodel.answers.of_state`).  Empty when A and B agree everywhere."""
-    res = answers.of_question(_compare_question(state))
-    rows = {r["output"]: r for r in compare_rows(state)}
-    return [{**rows[d.output], "drivers": d.drivers} for d in res.differences]
+    differences of the page's answer (:func:`skbmodel.answers.of_question`).  Empty when A and B agree
+    everywhere."""
+    cq = q.on_page("compare")
+    rows = {r["output"]: r for r in compare_rows(cq)}
+    return [{**rows[d.output], "drivers": d.drivers} for d in answers.of_question(cq).differences]
 
 
 def driver_rows(report: Mapping) -> list[dict]:
@@ -107,29 +58,32 @@ def driver_rows(report: Mapping) -> list[dict]:
 # ---------------------------------------------------------------- Design page
 # A composed path (skbmodel.composer, path=design) against a comparison B: the same scenario (sidebar)
 # with b_path, a modelled path or "design" for the composition of the b_d_* keys.
-def design_params_ab(state: Mapping) -> tuple[dict, dict]:
-    """``(A, B)`` model parameters: A the composition, B the comparison (same scenario otherwise)."""
-    return composer.compare_params(sk_state.scenario(state, "a"), sk_state.b_overrides(state))
+def design_params_ab(q: Question) -> tuple[Mapping, Mapping]:
+    """``(A, B)`` model parameters: A the composition, B the comparison (same scenario otherwise): the Design
+    page's question of ``q``."""
+    dq = q.on_page("design")
+    return dq.a.params, dq.b.params
 
 
-def design_b_label(state: Mapping) -> str:
-    _, b = design_params_ab(state)
+def design_b_label(q: Question) -> str:
+    _, b = design_params_ab(q)
     bp = b["path"]
     if bp == "design":
         return f"B: second composition (from {b['d_from']})"
     return f"B: {sk_state.PARAMS['path'].label_of(bp)}"
 
 
-def design_a_label(state: Mapping) -> str:
-    return f"A: composition (from {state.get('d_from', 'veth')})"
+def design_a_label(q: Question) -> str:
+    return f"A: composition (from {q.get('d_from', 'veth')})"
 
 
-def design_summary(state: Mapping) -> dict:
-    """The Design page's answer (:func:`skbmodel.answers.of_state`, cached per state) as its charts read it:
-    A's and B's drawn totals with their intervals, the difference, its verdict and runs: the numbers its
+def design_summary(q: Question) -> dict:
+    """The Design page's answer (:func:`skbmodel.answers.of_question`, cached per question) as its charts read
+    it: A's and B's drawn totals with their intervals, the difference, its verdict and runs: the numbers its
     metrics and text block give."""
-    pa, pb = design_params_ab(state)
-    res = answers.of_state({**state, "page": "design"})
+    dq = q.on_page("design")
+    pa, pb = dq.a.params, dq.b.params
+    res = answers.of_question(dq)
     side = {s: {o: x.value for o, x in res.drawn[s].items()} for s in ("a", "b")}
     ivs = {s: {o: (x.lo, x.hi) for o, x in res.drawn[s].items()} for s in ("a", "b")}
     d = next((x for x in res.differences if x.output == "path.ns_per_packet"), None)
@@ -153,15 +107,15 @@ def grid_axes(state: Mapping) -> list[str]:
     return axes or [sk_state.GRID_PARAMS[0].default]
 
 
-def grid_result(state: Mapping) -> dict:
-    """:func:`skbmodel.grid.evaluate` of the state's grid (axes ``g1``-``g3``, output ``g_out``) on top of
+def grid_result(q: Question) -> dict:
+    """:func:`skbmodel.grid.evaluate` of the question's grid (axes ``g1``-``g3``, output ``g_out``) on top of
     scenario A; cached per scenario (the page's table and both charts use it)."""
-    key = tuple((k, state.get(k)) for k in (*sk_state.MODEL_KEYS, *sk_state.GRID_KEYS, *sk_state.PROFILE_KEYS,
-                                             *sk_state.PV_KEYS))
+    key = tuple((k, q.get(k)) for k in (*sk_state.MODEL_KEYS, *sk_state.GRID_KEYS, *sk_state.PROFILE_KEYS,
+                                         *sk_state.PV_KEYS))
     hit = _GRIDS.get(key)
     if hit is None:
-        hit = grid.evaluate(sk_state.scenario(state, "a"), grid_axes(state),
-                            state.get("g_out", "path.ns_per_packet"), sk_state.profile_for(state, "a"))
+        a = q.scenario("a")
+        hit = grid.evaluate(a.params, grid_axes(q), q.get("g_out", "path.ns_per_packet"), a.profile)
         if len(_GRIDS) >= _GRIDS_MAX:
             _GRIDS.pop(next(iter(_GRIDS)))
         _GRIDS[key] = hit

@@ -16,8 +16,8 @@ import shutil
 
 import pytest
 
+from skbmodel import answers
 from skbmodel.machine import profile as P
-from skbmodel.links import versions as V
 
 ORDER_SEED = os.environ.get("SKB_TEST_ORDER_SEED", "").strip()
 ORDER_MODE = os.environ.get("SKB_TEST_ORDER", "modules").strip() or "modules"
@@ -127,11 +127,11 @@ def old_e5_version(tmp_path, monkeypatch):
     (tmp_path / f"e5-1650v4@{ver}.toml").write_text(P.archive_toml(old))
     monkeypatch.setattr(P, "ARCHIVE_DIR", tmp_path)
     P.clear_cache()
-    V._value.cache_clear()
+    answers.clear_caches()
     yield ver, old
     monkeypatch.undo()
     P.clear_cache()
-    V._value.cache_clear()
+    answers.clear_caches()
 
 
 @pytest.fixture(scope="session")

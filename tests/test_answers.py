@@ -18,12 +18,12 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
+from skbmodel import provenance
 from skbmodel import answers, mailtext, question, schema, uncertainty
 from skbmodel.machine import custom
-from skbmodel.links import state as sk_state, versions
+from skbmodel.links import state as sk_state
 from skbmodel.links.pages import BY_SLUG, PAGES
 from skbmodel.machine.profile import available_profiles, load_profile
-from skbmodel.scenario import Scenario
 from skbview import report
 from skbview.charts import base as chart_base
 from tests.limits import SUBPROCESS_TIMEOUT_S
@@ -31,7 +31,7 @@ from tests.limits import SUBPROCESS_TIMEOUT_S
 
 
 def _decode(q: str) -> dict:
-    return versions.with_link_headline(q, sk_state.decode_strict(q))
+    return provenance.with_link_headline(q, sk_state.decode_strict(q))
 
 
 # ---------------------------------------------------------------- B is A plus overrides
@@ -130,7 +130,7 @@ def _surfaces(st_: dict) -> dict:
     link = "http://localhost:8501/x?" + report.share_query(st_)
     text = mailtext.summary_text(st_, link)
     html = report._numbers_html(answers.of_state(st_, drivers=True))
-    footer = chart_base.caption(st_)
+    footer = chart_base.caption(question.Question.of_state(st_))
     return dict(res=res, text=text, html=html, footer=footer)
 
 
@@ -208,7 +208,7 @@ def test_the_text_block_and_the_footer_name_a_custom_profile():
     res = answers.of_state(st_)
     assert res.profile_a.custom and res.profile_a.id.startswith(custom.CUSTOM_PREFIX)
     text = mailtext.summary_text(st_, "http://x/veth?" + report.share_query(st_)).replace("\n  ", " ")
-    assert res.profile_a.id in text and res.profile_a.id in chart_base.caption(st_)
+    assert res.profile_a.id in text and res.profile_a.id in chart_base.caption(question.Question.of_state(st_))
     assert "profile epyc-9684x version" not in text  # the stock profile is not what was used
 
 
@@ -229,8 +229,8 @@ def test_eval_text_and_json_print_the_same_answer():
 
 def test_a_scenario_keys_its_caches():
     """Two scenarios of the same parameters on the same profile are one key; another value is another."""
-    a = Scenario.of(sk_state.defaults())
-    assert a.key == Scenario.of(sk_state.defaults()).key
+    a = question.scenario_of(sk_state.defaults())
+    assert a.key == question.scenario_of(sk_state.defaults()).key
     assert a.key != a.replace(bulk=64).key
     assert hash(a.key)
 

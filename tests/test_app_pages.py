@@ -12,11 +12,11 @@ import plotly.graph_objects as go
 import pytest
 
 from skbmodel import answers
+from skbmodel.question import Question
 from skbmodel import model, uncertainty
 from skbmodel.physics import noise
 from skbmodel.evidence import outofsample, perfprofile, protocols, validation
 from skbmodel.links import shortlink, state as sk_state
-from skbmodel.links import versions as sk_versions
 from skbmodel.evidence.observations import seed_observations
 from skbmodel.machine.profile import load_profile
 from skbview import charts
@@ -250,7 +250,7 @@ def test_control_move_reruns_only_views():
     spec = _spec(at, 0)
     cur = [t for t in spec["data"] if str(t.get("name", "")).startswith("current bulk")][0]
     assert _arr(cur["x"])[0] == 100
-    assert copied(at.sidebar)[0].endswith(shortlink.shorten(sk_versions.share_query(st)))  # the share link follows
+    assert copied(at.sidebar)[0].endswith(shortlink.shorten(answers.share_query(st)))  # the share link follows
     # the CPU selectbox also sets the clock slider: that one reruns the whole app
     at.run()
     at.selectbox(key="cpu").set_value("xeon-platinum-iavf").run()
@@ -674,7 +674,7 @@ def test_figures_are_valid_plotly_with_units(page):
     from skbview.app.appstate import preset_state
 
     for st in (sk_state.defaults(), preset_state("003")):
-        figs = charts.figures_for_page(page, st)
+        figs = charts.figures_for_page(page, Question.of_state(st))
         assert len(figs) >= 2
         for name, fig in figs:
             go.Figure(fig.to_dict())  # full validation (builders skip it for speed)
@@ -693,7 +693,7 @@ def test_old_profile_version_link_shows_its_numbers_a_notice_and_use_current(old
     from skbmodel.machine import profile as P
     ver, old = old_e5_version
     cur = P.profile_version("e5-1650v4")
-    q = dict(parse_qsl(sk_versions.share_query({**sk_state.defaults(), "page": "overview", "pv": ver})))
+    q = dict(parse_qsl(answers.share_query({**sk_state.defaults(), "page": "overview", "pv": ver})))
     at = _app(q)
     info = " ".join(i.value for i in at.info).replace("\\", "")
     assert f"This link was made with profile e5-1650v4 version {ver} (archived); current version {cur} gives " \

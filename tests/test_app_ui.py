@@ -8,9 +8,10 @@ from urllib.parse import parse_qsl
 
 import numpy as np
 
+from skbmodel import answers
 from skbmodel import composer, model
 from skbmodel.evidence import perfprofile
-from skbmodel.links import state as sk_state, versions as V
+from skbmodel.links import state as sk_state
 from skbview.safe_text import md_escape
 from tests.test_app_pages import _app, _navigation_mode  # noqa: F401 - the autouse fixture
 
@@ -24,13 +25,13 @@ def _texts(at, kind: str) -> list[str]:
 
 def _cut_link(state: dict, chars: int = 76) -> dict:
     """The query of a share link cut after ``chars`` characters, as a mail client or chat might."""
-    cut = (BASE + "?" + V.share_query(state))[:chars]
+    cut = (BASE + "?" + answers.share_query(state))[:chars]
     return dict(parse_qsl(cut.split("?", 1)[1], keep_blank_values=True))
 
 
 def test_a_link_cut_at_76_characters_warns_with_the_author_s_number():
     author = {**sk_state.defaults(), "path": "cpumap", "page": "overview"}
-    h = V.headline_value(author)
+    h = answers.headline_value(author)
     query = _cut_link(author)
     assert "h" in query and "path" not in query  # the headline survived the cut, the parameters did not
     at = _app(query)

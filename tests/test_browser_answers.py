@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from skbmodel import provenance
 from skbmodel.physics import noise
 from tests.browser_util import (NAV_LINK, WAIT_MS, app_and_browser, eventually, focus_slider, page_with_errors,
                                 wait_for_app)
@@ -59,7 +60,7 @@ def test_cross_numa_recycling_on_cpumap_in_three_actions(app):
     on the other socket.
     The verdict is about the cpumap path, which moves, with what it rests on; its numbers are the answer's."""
     from skbmodel import answers
-    from skbmodel.links import state as sk_state, versions as V
+    from skbmodel.links import state as sk_state
 
     url, browser = app
     ctx, page, errors = page_with_errors(browser, 1500, 1400)
@@ -75,7 +76,7 @@ def test_cross_numa_recycling_on_cpumap_in_three_actions(app):
     page.locator(".st-key-b_place label", has_text="another socket").first.click()
     wait_for_app(page)
     q = "page=compare&cpu=xeon-platinum-iavf&b_pp_recycle=0.5&b_place=other_socket"
-    want = answers.of_state(V.with_link_headline(q, sk_state.decode_strict(q))).differences[0]
+    want = answers.of_state(provenance.with_link_headline(q, sk_state.decode_strict(q))).differences[0]
 
     def answered():
         text = page.locator(".st-key-ab_verdict").inner_text()

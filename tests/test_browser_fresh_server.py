@@ -8,7 +8,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from skbmodel.links import pages, shortlink, state as sk_state, versions as V
+from skbmodel import answers
+from skbmodel.links import pages, shortlink, state as sk_state
 from tests.browser_util import NAV_LINK, WAIT_MS, app_and_browser, eventually, wait_for_app, wait_for_plotly
 
 pytestmark = pytest.mark.browser
@@ -27,7 +28,7 @@ def test_a_compare_link_as_the_first_request_keeps_scenario_b():
             wait_for_app(page)
             got, warnings = sk_state.decode(urlsplit(page.url).query)
             assert warnings == [] and got == st
-            assert urlsplit(page.url).query == shortlink.shorten(V.share_query(st))
+            assert urlsplit(page.url).query == shortlink.shorten(answers.share_query(st))
         finally:
             page.close()
 

@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from skbmodel import answers, model
+from skbmodel.question import Question
 from skbmodel.links import state as sk_state
 from skbview import charts
 from skbview.app import live, ui
@@ -222,7 +223,8 @@ def _assert_equal(a, b):
 
 def _design_row(state: dict) -> list[list[str]]:
     """The Design page's metric row at ``state`` (ui.design_live: A's answers, B, the paired B − A)."""
-    res = answers.of_state(state)
+    q = Question.of_state(state)
+    res = answers.of_question(q)
     o = "path.ns_per_packet"
     out, iv = {a.output: a.value for a in res.values}, {a.output: (a.lo, a.hi) for a in res.values}
     b = next(v for v in res.b_values if v.output == o)
@@ -230,7 +232,7 @@ def _design_row(state: dict) -> list[list[str]]:
     out[live.B_COST], iv[live.B_COST] = b.value, (b.lo, b.hi)
     out[live.AB_DELTA], iv[live.AB_DELTA] = d.value, (d.lo, d.hi)
     return [[label, text, rest[1] if len(rest) > 1 else None]
-            for label, text, *rest in ui.design_metrics(state)(sk_state.scenario(state), out, iv)]
+            for label, text, *rest in ui.design_metrics(q)(q.compare_a.params, out, iv)]
 
 
 def _wait_total(page, value: float, timeout: float = WAIT_MS) -> None:
@@ -261,7 +263,8 @@ def test_design_stage_size_drag_moves_the_breakdown_and_release_sets_it(app):
             page.mouse.move(*live_thumb_x(frame, t), steps=2)
             v = int(live_value(frame))
             at = {**state, key: v}
-            total = float(charts.figure_for("design", "breakdown", at).data[len(model.COMPONENTS)].y[0])
+            fig = charts.figure_for("design", "breakdown", Question.of_state(at))
+            total = float(fig.data[len(model.COMPONENTS)].y[0])
             _wait_total(page, total)  # the chart's bars and totals are those at the thumb's value
             assert _metric_texts(page) == _design_row(at), v
             seen.append(v)

@@ -10,8 +10,10 @@ from urllib.parse import urlsplit
 
 import pytest
 
+from skbmodel import answers
 from skbmodel import composer, model
-from skbmodel.links import pages, state as sk_state, versions as V
+from skbmodel.question import Question
+from skbmodel.links import pages, state as sk_state
 from skbview import tables
 from skbview.app import ui
 from tests.browser_util import one_tab, NAV_LINK, eventually, wait_for_app
@@ -49,9 +51,9 @@ def _cost_text(params: dict) -> str:
 #: The Overview's cost of the chosen path, the Design page's cost of the composition (both defaults
 #: but for the settings): they differ from the defaults' numbers, so a lost setting shows.
 OVERVIEW_COST = _cost_text(sk_state.scenario(EXPECTED))
-DESIGN_COST = _cost_text(tables.design_params_ab(EXPECTED)[0])
+DESIGN_COST = _cost_text(tables.design_params_ab(Question.of_state(EXPECTED))[0])
 assert OVERVIEW_COST != _cost_text(sk_state.scenario(sk_state.defaults()))
-assert DESIGN_COST != _cost_text(tables.design_params_ab(sk_state.defaults())[0])
+assert DESIGN_COST != _cost_text(tables.design_params_ab(Question.of_state(sk_state.defaults()))[0])
 
 
 @pytest.fixture(scope="module")
@@ -176,7 +178,8 @@ def _check(page, slug: str, done: set[str]) -> None:
         expect = OVERVIEW_COST if "overview" in done else _cost_text(sk_state.scenario(sk_state.defaults()))
         eventually(lambda: _metric_is(page, "Cost (ns/packet)", expect))
     if slug == "design":
-        expect = DESIGN_COST if "design" in done else _cost_text(tables.design_params_ab(sk_state.defaults())[0])
+        expect = DESIGN_COST if "design" in done else _cost_text(
+            tables.design_params_ab(Question.of_state(sk_state.defaults()))[0])
         eventually(lambda: _metric_is(page, "Cost (ns/packet)", expect))
     for p, k, v in SETTINGS:
         if p == slug and p in done:  # the control itself shows the value again
@@ -216,7 +219,7 @@ def test_settings_survive_every_walk(tab, start):
 def test_a_link_cut_at_76_characters_warns_in_the_browser(tab):
     url, page, errors = tab
     author = {**sk_state.defaults(), "path": "cpumap", "page": "overview"}
-    link = (url + "/?" + V.share_query(author))[:76]
+    link = (url + "/?" + answers.share_query(author))[:76]
     assert "&h=" in link and "path=" not in link
     page.goto(link)
     wait_for_app(page)

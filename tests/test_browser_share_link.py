@@ -15,7 +15,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from skbmodel import answers
-from skbmodel.links import shortlink, state as sk_state, versions as V
+from skbmodel.links import shortlink, state as sk_state
 from skbview.app import ui
 from tests.browser_util import (WAIT_MS, app_and_browser, eventually, focus_slider, REPO_ROOT, slider_value,
                                 wait_for_app, wait_for_metrics, wait_for_plotly)
@@ -269,8 +269,8 @@ def test_link_from_another_model_version_shows_the_notice_until_use_current(app)
     """A link made with another model version: the page says how far the headline moved; Use current
     makes the URL record today's versions."""
     import skbmodel
-    q = V.share_query({**sk_state.defaults(), "page": "slub", "bulk": 32}).replace(f"mv={skbmodel.__version__}",
-                                                                                   "mv=0.0.1")
+    q = answers.share_query({**sk_state.defaults(), "page": "slub", "bulk": 32}).replace(
+        f"mv={skbmodel.__version__}", "mv=0.0.1")
     q = q.replace("&h=" + dict(parse_qsl(q))["h"], "&h=150")
     page = _open(app, q)
     try:

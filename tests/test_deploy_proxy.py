@@ -23,7 +23,8 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from skbmodel.links import shortlink, state as sk_state, versions as V
+from skbmodel import answers
+from skbmodel.links import shortlink, state as sk_state
 from tests.browser_util import (REPO_ROOT, _stop_group, eventually, focus_slider, free_port, launch_chromium,
                                 slider_value, wait_for_app, wait_for_plotly)
 
@@ -302,7 +303,7 @@ def test_a_link_through_the_proxy_survives_its_process(deployment):
     p1, p2 = d.ports
     c1, c2 = d.cookie_for(p1), d.cookie_for(p2)
     opened = "page=slub&bulk=40&zero=memset"
-    short = shortlink.shorten(V.share_query(sk_state.decode(opened)[0]))
+    short = shortlink.shorten(answers.share_query(sk_state.decode(opened)[0]))
     with sync_playwright() as pw:
         browser = launch_chromium(pw)
         try:

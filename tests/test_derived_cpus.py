@@ -7,6 +7,8 @@ from urllib.parse import parse_qsl
 
 import pytest
 
+from skbmodel import answers
+from skbmodel import provenance
 from skbmodel.links.pages import BY_SLUG
 from skbmodel.machine import custom, description
 from skbmodel.evidence.derivation import pp_counts
@@ -14,7 +16,6 @@ from skbmodel import model
 from skbmodel.links import shortlink
 from skbmodel.machine import profile as P
 from skbmodel.links import state as sk_state
-from skbmodel.links import versions as V
 from tests.cli_util import script_main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +33,7 @@ LINKS = {
 def _clear():
     P.clear_cache()
     custom.decode_cached.cache_clear()
-    V._value.cache_clear()
+    answers.clear_caches()
 
 
 def test_derived_profiles_are_what_the_script_writes():
@@ -53,7 +54,7 @@ def test_the_sidebar_offers_every_described_cpu():
 @pytest.mark.parametrize("query", list(LINKS))
 def test_a_link_to_a_derived_cpu_reproduces_its_numbers(query):
     want = LINKS[query]
-    got = V.link_numbers(query)
+    got = provenance.link_numbers(query)
     assert got["path.ns_per_packet"] == pytest.approx(want["path.ns_per_packet"], rel=1e-9)
     assert got["headline"]["value"] == pytest.approx(want["headline"], rel=1e-9)
     if "b.path.ns_per_packet" in want:
@@ -65,7 +66,7 @@ def test_a_link_to_a_derived_cpu_reproduces_its_numbers(query):
     assert float(direct["path.ns_per_packet"]) == got["path.ns_per_packet"]
     # and the link made now from that state is the same short link, but for the current versions and headline
     # (a re-derivation gives a new profile version; the old one opens archived, as above)
-    made = shortlink.shorten(V.share_query({k: v for k, v in st.items() if k not in sk_state.VERSION_KEYS}))
+    made = shortlink.shorten(answers.share_query({k: v for k, v in st.items() if k not in sk_state.VERSION_KEYS}))
     has_b = BY_SLUG[st["page"]].has_b  # a page without B links none of B (the old overview link wrote b_cpu)
     want_q = query if has_b else "&".join(kv for kv in query.split("&") if not kv.startswith("b_"))
     assert _unversioned(made) == _unversioned(want_q)
@@ -91,12 +92,12 @@ def test_a_rederived_profile_keeps_the_links_numbers(tmp_path, monkeypatch):
     try:
         query = next(iter(LINKS))
         assert P.profile_version("derived-zen5-turin") != "11089414"
-        assert V.link_numbers(query)["path.ns_per_packet"] == pytest.approx(LINKS[query]["path.ns_per_packet"],
+        assert provenance.link_numbers(query)["path.ns_per_packet"] == pytest.approx(LINKS[query]["path.ns_per_packet"],
                                                                             rel=1e-9)
-        notice = V.link_notice(query, sk_state.decode_strict(query))
+        notice = provenance.link_notice(query, sk_state.decode_strict(query))
         assert notice and notice["profile"] and "derived-zen5-turin version 11089414 (archived)" in notice["text"]
         plain = query.replace("pv=11089414&", "")
-        assert V.link_numbers(plain)["path.ns_per_packet"] != pytest.approx(LINKS[query]["path.ns_per_packet"],
+        assert provenance.link_numbers(plain)["path.ns_per_packet"] != pytest.approx(LINKS[query]["path.ns_per_packet"],
                                                                              rel=1e-6)
     finally:
         monkeypatch.undo()

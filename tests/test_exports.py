@@ -17,6 +17,7 @@ import pytest
 
 import skbmodel
 from skbmodel.links import state as sk_state
+from skbmodel.question import Question
 from skbview import charts, exporter, report
 from tests.browser_util import REPO_ROOT
 from tests.limits import APPTEST_TIMEOUT_S
@@ -53,7 +54,7 @@ def _caption(fig) -> str:
 
 @pytest.fixture(scope="module")
 def page_figures():
-    return {page: charts.figures_for_page(page, {**STATE, "page": page}) for page in PAGES}
+    return {page: charts.figures_for_page(page, Question.of_state({**STATE, "page": page})) for page in PAGES}
 
 
 # ---------------------------------------------------------------- figures stand alone
@@ -104,7 +105,7 @@ def test_svg_parses_and_carries_title_and_caption(page, page_figures):
 
 
 def test_png_requested_size_and_scale():
-    fig = charts.figures_for_page("slub", STATE)[0][1]
+    fig = charts.figures_for_page("slub", Question.of_state(STATE))[0][1]
     assert _png_size(exporter.figure_to_png(fig, width=640, height=400, scale=2)) == (1280, 800)
     assert _png_size(report.figure_png(fig, scale=1)) == report.export_size(fig)
 
@@ -224,7 +225,7 @@ def test_cli_export_png_svg_html(tmp_path):
     assert r.returncode == 0, r.stderr
     paths = [Path(x) for x in r.stdout.split()]
     assert {p.name for p in paths} == {report.file_stem("slub", n, STATE) + ".png"
-                                       for n, _ in charts.figures_for_page("slub", STATE)}
+                                       for n, _ in charts.figures_for_page("slub", Question.of_state(STATE))}
     for p in paths:
         assert p.read_bytes()[:8] == PNG_MAGIC
     r = _cli("http://host:8501/?" + QUERY, "--page", "zeroing", "--format", "svg", "--out", str(tmp_path / "svg"))
@@ -235,7 +236,8 @@ def test_cli_export_png_svg_html(tmp_path):
     assert r.returncode == 0, r.stderr
     (html_path,) = r.stdout.split()
     text = Path(html_path).read_text()
-    assert text.count("class=chart data-page=") == sum(len(charts.figures_for_page(p, STATE)) for p in PAGES)
+    q = Question.of_state(STATE)
+    assert text.count("class=chart data-page=") == sum(len(charts.figures_for_page(p, q)) for p in PAGES)
 
 
 @pytest.mark.parametrize("query,page,key", [
@@ -254,10 +256,11 @@ def test_cli_export_bad_input_is_one_line_exit_2(tmp_path, query, page, key):
 _APP = """
 import streamlit as st
 from skbmodel.links import state as sk_state
+from skbmodel.question import Question
 from skbview import charts
 from skbview.app import downloads
 state, warnings = sk_state.decode(dict(st.query_params))
-for name, fig in charts.figures_for_page(state["page"], state):
+for name, fig in charts.figures_for_page(state["page"], Question.of_state(state)):
     st.plotly_chart(fig, theme=None, key="chart_" + name, config=downloads.camera_config(state["page"], name, state))
     downloads.download_buttons(fig, name, state)
 with st.sidebar:
@@ -275,13 +278,13 @@ def test_download_buttons_in_app():
     at.run()
     assert not at.exception, at.exception
     labels = [b.proto.label for b in at.get("download_button")]
-    n = len(charts.figures_for_page("slub", STATE))
+    n = len(charts.figures_for_page("slub", Question.of_state(STATE)))
     assert labels.count("PNG (2×)") == n and labels.count("SVG") == n
     assert "Download report (HTML)" in labels and "Download all charts (PNG zip)" in labels
     specs = at.get("plotly_chart")
     assert len(specs) == n
     import json
-    for (name, _), el in zip(charts.figures_for_page("slub", STATE), specs):
+    for (name, _), el in zip(charts.figures_for_page("slub", Question.of_state(STATE)), specs):
         cfg = json.loads(el.proto.config) if el.proto.config else {}
         assert cfg.get("toImageButtonOptions", {}).get("scale") == 2
         assert cfg["toImageButtonOptions"]["filename"] == report.file_stem("slub", name, {**STATE, "page": "slub"})

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from skbmodel.evidence import calibration, seed_checks
+from skbmodel.question import Question
 from skbmodel import model, interval_rules, uncertainty
 from skbmodel.physics import noise
 from skbmodel.links import state as sk_state
@@ -256,7 +257,7 @@ def test_compare_rows_carry_paired_intervals_and_verdicts():
     from skbview import tables
     from skbview.app.appstate import preset_state
     st = preset_state("002")
-    rows = {r["output"]: r for r in tables.compare_rows(st)}
+    rows = {r["output"]: r for r in tables.compare_rows(Question.of_state(st))}
     for k, r in rows.items():
         assert r["delta_lo"] <= r["delta"] <= r["delta_hi"], k
         assert r["verdict"] in (*noise.VERDICTS, "—")
@@ -284,7 +285,7 @@ def test_eval_json_has_an_interval_for_every_output():
 def test_every_model_chart_has_a_band_or_error_bars():
     from skbview import charts
     for page in ("overview", "slub", "zeroing", "veth", "cpumap", "kfree", "compare"):
-        for name, fig in charts.figures_for_page(page, sk_state.defaults()):
+        for name, fig in charts.figures_for_page(page, Question.of_state(sk_state.defaults())):
             if name == "batch_heatmap":
                 continue
             d = fig.to_plotly_json()["data"]

@@ -225,13 +225,14 @@ WINGS = {
     # nothing evaluated (the derivation from a description reads the corpus: it is evidence,
     # evidence/derivation/derive.py)
     "machine": {"folders"},
-    # the address of a scenario: a link names profiles and the headline it was made with
-    "links": {"machine", "params", "folders", "schema", "model"},
+    # the address of a scenario: a link names profiles and the headline it was made with; it computes no number
+    # (the headline is the answer's, skbmodel.provenance)
+    "links": {"machine", "params", "folders", "schema"},
     # measurements, fits and protocols: read everything below the answers
     "evidence": {"physics", "machine", "links", "params", "folders", "schema", "model", "uncertainty"},
 }
 CORE = {"schema", "params", "folders", "composer", "model", "constant_sets", "uncertainty", "interval_rules",
-        "scenario", "question", "answers", "attribution", "grid"}
+        "scenario", "question", "answers", "provenance", "attribution", "grid"}
 PROGRAMS = {"cli", "bench", "mailtext", "plaintext", "patchin", "patchmail", "patchcode", "patchnumbers", "perfin",
             "__main__"}
 
@@ -390,3 +391,47 @@ def test_the_prefix_check_sees_a_spelled_key(tmp_path):
     f = tmp_path / "m.py"
     f.write_text('x = {"b_cpu": 1}\ny = f"b_{k}"\nz = "b_add"\n')
     assert _b_prefix_uses(f) == 2
+
+
+#: Where a link's flat keys are read as a scenario (``links.state.scenario`` / ``links.state.profile_for``, the flat
+#: resolver): the codec itself and the question, which resolves a state once; every other module reads the
+#: scenarios of a question (:meth:`skbmodel.question.Question.scenario`, :func:`skbmodel.question.scenario_of`).
+FLAT_RESOLVER = ("scenario", "profile_for")
+FLAT_RESOLVER_OK = ("skbmodel.links.", "skbmodel.question")
+
+
+def _flat_resolver_calls(path: Path) -> int:
+    """Calls of the flat resolver in a module: ``sk_state.scenario(...)`` (the codec's one name, checked above)
+    or a name imported from ``skbmodel.links.state``."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    direct = {a.asname or a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+              and (node.module or "").endswith("links.state") for a in node.names if a.name in FLAT_RESOLVER}
+    n = 0
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        f = node.func
+        n += (isinstance(f, ast.Attribute) and f.attr in FLAT_RESOLVER and isinstance(f.value, ast.Name)
+              and f.value.id == "sk_state") or (isinstance(f, ast.Name) and f.id in direct)
+    return n
+
+
+def test_only_the_codec_and_the_question_read_a_scenario_from_flat_keys():
+    """Every surface renders the question its entry point asked: none resolves a state's scenarios itself."""
+    users = {name: n for name, path in MODULES.items()
+             if not name.startswith(FLAT_RESOLVER_OK) and (n := _flat_resolver_calls(path))}
+    assert users == {}, users
+
+
+def test_the_flat_resolver_check_sees_a_call(tmp_path):
+    f = tmp_path / "m.py"
+    f.write_text("from skbmodel.links import state as sk_state\nfrom skbmodel.links.state import profile_for as pf\n"
+                 "a = sk_state.scenario(s, 'b')\nb = pf(s)\nc = sk_state.key_of('x', 'b')\n")
+    assert _flat_resolver_calls(f) == 2
+
+
+def test_the_links_compute_no_number():
+    """A link names a scenario and the headline it was made with; what that headline is, is the answer's."""
+    for mod in MODULES:
+        if mod.startswith("skbmodel.links."):
+            assert not IMPORTS[mod] & {"skbmodel.model", "skbmodel.uncertainty", "skbmodel.answers"}, mod

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from skbmodel import answers
+from skbmodel.question import Question
 from skbmodel.links import state as sk_state
 from skbview import charts
 from skbview.app import live, ui
@@ -61,7 +62,7 @@ def _payload(slug: str, state: dict) -> dict:
     res = answers.of_state(state)
     out = {a.output: a.value for a in res.values}
     iv = {a.output: (a.lo, a.hi) for a in res.values}
-    return json.loads(live.payload(slug, state, ui.page_metrics(slug, state), out, iv))
+    return json.loads(live.payload(slug, Question.of_state(state), ui.page_metrics(slug), out, iv))
 
 
 def _tried(key: str, default):
@@ -85,7 +86,7 @@ def test_decoded_payload_is_what_the_page_draws_at_each_value(slug):
                 _entry(body, m["delta"], i, shown, v) or None) for m in body["metrics"]]
         assert got == [(w[0], w[1], w[3] if len(w) > 3 else None) for w in want], (slug, v)
         for name, patch in body["charts"].items():
-            fig = charts.figure_for(slug, name.removeprefix(f"chart_{slug}_"), at)
+            fig = charts.figure_for(slug, name.removeprefix(f"chart_{slug}_"), Question.of_state(at))
             for t in patch["traces"]:
                 trace = fig.data[t["i"]]
                 for attr in ("x", "y"):
@@ -104,8 +105,7 @@ def test_decoded_payload_is_what_the_page_draws_at_each_value(slug):
 @pytest.mark.parametrize("slug", LIVE)
 def test_payload_is_compact(slug):
     """At most 30 KB of JSON per page before compression (it goes over an uncompressed WebSocket)."""
-    body = live.payload(slug, {**sk_state.defaults(), "page": slug}, ui.page_metrics(slug, {**sk_state.defaults(),
-                                                                                            "page": slug}),
+    body = live.payload(slug, Question.of_state({**sk_state.defaults(), "page": slug}), ui.page_metrics(slug),
                         *_scalars(slug))
     assert len(body.encode()) <= 30_000, (slug, len(body.encode()))
 
@@ -145,7 +145,8 @@ def _design_row(state: dict) -> list:
     d = next(v for v in res.differences if v.output == o)
     out[live.B_COST], iv[live.B_COST] = b.value, (b.lo, b.hi)
     out[live.AB_DELTA], iv[live.AB_DELTA] = d.value, (d.lo, d.hi)
-    return out, iv, ui.design_metrics(state)(sk_state.scenario(state), out, iv)
+    q = Question.of_state(state)
+    return out, iv, ui.design_metrics(q)(q.compare_a.params, out, iv)
 
 
 @pytest.mark.parametrize("key,composition", DESIGN_CASES)
@@ -153,7 +154,8 @@ def test_design_payload_is_what_the_page_draws_at_each_value(key, composition):
     state = {**sk_state.defaults(), "page": "design", **composition}
     assert not answers.of_state(state).problem
     out, iv, _ = _design_row(state)
-    raw = live.payload("design", state, ui.design_metrics(state), out, iv, key)
+    q = Question.of_state(state)
+    raw = live.payload("design", q, ui.design_metrics(q), out, iv, key)
     assert len(raw.encode()) <= 30_000
     body = json.loads(raw)
     values = live.values_of(key).tolist()
@@ -164,7 +166,7 @@ def test_design_payload_is_what_the_page_draws_at_each_value(key, composition):
         got = [(_entry(body, m["label"], i, str(v), v), _entry(body, m["value"], i, str(v), v),
                 _entry(body, m["delta"], i, str(v), v) or None) for m in body["metrics"]]
         assert got == [(w[0], w[1], w[3] if len(w) > 3 else None) for w in want], (key, v)
-        fig = charts.figure_for("design", "breakdown", at)
+        fig = charts.figure_for("design", "breakdown", Question.of_state(at))
         patch = body["charts"]["chart_design_breakdown"]
         for t in patch["traces"]:
             np.testing.assert_allclose(np.asarray(_entry(body, t["y"], i, str(v), v), dtype=float),

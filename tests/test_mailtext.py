@@ -8,10 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from skbmodel import answers
+from skbmodel import provenance
 from skbmodel.links.pages import BY_SLUG
 from skbmodel import cli, uncertainty
 from skbmodel.physics import noise
-from skbmodel.links import shortlink, state as sk_state, versions as V
+from skbmodel.links import shortlink, state as sk_state
 from tests.cli_util import skbmodel_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -98,7 +100,7 @@ def test_the_readme_walk_through_states_the_model_s_verdict():
     from skbmodel import answers, uncertainty as U
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    st = V.with_link_headline(README_QUERY, sk_state.decode_strict(README_QUERY))
+    st = provenance.with_link_headline(README_QUERY, sk_state.decode_strict(README_QUERY))
     h = answers.of_state(st).differences[0]
     lo, hi = U.delta_interval(sk_state.scenario(st), sk_state.scenario(st, "b"), sk_state.profile_for(st),
                               sk_state.profile_for(st, "b"))
@@ -117,7 +119,7 @@ def test_cli_text_prints_what_the_module_builds():
     r = skbmodel_cli("eval", "page=slub&bulk=32", "--text", "--base", "https://skb.example.org/slub", cwd=ROOT)
     assert r.returncode == 0, r.stderr
     assert r.stdout.splitlines()[-1] == "https://skb.example.org/slub?" + shortlink.shorten(
-        V.share_query(sk_state.decode("page=slub&bulk=32")[0]))
+        answers.share_query(sk_state.decode("page=slub&bulk=32")[0]))
 
 
 @pytest.mark.parametrize("query", ["page=veth&xdp_batch=8&zero=memset", README_QUERY,
@@ -175,7 +177,7 @@ def test_the_readme_compare_example_is_the_model_s_answer():
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     query = "page=compare&cpu=xeon-platinum-iavf&b_pp_recycle=0.5&b_place=other_socket"
     assert f"`?{query}`" in readme
-    res = answers.of_state(V.with_link_headline(query, sk_state.decode_strict(query)))
+    res = answers.of_state(provenance.with_link_headline(query, sk_state.decode_strict(query)))
     h = res.differences[0]
     lo, hi = h.interval_text().removeprefix("90 %: ").split(" to ")
     assert f"({h.value_text().split()[0]} ns, 90 %: {lo} to {hi}, measurable and sure of the sign)" in readme

@@ -9,8 +9,9 @@ from urllib.parse import parse_qsl
 
 import pytest
 
+from skbmodel import answers
 from skbmodel import cli
-from skbmodel.links import shortlink, state as sk_state, versions as V
+from skbmodel.links import shortlink, state as sk_state
 from skbview import report
 
 PUBLIC = "https://perf.example.org/skbmodel/"
@@ -32,7 +33,7 @@ def _write_file(root, text: str) -> None:
 
 
 def _short(query: str) -> str:
-    return shortlink.shorten(V.share_query(sk_state.decode(query)[0]))
+    return shortlink.shorten(answers.share_query(sk_state.decode(query)[0]))
 
 
 def test_without_a_setting_links_keep_the_address_they_are_given():

@@ -7,11 +7,11 @@ import collections
 import numpy as np
 import pytest
 
-from skbmodel import answers, constant_sets, model, uncertainty
+from skbmodel import answers, constant_sets, model, question, uncertainty
 from skbmodel.links import state as sk_state
+from skbmodel.machine.profile import load_profile
 from skbmodel.question import Question
-from skbmodel.scenario import Scenario
-from skbview import tables
+from skbview import charts, tables
 
 
 @pytest.fixture
@@ -27,7 +27,7 @@ def counts(monkeypatch):
         monkeypatch.setattr(owner, name, wrapped)
 
     counting(Question, "_resolve", "question")
-    counting(Scenario, "of", "read")
+    counting(question, "scenario_of", "read")
     counting(uncertainty, "linearise", "propagation")
     counting(model, "evaluate", "evaluation")
     probe = constant_sets.relevance
@@ -50,15 +50,16 @@ def counts(monkeypatch):
 @pytest.mark.parametrize("query", ["b_xdp_batch=4", "cpu=epyc-9684x&b_cpu=e5-1650v4",
                                    "b_path=cpumap&b_place=other_socket&cpu=xeon-platinum-iavf"])
 def test_a_cold_compare_table_resolves_its_question_once_and_propagates_the_pair_once(counts, query):
-    state, _ = sk_state.decode(query)
-    rows = tables.compare_rows(state)
-    tables.paired_deltas(state)  # the delta chart's read
-    answers.of_state({**state, "page": "compare"})  # the text block's and the report's
+    state, _ = sk_state.decode(f"page=compare&{query}")
+    q = Question.of_state(state)
+    rows = tables.compare_rows(q)
+    charts.figure_for("compare", "ab_delta", q)  # the delta chart reads the pair and the answer's verdicts
+    answers.of_question(q)  # the text block's and the report's
     assert counts["question"] == 1 and counts["read"] == 2  # A, and B as A plus its overrides
     # one propagation, the pair (every output, with elasticities); A's and B's own intervals are read from it
     assert counts["propagation"] == 1
     # one vectorised evaluation of A and B side by side on one profile, one per profile on two
-    profiles = {sk_state.profile_for(state, w).id for w in ("a", "b")}
+    profiles = {q.scenario(w).profile.id for w in ("a", "b")}
     assert counts["evaluation"] == len(profiles)
     assert counts["probe"] == len(profiles)
     assert len(rows) == len(model.OUTPUT_UNITS)
@@ -84,7 +85,7 @@ def test_each_side_of_the_pair_is_that_scenario_s_own_propagation(query):
 
 def test_side_by_side_evaluation_is_each_scenario_s_evaluation_on_a_grid():
     """A and B stacked on one profile in one call give each scenario's own rows, grid axes kept."""
-    prof = sk_state.profile_for({"cpu": "e5-1650v4"})
+    prof = load_profile("e5-1650v4")
     a = {"path": "veth", "xdp_batch": np.array([1.0, 4.0, 16.0]), "zero": "memset"}
     b = {"path": "cpumap", "xdp_batch": 8.0, "zero": "gfp_zero", "place": "other_socket"}
     pair = uncertainty.linearise(a, b, prof, prof, ["path.ns_per_packet", "veth.ns_per_packet"])
@@ -103,9 +104,9 @@ def test_side_by_side_evaluation_is_each_scenario_s_evaluation_on_a_grid():
 def test_the_shared_pair_gives_what_separate_propagations_give():
     state, _ = sk_state.decode("page=compare&b_xdp_batch=4&b_zero=gfp_zero")
     q = Question.of_state(state)
-    a, b = sk_state.scenario(state, "a"), sk_state.scenario(state, "b")
-    delta, div = uncertainty.delta_intervals(a, b, sk_state.profile_for(state), sk_state.profile_for(state, "b"))
-    got, got_div = tables.paired_deltas(state)
+    (a, pa), (b, pb) = ((q.scenario(w).params, q.scenario(w).profile) for w in ("a", "b"))
+    delta, div = uncertainty.delta_intervals(a, b, pa, pb)
+    got, got_div = q.pair.value, q.pair_intervals
     for o in model.OUTPUT_UNITS:
         assert float(got[o]) == pytest.approx(float(delta[o]), rel=1e-12, abs=1e-12), o
         assert np.allclose(np.asarray(got_div[o], dtype=float), np.asarray(div[o], dtype=float), rtol=1e-12,
@@ -113,8 +114,7 @@ def test_the_shared_pair_gives_what_separate_propagations_give():
     res = answers.of_question(q)
     assert res.differences and all(d.output in q.pair.outputs for d in res.differences)
     for d in res.differences:
-        lo, hi = uncertainty.delta_intervals(a, b, sk_state.profile_for(state), sk_state.profile_for(state, "b"),
-                                             [d.output])[1][d.output]
+        lo, hi = uncertainty.delta_intervals(a, b, pa, pb, [d.output])[1][d.output]
         assert (d.lo, d.hi) == pytest.approx((float(lo), float(hi)), rel=1e-12, abs=1e-12)
 
 

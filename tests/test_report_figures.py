@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 
 import skbmodel
+from skbmodel import answers
 from skbmodel import model
+from skbmodel.question import Question
 from skbmodel.machine import profile as P
-from skbmodel.links import shortlink, state as sk_state, versions as V
+from skbmodel.links import shortlink, state as sk_state
 from skbview import charts, report
 from skbview.charts.cpumap import RECYCLE_X
 
@@ -20,7 +22,7 @@ from skbview.charts.cpumap import RECYCLE_X
 def _fig(page: str, name: str, query: str = ""):
     st, warnings = sk_state.decode(f"page={page}&{query}")
     assert warnings == []
-    return dict(charts.figures_for_page(page, st))[name], st
+    return dict(charts.figures_for_page(page, Question.of_state(st)))[name], st
 
 
 def _bands(fig) -> list:
@@ -66,8 +68,8 @@ def test_zero_based_axis_is_a_link_parameter():
     fig1, st = _fig("veth", "mpps_vs_batch", "yzero=1")
     assert fig0.layout.yaxis.rangemode in (None, "normal")
     assert fig1.layout.yaxis.rangemode == "tozero"
-    assert "yzero=1" in shortlink.shorten(V.share_query(st))
-    assert sk_state.decode(shortlink.shorten(V.share_query(st)))[0]["yzero"] == 1
+    assert "yzero=1" in shortlink.shorten(answers.share_query(st))
+    assert sk_state.decode(shortlink.shorten(answers.share_query(st)))[0]["yzero"] == 1
     heat, _ = _fig("veth", "batch_heatmap", "yzero=1")  # a heatmap's y is a grid, not a quantity from zero
     assert heat.layout.yaxis.rangemode in (None, "normal")
 
@@ -109,7 +111,7 @@ def test_light_report_is_static_and_under_1_mb():
     assert len(imgs) == len(report.all_figures(st))
     for _, data in imgs:
         assert base64.b64decode(data).lstrip().startswith(b"<svg")
-    assert shortlink.shorten(V.share_query(st)).replace("&", "&amp;") in html
+    assert shortlink.shorten(answers.share_query(st)).replace("&", "&amp;") in html
 
 
 def test_kfree_bulk_lines_that_lie_together_are_said_to_and_drawn_apart():
@@ -164,7 +166,7 @@ def test_every_legend_line_is_told_apart_without_colour(query):
     seen = 0
     for page in charts.PAGE_CHARTS:
         st, _ = sk_state.decode(f"page={page}&{query}")
-        for name, fig in charts.figures_for_page(page, st):
+        for name, fig in charts.figures_for_page(page, Question.of_state(st)):
             lines = [t for t in fig.data if t.type == "scatter" and "lines" in (t.mode or "lines")
                      and getattr(t, "fill", None) in (None, "none") and t.showlegend is not False]
             styles = [_line_style(t) for t in lines]

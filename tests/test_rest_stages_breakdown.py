@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from skbmodel import folders, model
+from skbmodel.question import Question
 from skbmodel.evidence import kstages
 from skbmodel.evidence import perfprofile as pp
 
@@ -88,8 +89,8 @@ def test_design_breakdown_draws_the_rest_in_stages(d_rest):
     from skbmodel.links import state as sk_state
 
     state = {**sk_state.defaults(), "page": "design", "d_rest": d_rest, "d_free": "slab_one"}
-    fig = charts.figure_for("design", "breakdown", state)
-    pa, pb = tables.design_params_ab(state)
+    fig = charts.figure_for("design", "breakdown", Question.of_state(state))
+    pa, pb = tables.design_params_ab(Question.of_state(state))
     bars = [t for t in fig.data if t.type == "bar"]
     stage_bars = [t for t in bars if t.legendgroup == "rest of path"]
     assert stage_bars[-1].name == "rest, unnamed"
@@ -110,7 +111,7 @@ def test_all_paths_chart_draws_each_rest_in_its_stages():
     from skbmodel.links import state as sk_state
 
     state = {**sk_state.defaults(), "page": "overview"}
-    fig = charts.figure_for("overview", "paths", state)
+    fig = charts.figure_for("overview", "paths", Question.of_state(state))
     bars = [t for t in fig.data if t.type == "bar"]
     stage_bars = [t for t in bars if t.legendgroup == "rest of path"]
     assert stage_bars[-1].name == "rest, unnamed"

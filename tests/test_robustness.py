@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 from skbmodel.evidence import parsers
+from skbmodel.question import Question
 from skbmodel.links import state as sk_state
 from tests.fuzz_inputs import (
     ALL_PAGES,
@@ -167,7 +168,7 @@ def test_extreme_states_give_bounded_charts(which):
 
     st = _corner(which)
     for page in sk_state.PAGES:
-        figs = charts.figures_for_page(page, {**st, "page": page})
+        figs = charts.figures_for_page(page, Question.of_state({**st, "page": page}))
         pts = sum(_points(f) for _, f in figs)
         assert figs and pts <= 50_000, (page, pts)
 
@@ -199,7 +200,7 @@ def test_slab_boundary_lines_stay_on_the_bulk_axis(slab_bytes, object_bytes):
     st, warnings = sk_state.decode(f"obj_bytes={object_bytes}&prof=" + custom.encode_profile(prof))
     assert warnings == []
     ops = slab_bytes // object_bytes
-    for name, fig in charts.figures_for_page("slub", st):
+    for name, fig in charts.figures_for_page("slub", Question.of_state(st)):
         if name == "cost_vs_size":  # over object size: one line, where the page allocator takes over
             assert [shape.x0 for shape in fig.layout.shapes] == [8192]
             continue

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from skbmodel.machine import custom
-from skbmodel import model, uncertainty
+from skbmodel import model, question, uncertainty
 from skbmodel.links import state as sk_state
 from skbmodel.machine.profile import load_profile
 from skbmodel.scenario import Scenario
@@ -23,7 +23,7 @@ def _state():
 @pytest.mark.parametrize("which", ["a", "b"])
 def test_a_scenario_is_the_states_side_with_its_profile(which):
     st = _state()
-    sc = Scenario.of(st, which)
+    sc = question.scenario_of(st, which)
     assert dict(sc.params) == sk_state.scenario(st, which)
     assert sc.profile.id == sk_state.profile_for(st, which).id
     with pytest.raises(TypeError):
@@ -38,7 +38,7 @@ def test_a_scenario_is_the_states_side_with_its_profile(which):
 
 def test_b_is_a_second_scenario_not_a_key_prefix():
     st = _state()
-    a, b = Scenario.of(st, "a"), Scenario.of(st, "b")
+    a, b = question.scenario_of(st, "a"), question.scenario_of(st, "b")
     assert a.params["bulk"] == 32 and b.params["bulk"] == 8
     assert b.params["path"] == "design" and b.params["d_from"] == "kfree_skb_list"
     assert b.profile.id != a.profile.id and "prof" in b.params and "prof" not in a.params

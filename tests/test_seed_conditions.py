@@ -14,6 +14,7 @@ import re
 import pytest
 
 from skbmodel import model
+from skbmodel.question import Question, scenario_of
 from skbmodel.evidence import conditions, seed_checks
 from skbmodel.links import state as sk_state
 from skbmodel.machine import custom
@@ -35,44 +36,49 @@ def _state(case: str, **kw) -> dict:
     return s
 
 
+def _scenario(case: str, **kw):
+    """Scenario A of :func:`_state`, as a question resolves it."""
+    return scenario_of(_state(case, **kw))
+
+
 # ---------------------------------------------------------------- exact cases
 def test_intel_veth_points_on_the_epyc_are_another_cpu():
     for rid in ("veth-01", "veth-03", "veth-06"):
-        ok, reason = conditions.matches(ROWS[rid], _state("epyc-9684x"), free=VETH_FREE)
+        ok, reason = conditions.matches(ROWS[rid], _scenario("epyc-9684x"), free=VETH_FREE)
         assert not ok and reason == "measured on Intel Xeon E5-1650 v4 (other CPU)"
 
 
 def test_seed000_bulk_point_on_a_half_cloned_list_names_its_clones():
     free = {"drop_batch": None, "kfl_bulk": None}
-    ok, reason = conditions.matches(ROWS["kfl-07"], _state("e5-1650v4", clone_frac=0.5), free=free)
+    ok, reason = conditions.matches(ROWS["kfl-07"], _scenario("e5-1650v4", clone_frac=0.5), free=free)
     assert not ok and reason == "measured with 0 % cloned skbs in drop list"
     # without the bulk array every skb takes the single free, clone or not (slub.free_remote_list_cycles):
     # the no-bulk point is a measurement at any clone fraction
-    assert conditions.matches(ROWS["kfl-06"], _state("e5-1650v4", clone_frac=0.5), free=free).ok
-    assert conditions.matches(ROWS["kfl-07"], _state("e5-1650v4"), free=free).ok
+    assert conditions.matches(ROWS["kfl-06"], _scenario("e5-1650v4", clone_frac=0.5), free=free).ok
+    assert conditions.matches(ROWS["kfl-07"], _scenario("e5-1650v4"), free=free).ok
 
 
 def test_kernel_clock_zeroing_and_node_conditions():
-    e5 = _state("e5-1650v4")
+    e5 = _scenario("e5-1650v4")
     assert conditions.matches(ROWS["veth-05"], e5, free=VETH_FREE).ok
     # memset clears zero_bytes, __GFP_ZERO the whole object: only the memset rows depend on it
-    ok, reason = conditions.matches(ROWS["veth-05"], {**e5, "zero_bytes": 512}, free=VETH_FREE)
+    ok, reason = conditions.matches(ROWS["veth-05"], e5.replace(zero_bytes=512), free=VETH_FREE)
     assert not ok and reason == "measured with bytes zeroed by memset 184 bytes"
-    assert conditions.matches(ROWS["veth-04"], {**e5, "zero_bytes": 512}, free=VETH_FREE).ok
+    assert conditions.matches(ROWS["veth-04"], e5.replace(zero_bytes=512), free=VETH_FREE).ok
     # a clock moves a rate, not a cycle count
-    assert conditions.matches(ROWS["kfl-01"], {**e5, "ghz": 3.0}, free={"bulk": None}).ok
-    assert conditions.matches(ROWS["kfl-07"], {**e5, "ghz": 3.0}, free={"drop_batch": None}).reason == \
+    assert conditions.matches(ROWS["kfl-01"], e5.replace(ghz=3.0), free={"bulk": None}).ok
+    assert conditions.matches(ROWS["kfl-07"], e5.replace(ghz=3.0), free={"drop_batch": None}).reason == \
         "measured with clock 3.6 GHz"
-    ok, reason = conditions.matches(ROWS["kfl-01"], _state("e5-1650v4-2025"), free={"bulk": None})
+    ok, reason = conditions.matches(ROWS["kfl-01"], _scenario("e5-1650v4-2025"), free={"bulk": None})
     assert not ok and reason.startswith("measured on Intel Xeon E5-1650 v4 with kernels 5.11-6.7")
     assert reason.endswith("(other kernel)")
-    ok, reason = conditions.matches(ROWS["cpm-05"], _state("xeon-platinum-iavf", place="other_socket"),
+    ok, reason = conditions.matches(ROWS["cpm-05"], _scenario("xeon-platinum-iavf", place="other_socket"),
                                     free={"pp_recycle": None})
     assert not ok and reason == "measured with CPU placement: same L3"
     # a custom profile on the E5 is the E5: its cycle rows stay measurements (its clock is 3.1 GHz)
-    assert conditions.matches(ROWS["mem-01"], _state(cases.CUSTOM), free={"zero_bytes": None}).ok
+    assert conditions.matches(ROWS["mem-01"], _scenario(cases.CUSTOM), free={"zero_bytes": None}).ok
     # a line family: the row's value must be one of the lines drawn (or the scenario's own)
-    bulk8 = {**e5, "kfl_bulk": 8}
+    bulk8 = e5.replace(kfl_bulk=8)
     assert not conditions.matches(ROWS["kfl-07"], bulk8, free={"drop_batch": None, "kfl_bulk": (1, 8)}).ok
     assert conditions.matches(ROWS["kfl-07"], bulk8, free={"drop_batch": None, "kfl_bulk": (1, 8, 16)}).ok
 
@@ -129,7 +135,7 @@ def test_every_seed_point_obeys_the_rule(case):
     seen = {"drawn": 0, "faded": 0}
     for state in scenarios:
         for (page, name), (swept, output) in SEED_CHARTS.items():
-            fig = charts.figure_for(page, name, {**state, "page": page})
+            fig = charts.figure_for(page, name, Question.of_state({**state, "page": page}))
             traces = list(_seed_traces(fig))
             assert traces, f"{page}/{name}: no seed points"
             lines = {t.name for t in fig.data}
@@ -166,7 +172,7 @@ def test_no_other_chart_draws_seed_points_outside_the_rule():
     for page in charts.PAGE_CHARTS:
         if page == "validation":
             continue
-        for name, fig in charts.figures_for_page(page, {**state, "page": page}):
+        for name, fig in charts.figures_for_page(page, Question.of_state({**state, "page": page})):
             for t in fig.data:
                 if (t.name or "").lower().startswith("seed"):
                     assert t.meta and "seed_rows" in t.meta, f"{page}/{name}: {t.name!r} outside the rule"
@@ -180,7 +186,7 @@ def test_png_svg_and_report_follow_the_rule():
     from skbview import report
 
     state = _state("epyc-9684x", clone_frac=0.5)
-    fig = charts.figure_for("veth", "mpps_vs_batch", {**state, "page": "veth"})
+    fig = charts.figure_for("veth", "mpps_vs_batch", Question.of_state({**state, "page": "veth"}))
     svg = report.figure_svg(fig).decode()
     assert svg.count("(other CPU)") == 2  # one legend entry per zeroing method
     assert report.figure_png(fig)[:8] == b"\x89PNG\r\n\x1a\n"

@@ -12,9 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as hs
 
 import skbmodel
+from skbmodel import answers
+from skbmodel import provenance
 from skbmodel import cli, params
 from skbmodel.machine import custom
-from skbmodel.links import shortlink, state as sk_state, versions as V
+from skbmodel.links import shortlink, state as sk_state
 from skbmodel.machine import profile as P
 from skbmodel.links.pages import BY_SLUG
 
@@ -30,7 +32,7 @@ def _link(capsys, query: str, *extra: str) -> tuple[int, str, str]:
 
 
 def _short(state: dict) -> str:
-    return shortlink.shorten(V.share_query(state))
+    return shortlink.shorten(answers.share_query(state))
 
 
 # --------------------------------------------------------------------------- length goals
@@ -67,7 +69,7 @@ def test_golden_links_short_form_has_the_same_state_and_numbers(link, capsys):
     assert _view(sk_state.decode(short)[0]) == _view(sk_state.decode(link["query"])[0])
     assert sk_state.decode(short)[1] == []
     assert _view(sk_state.decode_strict(short)) == _view(sk_state.decode_strict(link["query"]))
-    assert V.link_numbers(short) == link["expected"][skbmodel.__version__]  # exact
+    assert provenance.link_numbers(short) == link["expected"][skbmodel.__version__]  # exact
 
 
 def _view(state: dict) -> tuple:
@@ -132,7 +134,7 @@ def test_archived_profile_version_gives_the_clock_of_that_version(tmp_path, monk
     (tmp_path / f"e5-1650v4@{ver}.toml").write_text(P.archive_toml(old))
     monkeypatch.setattr(P, "ARCHIVE_DIR", tmp_path)
     P.clear_cache()
-    V._value.cache_clear()
+    answers.clear_caches()
     try:
         q = f"v=2&mv={skbmodel.__version__}&pv={ver}&page=veth"
         st, w = sk_state.decode(q)
@@ -144,7 +146,7 @@ def test_archived_profile_version_gives_the_clock_of_that_version(tmp_path, monk
         assert sk_state.decode(_short(st)) == (st, [])
     finally:
         P.clear_cache()
-        V._value.cache_clear()
+        answers.clear_caches()
 
 
 # --------------------------------------------------------------------------- defaults per model version

@@ -9,6 +9,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import skbmodel
+from skbmodel import answers
+from skbmodel import provenance
 from skbmodel.links import state as sk_state
 from skbmodel.links import versions as VERSIONS
 from skbmodel.links.pages import BY_SLUG
@@ -99,7 +101,7 @@ def test_round_trip_any_valid_state(s):
 @SETTINGS
 @given(valid_states())
 def test_encode_carries_every_parameter_and_version_first(s):
-    pairs = parse_qsl(VERSIONS.share_query(s), keep_blank_values=True)
+    pairs = parse_qsl(answers.share_query(s), keep_blank_values=True)
     assert pairs[0] == ("v", str(sk_state.FORMAT_VERSION))
     keys = [k for k, _ in pairs]
     # then the versions (the validation page has no headline output, so no h)
@@ -368,14 +370,14 @@ def test_profile_version_is_a_hash_of_the_values_only():
 
 
 def test_link_carries_versions_and_headline():
-    q = VERSIONS.share_query({**sk_state.defaults(), "page": "slub", "bulk": 32})
+    q = answers.share_query({**sk_state.defaults(), "page": "slub", "bulk": 32})
     got = dict(parse_qsl(q))
     assert q.startswith(f"v=1&mv={skbmodel.__version__}&pv={CUR}&h=")  # no B on the SLUB page: no b_pv
     from skbmodel import model
     want = float(model.evaluate({"bulk": 32}, P.load_profile("e5-1650v4"))["slub.loop_cycles"])
     assert float(got["h"]) == float(format(want, ".6g"))
     # no headline on the validation page
-    assert "h" not in dict(parse_qsl(VERSIONS.share_query({**sk_state.defaults(), "page": "validation"})))
+    assert "h" not in dict(parse_qsl(answers.share_query({**sk_state.defaults(), "page": "validation"})))
     # the codec itself never evaluates the model: it writes the h a state has, and a state made here has none
     assert "h" not in dict(parse_qsl(sk_state.encode({**sk_state.defaults(), "page": "slub", "bulk": 32})))
     # keys= selects version keys like any other
@@ -386,12 +388,12 @@ def test_link_carries_versions_and_headline():
 def test_links_without_versions_read_as_made_before_versions_were_recorded():
     s, w = sk_state.decode("bulk=8&page=slub")
     assert w == [] and not set(sk_state.VERSION_KEYS) & set(s)
-    n = VERSIONS.link_notice("bulk=8&page=slub", s)
+    n = provenance.link_notice("bulk=8&page=slub", s)
     assert n["unversioned"] and n["profile"] == [] and n["model"] is None
     assert n["text"] == (f"This link carries no model or profile version (made before versions were recorded): it "
                          f"is shown with model {skbmodel.__version__} and profile e5-1650v4 version {CUR}.")
-    assert VERSIONS.link_notice("", sk_state.defaults()) is None  # no link at all
-    assert VERSIONS.link_notice(sk_state.encode(s), s) is None     # a link made today
+    assert provenance.link_notice("", sk_state.defaults()) is None  # no link at all
+    assert provenance.link_notice(sk_state.encode(s), s) is None     # a link made today
 
 
 @pytest.mark.parametrize("key,raw,needle", [
@@ -433,7 +435,7 @@ def test_headline_without_model_version_is_ignored():
 def test_archived_profile_version_is_used_and_round_trips(old_e5_version):
     ver, old = old_e5_version
     assert ver != CUR
-    q = VERSIONS.share_query({**sk_state.defaults(), "page": "veth",
+    q = answers.share_query({**sk_state.defaults(), "page": "veth",
                               "pv": ver})  # a link made while version ver was current
     s, w = sk_state.decode(q)
     assert w == [] and s["pv"] == ver and "b_pv" not in s
@@ -442,9 +444,9 @@ def test_archived_profile_version_is_used_and_round_trips(old_e5_version):
     assert prof.id == f"e5-1650v4@{ver}" and prof.values() == old.values()
     assert sk_state.profile_for(s, "b").id == f"e5-1650v4@{ver}"  # B is A: on A's profile in A's version
     assert q.startswith(f"v=1&mv={skbmodel.__version__}&pv={ver}&h=")
-    assert VERSIONS.share_query(s) == q
+    assert answers.share_query(s) == q
     assert "mv" not in s and "h" not in s  # its h is the archived profile's number: nothing moved
-    n = VERSIONS.link_notice(q, s)
+    n = provenance.link_notice(q, s)
     (p,) = n["profile"]
     assert (p["version"], p["current_version"], p["archived"]) == (ver, CUR, True)
     assert p["value"] > p["current_value"]  # the old profile's veth was faster (fewer cycles)
@@ -476,20 +478,21 @@ def test_pv_of_another_profile_is_refused(old_e5_version):
 
 
 def test_older_model_version_is_kept_as_provenance_and_written_back():
-    q = VERSIONS.share_query({**sk_state.defaults(), "page": "kfree"}).replace(f"mv={skbmodel.__version__}", "mv=0.0.1")
+    q = answers.share_query({**sk_state.defaults(), "page": "kfree"}).replace(
+        f"mv={skbmodel.__version__}", "mv=0.0.1")
     s, w = sk_state.decode(q)
     assert w == [] and s["mv"] == "0.0.1" and isinstance(s["h"], float)
     assert sk_state.encode(s) == q and sk_state.decode_strict(q) == s
-    n = VERSIONS.link_notice(q, s)
+    n = provenance.link_notice(q, s)
     assert n["model"]["link_version"] == "0.0.1" and "unchanged" in n["text"]
     # h of another number under today's model version: the link was cut or edited; the author's number is named
-    q2 = VERSIONS.share_query({**sk_state.defaults(), "page": "kfree"}).replace("&h=", "&h=1")
-    s2, _ = VERSIONS.read_link(q2)
-    n2 = VERSIONS.link_notice(q2, s2)
+    q2 = answers.share_query({**sk_state.defaults(), "page": "kfree"}).replace("&h=", "&h=1")
+    s2, _ = provenance.read_link(q2)
+    n2 = provenance.link_notice(q2, s2)
     assert "mv" not in s2 and n2["edited"] and len(n2["messages"]) == 1  # no mv in a state: this model version
-    assert dict(parse_qsl(VERSIONS.share_query(s2)))["h"] == format(s2["h"], ".6g")  # the author's number travels on
+    assert dict(parse_qsl(answers.share_query(s2)))["h"] == format(s2["h"], ".6g")  # the author's number travels on
     assert n2["text"].startswith(f"This link appears truncated or edited; the author saw "
-                                 f"{VERSIONS.headline('kfree')['label']} = {VERSIONS._num(s2['h'])}")
+                                 f"{VERSIONS.headline('kfree')['label']} = {provenance._num(s2['h'])}")
 
 
 @SETTINGS

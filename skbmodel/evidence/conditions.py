@@ -103,18 +103,17 @@ def _differing(cond: Mapping, scen: Mapping, free: Mapping) -> list[str]:
     return keys
 
 
-def matches(row, state: Mapping, which: str = "a", free: Mapping[str, Collection | None] | None = None) -> Match:
+def matches(row, scenario, free: Mapping[str, Collection | None] | None = None) -> Match:
     """
-    Whether seed row ``row`` is a measurement of scenario ``which`` of ``state``.
+    Whether seed row ``row`` is a measurement of ``scenario``.
 
     Parameters
     ----------
     row : skbmodel.evidence.seed_checks.RowSpec
         The seed row (its profile, output and recorded parameters).
-    state : mapping
-        A scenario state (:mod:`skbmodel.links.state`; missing keys take the defaults of its CPU).
-    which : {"a", "b"}
-        The scenario of ``state``.
+    scenario : skbmodel.scenario.Scenario
+        The scenario (its model parameters ``params``, every one of them, and its CPU ``profile``), as the
+        question resolved it.
     free : mapping of parameter -> values or None, optional
         Parameters the chart draws the row at its own value of: ``None`` for an axis (any value),
         a collection for a family of lines (the row's value must be one of them).
@@ -126,17 +125,15 @@ def matches(row, state: Mapping, which: str = "a", free: Mapping[str, Collection
         leaves the row's output unchanged (within :data:`SAME_REL`); else ``reason``, the conditions
         it was measured under, in words.
     """
-    return matches_all((row,), state, which, free)[0]
+    return matches_all((row,), scenario, free)[0]
 
 
-def matches_all(rows, state: Mapping, which: str = "a",
-                free: Mapping[str, Collection | None] | None = None) -> list[Match]:
+def matches_all(rows, scenario, free: Mapping[str, Collection | None] | None = None) -> list[Match]:
     """:func:`matches` of each of ``rows`` (one vectorised model evaluation per machine of the rows)."""
     free = dict(free or {})
-    full = {**sk_state.defaults(state.get("cpu")), **state}
-    prof = sk_state.profile_for(full, which)
+    prof = scenario.profile
     # a parameter the chart draws along (free, any value) is no condition: out of the cache key
-    scen = sorted((k, v) for k, v in sk_state.scenario(full, which).items() if not (k in free and free[k] is None))
+    scen = sorted((k, v) for k, v in scenario.params.items() if not (k in free and free[k] is None))
     keys = tuple((r.id, r.profile, r.output, tuple(sorted(r.state.items()))) for r in rows)
     return list(_match_all(keys, machine(prof), cpu_model(prof), tuple(scen),
                            tuple(sorted((k, None if v is None else tuple(v)) for k, v in free.items()))))

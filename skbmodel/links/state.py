@@ -33,11 +33,11 @@ Versions (keys written by :func:`encode` after ``v``; see :data:`VERSION_KEYS`):
 The codec reads and writes these keys; it never evaluates the model.  In a decoded state ``pv``/``b_pv``
 are present only when they name an archived, non-current version; ``mv`` and ``h`` (the link's
 *provenance*) only when the link was made with another model version.  Whether a link made with this
-version shows its author's headline needs the model: :func:`skbmodel.links.versions.read_link` decodes a
-link and keeps its ``h`` when it does not, :func:`skbmodel.links.versions.notice` says what moved, and
-:func:`skbmodel.links.versions.stamped` gives a state today's headline before it becomes a share link.  A link
+version shows its author's headline needs the model: :func:`skbmodel.provenance.read_link` decodes a
+link and keeps its ``h`` when it does not, :func:`skbmodel.provenance.notice` says what moved, and
+:func:`skbmodel.answers.stamped` gives a state today's headline before it becomes a share link.  A link
 without ``mv`` was made before versions were recorded; it decodes as today's versions
-(:func:`skbmodel.links.versions.link_notice` says so).
+(:func:`skbmodel.provenance.link_notice` says so).
 """
 from __future__ import annotations
 
@@ -50,14 +50,14 @@ from urllib.parse import parse_qsl, urlencode
 from .. import __version__ as MODEL_VERSION
 from ..machine import custom as _custom
 from ..machine import profile as _profile
-from .. import model
+from ..machine.description import cross_node_placement
 from . import shortlink as _shortlink
 from .keys import B_PREFIX, key_of, side_of  # noqa: F401 - key_of, side_of: the codec's, for its callers
 from .pages import DEFAULT_PAGE, SLUGS
 # the schema is re-exported: callers keep reading it as state.Param, state.MODEL_PARAMS, ...
 from ..schema import GRID_OUTPUTS
 from ..params import (AXIS_CHOICES, DISPLAY_KEYS, DISPLAY_PARAMS, MAX_VALUE_CHARS, MODEL_KEYS,  # noqa: F401
-    MODEL_PARAMS, PATHS, RETIRED, RETIRED_AXES, Param, fmt_value, placement_of, _show)
+    MODEL_PARAMS, PATHS, RETIRED, RETIRED_AXES, Param, fmt_value, scenario_defaults, placement_of, _show)
 
 FORMAT_VERSION = 1
 MAX_QUERY_CHARS = 16_384
@@ -253,7 +253,8 @@ def profile_for(state: Mapping, which: str = "a") -> _profile.Profile:
 
 def defaults(cpu: str | None = None) -> dict:
     """Default state: scenario A and the view; B overrides nothing (it is A).  ``ghz`` follows the CPU profile."""
-    state = model.default_params(cpu)
+    cpu = cpu or _profile.DEFAULT_PROFILE
+    state = scenario_defaults(cpu, _profile.load_profile(cpu).ghz)
     state.update({p.key: p.default for p in VIEW_PARAMS})
     return state
 
@@ -487,7 +488,7 @@ def _read_retired(seen: dict, state: Mapping, bad) -> None:
                 prof = profile_for(state, "b" if pre else "a")
             except _custom.ProfileLinkError:
                 prof = _profile.load_profile(_cpu_of(state, pre))
-            seen[pre + r.new_key] = placement_of(raw, model.cross_node_placement(prof))
+            seen[pre + r.new_key] = placement_of(raw, cross_node_placement(prof))
 
 
 def decode(query) -> tuple[dict, list[str]]:
@@ -529,7 +530,7 @@ def encode(state: Mapping, keys=None) -> str:
 
 def _version_items(state: Mapping, full: dict, keys_given) -> list[tuple[str, str]]:
     """``mv``, ``pv``, ``b_pv``, ``h`` as the state has them; else today's model and profile versions, and no ``h``
-    (:func:`skbmodel.links.versions.stamped` puts today's headline into a state before it becomes a share link)."""
+    (:func:`skbmodel.answers.stamped` puts today's headline into a state before it becomes a share link)."""
     want = VERSION_KEYS if keys_given is None else [k for k in VERSION_KEYS if k in keys_given]
     if not want:
         return []

@@ -275,12 +275,16 @@ def _parse_text(file_name: str, text: str) -> Description:
 
 
 def descriptions() -> dict[str, Description]:
-    """Every shipped description by name (sorted)."""
-    out = {}
-    for p in sorted(UARCH_DIR.glob("*.toml")):
-        d = _parse(p)
-        out[d.name] = d
-    return out
+    """Every shipped description by name (sorted); the files are read again only when one of them changed (a
+    question asks which machine its profile runs on, once per scenario)."""
+    files = sorted(UARCH_DIR.glob("*.toml"))
+    key = tuple((p.name, p.stat().st_mtime_ns, p.stat().st_size) for p in files)
+    if _READ.get("key") != key:
+        _READ["key"], _READ["out"] = key, {d.name: d for d in map(_parse, files)}
+    return dict(_READ["out"])
+
+
+_READ: dict = {}
 
 
 def load(name: str) -> Description:
@@ -362,3 +366,10 @@ def for_profile(profile) -> tuple[Description | None, str]:
             except UarchError:
                 pass
     return None, f"no description says which CPU profile {profile.id} is"
+
+
+def cross_node_placement(profile) -> str | None:
+    """The nearest placement on another NUMA node of ``profile``'s machine (:meth:`Topology.cross_node`; None
+    on a one-node machine, or where no description names its CPU)."""
+    d, _ = for_profile(profile)
+    return d.topology.cross_node(profile.sockets, profile.numa_nodes) if d is not None and d.topology else None

@@ -2,7 +2,7 @@
 the share link, "Copy as text", the downloads).  Two pages' own controls also write a state key into the
 session (the Compare page A's ``path``, the custom profile box a side's ``ghz``); every other write is here.
 
-* First run of a session: ``st.query_params`` is decoded with :func:`skbmodel.links.versions.read_link`
+* First run of a session: ``st.query_params`` is decoded with :func:`skbmodel.provenance.read_link`
   (lenient; every ignored or clamped parameter is listed in one ``st.warning``).
 * The state lives in ``_skb_state`` (:data:`STORE`), a key no widget owns, and in ``st.session_state``
   under the widget keys (widget key == state key, so the slider for ``bulk`` is ``.st-key-bulk`` in
@@ -18,7 +18,9 @@ session (the Compare page A's ``path``, the custom profile box a side's ``ghz``)
   every run (also from fragments).
 * ``page`` follows the current ``st.navigation`` page (url_path == slug of ``skbmodel.links.pages.PAGES``); a
   link whose ``page`` differs from the opened page switches to it once.
-* Versions (:mod:`skbmodel.links.versions`): a link made with an archived profile version keeps it
+* :func:`question`: the question the view asks (:class:`skbmodel.question.Question`), once per run at the
+  page's start; the page's surfaces render it and ask none of their own.
+* Versions (:mod:`skbmodel.provenance`): a link made with an archived profile version keeps it
   (``pv``/``b_pv`` in the state, so the page shows the link's numbers) until **Use current** or
   another CPU profile; the link's model version and headline (``mv``/``h``) stay in the URL while
   the scenario and page are the link's.  :func:`show_version_notice` says what differs.
@@ -32,11 +34,12 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 from streamlit.runtime.pages_manager import PagesManager
 
+from skbmodel import provenance
 from skbmodel import mailtext
 from skbmodel.evidence import validation
 from skbmodel.machine import profile as sk_profile
 from skbmodel.links import state as sk_state
-from skbmodel.links import versions as sk_versions
+from skbmodel.question import Question, scenario_of
 from skbview.app import copybox, custom_profile
 from skbview.app.downloads import page_share_link, report_buttons
 from skbview.report import share_query
@@ -111,7 +114,7 @@ def init() -> None:
     first = STORE not in ss
     if first:
         mapping = _query_mapping()
-        state, warnings = sk_versions.read_link(mapping)
+        state, warnings = provenance.read_link(mapping)
         ss[STORE] = state
         ss[WARNINGS] = warnings
         ss[LINK_PAGE] = state["page"] if "page" in mapping else None
@@ -120,7 +123,7 @@ def init() -> None:
         ss[OPEN_CHART] = {state["page"]: state["chart"]} if "page" in mapping else {}
         ss[LINK_CHART] = None if "page" in mapping else state["chart"]
         ss["_skb_link_query"] = sk_state.encode({k: v for k, v in state.items() if k != "page"}, LINK_KEYS)
-        notice = sk_versions.link_notice(mapping, state)
+        notice = provenance.link_notice(mapping, state)
         ss[NOTICE] = None if notice is None else {"unversioned": notice["unversioned"], "page": state["page"]}
     store = ss[STORE]
     current = ss.to_dict()
@@ -293,6 +296,12 @@ def url_state(state: dict) -> dict:
     return state
 
 
+def question(state: dict | None = None) -> Question:
+    """The question the view asks (:func:`url_state` of the session's state, or of ``state``): the page's start
+    asks it once per run and hands it to every surface it draws."""
+    return Question.of_state(url_state(state if state is not None else get_state()))
+
+
 def share_link(state: dict | None = None) -> str:
     """Share link: the page's address (the public one when set, downloads.page_share_link) + ``?`` + the short query."""
     return page_share_link(state or get_state())
@@ -357,7 +366,7 @@ def _version_notice() -> None:
         st.rerun()  # Use current: every number on the page and the URL change, not just this fragment
     state = drop_stale_provenance(get_state())
     info = st.session_state.get(NOTICE) or {}
-    notice = sk_versions.notice(state, unversioned=bool(info.get("unversioned")))
+    notice = provenance.notice(state, unversioned=bool(info.get("unversioned")))
     if notice is None:
         return
     with st.container(key="version_notice"):
@@ -442,7 +451,7 @@ def add_b_override(key: str) -> None:
     make), anything else at A's value; its control then moves it alone."""
     state = get_state()
     over = sk_state.b_overrides(state)
-    a_value = sk_state.scenario(state, "b")[key]
+    a_value = scenario_of(state, "b").params[key]
     p = sk_state.PARAMS[key]
     if p.kind == "choice" and len(p.choices) == 2:
         a_value = next(c for c in p.choices if c != a_value)
@@ -499,7 +508,7 @@ def param_widget(key: str, container=None, label: str | None = None, short=None,
     if key in ss.get(STORE, ()):  # hand the kept value back: Streamlit forgets it on pages without this widget
         ss[key] = ss[STORE][key]
     elif is_b:  # B's control shows what B is (A's value, or the page's default B), until it is moved
-        ss[key] = shown if shown is not None else sk_state.scenario(ss.get(STORE) or get_state(), "b")[base]
+        ss[key] = shown if shown is not None else scenario_of(ss.get(STORE) or get_state(), "b").params[base]
     live = None if whole_page else _rerun_views  # the CPU selectbox reruns the app: it also sets the clock slider
     if is_b and base != "cpu":
         live = functools.partial(_b_recorded if whole_page else _b_changed, key)

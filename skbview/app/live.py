@@ -32,13 +32,10 @@ import streamlit as st
 import streamlit.components.v1 as components
 
 from skbmodel.links import state as sk_state
-from skbmodel import composer, uncertainty
-from skbmodel.evidence import perfprofile
-from skbmodel.physics import noise
+from skbmodel import answers, uncertainty
 from skbmodel.question import Question
 from skbview import charts
 from skbview.app import appstate
-from skbview.charts.design import STAGE
 from skbview.charts.live import Sweep
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
@@ -75,32 +72,8 @@ def spec(slug: str, key: str | None = None) -> tuple:
     return charts.LIVE_CONTROLS[slug]
 
 
-#: B's cost, and the paired B − A of it, in the Design page's sweep (beside A's outputs under their names)
-B_COST, AB_DELTA, AB_VERDICT = "b:path.ns_per_packet", "ab:path.ns_per_packet", "ab:verdict"
-
-
-def design_sweep(state: Mapping, key: str, values: np.ndarray, outputs) -> tuple[dict, dict]:
-    """The Design page's sweep of one of composition A's stage sizes: A's ``outputs``, A's and B's cost
-    components (``"a:<component>"``, ``"b:<component>"``), B's cost and budget (``"b:..."``) and the paired
-    ``B - A`` (:func:`skbmodel.uncertainty.delta_intervals`) with its verdict, each along ``values``."""
-    pa, pb = composer.compare_params({**sk_state.scenario(state), key: values}, sk_state.b_overrides(state))
-    prof = sk_state.profile_for(state)
-    # B at each of the values too (its clock as an array): the pairing takes A and B of one shape
-    pb = {**pb, "ghz": np.full(len(values), float(pb["ghz"] if pb.get("ghz") is not None else prof.ghz))}
-    outs = sorted({*outputs, "path.ns_per_packet", "path.mpps", "budget.ns_per_packet"})
-    vout, viv = uncertainty.evaluate_with_intervals(pa, prof, outs)
-    vb, ib = uncertainty.evaluate_with_intervals(pb, prof, ["path.ns_per_packet"])
-    d, div = uncertainty.delta_intervals(pa, pb, prof, prof, ["path.ns_per_packet"])
-    vout, viv = dict(vout), dict(viv)
-    vout[B_COST], viv[B_COST] = vb["path.ns_per_packet"], ib["path.ns_per_packet"]
-    vout[AB_DELTA], viv[AB_DELTA] = d["path.ns_per_packet"], div["path.ns_per_packet"]
-    vout[AB_VERDICT] = noise.verdicts(vout[AB_DELTA], float(pa["noise_ns"]), *viv[AB_DELTA]).tolist()
-    for side, p in (("a", pa), ("b", pb)):
-        split = perfprofile.breakdown_stages_ns(p, prof)
-        vout.update({f"{side}:{c}": v for c, v in split["parts"].items()})
-        # the rest's stages, as the breakdown draws them (skbview.charts.design)
-        vout.update({f"{side}:{STAGE}{s}": v for s, v in split["stages"].items()})
-    return vout, viv
+#: B's cost, and the paired B − A of it, in the Design page's sweep (:func:`skbmodel.answers.design_sweep`)
+B_COST, AB_DELTA = answers.B_COST, answers.AB_DELTA
 
 
 def evaluate_sweep(params: Mapping, profile, outputs) -> tuple[dict, dict]:
@@ -285,7 +258,7 @@ class Columns:
         return _SEP.join(x if k == 1 else f"{x}{_TIMES}{k}" for x, k in _runs(parts))
 
 
-def payload(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Mapping, key: str | None = None) -> str:
+def payload(slug: str, q: Question, headline: Callable, out: Mapping, iv: Mapping, key: str | None = None) -> str:
     """The page's live payload (JSON): metric texts and chart patches for every value of its control.
 
     ``headline(params, out, iv)`` is the page's metric row (:func:`skbview.app.ui.page_metrics`) of the
@@ -293,7 +266,7 @@ def payload(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Map
     reads are learnt), or of every value at once (arrays in, a list of texts per metric out).
     """
     key, across, patches = spec(slug, key)
-    scn = Question.of_state(state).scenario("a")
+    scn = q.scenario("a")
     params = dict(scn.params)
     values = values_of(key)
     grid = {**params, key: values}
@@ -306,10 +279,10 @@ def payload(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Map
     for fn in patches.values():
         wanted |= set(fn.outputs)
     if slug == "design":
-        vout, viv = design_sweep(state, key, values, [o for o in wanted if ":" not in o])
+        vout, viv = answers.design_sweep(q.on_page("design"), key, values, [o for o in wanted if ":" not in o])
     else:
         vout, viv = evaluate_sweep(grid, scn.profile, sorted(wanted))
-    sweep = Sweep(key, values, vout, viv, state, across, across_values)
+    sweep = Sweep(key, values, vout, viv, q, across, across_values)
     row = across_values.index(params[across]) if across else None
     cols = Columns(values)
     n = len(values)
@@ -330,11 +303,11 @@ def payload(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Map
     return json.dumps(body, separators=(",", ":"), ensure_ascii=False)
 
 
-def scenario_id(slug: str, state: Mapping, key: str) -> str:
+def scenario_id(slug: str, q: Question, key: str) -> str:
     """Names what the payload is built from apart from the control's own value (the page, scenario A's
     parameters and profile version): a new id means a new payload; the open tab or a link's headline do not."""
-    rest = {k: v for k, v in Question.of_state(state).scenario("a").params.items() if k != key}
-    what = [slug, rest, sk_state.b_overrides(state), state.get("pv")]
+    rest = {k: v for k, v in q.scenario("a").params.items() if k != key}
+    what = [slug, rest, sk_state.b_overrides(q), q.get("pv")]
     return hashlib.blake2b(json.dumps(what, sort_keys=True, default=str).encode(), digest_size=8).hexdigest()
 
 
@@ -353,7 +326,7 @@ def _asked() -> None:
     """``on_want_change`` of the control: nothing to do here, the control's fragment reruns and answers."""
 
 
-def control(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Mapping, key: str | None = None) -> None:
+def control(slug: str, q: Question, headline: Callable, out: Mapping, iv: Mapping, key: str | None = None) -> None:
     """Draw the live control of ``slug`` (nothing on a page without one, see ``charts.LIVE_CONTROLS``), or on
     the Design page that of its stage size ``key`` (``charts.LIVE_DESIGN``)."""
     if key is None and slug not in charts.LIVE_CONTROLS:
@@ -361,15 +334,15 @@ def control(slug: str, state: Mapping, headline: Callable, out: Mapping, iv: Map
     key = spec(slug, key)[0]
     p = sk_state.PARAMS[key]
     ckey = control_key(slug, key if slug == "design" else None)
-    sid = scenario_id(ckey, state, key)
+    sid = scenario_id(ckey, q, key)
     ss = st.session_state
     sent = ss.setdefault(SENT, {}).get(ckey) or {}
     asked = (ss.get(ckey) or {}).get("want") == sid  # an event: set in the run it causes only
-    body = (payload(slug, state, headline, out, iv, key if slug == "design" else None)
+    body = (payload(slug, q, headline, out, iv, key if slug == "design" else None)
             if asked or sent.get("sid") != sid else None)
     if body is not None:
         ss[SENT][ckey] = {"sid": sid}
     step = p.step or 1
-    _CONTROL(data=dict(control=ckey, label=p.label, min=p.lo, max=p.hi, step=step, value=state[key], sid=sid,
+    _CONTROL(data=dict(control=ckey, label=p.label, min=p.lo, max=p.hi, step=step, value=q[key], sid=sid,
                        payload=body, unit=p.unit, plotly=f"component/{_PLOTLY_JS.name}/plotly.min.js"),
              key=ckey, on_commit_change=functools.partial(_released, key, ckey), on_want_change=_asked)

@@ -13,6 +13,7 @@ from skbmodel import answers, composer, schema
 from skbmodel.physics import noise
 from skbmodel.links.pages import BY_SLUG as PAGE_BY_SLUG, DEFAULT_PAGE
 from skbmodel.links import state as sk_state
+from skbmodel.question import Question
 from skbview import charts, tables
 from skbview.app import appstate
 from skbview.app import live as live_control
@@ -40,34 +41,36 @@ def show_chart(fig, name: str, state: Mapping) -> None:
 
 
 def live(draw, key: str = "live") -> None:
-    """A live area of the page: ``draw(state)`` (metrics, charts, downloads) as the view fragment ``key``
+    """A live area of the page: ``draw(q)`` (metrics, charts, downloads) as the view fragment ``key``
     (every page has the one called "live").
 
-    A moved control reruns only these and the sidebar's link box (see :func:`appstate.view_fragment`);
-    the page's title and static text stay as drawn by the last full run.
+    The page's start: the view's state asks its question here (:func:`appstate.question`), once per run, and
+    every surface of the area renders that question and its answer.  A moved control
+    reruns only these and the sidebar's link box (see :func:`appstate.view_fragment`); the page's title and
+    static text stay as drawn by the last full run.
     """
 
     @appstate.view_fragment(key)
     def _live() -> None:
-        draw(appstate.url_state(appstate.get_state()))
+        draw(appstate.question())
 
     _live()
 
 
 def model_view(slug: str, note=None) -> None:
-    """The live area of a model page: the page's numbers (:func:`skbmodel.answers.of_state`, the same
+    """The live area of a model page: the page's numbers (:func:`skbmodel.answers.of_question`, the same
     answers the text block, the report and ``eval`` give), then every chart of the page.
 
-    ``note(state)``: a line above the numbers, or None.  Records the page (:func:`appstate.page_state`) first.
+    ``note(q)``: a line above the numbers, or None.  Records the page (:func:`appstate.page_state`) first.
     """
     appstate.page_state(slug)
 
-    def draw(state: dict) -> None:
-        text = note(state) if note else None
+    def draw(q: Question) -> None:
+        text = note(q) if note else None
         if text:
             with st.container(key="view_note"):
                 st.caption(text)
-        res = answers.of_state(state)
+        res = answers.of_question(q)
         if res.problem:
             with st.container(key="view_refused"):
                 st.error(f"No numbers: {res.problem}.")
@@ -77,13 +80,13 @@ def model_view(slug: str, note=None) -> None:
         for left_out in res.notes:  # what the numbers leave out (a frame larger than the calibration's)
             st.caption(left_out)
         controls = controls_slot()
-        chart_tabs(slug, state)
+        chart_tabs(slug, q)
         # the page's main control, followed in the browser: the metric row of every value is rendered from
         # the same answers (one vectorised evaluation of the control's range)
         out = {a.output: a.value for a in res.values}
         iv = {a.output: (a.lo, a.hi) for a in res.values}
         with controls:
-            live_control.control(slug, state, page_metrics(slug, state), out, iv)
+            live_control.control(slug, q, page_metrics(slug), out, iv)
 
     live(draw)
 
@@ -98,7 +101,7 @@ def controls_slot():
     return st.empty()
 
 
-def page_metrics(slug: str, state: Mapping):
+def page_metrics(slug: str):
     """``headline(params, out, iv)``: the metric row of the page's answers from outputs ``out`` and intervals
     ``iv`` (scalars: one value; arrays: every value of a sweep at once, what the live control precomputes;
     :func:`skbmodel.answers.texts_of`)."""
@@ -114,11 +117,11 @@ def page_metrics(slug: str, state: Mapping):
     return headline
 
 
-def design_metrics(state: Mapping):
+def design_metrics(q: Question):
     """``headline(params, out, iv)`` of the Design page: composition A's answers (:func:`page_metrics`), then
-    B's cost and the paired ``B - A`` when ``out`` has them (``live.B_COST``, ``live.AB_DELTA``: scalars, or
-    arrays along a sweep of one of A's stage sizes, :func:`skbview.app.live.design_sweep`)."""
-    base, b_label = page_metrics("design", state), tables.design_b_label(state)
+    B's cost and the paired ``B - A`` when ``out`` has them (``answers.B_COST``, ``answers.AB_DELTA``: scalars,
+    or arrays along a sweep of one of A's stage sizes, :func:`skbmodel.answers.design_sweep`)."""
+    base, b_label = page_metrics("design"), tables.design_b_label(q)
     o = "path.ns_per_packet"
 
     def headline(params: Mapping, out: Mapping, iv: Mapping) -> list:
@@ -137,7 +140,7 @@ def design_metrics(state: Mapping):
     return headline
 
 
-def design_live(state: Mapping, res: answers.Answers):
+def design_live(q: Question, res: answers.Answers):
     """The Design page's metric row (:func:`design_metrics` of its answers ``res``), and under it the place of
     a live control for each of composition A's stage sizes in bulk that it uses (``charts.LIVE_DESIGN``).
 
@@ -151,17 +154,18 @@ def design_live(state: Mapping, res: answers.Answers):
     if b is not None and d is not None:
         out[live_control.B_COST], iv[live_control.B_COST] = b.value, (b.lo, b.hi)
         out[live_control.AB_DELTA], iv[live_control.AB_DELTA] = d.value, (d.lo, d.hi)
-    headline = design_metrics(state)
+    headline = design_metrics(q)
+    a = q.compare_a.params  # scenario A as the state gives it (the composition's own keys)
     with st.container(key=live_control.METRICS_KEY):  # the live controls rewrite its texts while dragged
-        metrics(headline(sk_state.scenario(state), out, iv))
-    used = composer.keys_in_use(sk_state.scenario(state))
+        metrics(headline(a, out, iv))
+    used = composer.keys_in_use(a)
     slot = controls_slot()
 
     def draw_controls() -> None:
         with slot:
             for key in charts.LIVE_DESIGN[0]:
                 if key in used:
-                    live_control.control("design", state, headline, out, iv, key=key)
+                    live_control.control("design", q, headline, out, iv, key=key)
     return draw_controls
 
 
@@ -191,7 +195,7 @@ def metric_items(specs, texts: Mapping) -> list:
     return items
 
 
-def chart_tabs(page: str, state: Mapping, names=None) -> None:
+def chart_tabs(page: str, q: Question, names=None) -> None:
     """``page``'s charts (or those of ``names``) as tabs: only the open one is built, drawn and exported.
 
     A browser draws a Plotly chart in 40-65 ms on a shared 2-core machine, so a page that redrew all its
@@ -202,7 +206,7 @@ def chart_tabs(page: str, state: Mapping, names=None) -> None:
     labels = {n: lab for n, lab in charts.chart_labels(page).items() if names is None or n in names}
     if len(labels) == 1:
         (name,) = labels
-        show_chart(charts.figure_for(page, name, state), name, state)
+        show_chart(charts.figure_for(page, name, q), name, q)
         return
     shown = list(labels.values())
     key = f"chart_tab_{page}"
@@ -214,7 +218,7 @@ def chart_tabs(page: str, state: Mapping, names=None) -> None:
     for name, tab in zip(labels, tabs):
         if tab.open:
             with tab:
-                show_chart(charts.figure_for(page, name, state), name, state)
+                show_chart(charts.figure_for(page, name, q), name, q)
 
 
 #: metrics side by side at most: a 1,400-pixel window shows four labels like "Source CPU rx (Mpps)" whole
@@ -269,9 +273,9 @@ def driver_table(report: Mapping, key: str) -> None:
                                                                             format="%+.3g")})
 
 
-def composition_text(state: Mapping) -> str:
+def composition_text(q: Question) -> str:
     """The composed path of scenario A in words: its start and every stage it changes."""
-    params = sk_state.scenario(state, "a")
+    params = q.scenario("a").params
     start = params["d_from"]
     opts = composer.resolved(params)
     as_start = composer.resolved({**params, **{k: "from" for k in composer.STAGE_CHOICES}})
@@ -294,8 +298,8 @@ def composition_text(state: Mapping) -> str:
     return f"from {start_label} with " + "; ".join(changed)
 
 
-def path_note(state: Mapping) -> str | None:
+def path_note(q: Question) -> str | None:
     """Above the Overview's numbers when it shows the composed path: which composition they are."""
-    if state.get("path") != "design":
+    if q.get("path") != "design":
         return None
-    return "Composed path (Design page): " + composition_text(state)
+    return "Composed path (Design page): " + composition_text(q)

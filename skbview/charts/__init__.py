@@ -2,15 +2,16 @@
 
 :mod:`.base` holds the one template and the shared helpers; each page's builders live in the module
 named after it.  :data:`PAGE_CHARTS` registers them under the slugs of :data:`skbmodel.links.pages.PAGES`
-and :func:`figures_for_page` builds a page's figures for a scenario ``state``.
+and :func:`figures_for_page` builds a page's figures for a question (:class:`skbmodel.question.Question`, made
+by the entry point: the page's start, the report, the export); a builder renders it and asks no question.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
 
 import plotly.graph_objects as go
 
 from skbmodel.links import state as sk_state
+from skbmodel.question import Question
 
 from .ab import compare_difference, design_difference
 from .base import BAND_NAME, COLORS, PATH_LABELS, TEMPLATE, zero_based
@@ -74,7 +75,7 @@ LIVE_CONTROLS = {
 }
 
 #: The Design page's live controls: each of composition A's stage sizes in bulk (while its stage uses it), and
-#: the charts that follow it (the sweep of :func:`skbview.app.live.design_sweep`).
+#: the charts that follow it (the sweep of :func:`skbmodel.answers.design_sweep`).
 LIVE_DESIGN = (("d_rx_bulk", "d_skb_bulk", "d_free_bulk"), {"breakdown": design_breakdown_live})
 
 
@@ -89,28 +90,30 @@ def _charts_of(page: str):
     return PAGE_CHARTS[page]
 
 
-def _full_state(state: Mapping) -> dict:
-    full = sk_state.defaults(state.get("cpu"))
-    full.update(state)
-    return full
+def _full(q: Question, page: str) -> Question:
+    """``q`` as ``page``'s charts read it: that page's question, with every key the state leaves out at its
+    default (nothing is resolved again: the state's defaults are its question's)."""
+    q = q.on_page(page)
+    missing = {k: v for k, v in sk_state.defaults(q.get("cpu")).items() if k not in q}
+    return q.viewed_as({**missing, **q.state}) if missing else q
 
 
-def _build(fn, full: Mapping) -> go.Figure:
-    fig = fn(full)
-    if full.get("yzero"):
+def _build(fn, q: Question) -> go.Figure:
+    fig = fn(q)
+    if q.get("yzero"):
         zero_based(fig)
     return fig
 
 
-def figure_for(page: str, name: str, state: Mapping) -> go.Figure:
-    """The one chart ``name`` of ``page`` for a scenario ``state`` (what a page draws: only its open chart)."""
+def figure_for(page: str, name: str, q: Question) -> go.Figure:
+    """The one chart ``name`` of ``page`` for the question ``q`` (what a page draws: only its open chart)."""
     fn = next((f for n, _, f in _charts_of(page) if n == name), None)
     if fn is None:
         raise ValueError(f"page {page!r} has no chart {name!r}; charts: {', '.join(chart_labels(page))}")
-    return _build(fn, _full_state(state))
+    return _build(fn, _full(q, page))
 
 
-def figures_for_page(page: str, state: Mapping) -> list[tuple[str, go.Figure]]:
+def figures_for_page(page: str, q: Question) -> list[tuple[str, go.Figure]]:
     """``[(short chart name, figure), ...]`` for every chart of ``page`` (a slug of ``skbmodel.links.pages.PAGES``)."""
-    full = _full_state(state)
+    full = _full(q, page)
     return [(name, _build(fn, full)) for name, _, fn in _charts_of(page)]

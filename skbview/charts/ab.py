@@ -7,8 +7,6 @@ around a narrow, measurable difference reads as what it is.
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 import plotly.graph_objects as go
 
@@ -72,34 +70,33 @@ def difference(items, noise_ns: float, title: str, cap: str, unit: str = "ns") -
     return finish(fig, title, f"A and B ({unit}), own 90 % intervals", "output", cap, height=height, cap_width=60)
 
 
-def compare_difference(state: Mapping) -> go.Figure:
+def compare_difference(q: Question) -> go.Figure:
     """The outputs the A/B verdict is about (:func:`skbview.tables.compare_verdicts`): A, B and B − A."""
-    verdicts = tables.compare_verdicts(state)
-    nf = float(state["noise_ns"])
+    verdicts = tables.compare_verdicts(q)
+    nf = float(q["noise_ns"])
     title = None
     if not verdicts:  # nothing moves: the chosen path, at a difference of 0
-        verdicts = [r for r in tables.compare_rows(state) if r["output"] == "path.ns_per_packet"]
+        verdicts = [r for r in tables.compare_rows(q) if r["output"] == "path.ns_per_packet"]
         title = "A/B: A and B agree on every output"
     outs = [v["output"] for v in verdicts[:4]]
-    q = Question.of_state(state)
-    sides = {w: q.own(w, outs)[1] for w in ("a", "b")}
-    items = [dict(label=tables.ab_label(v["output"], state, short=True).replace(" (", "<br>("), a=v["A"], b=v["B"],
+    sides = {w: q.on_page("compare").own(w, outs)[1] for w in ("a", "b")}
+    items = [dict(label=tables.ab_label(v["output"], q, short=True).replace(" (", "<br>("), a=v["A"], b=v["B"],
                   a_iv=tuple(num(x) for x in sides["a"][v["output"]]),
                   b_iv=tuple(num(x) for x in sides["b"][v["output"]]),
                   delta=v["delta"], delta_iv=(v["delta_lo"], v["delta_hi"]), verdict=v["verdict"])
              for v in verdicts[:4]]
     h = verdicts[0]
     title = title or f"A/B: B − A {h['delta']:+.2f} {h['unit']} ({h['verdict']})"
-    return difference(items, nf, title, _ab_caption(state), unit=h["unit"])
+    return difference(items, nf, title, _ab_caption(q), unit=h["unit"])
 
 
-def design_difference(state: Mapping) -> go.Figure:
+def design_difference(q: Question) -> go.Figure:
     """The composition (A) and its comparison (B) with their own intervals, next to the paired B − A."""
-    s = tables.design_summary(state)
+    s = tables.design_summary(q)
     o = "path.ns_per_packet"
     item = dict(label="per-packet cost", a=num(s["a"][o]), b=num(s["b"][o]),
                 a_iv=tuple(num(x) for x in s["iv_a"][o]), b_iv=tuple(num(x) for x in s["iv_b"][o]),
                 delta=s["delta_ns"], delta_iv=(s["delta_lo"], s["delta_hi"]), verdict=s["verdict"])
-    nf = float(state.get("noise_ns", 2.0))
+    nf = float(q.get("noise_ns", 2.0))
     return difference([item], nf, f"Design: B − A {s['delta_ns']:+.2f} ns ({s['verdict']})",
-                      f"{tables.design_a_label(state)} vs {tables.design_b_label(state)} · {_design_caption(state)}")
+                      f"{tables.design_a_label(q)} vs {tables.design_b_label(q)} · {_design_caption(q)}")

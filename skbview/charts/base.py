@@ -2,7 +2,8 @@
 :class:`Fig` (plain dicts, one ``go.Figure`` at the end), the caption line, prediction-interval bands and
 error bars, seed-point overlays.
 
-Each builder in this package takes the scenario ``state`` (see :mod:`skbmodel.links.state`) and returns a
+Each builder in this package takes the question ``q`` (:class:`skbmodel.question.Question`, read as the
+state it was asked with, see :mod:`skbmodel.links.state`) and returns a
 ``go.Figure`` with a title, axis titles with units, a legend and a caption line (scenario parameters,
 model version and CPU profile) at the bottom.  Sweeps are single vectorised :func:`skbmodel.model.evaluate`
 calls and traces get numpy arrays.  Figures use :data:`TEMPLATE` explicitly, so the browser
@@ -19,7 +20,6 @@ together), bar charts carry it as error bars on the totals and the A/B delta cha
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
 
 import numpy as np
 import plotly.graph_objects as go
@@ -85,24 +85,25 @@ def current_trace(x, ys, name: str, hovertemplate: str) -> dict:
 
 
 # ---------------------------------------------------------------- helpers
-def params(state: Mapping, which: str = "a", **override) -> dict:
-    return {**Question.of_state(state).scenario(which).params, **override}
+def params(q: Question, which: str = "a", **override) -> dict:
+    """Scenario ``which``'s model parameters as the state gives them (with ``override``)."""
+    return {**q.scenario(which).params, **override}
 
 
-def profile(state: Mapping, which: str = "a"):
+def profile(q: Question, which: str = "a"):
     """The scenario's CPU profile: a custom one (``prof`` key) or the shipped ``cpu``."""
-    return Question.of_state(state).scenario(which).profile
+    return q.scenario(which).profile
 
 
-def evaluate(state: Mapping, which: str = "a", outputs=None, **override) -> dict:
+def evaluate(q: Question, which: str = "a", outputs=None, **override) -> dict:
     """The scenario's ``outputs`` (default: every output; a chart asks for those it draws)."""
-    return Question.of_state(state).scenario(which).replace(**override).evaluate(outputs)
+    return q.scenario(which).replace(**override).evaluate(outputs)
 
 
-def evaluate_iv(state: Mapping, outputs, which: str = "a", **override):
+def evaluate_iv(q: Question, outputs, which: str = "a", **override):
     """``(outputs, intervals)`` of the scenario (with ``override``): see
     :func:`skbmodel.uncertainty.evaluate_with_intervals`."""
-    return Question.of_state(state).scenario(which).replace(**override).with_intervals(outputs)
+    return q.scenario(which).replace(**override).with_intervals(outputs)
 
 
 def band(fig, x, interval, color: str, row=None, alpha: float = 0.15, name: str | None = None,
@@ -203,15 +204,16 @@ def num(x) -> float:
     return float(np.asarray(x))
 
 
-def caption(state: Mapping, keys=(), which: str = "a") -> str:
+def caption(q: Question, keys=(), which: str = "a", **override) -> str:
     """The footer: CPU and clock, the parameters the chart varies with (``keys``), every other parameter that
-    differs from its default, the model version and the profile with its version (what a share link records)."""
-    p = params(state, which)
+    differs from its default, the model version and the profile with its version (what a share link records).
+    ``override``: parameters of the scenario at other values than the question's (a live control's sweep)."""
+    p = params(q, which, **override)
     parts = [f"cpu {p['cpu']} @ {sk_state.fmt_value(float(p['ghz']))} GHz"]
     parts += [f"{k}={sk_state.fmt_value(p[k])}" for k in keys if k not in ("cpu", "ghz")]
-    parts += [f"{q.key}={sk_state.fmt_value(p[q.key])}" for q in sk_state.MODEL_PARAMS
-              if q.key not in ("cpu", "ghz", *keys) and p[q.key] != q.default]
-    parts.append(f"skbmodel {skbmodel.__version__}, profile {answers.identity(state, which).full_text()}")
+    parts += [f"{m.key}={sk_state.fmt_value(p[m.key])}" for m in sk_state.MODEL_PARAMS
+              if m.key not in ("cpu", "ghz", *keys) and p[m.key] != m.default]
+    parts.append(f"skbmodel {skbmodel.__version__}, profile {answers.identity(q.scenario(which)).full_text()}")
     return " · ".join(parts)
 
 
@@ -419,7 +421,7 @@ def seed_value(row_obs, unit: str) -> float:
     return float(units.convert(o.value, o.unit, unit))
 
 
-def add_seed_points(fig, state: Mapping, outputs, xkey: str, unit: str, name: str, text=None, free=None, rows=None,
+def add_seed_points(fig, q: Question, outputs, xkey: str, unit: str, name: str, text=None, free=None, rows=None,
                     x=None, y=None, marker=None, **kw) -> None:
     """Overlay the seed rows measuring ``outputs`` (or the given ``rows``, ``(RowSpec, Observation)`` pairs)
     as diamonds at their own condition ``xkey``, drawn as measurements of the scenario only where
@@ -442,7 +444,7 @@ def add_seed_points(fig, state: Mapping, outputs, xkey: str, unit: str, name: st
     yof = y or (lambda r, o: seed_value((r, o), unit))
     marker = marker or SEED_MARKER
     groups: dict[str, list] = {}
-    for s, m in zip(seeds, conditions.matches_all([r for r, _ in seeds], state, free=free)):
+    for s, m in zip(seeds, conditions.matches_all([r for r, _ in seeds], q.scenario("a"), free=free)):
         groups.setdefault(m.reason, []).append(s)
     hover = kw.pop("hovertemplate", "%{text}: %{y}<extra></extra>")
     for reason, ss in sorted(groups.items(), key=lambda kv: kv[0] != ""):

@@ -1,8 +1,6 @@
 """The A/B page: the change of every per-packet time, and both paths' components."""
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 import plotly.graph_objects as go
 
@@ -12,7 +10,7 @@ from skbmodel.links import state as sk_state
 from skbmodel.question import Question
 
 from .base import (
-    COLORS, COMPONENT_COLORS, PATH_LABELS, Bar, params, profile, evaluate, evaluate_iv, error_bars, num,
+    COLORS, COMPONENT_COLORS, PATH_LABELS, Bar, params, profile, evaluate_iv, error_bars, num,
     Fig, finish, rgba, delta_note, caption,
 )
 
@@ -23,17 +21,17 @@ TIME_OUTPUTS = schema.VERDICT_OUTPUTS
 TIME_LABELS = {k: schema.BY_NAME[k].label for k in TIME_OUTPUTS}
 
 
-def compare_delta(state: Mapping) -> go.Figure:
+def compare_delta(q: Question) -> go.Figure:
     """B − A per-packet time of every path/microbenchmark [ns], against the ±noise floor, with the
-    paired 90 % interval of each difference as error bars."""
-    a, b = evaluate(state, "a", TIME_OUTPUTS), evaluate(state, "b", TIME_OUTPUTS)
-    nf = float(state["noise_ns"])
-    d = np.array([num(b[k]) - num(a[k]) for k in TIME_OUTPUTS])
-    from skbview.tables import paired_deltas  # shared with the A/B table (one propagation per scenario)
-    _, div = paired_deltas(state)
-    lo = np.array([num(div[k][0]) for k in TIME_OUTPUTS])
-    hi = np.array([num(div[k][1]) for k in TIME_OUTPUTS])
-    verdicts = [noise.verdict(v, nf, l_, h_) for v, l_, h_ in zip(d, lo, hi)]
+    paired 90 % interval of each difference as error bars: the question's paired propagation and the
+    answer's verdicts (:func:`skbmodel.answers.every_difference`, the A/B table's rows)."""
+    cq = q.on_page("compare")
+    rows = {r["output"]: r for r in answers.every_difference(cq)}
+    nf = float(cq.a.params["noise_ns"])
+    d = np.array([rows[k]["delta"] for k in TIME_OUTPUTS])
+    lo = np.array([rows[k]["delta_lo"] for k in TIME_OUTPUTS])
+    hi = np.array([rows[k]["delta_hi"] for k in TIME_OUTPUTS])
+    verdicts = [rows[k]["verdict"] for k in TIME_OUTPUTS]
     color = {noise.VERDICT_SURE: COLORS["b"], noise.VERDICT_UNSURE: rgba(COLORS["b"], 0.45),
              noise.VERDICT_NOISE: "#c7c7c7"}
     note = {noise.VERDICT_SURE: "", noise.VERDICT_UNSURE: " (sign unsure)", noise.VERDICT_NOISE: " (noise)"}
@@ -58,32 +56,31 @@ def compare_delta(state: Mapping) -> go.Figure:
     fig.update_xaxes(range=[-lim, lim], zeroline=True, zerolinecolor="#888")
     fig.update_yaxes(autorange="reversed", ticks="", showline=False)
     return finish(fig, "A/B: change in time per packet (B − A)", "B − A (ns per packet or object)", "model output",
-                   _ab_caption(state), height=520, cap_width=75)
+                   _ab_caption(q), height=520, cap_width=75)
 
 
-def _ab_caption(state) -> str:
+def _ab_caption(q: Question) -> str:
     """A's footer (what differs from the defaults, the versions), then what B changes and B's profile version."""
-    q = Question.of_state(state)
     pa, pb = q.scenario("a").params, q.scenario("b").params
     diff = [k for k in sk_state.MODEL_KEYS if pa[k] != pb[k]]
     fv = sk_state.fmt_value
     txt = " · ".join(f"{k}: {fv(pa[k])}→{fv(pb[k])}" for k in diff) or "A = B"
-    return f"{caption(state, ('noise_ns',))} · A→B {txt} · B: profile {answers.identity(state, 'b').text()}"
+    return f"{caption(q, ('noise_ns',))} · A→B {txt} · B: profile {answers.identity(q.scenario('b')).text()}"
 
 
-def compare_breakdown(state: Mapping) -> go.Figure:
+def compare_breakdown(q: Question) -> go.Figure:
     """The chosen path's per-packet components [ns] for A and B side by side."""
     fig = Fig()
-    pa, pb = params(state, "a"), params(state, "b")
-    ba = model.breakdown_ns(pa, profile(state, "a"))
-    bb = model.breakdown_ns(pb, profile(state, "b"))
+    pa, pb = params(q, "a"), params(q, "b")
+    ba = model.breakdown_ns(pa, profile(q, "a"))
+    bb = model.breakdown_ns(pb, profile(q, "b"))
     labels = [f"A: {PATH_LABELS[pa['path']]}".replace(" (", "<br>("),
               f"B: {PATH_LABELS[pb['path']]}".replace(" (", "<br>(")]
     for comp in model.COMPONENTS:
         fig.add_trace(Bar(x=labels, y=np.array([num(ba[comp]), num(bb[comp])]), name=comp,
                              marker_color=COMPONENT_COLORS[comp],
                              hovertemplate=comp + ": %{y:.2f} ns/packet<extra></extra>"))
-    ends = [evaluate_iv(state, ("path.ns_per_packet",), w) for w in ("a", "b")]
+    ends = [evaluate_iv(q, ("path.ns_per_packet",), w) for w in ("a", "b")]
     error_bars(fig, labels, [num(o["path.ns_per_packet"]) for o, _ in ends],
                 tuple(np.array([num(iv["path.ns_per_packet"][j]) for _, iv in ends]) for j in (0, 1)))
     tot = [num(o["path.ns_per_packet"]) for o, _ in ends]
@@ -91,4 +88,4 @@ def compare_breakdown(state: Mapping) -> go.Figure:
     fig.update_yaxes(range=[0, max(tot) * 1.2])
     fig.update_layout(barmode="stack")
     return finish(fig, "A/B: per-packet cost of the overview path", "scenario", "time per packet (ns)",
-                   _ab_caption(state))
+                   _ab_caption(q))

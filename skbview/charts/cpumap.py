@@ -1,12 +1,12 @@
 """The page_pool + cpumap page: rates vs the recycle ratio and the placement's effect."""
 from __future__ import annotations
 
-from collections.abc import Mapping
 
 import numpy as np
 import plotly.graph_objects as go
 
 from skbmodel import model, params as _params, schema, uncertainty
+from skbmodel.question import Question
 
 from .live import Sweep, live_caption, live_marker
 from .base import (
@@ -19,11 +19,11 @@ from .base import (
 RECYCLE_X = np.linspace(0.0, 1.0, 101)
 
 
-def cpumap_rates(state: Mapping) -> go.Figure:
+def cpumap_rates(q: Question) -> go.Figure:
     """Source, destination and drop Mpps vs page_pool recycle ratio; XDP_PASS; the other placement (the same L3,
     or from there the farthest level the machine has)."""
-    p = params(state)
-    prof = profile(state)
+    p = params(q)
+    prof = profile(q)
     have = model.available_placements(prof)
     other = "same_l3" if p["place"] != "same_l3" else (have[-1] if len(have) > 1 else "same_l3")
     places = np.array([p["place"], other])
@@ -62,12 +62,12 @@ def cpumap_rates(state: Mapping) -> go.Figure:
                              line=dict(color=COLORS["xdp_pass"], dash="dash", width=2),
                              hovertemplate="XDP_PASS one CPU: %{y:.2f} Mpps<extra></extra>",
                              **marked(2, COLORS["xdp_pass"])))
-    add_seed_points(fig, state, ("cpumap.src_mpps", "cpumap.dst_mpps", "cpumap.drop_mpps"), "pp_recycle", "Mpps",
+    add_seed_points(fig, q, ("cpumap.src_mpps", "cpumap.dst_mpps", "cpumap.drop_mpps"), "pp_recycle", "Mpps",
                      "seed 003 (Xeon Platinum, same node)",
                      textposition=lambda seeds: ["middle right" if r_.state["pp_recycle"] < 0.5 else "middle left"
                                                  for r_, _ in seeds],
                      hovertemplate="%{text}: %{y} Mpps<extra></extra>")
-    add_seed_points(fig, state, "xdp_pass.mpps", "pp_recycle", "Mpps", "seed 003 XDP_PASS one CPU", free={},
+    add_seed_points(fig, q, "xdp_pass.mpps", "pp_recycle", "Mpps", "seed 003 XDP_PASS one CPU", free={},
                     x=lambda r: 1.0, mode="markers",
                     marker={**SEED_MARKER, "color": COLORS["xdp_pass"], "symbol": "square"},
                     hovertemplate="XDP_PASS seed %{text}: %{y} Mpps<extra></extra>")
@@ -75,13 +75,13 @@ def cpumap_rates(state: Mapping) -> go.Figure:
     fig.update_yaxes(rangemode="tozero")
     return finish(fig, "cpumap redirect: throughput vs page_pool recycle ratio",
                    "page_pool recycle ratio (% of pages)",
-                   "rate (Mpps)", caption(state, ("pp_recycle", "place")))
+                   "rate (Mpps)", caption(q, ("pp_recycle", "place")))
 
 
-def cpumap_placement(state: Mapping) -> go.Figure:
+def cpumap_placement(q: Question) -> go.Figure:
     """Destination-CPU per-packet components [ns] at each placement the machine has, at the current ratio."""
-    p = params(state)
-    prof = profile(state)
+    p = params(q)
+    prof = profile(q)
     numas = np.array(model.available_placements(prof))
     parts = model.cpumap_breakdown_ns({**p, "place": numas}, prof)["destination"]
     out, iv = uncertainty.evaluate_with_intervals({**p, "place": numas}, prof,
@@ -105,7 +105,7 @@ def cpumap_placement(state: Mapping) -> go.Figure:
     fig.update_yaxes(range=[0, max(float(ns.max()) * 1.15, float(np.max(iv["cpumap.dst_ns"][1])) * 1.05)])
     return finish(fig, "cpumap destination CPU: the placement's effect on the per-packet cost",
                   "where the destination CPU is",
-                   "time per packet on the destination CPU (ns)", caption(state, ("pp_recycle",)))
+                   "time per packet on the destination CPU (ns)", caption(q, ("pp_recycle",)))
 
 
 # ---------------------------------------------------------------- live (skbview.charts.live)

@@ -12,10 +12,11 @@ import re
 import numpy as np
 import plotly.graph_objects as go
 
-from skbmodel import composer, model, uncertainty
+from skbmodel import answers, composer, model, uncertainty
 from skbmodel.evidence import perfprofile
 from skbmodel.links import state as sk_state
 from skbmodel.physics import units
+from skbmodel.question import Question
 from skbview import tables
 
 from .live import Sweep
@@ -26,17 +27,19 @@ from .base import (
 )
 
 
-def _design_caption(state: Mapping) -> str:
-    keys = [k for k in composer.KEY_NAMES if state.get(k) != composer.DEFAULTS[k] or k == "d_from"]
-    _, pb = composer.compare_params(sk_state.scenario(state, "a"), sk_state.b_overrides(state))
+def _design_caption(q: Question, **at) -> str:
+    """The footer of the Design page's charts; ``at``: composition A's stage sizes at other values than the
+    question's (a live control's sweep: B's composition reads none of them)."""
+    keys = [k for k in composer.KEY_NAMES if at.get(k, q.get(k)) != composer.DEFAULTS[k] or k == "d_from"]
+    _, pb = tables.design_params_ab(q)
     parts = [f"{sk_state.key_of('path', 'b')}={pb['path']}"]
     if pb["path"] == "design":
         parts += [f"{sk_state.key_of(k, 'b')}={sk_state.fmt_value(pb[k])}" for k in composer.KEY_NAMES
                   if pb[k] != composer.DEFAULTS[k] or k == "d_from"]
-    return " · ".join([caption(state, ("pp_recycle", "place", "link_gbps", "frame_bytes", *keys)), *parts])
+    return " · ".join([caption(q, ("pp_recycle", "place", "link_gbps", "frame_bytes", *keys), **at), *parts])
 
 
-STAGE = "stage:"  # a bar row that is a stage of the rest, and its key in the sweep (``"a:stage:<id>"``)
+STAGE = answers.STAGE  # a bar row that is a stage of the rest, and its key in the sweep (``"a:stage:<id>"``)
 
 
 def _rows(stages_a, stages_b) -> list[str]:
@@ -54,15 +57,15 @@ def _row_of(split: Mapping, row: str):
     return split["parts"][row]
 
 
-def design_breakdown(state: Mapping) -> go.Figure:
+def design_breakdown(q: Question) -> go.Figure:
     """Per-packet components [ns] of the composition (A) and the comparison (B), stacked, the rest of path in
     the named stages of the path it is taken from (its published perf profile in the hover) and what no
     profile names, with the 90 % interval of each total and the line-rate budget."""
-    pa, pb = tables.design_params_ab(state)
-    prof = profile(state)
+    pa, pb = tables.design_params_ab(q)
+    prof = profile(q)
     sa, sb = perfprofile.breakdown_stages_ns(pa, prof), perfprofile.breakdown_stages_ns(pb, prof)
-    s = tables.design_summary(state)
-    labels = [tables.design_a_label(state), tables.design_b_label(state)]
+    s = tables.design_summary(q)
+    labels = [tables.design_a_label(q), tables.design_b_label(q)]
     labels = [x.replace(" (", "<br>(") for x in labels]
     sources = [perfprofile.profile_source(perfprofile.default_for(str(x["paths"])) if str(x["paths"]) else None)
                for x in (sa, sb)]
@@ -100,7 +103,7 @@ def design_breakdown(state: Mapping) -> go.Figure:
     title = _title(tot[0], s["delta_ns"], s["verdict"])
     if s["problems_a"]:
         title = "Composition not usable: " + "; ".join(stage for stage, _ in s["problems_a"])
-    return finish(fig, title, "composition", "time per packet (ns)", _design_caption(state))
+    return finish(fig, title, "composition", "time per packet (ns)", _design_caption(q))
 
 
 def _total_text(ns, mpps) -> str:
@@ -119,11 +122,11 @@ def _captions(sweep: Sweep) -> list[str]:
     for v in sweep.values.tolist():
         v = int(v)
         if v == default:
-            out.append(_wrap(_design_caption({**sweep.state, key: v})))
+            out.append(_wrap(_design_caption(sweep.state, **{key: v})))
             continue
         n = len(str(v))
         if n not in made:
-            made[n] = (v, _wrap(_design_caption({**sweep.state, key: v})))
+            made[n] = (v, _wrap(_design_caption(sweep.state, **{key: v})))
         r, cap = made[n]
         out.append(re.sub(rf"(?<!b_){key}={r}(?!\d)", f"{key}={v}", cap))
     return out
@@ -131,7 +134,7 @@ def _captions(sweep: Sweep) -> list[str]:
 
 def design_breakdown_live(sweep: Sweep) -> dict:
     """What of :func:`design_breakdown` moves with one of A's stage sizes (the sweep of
-    :func:`skbview.app.live.design_sweep`): A's bars, the totals' error bars, A's total, the delta note,
+    :func:`skbmodel.answers.design_sweep`): A's bars, the totals' error bars, A's total, the delta note,
     the title, the y range and the caption; B's bars stay."""
     o, iv, n = sweep.out, sweep.iv, len(sweep.values)
     col = lambda a: np.broadcast_to(np.asarray(a, dtype=float), (n,))  # noqa: E731
@@ -139,11 +142,11 @@ def design_breakdown_live(sweep: Sweep) -> dict:
     rows = _rows(*stages)
     traces = [{"i": j, "y": np.stack([col(o.get("a:" + row, 0.0)), col(o.get("b:" + row, 0.0))], axis=-1)}
               for j, row in enumerate(rows)]
-    tot = np.stack([col(o["path.ns_per_packet"]), col(o["b:path.ns_per_packet"])], axis=-1)
-    lo = np.stack([col(iv["path.ns_per_packet"][0]), col(iv["b:path.ns_per_packet"][0])], axis=-1)
-    hi = np.stack([col(iv["path.ns_per_packet"][1]), col(iv["b:path.ns_per_packet"][1])], axis=-1)
+    tot = np.stack([col(o["path.ns_per_packet"]), col(o[answers.B_COST])], axis=-1)
+    lo = np.stack([col(iv["path.ns_per_packet"][0]), col(iv[answers.B_COST][0])], axis=-1)
+    hi = np.stack([col(iv["path.ns_per_packet"][1]), col(iv[answers.B_COST][1])], axis=-1)
     traces.append({"i": len(rows), "y": tot, "error_y.array": hi - tot, "error_y.arrayminus": tot - lo})
-    delta, verdict = col(o["ab:path.ns_per_packet"]), o["ab:verdict"]
+    delta, verdict = col(o[answers.AB_DELTA]), o[answers.AB_VERDICT]
     budget = col(o["budget.ns_per_packet"])
     a_tot, b_tot, mpps = tot[:, 0].tolist(), tot[:, 1].tolist(), col(o["path.mpps"]).tolist()
     notes = [{"name": "total_a", "y": tot[:, 0], "text": [_total_text(t, m) for t, m in zip(a_tot, mpps)]},
@@ -159,11 +162,11 @@ def design_breakdown_live(sweep: Sweep) -> dict:
 design_breakdown_live.outputs = ()
 
 
-def napi_defer_rate(state: Mapping) -> go.Figure:
+def napi_defer_rate(q: Question) -> go.Figure:
     """Request rate [Krps] of the CPU-bound TCP ping-pong without and with the same-CPU deferred free
     into the NAPI skb cache, with the seed points (rows dfr-01, dfr-02)."""
-    p = params(state)
-    prof = profile(state)
+    p = params(q)
+    prof = profile(q)
     x = np.array([0, 1])
     names = ["without (kmem_cache_free / kmem_cache_alloc)", "with (NAPI skb cache)"]
     out, iv = uncertainty.evaluate_with_intervals({**p, "defer_cache": x}, prof, ["napi_defer.krps"])
@@ -172,7 +175,7 @@ def napi_defer_rate(state: Mapping) -> go.Figure:
                        text=[f"{v:.1f} Krps" for v in y], textposition="inside", insidetextanchor="start",
                        hovertemplate="%{x}: %{y:.1f} Krps<extra></extra>"))
     error_bars(fig, names, y, iv["napi_defer.krps"])
-    add_seed_points(fig, state, "napi_defer.krps", "defer_cache", "Krps", "seed 001 measurement",
+    add_seed_points(fig, q, "napi_defer.krps", "defer_cache", "Krps", "seed 001 measurement",
                     x=lambda r: names[int(r.state["defer_cache"])], textposition="middle right",
                     hovertemplate="%{text}: %{y:.1f} Krps<extra></extra>")
     gain = (y[1] / y[0] - 1.0) * 100.0
@@ -181,4 +184,4 @@ def napi_defer_rate(state: Mapping) -> go.Figure:
     per_req = units.cycles_to_ns(prof.value("napi_base_cycles"), float(p["ghz"]))
     return finish(fig, f"NAPI skb cache: same-CPU deferred free, {gain:+.1f} % requests/s",
                      "skb free on the allocating CPU", "request rate (Krps)",
-                     caption(state) + f" · rest of a request {per_req / 1e3:.2f} µs · axis does not start at 0")
+                     caption(q) + f" · rest of a request {per_req / 1e3:.2f} µs · axis does not start at 0")

@@ -6,7 +6,6 @@ The first parameter runs along x; every combination of the other two is one seri
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping
 
 import numpy as np
 import plotly.graph_objects as go
@@ -14,6 +13,7 @@ import plotly.graph_objects as go
 from skbmodel import grid
 from skbmodel.physics import noise
 from skbmodel.links import state as sk_state
+from skbmodel.question import Question
 from skbview import tables
 
 from .base import COLORS, Fig, Scatter, caption, finish, line_color
@@ -38,18 +38,18 @@ def _x(res):
     return [grid.label_of(k, v) for v in vals], sk_state.PARAMS[k].label
 
 
-def _caption(state: Mapping, res) -> str:
+def _caption(q: Question, res) -> str:
     axes = " × ".join(f"{k} ({', '.join(grid.label_of(k, v) for v in vals)})" for k, vals in res["axes"])
     tied = [f"{t} follows {f}" for t, f in grid.TIED.items() if f in dict(res["axes"]) and t not in dict(res["axes"])]
-    path = "composed path from " + str(state.get("d_from")) if any(k.startswith("d_") for k, _ in res["axes"]) \
-        else "path " + str(state.get("path"))
-    return " · ".join([caption(state), path, f"grid: {axes}", *tied,
+    path = "composed path from " + str(q.get("d_from")) if any(k.startswith("d_") for k, _ in res["axes"]) \
+        else "path " + str(q.get("path"))
+    return " · ".join([caption(q), path, f"grid: {axes}", *tied,
                        f"baseline: scenario A ({res['base_value']:.4g} {res['unit']})"])
 
 
-def grid_values(state: Mapping) -> go.Figure:
+def grid_values(q: Question) -> go.Figure:
     """The output over the grid, each point with its 90 % interval."""
-    res = tables.grid_result(state)
+    res = tables.grid_result(q)
     x, xtitle = _x(res)
     fig = Fig()
     for i, (name, idx) in enumerate(_series(res)):
@@ -62,13 +62,13 @@ def grid_values(state: Mapping) -> go.Figure:
                                             "to %{customdata[1]:.4g})<extra></extra>"))
     fig.add_hline(y=res["base_value"], line=dict(color=COLORS["budget"], dash="dot", width=1.5))
     return finish(fig, f"{res['output']} over the grid (90 % intervals; dotted: scenario A)", xtitle,
-                  f"{res['output']} ({res['unit']})", _caption(state, res))
+                  f"{res['output']} ({res['unit']})", _caption(q, res))
 
 
-def grid_delta(state: Mapping) -> go.Figure:
+def grid_delta(q: Question) -> go.Figure:
     """The paired difference of every cell to scenario A, its 90 % interval, the noise floor and the
     verdict (filled: measurable and sure of the sign; open: cannot tell; cross: below noise)."""
-    res = tables.grid_result(state)
+    res = tables.grid_result(q)
     x, xtitle = _x(res)
     fig = Fig()
     for i, (name, idx) in enumerate(_series(res)):
@@ -88,4 +88,4 @@ def grid_delta(state: Mapping) -> go.Figure:
                       line=dict(width=0), layer="below")
     fig.add_hline(y=0, line=dict(color="#888", width=1))
     return finish(fig, "Difference to scenario A (paired 90 %; ● measurable and sure · ○ cannot tell · × noise)",
-                  xtitle, f"B − A ({res['unit']})", _caption(state, res))
+                  xtitle, f"B − A ({res['unit']})", _caption(q, res))

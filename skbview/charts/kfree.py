@@ -1,12 +1,12 @@
 """The kfree_skb_list page: injection rate vs drop_batch and vs cloned skbs."""
 from __future__ import annotations
 
-from collections.abc import Mapping
 
 import numpy as np
 import plotly.graph_objects as go
 
 from skbmodel import model, uncertainty
+from skbmodel.question import Question
 
 from .live import Sweep, live_caption, live_marker
 from .base import (
@@ -18,8 +18,8 @@ from .base import (
 DROP_X = np.unique(np.round(np.logspace(0, np.log10(1024), 160)).astype(int))
 
 
-def _kfl_lines(state) -> list[int]:
-    return sorted({1, 8, 16, 64, int(state["kfl_bulk"])})
+def _kfl_lines(q) -> list[int]:
+    return sorted({1, 8, 16, 64, int(q["kfl_bulk"])})
 
 
 DASHES = ("solid", "dash", "dot", "dashdot", "longdash")
@@ -45,10 +45,10 @@ def coincide_note(bulks, mpps) -> str:
             f"drop_batch{upto}")
 
 
-def kfree_drop_batch(state: Mapping) -> go.Figure:
+def kfree_drop_batch(q: Question) -> go.Figure:
     """pktgen qdisc injection rate [Mpps] vs fq_codel drop_batch, one line per KFREE_SKB_BULK_SIZE."""
-    p = params(state)
-    prof = profile(state)
+    p = params(q)
+    prof = profile(q)
     bulks = np.array(_kfl_lines(p))
     out, iv = uncertainty.evaluate_with_intervals({**p, "kfl_bulk": bulks[:, None], "drop_batch": DROP_X[None, :]},
                                                   prof, ("kfree_skb_list.mpps",))
@@ -72,14 +72,14 @@ def kfree_drop_batch(state: Mapping) -> go.Figure:
     if note:
         fig.add_annotation(x=0.99, xref="paper", y=0.03, yref="paper", xanchor="right", yanchor="bottom", align="right",
                            text=note, font=dict(size=12, color="#333"), bgcolor="rgba(255,255,255,0.85)")
-    add_seed_points(fig, state, "kfree_skb_list.mpps", "drop_batch", "Mpps", "seed 000 pktgen queue_xmit (E5)",
+    add_seed_points(fig, q, "kfree_skb_list.mpps", "drop_batch", "Mpps", "seed 000 pktgen queue_xmit (E5)",
                     free={"drop_batch": None, "kfl_bulk": bulks.tolist()},
                     text=lambda r, o: f"{r.id} (bulk {r.state['kfl_bulk']})", textposition="middle right",
                     hovertemplate="%{text}: %{y:.4f} Mpps<extra></extra>")
     fig.update_xaxes(type="log", tickvals=2 ** np.arange(11))
     return finish(fig, "kfree_skb_list: qdisc injection rate vs fq_codel drop_batch",
                    "fq_codel drop_batch (packets, log scale)",
-                   "pktgen injection rate (Mpps)", caption(state, ("kfl_bulk", "drop_batch", "clone_frac")))
+                   "pktgen injection rate (Mpps)", caption(q, ("kfl_bulk", "drop_batch", "clone_frac")))
 
 
 def kfree_drop_batch_live(sweep: Sweep) -> dict:
@@ -97,10 +97,10 @@ kfree_drop_batch_live.outputs = ("kfree_skb_list.mpps",)
 CLONE_X = np.linspace(0.0, 1.0, 51)
 
 
-def kfree_clones(state: Mapping) -> go.Figure:
+def kfree_clones(q: Question) -> go.Figure:
     """Injection rate [Mpps] vs fraction of cloned skbs in the drop list (bulk vs no bulk)."""
-    p = params(state)
-    prof = profile(state)
+    p = params(q)
+    prof = profile(q)
     bulks = np.array(sorted({1, int(p["kfl_bulk"])}))
     out, iv = uncertainty.evaluate_with_intervals({**p, "kfl_bulk": bulks[:, None], "clone_frac": CLONE_X[None, :]},
                                                   prof, ("kfree_skb_list.mpps",))
@@ -115,11 +115,11 @@ def kfree_clones(state: Mapping) -> go.Figure:
         fig.add_trace(Scatter(x=CLONE_X, y=np.asarray(out["kfree_skb_list.mpps"][i], dtype=float), mode="lines",
                                  name=name, legendgroup=name, line=dict(color=color, width=2.5),
                                  hovertemplate="clones %{x:.0%}: %{y:.4f} Mpps<extra>" + name + "</extra>"))
-    add_seed_points(fig, state, "kfree_skb_list.mpps", "clone_frac", "Mpps", "seed 000 pktgen queue_xmit (E5)",
+    add_seed_points(fig, q, "kfree_skb_list.mpps", "clone_frac", "Mpps", "seed 000 pktgen queue_xmit (E5)",
                     free={"clone_frac": None, "kfl_bulk": bulks.tolist()},
                     text=lambda r, o: f"{r.id} (bulk {r.state['kfl_bulk']})", textposition="middle right",
                     hovertemplate="%{text}: %{y:.4f} Mpps<extra></extra>")
     fig.update_xaxes(tickformat=".0%")
     return finish(fig, "kfree_skb_list: effect of cloned skbs in the drop list",
                    "cloned skbs in the drop list (% of drops)",
-                   "pktgen injection rate (Mpps)", caption(state, ("kfl_bulk", "drop_batch", "clone_frac")))
+                   "pktgen injection rate (Mpps)", caption(q, ("kfl_bulk", "drop_batch", "clone_frac")))

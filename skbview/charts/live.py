@@ -28,7 +28,8 @@ class Sweep:
 
     ``values``: the control's values, shape ``(n,)``; ``out``/``iv``: outputs and their 90 % intervals
     over the grid (``(n,)``, or ``(m, n)`` when the page also sweeps a choice ``across``, one row per
-    choice of ``across_values``); ``state``: the scenario at the control's current value.
+    choice of ``across_values``); ``state``: the question at the control's current value
+    (:class:`skbmodel.question.Question`, read as its state).
     """
 
     key: str

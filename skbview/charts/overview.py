@@ -1,7 +1,6 @@
 """The Overview page: the chosen path's per-packet cost and every path side by side."""
 from __future__ import annotations
 
-from collections.abc import Mapping
 
 import numpy as np
 import plotly.graph_objects as go
@@ -11,6 +10,7 @@ from skbmodel.params import OPTION_SHORT, REST_STAGE_OPTIONS
 from skbmodel.evidence import perfprofile
 from skbmodel.physics import rest
 from skbmodel.links import state as sk_state
+from skbmodel.question import Question
 
 from .base import (
     COLORS, COMPONENT_COLORS, REST_FILL, STAGE_COLORS, HEIGHT, PATH_LABELS, caption, Bar, params, profile, error_bars,
@@ -58,15 +58,15 @@ def _budget_line(fig: Fig, axis: str, budget: float) -> None:
                            line=dict(color=COLORS["budget"], dash="dash", width=2), layer="above"))
 
 
-def overview_breakdown(state: Mapping) -> go.Figure:
+def overview_breakdown(q: Question) -> go.Figure:
     """The chosen path's per-packet cost [ns] in two panels.  Left, zoomed: the lifecycle steps the model
     costs one by one (the parts the controls move), on an axis of their own, a 0 labelled with why.
     Right: the same steps stacked, the fitted rest of the path on top in the named stages of its published
     perf profile (:func:`skbmodel.evidence.perfprofile.breakdown_stages_ns`, the source in each hover and the
     caption) and what no profile names (hatched, what the fitted constant holds in its hover), the total with
     its 90 % interval, and the line-rate budget."""
-    p = params(state)
-    prof = profile(state)
+    p = params(q)
+    prof = profile(q)
     path = str(p["path"])
     split = perfprofile.breakdown_stages_ns(p, prof)
     parts = split["parts"]
@@ -142,7 +142,7 @@ def overview_breakdown(state: Mapping) -> go.Figure:
         yaxis2=dict(**axis, anchor="x2", range=[0, max(hi, budget) * 1.2],
                     title=dict(text="whole path (ns/packet)", standoff=4)),
     )
-    cap = caption(state, ("path", "bulk", "zero", "zero_bytes", "xdp_batch", "kfl_bulk", "drop_batch", "pp_recycle",
+    cap = caption(q, ("path", "bulk", "zero", "zero_bytes", "xdp_batch", "kfl_bulk", "drop_batch", "pp_recycle",
                           "place", "link_gbps", "frame_bytes"))
     rest_r = rest.CONTENTS.get(path)
     if rest_r is not None:
@@ -154,12 +154,12 @@ def overview_breakdown(state: Mapping) -> go.Figure:
                   "modelled step", "modelled steps (ns/packet)", cap, height=HEIGHT + 90)
 
 
-def overview_paths(state: Mapping) -> go.Figure:
+def overview_paths(q: Question) -> go.Figure:
     """Stacked per-packet components [ns] of every path, each path's fitted rest on top in the named stages of
     its published perf profile (:func:`skbmodel.evidence.perfprofile.breakdown_stages_ns`, the profile in each
     hover) and what no profile names (hatched), with the budget line."""
-    p = params(state)
-    prof = profile(state)
+    p = params(q)
+    prof = profile(q)
     paths = np.array(sk_state.PATHS)
     split = perfprofile.breakdown_stages_ns({**p, "path": paths}, prof)
     parts = split["parts"]
@@ -197,5 +197,5 @@ def overview_paths(state: Mapping) -> go.Figure:
     fig.update_xaxes(tickangle=0)
     return finish(fig, "All paths: per-packet cost by component, each rest in its named stages",
                   "path (CPU that limits the rate)", "time per packet (ns)",
-                  caption(state, ("zero", "zero_bytes", "xdp_batch", "kfl_bulk", "drop_batch", "pp_recycle",
+                  caption(q, ("zero", "zero_bytes", "xdp_batch", "kfl_bulk", "drop_batch", "pp_recycle",
                                   "place", "link_gbps", "frame_bytes")))

@@ -1,13 +1,13 @@
 """The SLUB bulk page: alloc+free cost per object and the bulk API's saving vs bulk size."""
 from __future__ import annotations
 
-from collections.abc import Mapping
 
 import numpy as np
 import plotly.graph_objects as go
 
 
 from skbmodel.physics import slub
+from skbmodel.question import Question
 
 from .live import Sweep, live_caption, live_delta, live_marker
 
@@ -21,11 +21,11 @@ from .base import (
 BULK_X = np.arange(1, 257)
 
 
-def slub_per_object(state: Mapping) -> go.Figure:
+def slub_per_object(q: Question) -> go.Figure:
     """Alloc+free cost per object [cycles] vs bulk size: one at a time vs kmem_cache_*_bulk."""
-    p = params(state)
-    out, iv = evaluate_iv(state, ("slub.loop_cycles", "slub.bulk_cycles"), bulk=BULK_X)
-    cur = evaluate(state, outputs=("slub.loop_cycles", "slub.bulk_cycles", "slub.objects_per_slab"))
+    p = params(q)
+    out, iv = evaluate_iv(q, ("slub.loop_cycles", "slub.bulk_cycles"), bulk=BULK_X)
+    cur = evaluate(q, outputs=("slub.loop_cycles", "slub.bulk_cycles", "slub.objects_per_slab"))
     ghz = float(p["ghz"])
     b = int(p["bulk"])
     fig = Fig()
@@ -35,7 +35,7 @@ def slub_per_object(state: Mapping) -> go.Figure:
                                         ("slub.bulk_cycles", "bulk API (kmem_cache_alloc_bulk/free_bulk)",
                                          COLORS["a"])),
                  ghz, "bulk %{x}")
-    add_seed_points(fig, state, ("slub.loop_cycles", "slub.bulk_cycles"), "bulk", "cycles",
+    add_seed_points(fig, q, ("slub.loop_cycles", "slub.bulk_cycles"), "bulk", "cycles",
                      "seed 004 slab_bulk_test01 (E5-1650 v4)", text=lambda r, o: f"{r.id}: {o.value:g}",
                      textposition="top center", hovertemplate="%{text} cycles<extra></extra>")
     # an annotation on a log axis takes log10(x)
@@ -46,14 +46,14 @@ def slub_per_object(state: Mapping) -> go.Figure:
     fig.update_xaxes(type="log", tickvals=2 ** np.arange(9), range=[-0.05, np.log10(300)])
     fig.update_yaxes(rangemode="tozero")
     return finish(fig, "SLUB: alloc+free cost per object vs bulk size", "bulk size (objects, log scale)",
-                   "alloc+free per object (cycles)", caption(state, ("bulk",)))
+                   "alloc+free per object (cycles)", caption(q, ("bulk",)))
 
 
-def slub_gain(state: Mapping) -> go.Figure:
+def slub_gain(q: Question) -> go.Figure:
     """Saving of the bulk API per object [ns and cycles] vs bulk size."""
-    p = params(state)
-    out, iv = evaluate_iv(state, ("slub.bulk_gain_cycles",), bulk=BULK_X)
-    cur = evaluate(state, outputs=("slub.bulk_gain_cycles", "slub.objects_per_slab"))
+    p = params(q)
+    out, iv = evaluate_iv(q, ("slub.bulk_gain_cycles",), bulk=BULK_X)
+    cur = evaluate(q, outputs=("slub.bulk_gain_cycles", "slub.objects_per_slab"))
     b = int(p["bulk"])
     gain = np.asarray(out["slub.bulk_gain_cycles"], dtype=float)
     fig = Fig()
@@ -63,7 +63,7 @@ def slub_gain(state: Mapping) -> go.Figure:
     fig.add_trace(Scatter(x=BULK_X, y=gain, mode="lines", name="loop − bulk (model)",
                              line=dict(color=COLORS["a"], width=2.5), customdata=gain / float(p["ghz"]),
                              hovertemplate="bulk %{x}: %{y:.1f} cycles = %{customdata:.2f} ns<extra></extra>"))
-    add_seed_points(fig, state, "slub.bulk_gain_cycles", "bulk", "cycles", "seed 000 best-case gain",
+    add_seed_points(fig, q, "slub.bulk_gain_cycles", "bulk", "cycles", "seed 000 best-case gain",
                      text=lambda r, o: f"{r.id}: {o.value:g}", textposition="middle right",
                      hovertemplate="%{text} cycles<extra></extra>")
     ops = int(num(cur["slub.objects_per_slab"]))
@@ -71,20 +71,20 @@ def slub_gain(state: Mapping) -> go.Figure:
     fig.update_xaxes(type="log", tickvals=2 ** np.arange(9), range=[-0.05, np.log10(300)])
     fig.update_yaxes(rangemode="tozero")
     return finish(fig, "SLUB: per-object saving of the bulk API", "bulk size (objects, log scale)",
-                   "saving per object (cycles)", caption(state, ("bulk",)))
+                   "saving per object (cycles)", caption(q, ("bulk",)))
 
 
 #: object sizes swept [bytes]: four per octave from 8 B to 1 MiB, multiples of 8 (the powers of two exact)
 OBJ_X = np.unique(np.round(8 * 2 ** (np.arange(0, 69) / 4) / 8) * 8)
 
 
-def slub_cost_vs_size(state: Mapping) -> go.Figure:
+def slub_cost_vs_size(q: Question) -> go.Figure:
     """Alloc+free cost per object [cycles] vs object size at the scenario's bulk: one at a time vs bulk,
     the slab geometry of calculate_order, and the page allocator above the largest kmalloc cache."""
-    p = params(state)
+    p = params(q)
     outs = ("slub.loop_cycles", "slub.bulk_cycles")
-    out, iv = evaluate_iv(state, outs, obj_bytes=OBJ_X)
-    cur = evaluate(state, outputs=outs)
+    out, iv = evaluate_iv(q, outs, obj_bytes=OBJ_X)
+    cur = evaluate(q, outputs=outs)
     ghz = float(p["ghz"])
     b, size = int(p["bulk"]), int(p["obj_bytes"])
     fig = Fig()
@@ -99,7 +99,7 @@ def slub_cost_vs_size(state: Mapping) -> go.Figure:
                      range=[np.log10(6), np.log10(1.4 * (1 << 20))])
     fig.update_yaxes(type="log")
     return finish(fig, "SLUB: alloc+free cost per object vs object size", "object size (bytes, log scale)",
-                  "alloc+free per object (cycles, log scale)", caption(state, ("bulk", "obj_bytes")))
+                  "alloc+free per object (cycles, log scale)", caption(q, ("bulk", "obj_bytes")))
 
 
 # ---------------------------------------------------------------- live (skbview.charts.live)

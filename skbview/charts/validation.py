@@ -1,7 +1,6 @@
 """The Validation page: the seed rows (parity, errors) and the out-of-sample report."""
 from __future__ import annotations
 
-from collections.abc import Mapping
 
 import numpy as np
 import plotly.graph_objects as go
@@ -9,6 +8,7 @@ import plotly.graph_objects as go
 import skbmodel
 from skbmodel import model
 from skbmodel.evidence import outofsample, protocols, validation
+from skbmodel.question import Question
 
 from .base import (
     COLORS, Scatter, Bar, band, Fig, finish,
@@ -20,7 +20,7 @@ def _validation_rows():
     return validation.validate()
 
 
-def validation_parity(state: Mapping, rows=None) -> go.Figure:
+def validation_parity(q: Question, rows=None) -> go.Figure:
     """Predicted vs measured for every covered seed row (log-log; mixed units, so one point each)."""
     rows = rows if rows is not None else _validation_rows()
     rows = [r for r in rows if r["measured"] > 0 and r["predicted"] > 0]
@@ -49,7 +49,7 @@ def validation_parity(state: Mapping, rows=None) -> go.Figure:
                    f"profiles {', '.join(sorted({r['profile'] for r in rows}))}", height=560)
 
 
-def validation_errors(state: Mapping, rows=None) -> go.Figure:
+def validation_errors(q: Question, rows=None) -> go.Figure:
     """Relative error [%] of every covered seed row."""
     rows = rows if rows is not None else _validation_rows()
     ids = np.array([r["id"] for r in rows])
@@ -74,7 +74,7 @@ def _oos_report(rep):
     return rep if rep is not None else outofsample.load_report()
 
 
-def oos_summary(state: Mapping, rep=None) -> go.Figure:
+def oos_summary(q: Question, rep=None) -> go.Figure:
     """MAPE and max |error| [%] per subsystem and protocol, out of sample (horizontal bars, log x)."""
     rep = _oos_report(rep)
     rows = rep["summary"][::-1]
@@ -118,7 +118,7 @@ def oos_curve_names(rep=None) -> list[str]:
     return [c["series"] for c in sorted(rep["curves"], key=lambda c: (c["group"] != "slub", c["series"]))]
 
 
-def oos_curve(state: Mapping, rep=None, series: str | None = None) -> go.Figure:
+def oos_curve(q: Question, rep=None, series: str | None = None) -> go.Figure:
     """One published curve: measured points, the 3 fitted, and the model's prediction of the others."""
     rep = _oos_report(rep)
     by = {c["series"]: c for c in rep["curves"]}

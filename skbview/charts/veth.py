@@ -1,13 +1,13 @@
 """The veth XDP_BATCH page: throughput vs VETH_XDP_BATCH and over batch × bytes zeroed."""
 from __future__ import annotations
 
-from collections.abc import Mapping
 
 import numpy as np
 import plotly.graph_objects as go
 
 from skbmodel import model, uncertainty
 from skbmodel.links import state as sk_state
+from skbmodel.question import Question
 
 from .live import Sweep, live_caption, live_delta, live_marker
 
@@ -21,10 +21,10 @@ from .base import (
 BATCH_X = np.arange(1, 65)
 
 
-def veth_batch(state: Mapping) -> go.Figure:
+def veth_batch(q: Question) -> go.Figure:
     """veth XDP_PASS Mpps vs VETH_XDP_BATCH for both zeroing methods, with a ±noise band."""
-    p = params(state)
-    prof = profile(state)
+    p = params(q)
+    prof = profile(q)
     methods = np.array(["memset", "gfp_zero"])
     out, iv = uncertainty.evaluate_with_intervals({**p, "xdp_batch": BATCH_X[None, :], "zero": methods[:, None]}, prof,
                                                   ("veth.mpps", "veth.ns_per_packet"))
@@ -47,7 +47,7 @@ def veth_batch(state: Mapping) -> go.Figure:
                                  hovertemplate="batch %{x}: %{y:.3f} Mpps<extra>" + names[m] + "</extra>"))
     seeds = seed_rows("veth.mpps")
     for m in methods:
-        add_seed_points(fig, state, "veth.mpps", "xdp_batch", "Mpps", f"seed 002, {names[m]}",
+        add_seed_points(fig, q, "veth.mpps", "xdp_batch", "Mpps", f"seed 002, {names[m]}",
                         rows=[s for s in seeds if s[0].state.get("zero") == m],
                         free={"xdp_batch": None, "zero": None}, textposition="bottom right",
                         marker={**SEED_MARKER, "color": COLORS[m]},
@@ -56,13 +56,13 @@ def veth_batch(state: Mapping) -> go.Figure:
     delta_note(fig, b, at_b[1], at_b[0], "memset − __GFP_ZERO", "Mpps", where=f"batch {b}")
     fig.update_xaxes(range=[0, 65], dtick=8)
     return finish(fig, "veth XDP_PASS throughput vs VETH_XDP_BATCH", "VETH_XDP_BATCH (skbs per bulk alloc)",
-                   "throughput (Mpps)", caption(state, ("zero", "zero_bytes", "xdp_batch", "noise_ns")))
+                   "throughput (Mpps)", caption(q, ("zero", "zero_bytes", "xdp_batch", "noise_ns")))
 
 
-def veth_heatmap(state: Mapping) -> go.Figure:
+def veth_heatmap(q: Question) -> go.Figure:
     """veth Mpps over VETH_XDP_BATCH × bytes zeroed by memset (the skb bulk size *is* VETH_XDP_BATCH)."""
-    p = params(state)
-    prof = profile(state)
+    p = params(q)
+    prof = profile(q)
     zb = np.arange(8, 1025, 8)
     out = model.evaluate({**p, "zero": "memset", "xdp_batch": BATCH_X[None, :], "zero_bytes": zb[:, None]}, prof,
                          outputs=("veth.mpps",))
@@ -75,7 +75,7 @@ def veth_heatmap(state: Mapping) -> go.Figure:
                              marker=dict(symbol="x", size=12, color="white", line=dict(color="black", width=1.5))))
     return finish(fig, "veth with memset: throughput over VETH_XDP_BATCH × bytes zeroed",
                    "VETH_XDP_BATCH = kmem_cache_alloc_bulk size (skbs)", "bytes zeroed by memset (bytes)",
-                   caption(state, ("zero_bytes", "xdp_batch")))
+                   caption(q, ("zero_bytes", "xdp_batch")))
 
 
 # ---------------------------------------------------------------- live (skbview.charts.live)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Mapping
 
 import numpy as np
 import plotly.graph_objects as go
@@ -12,6 +11,7 @@ from skbmodel.physics import units
 from skbmodel.evidence import seed_checks
 from skbmodel.evidence.observations import seed_observations
 from skbmodel.machine.profile import load_profile
+from skbmodel.question import Question
 
 from .live import Sweep, live_caption, live_delta, live_marker
 from .base import (
@@ -35,11 +35,11 @@ def seed_zero_delta_ns() -> float:
 
 
 
-def zeroing_cost(state: Mapping) -> go.Figure:
+def zeroing_cost(q: Question) -> go.Figure:
     """memset (rep stos) vs memset_erms (what __GFP_ZERO calls) [cycles] vs bytes zeroed."""
-    p = params(state)
-    out, iv = evaluate_iv(state, ("zero.memset_cycles", "zero.erms_cycles"), zero_bytes=ZERO_X)
-    cur = evaluate(state, outputs=("zero.memset_cycles", "zero.erms_cycles", "zero.gfp_zero_cycles"))
+    p = params(q)
+    out, iv = evaluate_iv(q, ("zero.memset_cycles", "zero.erms_cycles"), zero_bytes=ZERO_X)
+    cur = evaluate(q, outputs=("zero.memset_cycles", "zero.erms_cycles", "zero.gfp_zero_cycles"))
     zb = int(p["zero_bytes"])
     ghz = float(p["ghz"])
     fig = Fig()
@@ -50,11 +50,11 @@ def zeroing_cost(state: Mapping) -> go.Figure:
                                          COLORS["gfp_zero"])),
                  ghz, "%{x} B", line_shape="hv")
     gfp = num(cur["zero.gfp_zero_cycles"])
-    obj = int(profile(state).value("slub_object_bytes"))
+    obj = int(profile(q).value("slub_object_bytes"))
     fig.add_hline(y=gfp, line=dict(color=COLORS["gfp_zero"], dash="dash", width=1.5))
     fig.add_annotation(x=1, xref="paper", y=gfp, text=f"__GFP_ZERO clears the whole {obj} B object: {gfp:.1f} cycles",
                        showarrow=False, xanchor="right", yanchor="top", font=dict(size=11, color=COLORS["gfp_zero"]))
-    add_seed_points(fig, state, ("zero.memset_cycles", "zero.erms_cycles"), "zero_bytes", "cycles",
+    add_seed_points(fig, q, ("zero.memset_cycles", "zero.erms_cycles"), "zero_bytes", "cycles",
                      "seed 002 time_bench_memset (E5-1650 v4)", mode="markers",
                      hovertemplate="%{text}: %{x} B, %{y} cycles<extra></extra>")
     mem = num(cur["zero.memset_cycles"])  # memset of K bytes against __GFP_ZERO of the whole object
@@ -62,14 +62,14 @@ def zeroing_cost(state: Mapping) -> go.Figure:
     fig.update_xaxes(dtick=64, range=[0, 1032])
     fig.update_yaxes(rangemode="tozero")
     return finish(fig, "Zeroing an skb: cost vs size (steps of one 64 B cacheline)", "bytes zeroed (bytes)",
-                   "cost per skb (cycles)", caption(state, ("zero", "zero_bytes")))
+                   "cost per skb (cycles)", caption(q, ("zero", "zero_bytes")))
 
 
-def zeroing_delta(state: Mapping) -> go.Figure:
+def zeroing_delta(q: Question) -> go.Figure:
     """memset(zero_bytes) − __GFP_ZERO(object) per skb [ns] vs size, against the noise floor."""
-    p = params(state)
-    out, iv = evaluate_iv(state, ("zero.delta_ns",), zero_bytes=ZERO_X)
-    cur = evaluate(state, outputs=("zero.delta_ns",))
+    p = params(q)
+    out, iv = evaluate_iv(q, ("zero.delta_ns",), zero_bytes=ZERO_X)
+    cur = evaluate(q, outputs=("zero.delta_ns",))
     zb = int(p["zero_bytes"])
     nf = float(p["noise_ns"])
     d = np.asarray(out["zero.delta_ns"], dtype=float)
@@ -89,14 +89,14 @@ def zeroing_delta(state: Mapping) -> go.Figure:
     # the delta was measured with mem-01's build (its zero_bytes, on its machine): that row's conditions
     row = dataclasses.replace(next(r for r in seed_checks.ROWS if r.id == "mem-01"), output="zero.delta_ns")
     seed_x = row.state["zero_bytes"]
-    add_seed_points(fig, state, (), "zero_bytes", "ns", f"seed 002 delta ({seed:g} ns at {seed_x} B)",
+    add_seed_points(fig, q, (), "zero_bytes", "ns", f"seed 002 delta ({seed:g} ns at {seed_x} B)",
                     rows=[(row, seed_observations()["veth-n1"])], y=lambda r, o: seed,
                     text=lambda r, o: f"seed 002: {seed:g} ns < {nf:g} ns → judged noise", textposition="middle right",
                     hovertemplate="%{y} ns<extra>seed</extra>")
     fig.update_xaxes(dtick=64, range=[0, 1032])
     return finish(fig, f"memset vs __GFP_ZERO: difference per skb vs the {nf:g} ns noise floor",
                    "bytes zeroed by memset (bytes)", "memset − __GFP_ZERO (ns per skb)",
-                   caption(state, ("zero_bytes", "noise_ns")))
+                   caption(q, ("zero_bytes", "noise_ns")))
 
 
 # ---------------------------------------------------------------- live (skbview.charts.live)
