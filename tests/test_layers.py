@@ -435,3 +435,24 @@ def test_the_links_compute_no_number():
     for mod in MODULES:
         if mod.startswith("skbmodel.links."):
             assert not IMPORTS[mod] & {"skbmodel.model", "skbmodel.uncertainty", "skbmodel.answers"}, mod
+
+
+#: The entry points that ask a state's question (``Question.of_state``, ``answers.of_state``): the page's start,
+#: ``eval``, ``patch``, the report and ``export``.  The answer engine and the question ask it of a state they
+#: are given (a link's headline, another page's question of the same state); every other module renders the
+#: question it is handed.
+ASKS_THE_QUESTION = {"skbview.app.appstate", "skbmodel.cli", "skbmodel.patchin", "skbview.report",
+                     "skbmodel.answers", "skbmodel.question"}
+
+
+def _question_lookups(path: Path) -> int:
+    return sum(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "of_state"
+               for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))))
+
+
+def test_the_question_is_asked_at_the_entry_points():
+    """A surface takes the question its entry point asked; the plain-text block (``skbmodel.mailtext``, shared
+    by ``eval --text`` and the sidebar) still asks its own, once."""
+    others = {name: n for name, path in MODULES.items()
+              if name not in ASKS_THE_QUESTION and (n := _question_lookups(path))}
+    assert set(others) <= {"skbmodel.mailtext"} and sum(others.values()) <= 1, others
