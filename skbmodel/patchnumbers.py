@@ -374,16 +374,8 @@ class _Reader:
     def row_tables(self) -> None:
         """Blocks of rows (a label, then cells) where a row's label says before (baseline) or two rows stand
         over a ``diff`` row: each column a before and an after."""
-        i, n = 0, len(self.lines)
-        while i < n:
-            if not self.lines[i].strip():
-                i += 1
-                continue
-            j = i
-            while j < n and self.lines[j].strip():
-                j += 1
+        for i, j in self._blocks():
             self._row_block(i, j)
-            i = j
 
     def _cells(self, line: str):
         """``(label, cells, trailing unit)`` of a table row, or None: cells are numbers or N/A."""
