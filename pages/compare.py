@@ -89,9 +89,8 @@ def _drivers(d: answers.Difference, expanded: bool) -> None:
 
 
 def _verdict_line(d: answers.Difference, q) -> str:
-    runs = "" if d.runs is None else f"; {d.runs} runs per variant"
     return (f"**{md_escape(tables.ab_label(d.output, q))}**: Δ {d.value_text()} {d.unit} ({d.interval_text()}) — "
-            f"{d.verdict}{runs}")
+            f"{d.verdict}{d.runs_text()}")
 
 
 def _runs() -> None:
@@ -155,7 +154,7 @@ def _draw(q) -> None:
                  h.interval_text()),
                 ("Verdict", noise.VERDICT_SHORT.get(h.verdict, h.verdict or "—"),
                  f"{h.verdict}. Measurable: |Δ| ≥ the noise floor; sure of the sign: the 90 % interval excludes 0"
-                 + ("" if h.runs is None else f"; {h.runs} runs per variant")),
+                 + h.runs_text()),
             ])
             st.markdown("  \n".join(_verdict_line(d, q) for d in res.differences[:4]))
     ui.chart_tabs("compare", q, names=["ab_difference"])  # the difference itself, next to the values

@@ -817,3 +817,12 @@ def test_a_patch_link_names_its_patch_until_the_scenario_moves():
     at.slider(key="bulk").set_value(32).run()
     assert not any(md_escape(subject) in i.value for i in at.info)
     assert "patch" not in at.query_params and "phash" not in at.query_params
+
+
+def test_compare_says_one_run_as_a_reviewer_would_quote_it():
+    """A difference far above the noise needs one run per variant: the page's verdict line says "1 run", the
+    answer's own words, not "1 runs"."""
+    at = _open(_app({"path": "design", "b_d_rx": "pp_ring"}), "compare")
+    assert not at.exception, at.exception
+    lines = " ".join(m.value for m in at.markdown)
+    assert "1 run per variant" in lines and "1 runs" not in lines
