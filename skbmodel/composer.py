@@ -67,6 +67,7 @@ Reference: the modules named above; seed threads 000-004.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
@@ -475,23 +476,25 @@ def _hand_factor(c, h, place, ghz):
     return placement.line_factor(level, line_ns_of(c), c["xcpu_line_cycles"], ghz)
 
 
-_FRACTIONS: list[np.ndarray] = []
+@functools.lru_cache(maxsize=1)
+def _fraction_table() -> np.ndarray:
+    """``[d_rest code, d_stage code]`` -> the stage's fraction of that rest (shipped data: read once)."""
+    table = np.zeros((len(OPTIONS["d_rest"]), len(OPTIONS["d_stage"])))
+    for path in START_PATHS:
+        fr = rest_stage_fractions(path)
+        for option, stage_id in REST_STAGE_OPTIONS.items():
+            table[_REST[path], _STAGE[option]] = fr.get(stage_id, 0.0)
+    return table
 
 
 def stage_fraction(rest, stage) -> np.ndarray:
     """The fraction of the rest ``rest`` that the named stage ``stage`` is (option codes of ``d_rest`` and
     ``d_stage``, element-wise): :func:`skbmodel.evidence.perfprofile.rest_fractions` of the modelled path whose
     rest it is; 0 for a stage its profile does not name, for a custom rest and for ``none``."""
-    if not _FRACTIONS:
-        table = np.zeros((len(OPTIONS["d_rest"]), len(OPTIONS["d_stage"])))
-        for path in START_PATHS:
-            fr = rest_stage_fractions(path)
-            for option, stage_id in REST_STAGE_OPTIONS.items():
-                table[_REST[path], _STAGE[option]] = fr.get(stage_id, 0.0)
-        _FRACTIONS.append(table)
-    return _FRACTIONS[0][rest, stage]
+    return _fraction_table()[rest, stage]
 
 
+@functools.lru_cache(maxsize=1)
 def veth_page_fraction() -> float:
     """The share of the veth rest its published perf profile puts in the RX page's stages
     (:data:`skbmodel.physics.rest.RX_PAGE_STAGES`) [1]: what an RX buffer stage replaces."""
